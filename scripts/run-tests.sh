@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite: once on a
+# normal build, once under AddressSanitizer + UndefinedBehaviorSanitizer, and
+# the threaded tests (table, snapshots) under ThreadSanitizer.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc)
+
+run_check() { # build-dir [make args...]
+    local dir=$1; shift
+    if ! make -C "$dir" -j"$jobs" check "$@"; then
+        for log in "$dir"/tests/*/*.log; do
+            grep -q -E '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "== $log"; tail -50 "$log"; }
+        done
+        exit 1
+    fi
+}
+
+echo "== build and test (normal)"
+"$top/scripts/setup.sh"
+run_check build
+
+echo "== build and test (AddressSanitizer + UBSan)"
+BUILD_DIR=build-asan CONFIGURE_FLAGS=--enable-sanitizers=address "$top/scripts/setup.sh"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 run_check build-asan
+
+echo "== build and test threaded parts (ThreadSanitizer)"
+BUILD_DIR=build-tsan CONFIGURE_FLAGS=--enable-sanitizers=thread "$top/scripts/setup.sh"
+TSAN_OPTIONS=halt_on_error=1 run_check build-tsan TESTS="$(cat tests/tsan-tests)"
+
+echo "== all test runs passed"

@@ -1,0 +1,96 @@
+/* rdb: the snapshot file format, one encoder and one decoder for every path.
+ *
+ * The stream is RDB version 10 as Redis 7.0 writes it: "REDIS0010", AUX
+ * fields, then per database SELECTDB + RESIZEDB and per key an optional
+ * EXPIRETIME_MS, the type (string), the key and the value (int-encoded when
+ * the bytes are a canonical integer, else a length-prefixed string), then EOF
+ * and the CRC64 (Jones) of everything before it. With compression on, the
+ * whole stream is wrapped in one LZ4 frame with its content checksum, so that
+ * `lz4 -d` gives back the plain RDB. See doc/snapshot-format.md.
+ *
+ * Used by the forkless serializer (its own thread), the fork child, SAVE,
+ * restore on startup (main thread before the loop runs) and the AOF base.
+ * A writer or reader belongs to the one thread that opened it. */
+#ifndef VERSO_RDB_H
+#define VERSO_RDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/obj.h"
+
+enum { RDB_COMPRESS_NONE = 0, RDB_COMPRESS_LZ4 = 1 };
+
+#define RDB_ERRLEN 256
+
+/* ---- writing ---- */
+
+typedef struct rdb_writer rdb_writer;
+
+typedef struct rdb_aux {
+    const char *redis_ver;   /* "7.0.15"-style version string we report */
+    int64_t ctime;           /* unix seconds */
+    int64_t used_mem;
+    int aof_base;            /* 1 when writing an AOF base */
+} rdb_aux;
+
+/* Creates `path` (O_EXCL not required: callers pass a fresh temp name) and
+ * writes the header and AUX fields. NULL on error with err filled. */
+rdb_writer *rdb_writer_open(const char *path, int compress, const rdb_aux *aux,
+                            char *err, size_t errlen);
+/* Declares the sizes of database `db` (RESIZEDB hint, written when the
+ * database is first selected). Optional. */
+void rdb_writer_dbsize(rdb_writer *w, int db, uint64_t keys, uint64_t expires);
+/* Writes one key. Keys of one database need not be contiguous: the writer
+ * emits SELECTDB whenever `db` differs from the previous key's. expire is
+ * unix ms or -1. Returns 0, or -1 with the error kept in the writer. */
+int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
+                   int64_t expire);
+/* Bytes written to the file so far (after compression). */
+uint64_t rdb_writer_bytes(const rdb_writer *w);
+/* Writes EOF + CRC64, ends the LZ4 frame, fsyncs and closes. 0 or -1 with
+ * err. Frees the writer either way. */
+int rdb_writer_finish(rdb_writer *w, char *err, size_t errlen);
+/* Closes and frees without finishing (the caller removes the temp file). */
+void rdb_writer_abort(rdb_writer *w);
+/* The error of the last failed put. */
+const char *rdb_writer_error(const rdb_writer *w);
+
+/* Makes `tmp` the file `path`: rename, then fsync of the directory, so that a
+ * crash leaves the old or the new file, never a torn one. 0 or -1 with err. */
+int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen);
+
+/* ---- reading ---- */
+
+typedef struct rdb_load_cb {
+    /* RESIZEDB: pre-size database `db`. May be NULL. */
+    void (*resize)(void *priv, int db, uint64_t keys, uint64_t expires);
+    /* One key: the callee owns the references to key and val. Return 0, or
+     * -1 to stop loading (e.g. db index out of range) with a message in err. */
+    int (*key)(void *priv, int db, obj *key, obj *val, int64_t expire,
+               char *err, size_t errlen);
+    /* Progress, every ~1s of loading. May be NULL. */
+    void (*progress)(void *priv, uint64_t bytes_read, uint64_t bytes_total,
+                     uint64_t keys);
+} rdb_load_cb;
+
+typedef struct rdb_load_stats {
+    uint64_t keys_loaded;
+    uint64_t keys_expired;   /* skipped: already expired at now_ms */
+    int compressed;          /* 1 when the file was an LZ4 frame */
+    uint64_t file_bytes;
+} rdb_load_stats;
+
+/* Loads a snapshot: detects plain RDB or LZ4 frame by the magic, verifies
+ * the RDB CRC64 and the LZ4 content checksum, skips keys expired before
+ * now_ms. Returns 0; 1 when the file does not exist (nothing loaded); -1 on
+ * any damage, with err naming the file, the byte offset and what was wrong,
+ * e.g. "dump.rdb: offset 1234: bad CRC64 checksum". The file is never
+ * changed. Accepts what Redis 7.0 writes for strings: RDB versions 1..10,
+ * int-encoded and LZF-compressed strings, EXPIRETIME and EXPIRETIME_MS,
+ * AUX and RESIZEDB. Other value types (lists, hashes, modules, functions)
+ * are refused with a message naming the type and offset. */
+int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
+                  void *priv, rdb_load_stats *st, char *err, size_t errlen);
+
+#endif

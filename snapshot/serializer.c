@@ -1,0 +1,178 @@
+/* serializer: the forkless snapshot thread (see serializer.h). */
+#include "serializer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/log.h"
+#include "../src/util.h"
+
+static size_t item_bytes(const ser_item *it) {
+    return sizeof *it + obj_mem(it->key) + obj_mem(it->val);
+}
+
+/* Main thread, with the bucket lock of the entry held by vt. */
+void ser_capture(void *priv, obj *key, obj *val, int64_t expire) {
+    ser_db *d = priv;
+    ser_job *job = d->job;
+    ser_item *it = xmalloc(sizeof *it);
+    it->next = NULL;
+    it->db = d->id;
+    it->key = key;
+    it->val = val;
+    it->expire = expire;
+    size_t bytes = item_bytes(it);
+    pthread_mutex_lock(&job->q_lock);
+    *job->q_tail = it;
+    job->q_tail = &it->next;
+    job->q_bytes += bytes;
+    if (job->q_bytes > job->q_peak) job->q_peak = job->q_bytes;
+    pthread_mutex_unlock(&job->q_lock);
+}
+
+size_t ser_queue_bytes(ser_job *job, size_t *peak) {
+    pthread_mutex_lock(&job->q_lock);
+    size_t now = job->q_bytes;
+    if (peak) *peak = job->q_peak;
+    pthread_mutex_unlock(&job->q_lock);
+    return now;
+}
+
+/* Serializer: takes the whole queue (one swap under the lock). */
+static ser_item *queue_take(ser_job *job) {
+    pthread_mutex_lock(&job->q_lock);
+    ser_item *list = job->q_head;
+    job->q_head = NULL;
+    job->q_tail = &job->q_head;
+    pthread_mutex_unlock(&job->q_lock);
+    return list;
+}
+
+static void queue_release(ser_job *job, size_t bytes) {
+    pthread_mutex_lock(&job->q_lock);
+    job->q_bytes -= bytes;
+    pthread_mutex_unlock(&job->q_lock);
+}
+
+static void free_items(ser_item *it) {
+    while (it) {
+        ser_item *next = it->next;
+        obj_decref(it->key);
+        obj_decref(it->val);
+        free(it);
+        it = next;
+    }
+}
+
+/* Serializer: writes every handed-over pre-image. 0 or -1 (writer error). */
+static int drain_queue(ser_job *job, rdb_writer *w) {
+    ser_item *list = queue_take(job);
+    int rc = 0;
+    size_t bytes = 0;
+    for (ser_item *it = list; it; it = it->next) {
+        bytes += item_bytes(it);
+        if (rc == 0 && rdb_writer_put(w, it->db, it->key, it->val, it->expire) != 0) rc = -1;
+        atomic_fetch_add_explicit(&job->keys_done, 1, memory_order_relaxed);
+    }
+    free_items(list);
+    if (bytes) queue_release(job, bytes);
+    return rc;
+}
+
+/* Serializer: captures one bucket and writes what it held at E. */
+static int write_bucket(ser_job *job, rdb_writer *w, int db, vt_bucket *b) {
+    vt_captured cap[VT_BUCKET_SLOTS];
+    size_t n = vt_capture_bucket(b, job->epoch, cap);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0 && rdb_writer_put(w, db, cap[i].key, cap[i].val, cap[i].expire) != 0)
+            rc = -1;
+        obj_decref(cap[i].key);
+        obj_decref(cap[i].val);
+    }
+    if (n) atomic_fetch_add_explicit(&job->keys_done, n, memory_order_relaxed);
+    return rc;
+}
+
+/* Serializer: the walk. 0 done, -1 write error, 1 aborted. */
+static int walk(ser_job *job, rdb_writer *w) {
+    for (int d = 0; d < job->ndb; d++) {
+        ser_db *sd = &job->dbs[d];
+        for (size_t s = 0; s < sd->nsegs; s++) {
+            for (unsigned b = 0; b < VT_SEG_BUCKETS; b++) {
+                if (atomic_load_explicit(&job->abort, memory_order_relaxed)) return 1;
+                if (drain_queue(job, w) != 0) return -1;
+                if (write_bucket(job, w, sd->id, vt_seg_bucket(sd->segs[s], b)) != 0) return -1;
+            }
+        }
+    }
+    /* Every bucket is saved now, so nothing more can be handed over: this
+     * drain empties the queue for good (see vt.h). */
+    return drain_queue(job, w);
+}
+
+static void *ser_main(void *arg) {
+    ser_job *job = arg;
+    int64_t start = mono_us();
+    char err[RDB_ERRLEN];
+    rdb_writer *w = rdb_writer_open(job->tmp, job->compress, &job->aux, err, sizeof err);
+    if (!w) {
+        job->status = -1;
+        snprintf(job->err, sizeof job->err, "%s", err);
+        goto done;
+    }
+    for (int d = 0; d < job->ndb; d++)
+        if (job->dbs[d].keys)
+            rdb_writer_dbsize(w, job->dbs[d].id, job->dbs[d].keys, job->dbs[d].expires);
+    int rc = walk(job, w);
+    if (rc != 0) {
+        job->status = rc;
+        snprintf(job->err, sizeof job->err, "%s",
+                 rc == 1 ? "aborted" : rdb_writer_error(w));
+        rdb_writer_abort(w);
+        unlink(job->tmp);
+        goto done;
+    }
+    job->file_bytes = rdb_writer_bytes(w);
+    if (rdb_writer_finish(w, err, sizeof err) != 0 ||
+        rdb_commit_file(job->tmp, job->path, err, sizeof err) != 0) {
+        job->status = -1;
+        snprintf(job->err, sizeof job->err, "%s", err);
+        unlink(job->tmp);
+        goto done;
+    }
+    job->status = 0;
+done:
+    job->duration_us = mono_us() - start;
+    uv_async_send(&job->done); /* the only cross-thread wake-up: results are set */
+    return NULL;
+}
+
+int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, size_t errlen) {
+    pthread_mutex_init(&job->q_lock, NULL);
+    job->q_head = NULL;
+    job->q_tail = &job->q_head;
+    job->q_bytes = job->q_peak = 0;
+    atomic_init(&job->abort, 0);
+    atomic_init(&job->keys_done, 0);
+    job->status = 0;
+    job->err[0] = '\0';
+    uv_async_init(loop, &job->done, on_done);
+    job->done.data = job;
+    int rc = pthread_create(&job->thread, NULL, ser_main, job);
+    if (rc != 0) {
+        snprintf(err, errlen, "Can't start the serializer thread: %s", strerror(rc));
+        uv_close((uv_handle_t *)&job->done, NULL);
+        pthread_mutex_destroy(&job->q_lock);
+        return -1;
+    }
+    return 0;
+}
+
+void ser_finish(ser_job *job) {
+    pthread_join(job->thread, NULL);
+    free_items(queue_take(job));
+    pthread_mutex_destroy(&job->q_lock);
+}

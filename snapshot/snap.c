@@ -1,0 +1,457 @@
+/* snap: the main-thread side of snapshots (see snap.h): starting and
+ * finishing forkless and fork saves, SAVE, save points, aborts on FLUSHALL,
+ * restore on startup, INFO persistence. Main thread only. */
+#include "snap.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/cmd.h"
+#include "../src/db.h"
+#include "../src/info.h"
+#include "../src/log.h"
+#include "../src/util.h"
+#include "forksave.h"
+#include "serializer.h"
+#include "syncsave.h"
+
+#define SNAP_RETRY_DELAY_MS 5000 /* after a failed background save, as Redis */
+
+static struct {
+    int type;                 /* SNAP_NONE / SNAP_FORKLESS / SNAP_FORK running */
+    uint64_t epoch;           /* last save epoch used */
+    int64_t start_mono_us;
+    int64_t stall_us;         /* main thread's time to start the last save */
+    long long dirty_at_start;
+    ser_job *job;             /* running forkless save */
+    pid_t child;              /* running fork save */
+    char tmp[4096];
+    uint64_t keys_total;
+    int aborted;              /* FLUSHALL asked to stop the running save */
+    vt **retired;             /* tables replaced while the save reads them */
+    int nretired;
+    int scheduled;            /* BGSAVE SCHEDULE */
+    /* results */
+    int64_t lastsave;         /* unix seconds of the last successful save */
+    int last_ok;
+    int64_t last_try_ms;      /* mono ms of the last background attempt */
+    long long last_time_sec;
+    int last_type;
+    uint64_t saves;
+    uint64_t last_cow;
+    int64_t latest_fork_usec;
+    uint64_t total_forks;
+    size_t last_peak_extra;   /* forkless: peak of retained pre-images */
+    uint64_t last_keys;
+    uint64_t last_file_bytes;
+    /* loading */
+    uint64_t load_keys, load_expired;
+    int64_t load_start_ms;
+    uv_signal_t sigchld;
+} S;
+
+static const char *type_name(int t) {
+    return t == SNAP_FORK ? "fork" : t == SNAP_FORKLESS ? "forkless" : "none";
+}
+
+static const char *misconf_gate(void) {
+    if (server.cfg.stop_writes_on_bgsave_error && server.cfg.nsave > 0 && !S.last_ok)
+        return "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+               "unable to persist to disk. Commands that may modify the data set are "
+               "disabled, because this instance is configured to report errors during "
+               "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+               "Please check the Redis logs for details about the RDB error.";
+    return NULL;
+}
+
+static void on_sigchld(uv_signal_t *s, int sig);
+
+void snap_init(void) {
+    S.last_ok = 1;
+    S.lastsave = wall_ms() / 1000;
+    S.last_time_sec = -1;
+    S.latest_fork_usec = 0;
+    cmd_add_write_gate(misconf_gate);
+    uv_signal_init(server.loop, &S.sigchld);
+    uv_signal_start(&S.sigchld, on_sigchld, SIGCHLD);
+}
+
+int snap_in_progress(void) { return S.type != SNAP_NONE; }
+int64_t snap_lastsave(void) { return S.lastsave; }
+
+static void fill_aux(rdb_aux *aux) {
+    aux->redis_ver = VERSO_REDIS_VERSION;
+    aux->ctime = wall_ms() / 1000;
+    aux->used_mem = (int64_t)info_used_memory();
+    aux->aof_base = 0;
+}
+
+static void record_result(int type, int ok, long long dirty_at_start) {
+    S.last_type = type;
+    S.last_ok = ok;
+    if (!ok) return;
+    S.saves++;
+    S.lastsave = wall_ms() / 1000;
+    server.dirty -= dirty_at_start;
+    if (server.dirty < 0) server.dirty = 0;
+}
+
+/* ---- forkless ---- */
+
+static void free_retired(void) {
+    for (int i = 0; i < S.nretired; i++) vt_free(S.retired[i]);
+    free(S.retired);
+    S.retired = NULL;
+    S.nretired = 0;
+}
+
+static void on_job_closed(uv_handle_t *h) {
+    ser_job *job = h->data;
+    for (int i = 0; i < job->ndb; i++) free(job->dbs[i].segs);
+    free(job->dbs);
+    free(job);
+}
+
+/* Runs on the loop when the serializer thread has ended. */
+static void on_forkless_done(uv_async_t *a) {
+    ser_job *job = a->data;
+    for (int i = 0; i < job->ndb; i++)
+        if (job->dbs[i].table) vt_save_end(job->dbs[i].table);
+    ser_finish(job);
+    free_retired();
+    size_t peak;
+    ser_queue_bytes(job, &peak);
+    S.last_peak_extra = peak;
+    S.last_time_sec = job->duration_us / 1000000;
+    S.last_keys = atomic_load(&job->keys_done);
+    S.last_file_bytes = job->file_bytes;
+    S.last_cow = 0;
+    if (job->status == 0) {
+        log_notice("Background saving (forkless) terminated with success: %llu keys, "
+                   "%.3f s, peak retained %zu bytes", (unsigned long long)S.last_keys,
+                   (double)job->duration_us / 1e6, peak);
+        record_result(SNAP_FORKLESS, 1, S.dirty_at_start);
+    } else if (job->status == 1 || S.aborted) {
+        log_notice("Background saving (forkless) aborted");
+    } else {
+        log_warning("Background saving (forkless) error: %s", job->err);
+        record_result(SNAP_FORKLESS, 0, 0);
+    }
+    S.type = SNAP_NONE;
+    S.job = NULL;
+    S.aborted = 0;
+    uv_close((uv_handle_t *)&job->done, on_job_closed);
+}
+
+static int start_forkless(char *err, size_t errlen) {
+    int64_t t0 = mono_us();
+    ser_job *job = xcalloc(1, sizeof *job);
+    job->epoch = ++S.epoch;
+    job->ndb = server.cfg.databases;
+    job->dbs = xcalloc((size_t)job->ndb, sizeof(ser_db));
+    snprintf(job->path, sizeof job->path, "%s", server.cfg.dbfilename);
+    snprintf(job->tmp, sizeof job->tmp, "temp-%d-forkless.rdb", (int)getpid());
+    job->compress = server.cfg.snapshot_compression;
+    fill_aux(&job->aux);
+    for (int i = 0; i < job->ndb; i++) {
+        ser_db *d = &job->dbs[i];
+        d->job = job;
+        d->id = i;
+        d->table = db_get(i)->t;
+        d->keys = vt_size(d->table);
+        d->expires = vt_expires(d->table);
+        job->keys_total += d->keys;
+        vt_save_begin(d->table, job->epoch, ser_capture, d, &d->segs, &d->nsegs);
+    }
+    if (ser_start(job, server.loop, on_forkless_done, err, errlen) != 0) {
+        for (int i = 0; i < job->ndb; i++) {
+            vt_save_end(job->dbs[i].table);
+            free(job->dbs[i].segs);
+        }
+        free(job->dbs);
+        free(job);
+        return -1;
+    }
+    S.job = job;
+    S.type = SNAP_FORKLESS;
+    S.keys_total = job->keys_total;
+    S.stall_us = mono_us() - t0;
+    log_notice("Background saving started (forkless, epoch %llu, %llu keys, start took %lld us)",
+               (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
+               (long long)S.stall_us);
+    return 0;
+}
+
+/* ---- fork ---- */
+
+static void finish_fork(const fork_result *r) {
+    S.last_time_sec = (mono_us() - S.start_mono_us) / 1000000;
+    S.last_cow = r->cow_bytes;
+    S.last_keys = r->keys;
+    if (r->ok) {
+        log_notice("Background saving (fork) terminated with success");
+        record_result(SNAP_FORK, 1, S.dirty_at_start);
+    } else if (S.aborted) {
+        log_notice("Background saving (fork) aborted");
+        unlink(S.tmp);
+    } else {
+        log_warning("Background saving (fork) error: %s", r->err);
+        unlink(S.tmp);
+        record_result(SNAP_FORK, 0, 0);
+    }
+    S.type = SNAP_NONE;
+    S.child = 0;
+    S.aborted = 0;
+}
+
+static void poll_child(void) {
+    fork_result r;
+    if (S.type == SNAP_FORK && forksave_poll(S.child, &r)) finish_fork(&r);
+}
+
+static void on_sigchld(uv_signal_t *s, int sig) {
+    (void)s;
+    (void)sig;
+    poll_child();
+}
+
+static int start_fork(char *err, size_t errlen) {
+    rdb_aux aux;
+    fill_aux(&aux);
+    snprintf(S.tmp, sizeof S.tmp, "temp-%d-fork.rdb", (int)getpid());
+    int64_t fork_us;
+    pid_t pid = forksave_start(S.tmp, server.cfg.dbfilename, server.cfg.snapshot_compression,
+                               &aux, &fork_us, err, errlen);
+    if (pid < 0) return -1;
+    S.child = pid;
+    S.type = SNAP_FORK;
+    S.latest_fork_usec = fork_us;
+    S.stall_us = fork_us;
+    S.total_forks++;
+    S.keys_total = 0;
+    for (int i = 0; i < server.cfg.databases; i++) S.keys_total += vt_size(db_get(i)->t);
+    log_notice("Background saving started by pid %d (fork took %lld us)", (int)pid,
+               (long long)fork_us);
+    return 0;
+}
+
+/* ---- commands' entry points ---- */
+
+int snap_bgsave(char *err, size_t errlen) {
+    if (S.type != SNAP_NONE) {
+        snprintf(err, errlen, "ERR Background save already in progress");
+        return -1;
+    }
+    S.start_mono_us = mono_us();
+    S.last_try_ms = mono_ms();
+    S.dirty_at_start = server.dirty;
+    S.aborted = 0;
+    int rc = server.cfg.bgsave_method == BGSAVE_FORK ? start_fork(err, errlen)
+                                                     : start_forkless(err, errlen);
+    if (rc != 0) {
+        log_warning("Can't save in background: %s", err);
+        record_result(server.cfg.bgsave_method == BGSAVE_FORK ? SNAP_FORK : SNAP_FORKLESS, 0, 0);
+    }
+    return rc;
+}
+
+int snap_save_sync(char *err, size_t errlen) {
+    if (S.type != SNAP_NONE) {
+        snprintf(err, errlen, "ERR Background save already in progress");
+        return -1;
+    }
+    rdb_aux aux;
+    fill_aux(&aux);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)getpid());
+    int64_t start = mono_us();
+    long long dirty = server.dirty;
+    uint64_t keys = 0;
+    char why[RDB_ERRLEN];
+    if (syncsave_write(tmp, server.cfg.dbfilename, server.cfg.snapshot_compression, &aux,
+                       &keys, why, sizeof why) != 0) {
+        log_warning("Error saving DB on disk: %s", why);
+        snprintf(err, errlen, "ERR %s", why);
+        S.last_ok = 0;
+        return -1;
+    }
+    log_notice("DB saved on disk (%llu keys, %.3f s)", (unsigned long long)keys,
+               (double)(mono_us() - start) / 1e6);
+    S.last_ok = 1;
+    S.saves++;
+    S.lastsave = wall_ms() / 1000;
+    server.dirty -= dirty;
+    return 0;
+}
+
+void snap_abort(const char *why) {
+    if (S.type == SNAP_NONE || S.aborted) return;
+    S.aborted = 1;
+    log_notice("Aborting the background save: %s", why);
+    if (S.type == SNAP_FORKLESS) {
+        atomic_store(&S.job->abort, 1);
+    } else {
+        forksave_kill(S.child);
+        fork_result r = {0};
+        finish_fork(&r);
+    }
+}
+
+void snap_retire_table(vt *t) {
+    if (S.type != SNAP_FORKLESS) {
+        vt_free(t);
+        return;
+    }
+    /* The serializer still holds this table's segments, and the table stays
+     * in save state (capturing) until the thread has ended. */
+    S.retired = xrealloc(S.retired, sizeof(vt *) * (size_t)(S.nretired + 1));
+    S.retired[S.nretired++] = t;
+}
+
+/* ---- cron: save points ---- */
+
+static int savepoint_due(void) {
+    int64_t now = wall_ms() / 1000;
+    int may_retry = S.last_ok || mono_ms() - S.last_try_ms > SNAP_RETRY_DELAY_MS;
+    for (int i = 0; i < server.cfg.nsave; i++) {
+        const conf_savepoint *sp = &server.cfg.save[i];
+        if (server.dirty >= sp->changes && now - S.lastsave > sp->seconds && may_retry) {
+            log_notice("%lld changes in %lld seconds. Saving...", sp->changes, sp->seconds);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void snap_cron(void) {
+    poll_child();
+    if (S.type != SNAP_NONE) return;
+    char err[SNAP_ERRLEN];
+    if (S.scheduled) {
+        S.scheduled = 0;
+        snap_bgsave(err, sizeof err);
+    } else if (savepoint_due()) {
+        snap_bgsave(err, sizeof err);
+    }
+}
+
+void snap_schedule(void) { S.scheduled = 1; }
+
+int snap_shutdown(int nosave, int save, char *err, size_t errlen) {
+    if (S.type == SNAP_FORKLESS) {
+        atomic_store(&S.job->abort, 1);
+        pthread_join(S.job->thread, NULL);
+        S.aborted = 1;
+        unlink(S.job->tmp);
+    } else if (S.type == SNAP_FORK) {
+        S.aborted = 1;
+        forksave_kill(S.child);
+        unlink(S.tmp);
+    }
+    if (nosave || (!save && server.cfg.nsave == 0)) return 0;
+    log_notice("Saving the final RDB snapshot before exiting.");
+    S.type = SNAP_NONE;
+    return snap_save_sync(err, errlen);
+}
+
+/* ---- restore ---- */
+
+static void load_resize(void *priv, int dbi, uint64_t keys, uint64_t expires) {
+    (void)priv;
+    (void)expires;
+    if (dbi >= 0 && dbi < server.cfg.databases && vt_size(db_get(dbi)->t) == 0)
+        vt_reserve(db_get(dbi)->t, (size_t)keys);
+}
+
+static int load_key(void *priv, int dbi, obj *key, obj *val, int64_t expire, char *err,
+                    size_t errlen) {
+    (void)priv;
+    if (dbi < 0 || dbi >= server.cfg.databases) {
+        snprintf(err, errlen, "database %d out of range (databases is %d)", dbi,
+                 server.cfg.databases);
+        obj_decref(key);
+        obj_decref(val);
+        return -1;
+    }
+    vt_wr w;
+    int created;
+    vt_entry *e = vt_write(db_get(dbi)->t, key->data, key->len, 1, &w, &created);
+    obj *old = e->val;
+    e->val = val;
+    vt_set_expire(&w, e, expire);
+    vt_write_done(&w);
+    if (old) obj_decref(old);
+    obj_decref(key);
+    return 0;
+}
+
+static void load_progress(void *priv, uint64_t done, uint64_t total, uint64_t keys) {
+    (void)priv;
+    log_notice("Loading: %llu keys, %.0f%% of the file (%llu/%llu bytes)",
+               (unsigned long long)keys, total ? 100.0 * (double)done / (double)total : 0.0,
+               (unsigned long long)done, (unsigned long long)total);
+}
+
+int snap_load_startup(char *err, size_t errlen) {
+    rdb_load_cb cb = {load_resize, load_key, load_progress};
+    rdb_load_stats st;
+    memset(&st, 0, sizeof st);
+    int64_t start = mono_us();
+    server.loading = 1;
+    int rc = rdb_load_file(server.cfg.dbfilename, wall_ms(), &cb, NULL, &st, err, errlen);
+    server.loading = 0;
+    if (rc == 1) return 0; /* no file: start empty */
+    if (rc != 0) return -1;
+    S.load_keys = st.keys_loaded;
+    S.load_expired = st.keys_expired;
+    log_notice("DB loaded from disk: %.3f seconds (%llu keys, %llu expired skipped, %s)",
+               (double)(mono_us() - start) / 1e6, (unsigned long long)st.keys_loaded,
+               (unsigned long long)st.keys_expired, st.compressed ? "lz4" : "plain");
+    return 0;
+}
+
+/* ---- INFO ---- */
+
+void snap_info(vbuf *b) {
+    char line[2048];
+    int64_t now_us = mono_us();
+    long long cur = S.type != SNAP_NONE ? (now_us - S.start_mono_us) / 1000000 : -1;
+    uint64_t done = 0;
+    size_t qnow = 0, qpeak = S.last_peak_extra;
+    if (S.type == SNAP_FORKLESS) {
+        done = atomic_load(&S.job->keys_done);
+        qnow = ser_queue_bytes(S.job, &qpeak);
+    }
+    double remaining = -1;
+    if (S.type == SNAP_FORKLESS && done > 0) {
+        double elapsed = (double)(now_us - S.start_mono_us) / 1e6;
+        remaining = elapsed * (double)(S.keys_total - (done < S.keys_total ? done : S.keys_total)) /
+                    (double)done;
+    }
+    snprintf(line, sizeof line,
+             "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n"
+             "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"
+             "rdb_last_bgsave_time_sec:%lld\r\nrdb_current_bgsave_time_sec:%lld\r\n"
+             "rdb_saves:%llu\r\nrdb_last_cow_size:%llu\r\nrdb_last_bgsave_type:%s\r\n"
+             "rdb_current_bgsave_type:%s\r\nrdb_last_save_keys:%llu\r\n"
+             "rdb_last_bgsave_start_stall_usec:%lld\r\n"
+             "current_save_keys_processed:%llu\r\ncurrent_save_keys_total:%llu\r\n"
+             "forkless_estimated_seconds_remaining:%.1f\r\n"
+             "forkless_retained_bytes:%zu\r\nforkless_peak_retained_bytes:%zu\r\n"
+             "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
+             "rdb_last_load_keys_loaded:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
+             server.dirty, S.type != SNAP_NONE, (long long)S.lastsave,
+             S.last_ok ? "ok" : "err", S.last_time_sec, cur, (unsigned long long)S.saves,
+             (unsigned long long)S.last_cow, type_name(S.last_type), type_name(S.type),
+             (unsigned long long)S.last_keys, (long long)S.stall_us,
+             (unsigned long long)(S.type == SNAP_FORKLESS ? done : 0),
+             (unsigned long long)(S.type != SNAP_NONE ? S.keys_total : 0),
+             remaining < 0 ? 0.0 : remaining, qnow, qpeak, (long long)S.latest_fork_usec,
+             (unsigned long long)S.total_forks, (unsigned long long)S.load_keys,
+             (unsigned long long)S.load_expired);
+    vbuf_append_str(b, line);
+}

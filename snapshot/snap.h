@@ -1,0 +1,49 @@
+/* snap: snapshots of the keyspace: forkless BGSAVE on the versioned table,
+ * fork BGSAVE beside it, SAVE, save points, restore on startup, and the
+ * persistence figures of INFO.
+ *
+ * The main-thread side of every save lives here; the forkless serializer
+ * thread is in serializer.c, the fork child in forksave.c. See
+ * doc/design.md for the protocol. Main thread only unless stated. */
+#ifndef VERSO_SNAP_H
+#define VERSO_SNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/server.h"
+#include "../src/vbuf.h"
+#include "../src/vt.h"
+
+#define SNAP_ERRLEN 512
+
+enum { SNAP_NONE = 0, SNAP_FORKLESS = 1, SNAP_FORK = 2 };
+
+void snap_init(void);
+/* Restores the snapshot at startup (cfg.dir/cfg.dbfilename). 0 (also when
+ * there is no file), -1 with err naming file, offset and reason. */
+int snap_load_startup(char *err, size_t errlen);
+
+/* Starts a background save with cfg.bgsave_method. 0, or -1 with the error
+ * to send (e.g. "ERR Background save already in progress"). */
+int snap_bgsave(char *err, size_t errlen);
+/* BGSAVE SCHEDULE: start a background save as soon as none runs. */
+void snap_schedule(void);
+/* SAVE: a synchronous save on the main thread (blocks clients, as Redis). */
+int snap_save_sync(char *err, size_t errlen);
+int snap_in_progress(void);
+/* FLUSHALL/FLUSHDB: abort a running save cleanly (not a failure). */
+void snap_abort(const char *why);
+/* A table that FLUSHDB/FLUSHALL replaced: freed now, or once the running
+ * save no longer reads it. */
+void snap_retire_table(vt *t);
+/* Save points, child reaping and progress; called by the server cron. */
+void snap_cron(void);
+/* Shutdown: wait for/abort a running save, then save when `save` (or when
+ * save points exist and !nosave). 0, or -1 with err. */
+int snap_shutdown(int nosave, int save, char *err, size_t errlen);
+/* INFO persistence (the snapshot part). */
+void snap_info(vbuf *b);
+int64_t snap_lastsave(void);
+
+#endif

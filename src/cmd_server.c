@@ -1,0 +1,460 @@
+/* cmd_server: connection and server commands: PING ECHO CONFIG COMMAND
+ * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (INFO is in info.c). Replies and
+ * error texts follow Redis 7.0. Main thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "conf.h"
+#include "db.h"
+#include "log.h"
+#include "net.h"
+#include "util.h"
+
+static void reply_unknown_subcommand(client *c, const char *cmd) {
+    reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                 (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].p, cmd);
+}
+
+void cmd_ping(client *c) {
+    if (c->argc > 2) { reply_wrong_args(c); return; }
+    if (c->argc == 2) reply_bulk(c, c->argv[1].p, c->argv[1].len);
+    else reply_status(c, "PONG");
+}
+
+void cmd_echo(client *c) { reply_bulk(c, c->argv[1].p, c->argv[1].len); }
+
+void cmd_time(client *c) {
+    int64_t us = wall_us();
+    reply_array(c, 2);
+    reply_bulk_ll(c, us / 1000000);
+    reply_bulk_ll(c, us % 1000000);
+}
+
+void cmd_quit(client *c) {
+    reply_ok(c);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+/* ---- AUTH / HELLO ---- */
+
+/* 1 when user/password match the default user; replies the error if not. */
+static int check_password(client *c, const arg *user, const arg *pass) {
+    const char *want = server.cfg.requirepass;
+    int ok = want[0] && (!user || arg_is(user, "default")) &&
+             pass->len == strlen(want) && memcmp(pass->p, want, pass->len) == 0;
+    if (!ok) {
+        reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
+        return 0;
+    }
+    c->flags |= CLIENT_AUTHED;
+    return 1;
+}
+
+void cmd_auth(client *c) {
+    if (c->argc > 3) { reply_syntax_error(c); return; }
+    if (c->argc == 2 && !server.cfg.requirepass[0]) {
+        reply_error(c, "ERR AUTH <password> called without any password configured for the "
+                       "default user. Are you sure your configuration is correct?");
+        return;
+    }
+    if (check_password(c, c->argc == 3 ? &c->argv[1] : NULL, &c->argv[c->argc - 1]))
+        reply_ok(c);
+}
+
+static int valid_client_name(const arg *a) {
+    for (size_t i = 0; i < a->len; i++)
+        if (a->p[i] < '!' || a->p[i] > '~') return 0;
+    return 1;
+}
+
+static int set_client_name(client *c, const arg *a) {
+    if (!valid_client_name(a)) {
+        reply_error(c, "ERR Client names cannot contain spaces, newlines or special characters.");
+        return 0;
+    }
+    free(c->name);
+    c->name = a->len ? xstrndup(a->p, a->len) : NULL;
+    return 1;
+}
+
+void cmd_hello(client *c) {
+    if (c->argc >= 2) {
+        long long ver;
+        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver) || ver < 2 || ver > 3) {
+            reply_error(c, "NOPROTO unsupported protocol version");
+            return;
+        }
+        if (ver == 3) {
+            reply_error(c, "NOPROTO sorry, this protocol version is not supported");
+            return;
+        }
+    }
+    for (int i = 2; i < c->argc; i++) {
+        int more = c->argc - i - 1;
+        if (arg_is(&c->argv[i], "auth") && more >= 2) {
+            if (!check_password(c, &c->argv[i + 1], &c->argv[i + 2])) return;
+            i += 2;
+        } else if (arg_is(&c->argv[i], "setname") && more >= 1) {
+            if (!set_client_name(c, &c->argv[i + 1])) return;
+            i += 1;
+        } else {
+            reply_errorf(c, "ERR Syntax error in HELLO option '%.*s'", (int)c->argv[i].len,
+                         c->argv[i].p);
+            return;
+        }
+    }
+    if (!(c->flags & CLIENT_AUTHED)) {
+        reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, "
+                       "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                       "authenticate the client and select the RESP protocol version at the "
+                       "same time");
+        return;
+    }
+    reply_array(c, 14);
+    reply_bulk_str(c, "server");
+    reply_bulk_str(c, "redis");
+    reply_bulk_str(c, "version");
+    reply_bulk_str(c, VERSO_REDIS_VERSION);
+    reply_bulk_str(c, "proto");
+    reply_int(c, 2);
+    reply_bulk_str(c, "id");
+    reply_int(c, (long long)c->id);
+    reply_bulk_str(c, "mode");
+    reply_bulk_str(c, "standalone");
+    reply_bulk_str(c, "role");
+    reply_bulk_str(c, "master");
+    reply_bulk_str(c, "modules");
+    reply_array(c, 0);
+}
+
+/* ---- CONFIG ---- */
+
+typedef struct conf_reply {
+    client *c;
+    vbuf items;     /* name\0value\0 pairs, counted in n */
+    long long n;
+} conf_reply;
+
+static void conf_collect(void *priv, const char *name, const char *value) {
+    conf_reply *r = priv;
+    resp_add_bulk_str(&r->items, name);
+    resp_add_bulk_str(&r->items, value);
+    r->n += 2;
+}
+
+static int arg_dup_all(client *c, int from, int step, char ***out) {
+    int n = (c->argc - from + step - 1) / step;
+    char **v = xcalloc((size_t)n + 1, sizeof(char *));
+    for (int i = 0; i < n; i++)
+        v[i] = xstrndup(c->argv[from + i * step].p, c->argv[from + i * step].len);
+    *out = v;
+    return n;
+}
+
+static void free_strv(char **v, int n) {
+    for (int i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+static void config_get(client *c) {
+    conf_reply r = {c, {0}, 0};
+    for (int i = 2; i < c->argc; i++) {
+        char *pat = xstrndup(c->argv[i].p, c->argv[i].len);
+        conf_get(&server.cfg, pat, conf_collect, &r);
+        free(pat);
+    }
+    reply_array(c, r.n);
+    vbuf_append(&c->reply, r.items.data, r.items.len);
+    vbuf_free(&r.items);
+}
+
+static void config_set(client *c) {
+    if (c->argc < 4 || (c->argc - 2) % 2 != 0) {
+        reply_errorf(c, "ERR wrong number of arguments for 'config|set' command");
+        return;
+    }
+    char **names, **values;
+    int n = arg_dup_all(c, 2, 2, &names);
+    arg_dup_all(c, 3, 2, &values);
+    char err[CONF_ERRLEN];
+    if (conf_set(&server.cfg, n, names, values, err, sizeof err) == 0) reply_ok(c);
+    else reply_error(c, err);
+    free_strv(names, n);
+    free_strv(values, n);
+}
+
+static void config_resetstat(client *c) {
+    memset(&server.stat, 0, sizeof server.stat);
+    for (size_t i = 0; i < cmd_count(); i++) {
+        cmd_def *d = (cmd_def *)cmd_at(i);
+        d->calls = d->usec = d->failed = 0;
+    }
+    reply_ok(c);
+}
+
+void cmd_config(client *c) {
+    const arg *sub = &c->argv[1];
+    if (arg_is(sub, "get") && c->argc >= 3) config_get(c);
+    else if (arg_is(sub, "set")) config_set(c);
+    else if (arg_is(sub, "resetstat") && c->argc == 2) config_resetstat(c);
+    else if (arg_is(sub, "help") && c->argc == 2) {
+        static const char *help[] = {
+            "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+            "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+            "RESETSTAT", "    Reset statistics reported by the INFO command.",
+            "HELP", "    Print this help."};
+        reply_array(c, (long long)(sizeof help / sizeof help[0]));
+        for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) reply_status(c, help[i]);
+    } else if (arg_is(sub, "get")) {
+        reply_error(c, "ERR wrong number of arguments for 'config|get' command");
+    } else {
+        reply_unknown_subcommand(c, "CONFIG");
+    }
+}
+
+/* ---- COMMAND ---- */
+
+static void reply_flags(client *c, int flags) {
+    const char *names[8];
+    int n = 0;
+    if (flags & CMD_WRITE) names[n++] = "write";
+    if (flags & CMD_READONLY) names[n++] = "readonly";
+    if (flags & CMD_DENYOOM) names[n++] = "denyoom";
+    if (flags & CMD_ADMIN) names[n++] = "admin";
+    if (flags & CMD_NOAUTH) names[n++] = "no_auth";
+    if (flags & CMD_LOADING) names[n++] = "loading";
+    if (flags & CMD_FAST) names[n++] = "fast";
+    reply_array(c, n);
+    for (int i = 0; i < n; i++) reply_status(c, names[i]);
+}
+
+static void reply_command_info(client *c, const cmd_def *d) {
+    if (!d) { reply_nil(c); return; }
+    reply_array(c, 10);
+    reply_bulk_str(c, d->name);
+    reply_int(c, d->arity);
+    reply_flags(c, d->flags);
+    reply_int(c, d->first_key);
+    reply_int(c, d->last_key);
+    reply_int(c, d->key_step);
+    reply_array(c, 1);
+    char cat[32];
+    snprintf(cat, sizeof cat, "@%s", d->group);
+    reply_status(c, cat);
+    reply_array(c, 0); /* tips */
+    reply_array(c, 0); /* key specs */
+    reply_array(c, 0); /* subcommands */
+}
+
+static void reply_command_doc(client *c, const cmd_def *d) {
+    reply_bulk_str(c, d->name);
+    reply_array(c, 6);
+    reply_bulk_str(c, "summary");
+    reply_bulk_str(c, d->summary);
+    reply_bulk_str(c, "since");
+    reply_bulk_str(c, "1.0.0");
+    reply_bulk_str(c, "group");
+    reply_bulk_str(c, d->group);
+}
+
+void cmd_command(client *c) {
+    if (c->argc == 1) {
+        reply_array(c, (long long)cmd_count());
+        for (size_t i = 0; i < cmd_count(); i++) reply_command_info(c, cmd_at(i));
+    } else if (arg_is(&c->argv[1], "count") && c->argc == 2) {
+        reply_int(c, (long long)cmd_count());
+    } else if (arg_is(&c->argv[1], "info")) {
+        if (c->argc == 2) {
+            reply_array(c, (long long)cmd_count());
+            for (size_t i = 0; i < cmd_count(); i++) reply_command_info(c, cmd_at(i));
+            return;
+        }
+        reply_array(c, c->argc - 2);
+        for (int i = 2; i < c->argc; i++)
+            reply_command_info(c, cmd_lookup(c->argv[i].p, c->argv[i].len));
+    } else if (arg_is(&c->argv[1], "docs")) {
+        const cmd_def *found[64];
+        long long n = 0;
+        if (c->argc == 2) {
+            reply_array(c, 2 * (long long)cmd_count());
+            for (size_t i = 0; i < cmd_count(); i++) reply_command_doc(c, cmd_at(i));
+            return;
+        }
+        for (int i = 2; i < c->argc && n < 64; i++) {
+            const cmd_def *d = cmd_lookup(c->argv[i].p, c->argv[i].len);
+            if (d) found[n++] = d;
+        }
+        reply_array(c, 2 * n);
+        for (long long i = 0; i < n; i++) reply_command_doc(c, found[i]);
+    } else if (arg_is(&c->argv[1], "list") && c->argc == 2) {
+        reply_array(c, (long long)cmd_count());
+        for (size_t i = 0; i < cmd_count(); i++) reply_bulk_str(c, cmd_at(i)->name);
+    } else {
+        reply_unknown_subcommand(c, "COMMAND");
+    }
+}
+
+/* ---- CLIENT ---- */
+
+static void client_line(vbuf *b, const client *c) {
+    char line[512];
+    int64_t now = mono_ms();
+    snprintf(line, sizeof line,
+             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d "
+             "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+             "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
+             "redir=-1 resp=2\n",
+             (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
+             (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
+             c->db, c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
+             c->inflight.len, c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
+             c->lastcmd ? c->lastcmd->name : "NULL");
+    vbuf_append_str(b, line);
+}
+
+/* CLIENT KILL ip:port (old form) or filters ID / ADDR / LADDR / SKIPME. */
+static void client_kill(client *c) {
+    if (c->argc == 3) {
+        for (client *o = server.clients; o; o = o->next) {
+            if (arg_is(&c->argv[2], o->addr) || (c->argv[2].len == strlen(o->addr) &&
+                                                  !memcmp(c->argv[2].p, o->addr, c->argv[2].len))) {
+                if (o == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+                else net_close_client(o);
+                reply_ok(c);
+                return;
+            }
+        }
+        reply_error(c, "ERR No such client");
+        return;
+    }
+    if ((c->argc - 2) % 2 != 0) { reply_syntax_error(c); return; }
+    long long id = 0;
+    const arg *addr = NULL, *laddr = NULL;
+    int skipme = 1;
+    for (int i = 2; i < c->argc; i += 2) {
+        const arg *k = &c->argv[i], *v = &c->argv[i + 1];
+        if (arg_is(k, "id")) {
+            if (!str_to_ll(v->p, v->len, &id) || id <= 0) {
+                reply_error(c, "ERR client-id should be greater than 0");
+                return;
+            }
+        } else if (arg_is(k, "addr")) addr = v;
+        else if (arg_is(k, "laddr")) laddr = v;
+        else if (arg_is(k, "skipme")) {
+            if (arg_is(v, "yes")) skipme = 1;
+            else if (arg_is(v, "no")) skipme = 0;
+            else { reply_syntax_error(c); return; }
+        } else { reply_syntax_error(c); return; }
+    }
+    long long killed = 0;
+    for (client *o = server.clients, *next; o; o = next) {
+        next = o->next;
+        if (id && o->id != (uint64_t)id) continue;
+        if (addr && (addr->len != strlen(o->addr) || memcmp(addr->p, o->addr, addr->len))) continue;
+        if (laddr && (laddr->len != strlen(o->laddr) || memcmp(laddr->p, o->laddr, laddr->len))) continue;
+        if (o == c && skipme) continue;
+        if (o == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else net_close_client(o);
+        killed++;
+    }
+    reply_int(c, killed);
+}
+
+void cmd_client(client *c) {
+    const arg *sub = &c->argv[1];
+    if (arg_is(sub, "id") && c->argc == 2) {
+        reply_int(c, (long long)c->id);
+    } else if (arg_is(sub, "getname") && c->argc == 2) {
+        if (c->name) reply_bulk_str(c, c->name);
+        else reply_nil(c);
+    } else if (arg_is(sub, "setname") && c->argc == 3) {
+        if (set_client_name(c, &c->argv[2])) reply_ok(c);
+    } else if (arg_is(sub, "list") && c->argc == 2) {
+        vbuf b = {0};
+        for (client *o = server.clients; o; o = o->next) client_line(&b, o);
+        reply_bulk(c, b.data ? b.data : "", b.len);
+        vbuf_free(&b);
+    } else if (arg_is(sub, "info") && c->argc == 2) {
+        vbuf b = {0};
+        client_line(&b, c);
+        reply_bulk(c, b.data, b.len);
+        vbuf_free(&b);
+    } else if (arg_is(sub, "kill") && c->argc >= 3) {
+        client_kill(c);
+    } else if (arg_is(sub, "setinfo") && c->argc == 4) {
+        reply_ok(c);
+    } else {
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. "
+                        "Try CLIENT HELP.", (int)sub->len, sub->p);
+    }
+}
+
+/* ---- SHUTDOWN / DEBUG ---- */
+
+void cmd_shutdown(client *c) {
+    int nosave = 0, save = 0;
+    for (int i = 1; i < c->argc; i++) {
+        if (arg_is(&c->argv[i], "nosave")) nosave = 1;
+        else if (arg_is(&c->argv[i], "save")) save = 1;
+        else if (arg_is(&c->argv[i], "now") || arg_is(&c->argv[i], "force")) continue;
+        else { reply_syntax_error(c); return; }
+    }
+    if (nosave && save) { reply_syntax_error(c); return; }
+    char err[512];
+    server_shutdown(nosave, save, err, sizeof err);
+    reply_error(c, err); /* only reached when shutdown failed */
+}
+
+static void debug_populate(client *c) {
+    long long count, size = 0;
+    if (!arg_ll(c, &c->argv[2], &count)) return;
+    if (count < 0) { reply_error(c, "ERR count must be a positive number"); return; }
+    const char *prefix = "key";
+    size_t plen = 3;
+    if (c->argc >= 4) { prefix = c->argv[3].p; plen = c->argv[3].len; }
+    if (c->argc >= 5 && (!arg_ll(c, &c->argv[4], &size) || size < 0)) return;
+    db *d = db_get(c->db);
+    char *key = xmalloc(plen + 32);
+    char val[64];
+    for (long long j = 0; j < count; j++) {
+        int klen = snprintf(key, plen + 32, "%.*s:%lld", (int)plen, prefix, j);
+        if (db_lookup(d, key, (size_t)klen)) continue;
+        int vlen = snprintf(val, sizeof val, "value:%lld", j);
+        obj *v;
+        if (size) {
+            v = obj_new_raw(NULL, 0);
+            v = obj_writable(v, (size_t)size);
+            memset(v->data, 0, (size_t)size);
+            memcpy(v->data, val, (size_t)vlen < (size_t)size ? (size_t)vlen : (size_t)size);
+            v->len = (uint32_t)size;
+            v->data[size] = '\0';
+        } else {
+            v = obj_new_raw(val, (size_t)vlen);
+        }
+        db_set(d, key, (size_t)klen, v, VT_NO_EXPIRE);
+        server_dirty(1);
+    }
+    free(key);
+    reply_ok(c);
+}
+
+void cmd_debug(client *c) {
+    const arg *sub = &c->argv[1];
+    if (arg_is(sub, "populate") && c->argc >= 3 && c->argc <= 5) {
+        debug_populate(c);
+    } else if (arg_is(sub, "sleep") && c->argc == 3) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*s", (int)(c->argv[2].len < 63 ? c->argv[2].len : 63),
+                 c->argv[2].p);
+        double secs = strtod(buf, NULL);
+        struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+        nanosleep(&ts, NULL);
+        reply_ok(c);
+    } else {
+        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. "
+                        "Try DEBUG HELP.", (int)sub->len, sub->p);
+    }
+}

@@ -1,0 +1,839 @@
+/* conf: the table of config parameters, the Redis-style config file and
+ * "--name value" argument parsers, CONFIG GET and CONFIG SET (see conf.h).
+ *
+ * Every parameter is one row of `params`: its name, its type, where it lives
+ * in struct conf, its default and whether CONFIG SET may change it. Loading,
+ * CONFIG GET and CONFIG SET all go through the same row, so the three can
+ * never disagree. Error texts are Redis 7.0's, word for word, because tools
+ * and tests compare them. Main thread only. */
+#include "conf.h"
+#include "util.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define REDIS_VERSION_SHOWN "7.0.15"
+
+/* ---- a growable string, for values and option text ---- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+static void sb_ll(sbuf *b, long long v)
+{
+    char t[24];
+    sb_add(b, t, ll_to_str(t, v));
+}
+
+static char *sb_take(sbuf *b) { return b->p ? b->p : xstrdup(""); }
+
+/* Appends s quoted as Redis's sdscatrepr, so that splitting gives s back. */
+static void sb_repr(sbuf *b, const char *s)
+{
+    static const char plain[] = "\\\"\n\r\t\a\b", shown[] = "\\\"nrtab";
+    sb_str(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *e = strchr(plain, c);
+        char t[8];
+        if (e) snprintf(t, sizeof(t), "\\%c", shown[e - plain]);
+        else if (isprint(c)) snprintf(t, sizeof(t), "%c", c);
+        else snprintf(t, sizeof(t), "\\x%02x", c);
+        sb_str(b, t);
+    }
+    sb_str(b, "\"");
+}
+
+/* ---- splitting a line into arguments, as Redis's sdssplitargs ---- */
+
+static void free_args(char **argv, int argc)
+{
+    for (int i = 0; i < argc; i++) free(argv[i]);
+    free(argv);
+}
+
+static int hexval(char c)
+{
+    return isdigit((unsigned char)c) ? c - '0' : tolower((unsigned char)c) - 'a' + 10;
+}
+
+/* The character that "\c" stands for inside double quotes. */
+static char unescape(char c)
+{
+    static const char from[] = "nrtba", to[] = "\n\r\t\b\a";
+    const char *e = strchr(from, c);
+    return e && c ? to[e - from] : c;
+}
+
+/* Reads one token at *pp into tok. "..." takes \n \r \t \b \a \xHH and
+ * \<any>; '...' takes \' only; a closing quote must be followed by a blank
+ * or the end of the line. Returns -1 on unbalanced quotes. */
+static int split_token(const char **pp, sbuf *tok)
+{
+    const char *p = *pp;
+    int inq = 0, insq = 0;
+    for (;;) {
+        char c;
+        if (inq || insq) {
+            char q = inq ? '"' : '\'';
+            if (!*p) return -1;
+            if (inq && p[0] == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) &&
+                isxdigit((unsigned char)p[3])) {
+                c = (char)(hexval(p[2]) * 16 + hexval(p[3]));
+                p += 3;
+            } else if (inq && p[0] == '\\' && p[1]) {
+                c = unescape(*++p);
+            } else if (insq && p[0] == '\\' && p[1] == '\'') {
+                c = *++p;
+            } else if (*p == q) {
+                if (p[1] && !isspace((unsigned char)p[1])) return -1;
+                p++;
+                break;
+            } else {
+                c = *p;
+            }
+        } else {
+            if (!*p || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') break;
+            if (*p == '"' || *p == '\'') {
+                inq = *p == '"', insq = !inq, p++;
+                continue;
+            }
+            c = *p;
+        }
+        sb_add(tok, &c, 1);
+        p++;
+    }
+    *pp = p;
+    return 0;
+}
+
+/* Returns a heap vector of heap strings (free with free_args), or NULL when
+ * the quotes are unbalanced. */
+static char **split_args(const char *p, int *argc)
+{
+    char **v = xmalloc(sizeof(*v));
+    int n = 0;
+    for (;;) {
+        while (*p && isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        sbuf tok = {0};
+        if (split_token(&p, &tok) < 0) {
+            free(tok.p);
+            free_args(v, n);
+            return NULL;
+        }
+        v = xrealloc(v, sizeof(*v) * (size_t)(n + 1));
+        v[n++] = sb_take(&tok);
+    }
+    *argc = n;
+    return v;
+}
+
+/* Splits a CONFIG SET value of a multi-argument parameter on single spaces,
+ * as Redis does ("" gives no argument, "a  b" gives an empty one). */
+static char **split_spaces(const char *s, int *argc)
+{
+    char **v = xmalloc(sizeof(*v) * (strlen(s) + 1));
+    int n = 0;
+    for (const char *sp; *s || n; s = sp + 1) {
+        if (!(sp = strchr(s, ' '))) {
+            v[n++] = xstrdup(s);
+            break;
+        }
+        v[n++] = xstrndup(s, (size_t)(sp - s));
+    }
+    *argc = n;
+    return v;
+}
+
+/* ---- the parameter table ---- */
+
+enum { P_BOOL, P_INT, P_MEM, P_STR, P_ENUM, P_SPECIAL };
+
+#define PF_IMMUTABLE 1 /* CONFIG SET refuses it */
+#define PF_PROTECTED 2 /* CONFIG SET refuses it, as Redis's protected configs */
+#define PF_MULTI 4     /* takes any number of arguments */
+#define PF_FILENAME 8  /* a bare file name, not a path */
+#define PF_DIRNAME 16  /* a bare directory name, not a path */
+
+typedef struct conf_enum { const char *name; int val; } conf_enum;
+
+typedef struct conf_param conf_param;
+struct conf_param {
+    const char *name;
+    int type, flags;
+    size_t off, size;    /* the field in struct conf; size 0: none, the
+                            parameter is accepted for Redis tools and always
+                            reads as sdef */
+    long long min, max;  /* P_INT, P_MEM bounds */
+    long long def;       /* default of P_BOOL, P_INT, P_MEM, P_ENUM */
+    const char *sdef;    /* default of P_STR and P_SPECIAL (as set args) */
+    const conf_enum *enums;
+    /* optional, after parsing a number/bool/enum: may adjust *v, or
+     * refuse it with a reason */
+    const char *(*check)(long long *v);
+    /* P_SPECIAL */
+    int (*set)(conf *c, int argc, char **argv, int loading, char *err, size_t errlen);
+    char *(*get)(const conf *c);
+};
+
+#define FIELD(f) .off = offsetof(conf, f), .size = sizeof(((conf *)0)->f)
+
+static const conf_enum loglevel_enum[] = {
+    {"debug", LOG_DEBUG}, {"verbose", LOG_VERBOSE}, {"notice", LOG_NOTICE},
+    {"warning", LOG_WARNING}, {NULL, 0}};
+static const conf_enum fsync_enum[] = {
+    {"everysec", FSYNC_EVERYSEC}, {"always", FSYNC_ALWAYS}, {"no", FSYNC_NO}, {NULL, 0}};
+static const conf_enum compression_enum[] = {
+    {"lz4", SNAP_COMPRESS_LZ4}, {"none", SNAP_COMPRESS_NONE}, {NULL, 0}};
+static const conf_enum bgsave_enum[] = {
+    {"forkless", BGSAVE_FORKLESS}, {"fork", BGSAVE_FORK}, {NULL, 0}};
+static const conf_enum policy_enum[] = {
+    {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3},
+    {"allkeys-lru", 4}, {"allkeys-lfu", 5}, {"allkeys-random", 6}, {"noeviction", 7},
+    {NULL, 0}};
+static const conf_enum supervised_enum[] = {
+    {"upstart", 0}, {"systemd", 1}, {"auto", 2}, {"no", 3}, {NULL, 0}};
+
+static int fail(char *err, size_t errlen, const char *reason)
+{
+    snprintf(err, errlen, "%s", reason);
+    return -1;
+}
+
+static const char *check_hz(long long *v)
+{
+    /* Redis accepts any int and keeps it within its limits */
+    if (*v < 1) *v = 1;
+    if (*v > 500) *v = 500;
+    return NULL;
+}
+
+static const char *check_daemonize(long long *v)
+{
+    return *v ? "verso runs in the foreground" : NULL;
+}
+
+/* ---- special parameters: save, bind, client-output-buffer-limit ---- */
+
+/* "save <seconds> <changes> ..." as Redis 7: "" clears; while loading, the
+ * first save directive replaces the defaults and the next ones add to it;
+ * CONFIG SET replaces. */
+static int set_save(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
+{
+    if (argc == 1 && argv[0][0] == '\0') {
+        c->nsave = 0;
+        argc = 0;
+    }
+    if (argc % 2) return fail(err, errlen, "Invalid save parameters");
+    for (int j = 0; j < argc; j++) {
+        char *end;
+        long long v = strtoll(argv[j], &end, 10);
+        if (*end != '\0' || (j % 2 == 0 && v < 1) || (j % 2 == 1 && v < 0))
+            return fail(err, errlen, "Invalid save parameters");
+    }
+    int base = (!loading || !c->load_saw_save) ? 0 : c->nsave;
+    if (base + argc / 2 > CONF_MAX_SAVEPOINTS) {
+        snprintf(err, errlen, "Too many save points (at most %d)", CONF_MAX_SAVEPOINTS);
+        return -1;
+    }
+    if (loading) c->load_saw_save = 1;
+    c->nsave = base;
+    for (int j = 0; j < argc; j += 2) {
+        c->save[c->nsave].seconds = strtoll(argv[j], NULL, 10);
+        c->save[c->nsave].changes = strtoll(argv[j + 1], NULL, 10);
+        c->nsave++;
+    }
+    return 0;
+}
+
+static char *get_save(const conf *c)
+{
+    sbuf b = {0};
+    for (int i = 0; i < c->nsave; i++) {
+        sb_str(&b, i ? " " : "");
+        sb_ll(&b, c->save[i].seconds);
+        sb_str(&b, " ");
+        sb_ll(&b, c->save[i].changes);
+    }
+    return sb_take(&b);
+}
+
+static int set_bind(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
+{
+    (void)loading;
+    if (argc > CONF_MAX_BIND) return fail(err, errlen, "Too many bind addresses specified.");
+    if (argc == 1 && argv[0][0] == '\0') argc = 0;
+    for (int i = 0; i < c->nbind; i++) free(c->bind[i]);
+    for (int i = 0; i < argc; i++) c->bind[i] = xstrdup(argv[i]);
+    c->nbind = argc;
+    return 0;
+}
+
+static char *get_bind(const conf *c)
+{
+    sbuf b = {0};
+    for (int i = 0; i < c->nbind; i++) {
+        sb_str(&b, i ? " " : "");
+        sb_str(&b, c->bind[i]);
+    }
+    return sb_take(&b);
+}
+
+/* "client-output-buffer-limit <class> <hard> <soft> <seconds> ...": every
+ * class Redis knows is accepted, only "normal" is kept (verso has no
+ * replicas and no pub/sub), so the others always read as Redis's defaults. */
+static int obuf_class(const char *name)
+{
+    if (!strcasecmp(name, "normal")) return 0;
+    if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return 1;
+    if (!strcasecmp(name, "pubsub")) return 2;
+    return -1;
+}
+
+static int set_obuf(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
+{
+    (void)loading;
+    long long hard[3], soft[3], secs[3];
+    int seen[3] = {0, 0, 0};
+    if (argc % 4)
+        return fail(err, errlen, "Wrong number of arguments in buffer limit configuration.");
+    for (int j = 0; j < argc; j += 4) {
+        int k = obuf_class(argv[j]);
+        char *end;
+        if (k < 0)
+            return fail(err, errlen,
+                        "Invalid client class specified in buffer limit configuration.");
+        secs[k] = strtoll(argv[j + 3], &end, 10);
+        if (argv[j + 1][0] == '-' || argv[j + 2][0] == '-' ||
+            !str_to_memsize(argv[j + 1], &hard[k]) || !str_to_memsize(argv[j + 2], &soft[k]) ||
+            secs[k] < 0 || *end != '\0')
+            return fail(err, errlen, "Error in hard, soft or soft_seconds setting in "
+                                     "buffer limit configuration.");
+        seen[k] = 1;
+    }
+    if (seen[0]) {
+        c->obuf_hard = hard[0];
+        c->obuf_soft = soft[0];
+        c->obuf_soft_seconds = secs[0];
+    }
+    return 0;
+}
+
+static char *get_obuf(const conf *c)
+{
+    char buf[160];
+    snprintf(buf, sizeof(buf), "normal %lld %lld %lld slave 268435456 67108864 60 "
+             "pubsub 33554432 8388608 60", c->obuf_hard, c->obuf_soft, c->obuf_soft_seconds);
+    return xstrdup(buf);
+}
+
+static const conf_param params[] = {
+    /* network */
+    {"port", P_INT, PF_IMMUTABLE, FIELD(port), .min = 0, .max = 65535, .def = 6379},
+    {"bind", P_SPECIAL, PF_IMMUTABLE | PF_MULTI, .sdef = "127.0.0.1", .set = set_bind,
+     .get = get_bind},
+    {"tcp-backlog", P_INT, PF_IMMUTABLE, FIELD(tcp_backlog), .min = 0, .max = INT_MAX,
+     .def = 511},
+    {"protected-mode", P_BOOL, 0, FIELD(protected_mode), .def = 1},
+    {"timeout", P_INT, 0, FIELD(timeout), .min = 0, .max = INT_MAX, .def = 0},
+    {"tcp-keepalive", P_INT, 0, FIELD(tcp_keepalive), .min = 0, .max = INT_MAX, .def = 300},
+    {"maxclients", P_INT, 0, FIELD(maxclients), .min = 1, .max = UINT_MAX, .def = 10000},
+    {"requirepass", P_STR, 0, FIELD(requirepass), .sdef = ""},
+    /* limits */
+    {"proto-max-bulk-len", P_MEM, 0, FIELD(proto_max_bulk_len), .min = 1024 * 1024,
+     .max = LLONG_MAX, .def = 512LL * 1024 * 1024},
+    {"client-query-buffer-limit", P_MEM, 0, FIELD(client_query_buffer_limit),
+     .min = 1024 * 1024, .max = LLONG_MAX, .def = 1024LL * 1024 * 1024},
+    {"client-output-buffer-limit", P_SPECIAL, PF_MULTI, .sdef = "normal 0 0 0",
+     .set = set_obuf, .get = get_obuf},
+    /* general */
+    {"databases", P_INT, PF_IMMUTABLE, FIELD(databases), .min = 1, .max = INT_MAX, .def = 16},
+    {"loglevel", P_ENUM, 0, FIELD(loglevel), .def = LOG_NOTICE, .enums = loglevel_enum},
+    {"logfile", P_STR, PF_IMMUTABLE, FIELD(logfile), .sdef = ""},
+    {"pidfile", P_STR, PF_IMMUTABLE, FIELD(pidfile), .sdef = ""},
+    {"hz", P_INT, 0, FIELD(hz), .min = 0, .max = INT_MAX, .def = 10, .check = check_hz},
+    {"dir", P_STR, PF_PROTECTED, FIELD(dir), .sdef = "./data"},
+    /* snapshots */
+    {"dbfilename", P_STR, PF_PROTECTED | PF_FILENAME, FIELD(dbfilename), .sdef = "dump.rdb"},
+    {"save", P_SPECIAL, PF_MULTI, .sdef = "3600 1 300 100 60 10000", .set = set_save,
+     .get = get_save},
+    {"stop-writes-on-bgsave-error", P_BOOL, 0, FIELD(stop_writes_on_bgsave_error), .def = 1},
+    {"rdbcompression", P_BOOL, 0, FIELD(rdbcompression), .def = 1},
+    {"rdbchecksum", P_BOOL, PF_IMMUTABLE, FIELD(rdbchecksum), .def = 1},
+    {"snapshot-compression", P_ENUM, 0, FIELD(snapshot_compression), .def = SNAP_COMPRESS_LZ4,
+     .enums = compression_enum},
+    {"bgsave-method", P_ENUM, 0, FIELD(bgsave_method), .def = BGSAVE_FORKLESS,
+     .enums = bgsave_enum},
+    /* AOF */
+    {"appendonly", P_BOOL, 0, FIELD(appendonly), .def = 0},
+    {"appendfsync", P_ENUM, 0, FIELD(appendfsync), .def = FSYNC_EVERYSEC, .enums = fsync_enum},
+    {"appenddirname", P_STR, PF_IMMUTABLE | PF_DIRNAME, FIELD(appenddirname),
+     .sdef = "appendonlydir"},
+    {"appendfilename", P_STR, PF_IMMUTABLE | PF_FILENAME, FIELD(appendfilename),
+     .sdef = "appendonly.aof"},
+    {"aof-load-truncated", P_BOOL, 0, FIELD(aof_load_truncated), .def = 1},
+    {"auto-aof-rewrite-percentage", P_INT, 0, FIELD(auto_aof_rewrite_percentage), .min = 0,
+     .max = INT_MAX, .def = 100},
+    {"auto-aof-rewrite-min-size", P_MEM, 0, FIELD(auto_aof_rewrite_min_size), .min = 0,
+     .max = LLONG_MAX, .def = 64LL * 1024 * 1024},
+    {"aof-max-backlog", P_MEM, 0, FIELD(aof_max_backlog), .min = 1, .max = LLONG_MAX,
+     .def = 64LL * 1024 * 1024},
+    /* accepted so that Redis tools and config files work; no effect */
+    {"maxmemory", P_MEM, 0, .min = 0, .max = LLONG_MAX, .sdef = "0"},
+    {"maxmemory-policy", P_ENUM, 0, .enums = policy_enum, .sdef = "noeviction"},
+    {"daemonize", P_BOOL, PF_IMMUTABLE, .check = check_daemonize, .sdef = "no"},
+    {"io-threads", P_INT, PF_IMMUTABLE, .min = 1, .max = 128, .sdef = "1"},
+    {"supervised", P_ENUM, PF_IMMUTABLE, .enums = supervised_enum, .sdef = "no"},
+    {"rdb-del-sync-files", P_BOOL, 0, .sdef = "no"},
+};
+
+#define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+static const conf_param *param_find(const char *name)
+{
+    for (size_t i = 0; i < NPARAMS; i++)
+        if (!strcasecmp(params[i].name, name)) return &params[i];
+    return NULL;
+}
+
+/* ---- reading and writing one parameter ---- */
+
+static char **str_field(const conf *c, const conf_param *p)
+{
+    return (char **)((char *)c + p->off);
+}
+
+static long long num_get(const conf *c, const conf_param *p)
+{
+    const char *f = (const char *)c + p->off;
+    return p->size == sizeof(int) ? *(const int *)f : *(const long long *)f;
+}
+
+/* An int field keeps at most INT_MAX (maxclients admits UINT_MAX, as
+ * Redis, and no server gets near either). */
+static void num_put(conf *c, const conf_param *p, long long v)
+{
+    char *f = (char *)c + p->off;
+    if (p->size == sizeof(int)) *(int *)f = v > INT_MAX ? INT_MAX : (int)v;
+    else *(long long *)f = v;
+}
+
+static const char *enum_name(const conf_enum *e, long long v)
+{
+    for (; e->name; e++)
+        if (e->val == v) return e->name;
+    return "unknown";
+}
+
+static int parse_enum(const conf_param *p, const char *s, long long *v, char *err,
+                      size_t errlen)
+{
+    for (const conf_enum *e = p->enums; e->name; e++) {
+        if (!strcasecmp(e->name, s)) {
+            *v = e->val;
+            return 0;
+        }
+    }
+    size_t n = (size_t)snprintf(err, errlen, "argument(s) must be one of the following: ");
+    for (const conf_enum *e = p->enums; e->name && n < errlen; e++)
+        n += (size_t)snprintf(err + n, errlen - n, "%s%s", e == p->enums ? "" : ", ", e->name);
+    return -1;
+}
+
+static int parse_num(const conf_param *p, const char *s, long long *v, char *err,
+                     size_t errlen)
+{
+    if (p->type == P_MEM) {
+        if (s[0] == '-' || !str_to_memsize(s, v))
+            return fail(err, errlen, "argument must be a memory value");
+    } else if (!str_to_ll(s, strlen(s), v)) {
+        return fail(err, errlen, "argument couldn't be parsed into an integer");
+    }
+    if (*v < p->min || *v > p->max) {
+        snprintf(err, errlen, "argument must be between %lld and %lld inclusive", p->min,
+                 p->max);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_str(conf *c, const conf_param *p, const char *s, char *err, size_t errlen)
+{
+    if ((p->flags & (PF_FILENAME | PF_DIRNAME)) && (strchr(s, '/') || strchr(s, '\\'))) {
+        snprintf(err, errlen, "%s can't be a path, just a %s", p->name,
+                 p->flags & PF_DIRNAME ? "dirname" : "filename");
+        return -1;
+    }
+    if (!p->size) return 0;
+    char **f = str_field(c, p);
+    free(*f);
+    *f = xstrdup(s);
+    return 0;
+}
+
+/* Sets p from its arguments (argc is 1 unless PF_MULTI). loading: from a
+ * file or the command line rather than CONFIG SET. */
+static int param_set(conf *c, const conf_param *p, int argc, char **argv, int loading,
+                     char *err, size_t errlen)
+{
+    long long v = 0;
+    switch (p->type) {
+    case P_SPECIAL:
+        return p->set(c, argc, argv, loading, err, errlen);
+    case P_STR:
+        return set_str(c, p, argv[0], err, errlen);
+    case P_BOOL:
+        if (!strcasecmp(argv[0], "yes")) v = 1;
+        else if (strcasecmp(argv[0], "no")) return fail(err, errlen, "argument must be 'yes' or 'no'");
+        break;
+    case P_ENUM:
+        if (parse_enum(p, argv[0], &v, err, errlen) < 0) return -1;
+        break;
+    default:
+        if (parse_num(p, argv[0], &v, err, errlen) < 0) return -1;
+    }
+    const char *why = p->check ? p->check(&v) : NULL;
+    if (why) return fail(err, errlen, why);
+    if (p->size) num_put(c, p, v);
+    return 0;
+}
+
+/* The value as CONFIG GET shows it, on the heap. */
+static char *param_format(const conf *c, const conf_param *p)
+{
+    char buf[24];
+    if (p->type == P_SPECIAL) return p->get(c);
+    if (!p->size) return xstrdup(p->sdef);
+    if (p->type == P_STR) return xstrdup(*str_field(c, p) ? *str_field(c, p) : "");
+    long long v = num_get(c, p);
+    if (p->type == P_BOOL) return xstrdup(v ? "yes" : "no");
+    if (p->type == P_ENUM) return xstrdup(enum_name(p->enums, v));
+    ll_to_str(buf, v);
+    return xstrdup(buf);
+}
+
+static int param_changed(const conf *a, const conf *b, const conf_param *p)
+{
+    char *va = param_format(a, p), *vb = param_format(b, p);
+    int changed = strcmp(va, vb) != 0;
+    free(va);
+    free(vb);
+    return changed;
+}
+
+/* ---- whole conf ---- */
+
+void conf_init(conf *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < NPARAMS; i++) {
+        const conf_param *p = &params[i];
+        if (p->type == P_SPECIAL) {
+            int argc;
+            char **argv = split_args(p->sdef, &argc);
+            char err[CONF_ERRLEN];
+            int rc = p->set(c, argc, argv, 0, err, sizeof(err));
+            assert(rc == 0); /* the defaults are valid */
+            (void)rc;
+            free_args(argv, argc);
+        } else if (p->size && p->type == P_STR) {
+            *str_field(c, p) = xstrdup(p->sdef);
+        } else if (p->size) {
+            num_put(c, p, p->def);
+        }
+    }
+}
+
+void conf_free(conf *c)
+{
+    for (size_t i = 0; i < NPARAMS; i++) {
+        if (params[i].type == P_STR && params[i].size) {
+            char **f = str_field(c, &params[i]);
+            free(*f);
+            *f = NULL;
+        }
+    }
+    for (int i = 0; i < c->nbind; i++) free(c->bind[i]);
+    c->nbind = 0;
+}
+
+/* A deep copy: dst owns copies of every string. */
+static void conf_dup(conf *dst, const conf *src)
+{
+    *dst = *src;
+    for (size_t i = 0; i < NPARAMS; i++) {
+        if (params[i].type == P_STR && params[i].size) {
+            char **f = str_field(dst, &params[i]);
+            if (*f) *f = xstrdup(*f);
+        }
+    }
+    for (int i = 0; i < src->nbind; i++) dst->bind[i] = xstrdup(src->bind[i]);
+}
+
+/* ---- config file and command line ---- */
+
+int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen)
+{
+    if (argc < 1) return fail(err, errlen, "Bad directive or wrong number of arguments");
+    const conf_param *p = param_find(argv[0]);
+    if (!p) return fail(err, errlen, "Bad directive or wrong number of arguments");
+    if (!(p->flags & PF_MULTI) && argc != 2) return fail(err, errlen, "wrong number of arguments");
+    return param_set(c, p, argc - 1, argv + 1, 1, err, errlen);
+}
+
+static char *trim(char *s)
+{
+    s += strspn(s, " \t\r\n");
+    size_t n = strlen(s);
+    while (n && strchr(" \t\r\n", s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+static int apply_line(conf *c, const char *line, char *err, size_t errlen)
+{
+    int argc, rc = 0;
+    char **argv = split_args(line, &argc);
+    if (!argv) return fail(err, errlen, "Unbalanced quotes in configuration line");
+    if (argc > 0) rc = conf_apply(c, argc, argv, err, errlen);
+    free_args(argv, argc);
+    return rc;
+}
+
+/* Applies every line of text (modified in place); its first line is line
+ * number `first` in error messages. */
+static int load_text(conf *c, char *text, int first, char *err, size_t errlen)
+{
+    char reason[CONF_ERRLEN];
+    int linenum = first;
+    for (char *line = text; line; linenum++) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        char *t = trim(line);
+        if (*t && *t != '#' && apply_line(c, t, reason, sizeof(reason)) < 0) {
+            snprintf(err, errlen,
+                     "\n*** FATAL CONFIG FILE ERROR (Redis " REDIS_VERSION_SHOWN ") ***\n"
+                     "Reading the configuration file, at line %d\n>>> '%s'\n%s",
+                     linenum, t, reason);
+            return -1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return 0;
+}
+
+int conf_load_file(conf *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "Fatal error, can't open config file '%s': %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    sbuf text = {0};
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) sb_add(&text, buf, n);
+    int rerr = ferror(f) ? errno : 0;
+    fclose(f);
+    char *s = sb_take(&text);
+    if (rerr) {
+        snprintf(err, errlen, "Fatal error, can't read config file '%s': %s", path,
+                 strerror(rerr));
+        free(s);
+        return -1;
+    }
+    int first = c->load_newlines + 1;
+    for (const char *p = s; (p = strchr(p, '\n')) != NULL; p++) c->load_newlines++;
+    int rc = load_text(c, s, first, err, errlen);
+    free(s);
+    return rc;
+}
+
+/* Whether a "--name" argument holds its value too ("--port 7000"). */
+static int has_value(const char *arg)
+{
+    int n;
+    char **v = split_args(arg, &n);
+    if (!v) return 1;
+    free_args(v, n);
+    return n != 1;
+}
+
+static int is_option(const char *arg) { return arg[0] == '-' && arg[1] == '-'; }
+
+/* Turns "--port" "7000" "--save" "60" "1" into "port \"7000\" \nsave \"60\"
+ * \"1\" " as Redis does: "--name" starts a line unless the previous name
+ * still waits for its value; a bare "--save" means save "". */
+static char *args_to_text(int argc, char **argv)
+{
+    sbuf o = {0};
+    int name_done = 1; /* the last --name got a value, so --x is a name */
+    for (int j = 0; j < argc; j++) {
+        if (name_done && is_option(argv[j])) {
+            if (o.len) sb_str(&o, "\n");
+            sb_str(&o, argv[j] + 2);
+            sb_str(&o, " ");
+            name_done = has_value(argv[j]);
+            if (!name_done && !strcasecmp(argv[j], "--save") &&
+                (j == argc - 1 || is_option(argv[j + 1]))) {
+                sb_str(&o, "\"\"");
+                name_done = 1;
+            }
+        } else {
+            sb_repr(&o, argv[j]);
+            sb_str(&o, " ");
+            name_done = 1;
+        }
+    }
+    return sb_take(&o);
+}
+
+int conf_load_args(conf *c, int argc, char **argv, char *err, size_t errlen)
+{
+    if (argc <= 0) return 0;
+    char *text = args_to_text(argc, argv);
+    /* Redis appends "\n" and the options to the file's text */
+    int rc = load_text(c, text, c->load_newlines + 2, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* ---- CONFIG GET / CONFIG SET ---- */
+
+void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
+{
+    if (!strpbrk(pattern, "[*?")) {
+        /* an exact name answers under the spelling asked, as Redis 7.0 */
+        const conf_param *p = param_find(pattern);
+        if (!p) return;
+        char *v = param_format(c, p);
+        emit(priv, pattern, v);
+        free(v);
+        return;
+    }
+    size_t plen = strlen(pattern);
+    for (size_t i = 0; i < NPARAMS; i++) {
+        const conf_param *p = &params[i];
+        if (!glob_match(pattern, plen, p->name, strlen(p->name), 1)) continue;
+        char *v = param_format(c, p);
+        emit(priv, p->name, v);
+        free(v);
+    }
+}
+
+static conf_hook_fn conf_hook; /* main thread only */
+
+void conf_set_hook(conf_hook_fn fn) { conf_hook = fn; }
+
+#define SET_FAILED "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
+
+/* Finds the row of every name; the first bad name (unknown, immutable,
+ * repeated) fails the whole command, as Redis checks names first. */
+static int resolve_names(int n, char **names, const conf_param **ps, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        const conf_param *p = param_find(names[i]);
+        const char *why = NULL;
+        if (!p) {
+            snprintf(err, errlen,
+                     "ERR Unknown option or number of arguments for CONFIG SET - '%s'",
+                     names[i]);
+            return -1;
+        }
+        if (p->flags & PF_IMMUTABLE) why = "can't set immutable config";
+        else if (p->flags & PF_PROTECTED) why = "can't set protected config";
+        for (int j = 0; j < i && !why; j++)
+            if (ps[j] == p) why = "duplicate parameter";
+        if (why) {
+            snprintf(err, errlen, SET_FAILED, names[i], why);
+            return -1;
+        }
+        ps[i] = p;
+    }
+    return 0;
+}
+
+static int set_values(conf *now, int n, const conf_param **ps, char **values, char *err,
+                      size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        char reason[CONF_ERRLEN];
+        char *one[1] = {values[i]};
+        int argc = 1, rc;
+        char **argv = one;
+        if (ps[i]->flags & PF_MULTI) argv = split_spaces(values[i], &argc);
+        rc = param_set(now, ps[i], argc, argv, 0, reason, sizeof(reason));
+        if (argv != one) free_args(argv, argc);
+        if (rc < 0) {
+            snprintf(err, errlen, SET_FAILED, ps[i]->name, reason);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Asks the hook about every changed parameter; on a veto, calls the hooks
+ * that accepted again with old and new swapped, so they can undo. */
+static int run_hooks(const conf *old, const conf *now, int n, const conf_param **ps,
+                     char *err, size_t errlen)
+{
+    if (!conf_hook) return 0;
+    for (int i = 0; i < n; i++) {
+        char reason[CONF_ERRLEN] = "";
+        if (!param_changed(old, now, ps[i])) continue;
+        if (conf_hook(old, now, ps[i]->name, reason, sizeof(reason)) == 0) continue;
+        for (int j = i - 1; j >= 0; j--) {
+            char ignored[CONF_ERRLEN];
+            if (param_changed(old, now, ps[j]))
+                conf_hook(now, old, ps[j]->name, ignored, sizeof(ignored));
+        }
+        if (reason[0]) snprintf(err, errlen, SET_FAILED, ps[i]->name, reason);
+        else snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s')",
+                      ps[i]->name);
+        return -1;
+    }
+    return 0;
+}
+
+int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t errlen)
+{
+    if (npairs <= 0) return 0;
+    const conf_param **ps = xcalloc((size_t)npairs, sizeof(*ps));
+    int rc = -1;
+    if (resolve_names(npairs, names, ps, err, errlen) == 0) {
+        conf now;
+        conf_dup(&now, c);
+        if (set_values(&now, npairs, ps, values, err, errlen) == 0 &&
+            run_hooks(c, &now, npairs, ps, err, errlen) == 0) {
+            conf_free(c);
+            *c = now; /* c takes over now's strings */
+            rc = 0;
+        } else {
+            conf_free(&now);
+        }
+    }
+    free(ps);
+    return rc;
+}

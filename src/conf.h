@@ -1,0 +1,117 @@
+/* conf: the server's configuration, as Redis names it.
+ *
+ * Owns the table of every config parameter (name, type, default, whether
+ * CONFIG SET may change it at runtime, bounds), parsing of a Redis-style
+ * config file and of "--name value" arguments, and CONFIG GET / CONFIG SET.
+ * The values live in one struct, `server.cfg` (see server.h); the rest of
+ * the server reads them there. Main thread only: a background thread that
+ * needs a value gets a copy when its job starts. */
+#ifndef VERSO_CONF_H
+#define VERSO_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONF_ERRLEN 512
+#define CONF_MAX_SAVEPOINTS 16
+#define CONF_MAX_BIND 16
+
+enum { LOG_DEBUG = 0, LOG_VERBOSE = 1, LOG_NOTICE = 2, LOG_WARNING = 3 };
+enum { FSYNC_NO = 0, FSYNC_ALWAYS = 1, FSYNC_EVERYSEC = 2 };
+enum { BGSAVE_FORKLESS = 0, BGSAVE_FORK = 1 };
+enum { SNAP_COMPRESS_NONE = 0, SNAP_COMPRESS_LZ4 = 1 };
+
+typedef struct conf_savepoint {
+    long long seconds;
+    long long changes;
+} conf_savepoint;
+
+typedef struct conf {
+    /* network */
+    int port;                           /* port (6379) */
+    char *bind[CONF_MAX_BIND];          /* bind ("127.0.0.1"), several allowed */
+    int nbind;
+    int tcp_backlog;                    /* tcp-backlog (511) */
+    int protected_mode;                 /* protected-mode (yes) */
+    long long timeout;                  /* timeout, seconds idle (0 = never) */
+    int tcp_keepalive;                  /* tcp-keepalive (300) */
+    int maxclients;                     /* maxclients (10000) */
+    char *requirepass;                  /* requirepass ("" = none) */
+    /* limits */
+    long long proto_max_bulk_len;       /* proto-max-bulk-len (512mb) */
+    long long client_query_buffer_limit;/* client-query-buffer-limit (1gb) */
+    long long obuf_hard;                /* client-output-buffer-limit normal <hard> */
+    long long obuf_soft;                /*   <soft> */
+    long long obuf_soft_seconds;        /*   <soft seconds> */
+    /* general */
+    int databases;                      /* databases (16) */
+    int loglevel;                       /* loglevel (notice) */
+    char *logfile;                      /* logfile ("" = stdout) */
+    char *pidfile;                      /* pidfile ("") */
+    int hz;                             /* hz (10) */
+    char *dir;                          /* dir ("./data" for verso) */
+    /* snapshots */
+    char *dbfilename;                   /* dbfilename (dump.rdb) */
+    conf_savepoint save[CONF_MAX_SAVEPOINTS]; /* save (3600 1 300 100 60 10000) */
+    int nsave;
+    int stop_writes_on_bgsave_error;    /* stop-writes-on-bgsave-error (yes) */
+    int rdbcompression;                 /* rdbcompression (yes): LZF is never
+                                           written, accepted for compatibility */
+    int rdbchecksum;                    /* rdbchecksum (yes) */
+    int snapshot_compression;           /* snapshot-compression lz4|none (lz4) */
+    int bgsave_method;                  /* bgsave-method forkless|fork (forkless) */
+    /* AOF */
+    int appendonly;                     /* appendonly (no) */
+    int appendfsync;                    /* appendfsync (everysec) */
+    char *appenddirname;                /* appenddirname (appendonlydir) */
+    char *appendfilename;               /* appendfilename (appendonly.aof) */
+    int aof_load_truncated;             /* aof-load-truncated (yes) */
+    long long auto_aof_rewrite_percentage; /* auto-aof-rewrite-percentage (100) */
+    long long auto_aof_rewrite_min_size;   /* auto-aof-rewrite-min-size (64mb) */
+    long long aof_max_backlog;          /* aof-max-backlog (64mb): verso's
+                                           writer backlog before parking */
+    /* loading state, conf.c only: newlines read by conf_load_file (argument
+     * lines are numbered after the file's, as Redis does), and whether a
+     * "save" directive already replaced the default save points (the next
+     * ones add to it, as Redis 7) */
+    int load_newlines;
+    int load_saw_save;
+} conf;
+
+/* Sets every field to its default (strings are heap copies). */
+void conf_init(conf *c);
+void conf_free(conf *c);
+
+/* Applies a config file then the command-line pairs (argv holds
+ * "--name" "value..." as Redis accepts; call conf_load_file first). On error
+ * returns -1 with err exactly as Redis prints it: "\n*** FATAL CONFIG FILE
+ * ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 3\n>>>
+ * 'port 99999999'\nargument must be between 0 and 65535 inclusive". */
+int conf_load_file(conf *c, const char *path, char *err, size_t errlen);
+int conf_load_args(conf *c, int argc, char **argv, char *err, size_t errlen);
+/* Parses one "name arg arg..." directive (as in a file line, already split).
+ * Returns 0 or -1 with err (the reason only). */
+int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen);
+
+/* CONFIG GET: calls emit for every parameter whose name matches the glob
+ * pattern, with its value formatted as Redis does ("yes"/"no", numbers in
+ * bytes, "save" as "3600 1 300 100", ...). */
+typedef void (*conf_emit_fn)(void *priv, const char *name, const char *value);
+void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv);
+
+/* CONFIG SET name value [name value ...]: all or nothing. Parameters that
+ * cannot change at runtime answer "ERR CONFIG SET failed (possibly related
+ * to argument 'port') - can't set immutable config" as Redis; err receives
+ * the whole reply text, starting with "ERR ". Before a new value is kept,
+ * the hook (if set) is called once per changed parameter, in argument order,
+ * with the current conf and the new one (a temporary: keep no pointer into
+ * it); a non-zero return undoes the whole change: the hooks that already
+ * accepted are called again with old and new swapped, and the client gets
+ * "ERR CONFIG SET failed (possibly related to argument 'x') - <hook's err>". */
+typedef int (*conf_hook_fn)(const conf *old, const conf *now, const char *name,
+                            char *err, size_t errlen);
+void conf_set_hook(conf_hook_fn fn);
+int conf_set(conf *c, int npairs, char **names, char **values,
+             char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,149 @@
+/* db: databases, lazy and active expiry (see db.h). Main thread only. */
+#include "db.h"
+
+#include <stdlib.h>
+
+#include "../snapshot/snap.h"
+#include "cmd.h"
+#include "util.h"
+
+void db_init_all(int n) {
+    server.dbs = xcalloc((size_t)n, sizeof(db));
+    for (int i = 0; i < n; i++) {
+        server.dbs[i].t = vt_create();
+        server.dbs[i].id = i;
+    }
+}
+
+void db_free_all(void) {
+    for (int i = 0; i < server.cfg.databases; i++) vt_free(server.dbs[i].t);
+    free(server.dbs);
+    server.dbs = NULL;
+}
+
+db *db_get(int id) { return &server.dbs[id]; }
+
+int db_expired(const vt_entry *e, int64_t now_ms) {
+    return e->expire != VT_NO_EXPIRE && e->expire <= now_ms;
+}
+
+/* Deletes an expired key and tells the AOF, as Redis propagates a DEL. */
+static void expire_now(db *d, const char *key, size_t len) {
+    vt_delete(d->t, key, len);
+    server.stat.expired_keys++;
+    arg argv[2] = {{"DEL", 3}, {key, len}};
+    cmd_propagate_raw(d->id, 2, argv);
+}
+
+vt_entry *db_lookup(db *d, const char *key, size_t len) {
+    vt_entry *e = vt_find(d->t, key, len);
+    if (e && db_expired(e, wall_ms())) {
+        expire_now(d, key, len);
+        return NULL;
+    }
+    return e;
+}
+
+vt_entry *db_lookup_read(db *d, const char *key, size_t len) {
+    vt_entry *e = db_lookup(d, key, len);
+    if (e) server.stat.keyspace_hits++;
+    else server.stat.keyspace_misses++;
+    return e;
+}
+
+vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int *created) {
+    db_lookup(d, key, len); /* applies lazy expiry first */
+    return vt_write(d->t, key, len, create, w, created);
+}
+
+void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
+    vt_wr w;
+    int created;
+    vt_entry *e = db_write(d, key, len, 1, &w, &created);
+    obj *old = e->val;
+    e->val = val;
+    if (expire != DB_KEEPTTL) vt_set_expire(&w, e, expire);
+    vt_write_done(&w);
+    if (old) obj_decref(old);
+}
+
+int db_delete(db *d, const char *key, size_t len) {
+    if (!db_lookup(d, key, len)) return 0;
+    return vt_delete(d->t, key, len);
+}
+
+void db_flush(db *d) {
+    snap_abort("FLUSHALL/FLUSHDB");
+    vt *old = d->t;
+    d->t = vt_create();
+    d->expire_cursor = 0;
+    d->avg_ttl = 0;
+    snap_retire_table(old);
+}
+
+size_t db_size(db *d) { return vt_size(d->t); }
+
+/* ---- active expiry ---- */
+
+typedef struct expire_scan {
+    int64_t now;
+    size_t seen, with_ttl, expired;
+    long long ttl_sum;
+    arg *keys;              /* expired keys found (copied names) */
+    size_t nkeys, cap;
+} expire_scan;
+
+static void expire_visit(void *priv, vt_entry *e) {
+    expire_scan *s = priv;
+    s->seen++;
+    if (e->expire == VT_NO_EXPIRE) return;
+    s->with_ttl++;
+    if (e->expire > s->now) {
+        s->ttl_sum += e->expire - s->now;
+        return;
+    }
+    if (s->nkeys == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->keys = xrealloc(s->keys, s->cap * sizeof(arg));
+    }
+    s->keys[s->nkeys].p = xstrndup(e->key->data, e->key->len);
+    s->keys[s->nkeys].len = e->key->len;
+    s->nkeys++;
+}
+
+/* One step over a database: returns the keys expired. */
+static size_t expire_step(db *d, expire_scan *s) {
+    s->nkeys = 0;
+    d->expire_cursor = vt_scan(d->t, d->expire_cursor, 256, expire_visit, s);
+    for (size_t i = 0; i < s->nkeys; i++) {
+        vt_entry *e = vt_find(d->t, s->keys[i].p, s->keys[i].len);
+        if (e && db_expired(e, s->now)) expire_now(d, s->keys[i].p, s->keys[i].len);
+        free((char *)s->keys[i].p);
+    }
+    return s->nkeys;
+}
+
+void db_active_expire(int64_t budget_us) {
+    int64_t start = mono_us();
+    expire_scan s = {0};
+    for (int i = 0; i < server.cfg.databases; i++) {
+        db *d = &server.dbs[i];
+        if (vt_expires(d->t) == 0) { d->avg_ttl = 0; continue; }
+        s.now = wall_ms();
+        s.seen = s.with_ttl = 0;
+        s.ttl_sum = 0;
+        size_t steps = 0, expired = 0;
+        do {
+            expired += expire_step(d, &s);
+            steps++;
+        } while (mono_us() - start < budget_us && d->expire_cursor != 0 && steps < 4096);
+        long long live = (long long)(s.with_ttl - expired);
+        if (live > 0) {
+            long long avg = s.ttl_sum / live;
+            d->avg_ttl = d->avg_ttl ? (d->avg_ttl / 50) * 49 + avg / 50 : avg;
+        }
+        if (mono_us() - start >= budget_us) break;
+    }
+    free(s.keys);
+    server.stat.expire_cycle_us += (uint64_t)(mono_us() - start);
+}

@@ -1,0 +1,41 @@
+/* db: the databases (one versioned table each) and key expiry.
+ *
+ * Every command reaches keys through these functions so that expiry is
+ * applied the same way everywhere: a key whose expire time has passed is
+ * deleted on access (lazy) and by the active cycle on the cron timer, which
+ * walks each table with a cursor within a time budget. Main thread only. */
+#ifndef VERSO_DB_H
+#define VERSO_DB_H
+
+#include "server.h"
+
+void db_init_all(int n);
+void db_free_all(void);
+db *db_get(int id);
+
+/* Lookup for reading: applies lazy expiry and counts keyspace hits and
+ * misses. NULL when absent or expired. */
+vt_entry *db_lookup_read(db *d, const char *key, size_t len);
+/* The same without hit/miss statistics (for write commands' reads). */
+vt_entry *db_lookup(db *d, const char *key, size_t len);
+/* Write access, see vt_write: an expired key is deleted first, so the caller
+ * sees it as absent (and with `create`, a fresh entry). */
+vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w,
+                   int *created);
+/* Stores val (taking its reference) under key; expire is unix ms, or
+ * VT_NO_EXPIRE, or DB_KEEPTTL to keep the current one. */
+#define DB_KEEPTTL INT64_C(-2)
+void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire);
+/* Deletes a key; 1 if it existed (and was not already expired). */
+int db_delete(db *d, const char *key, size_t len);
+/* Empties a database (FLUSHDB); aborts a running save first (see snap.h). */
+void db_flush(db *d);
+size_t db_size(db *d);
+
+/* 1 when the entry's expire time has passed (now = wall_ms()). */
+int db_expired(const vt_entry *e, int64_t now_ms);
+
+/* Active expiry: called by the cron; spends at most budget_us. */
+void db_active_expire(int64_t budget_us);
+
+#endif

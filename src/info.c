@@ -1,0 +1,194 @@
+/* info: INFO sections (see info.h). */
+#include "info.h"
+
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../snapshot/snap.h"
+#include "cmd.h"
+#include "db.h"
+#include "net.h"
+#include "util.h"
+
+static size_t peak_memory; /* used_memory_peak */
+
+size_t info_used_memory(void) {
+#ifdef HAVE_MALLINFO2
+    struct mallinfo2 mi = mallinfo2();
+    size_t used = mi.uordblks + mi.hblkhd;
+#else
+    struct mallinfo mi = mallinfo();
+    size_t used = (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
+#endif
+    if (used > peak_memory) peak_memory = used;
+    return used;
+}
+
+size_t info_rss(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long pages = 0, rss = 0;
+    int n = fscanf(f, "%lu %lu", &pages, &rss);
+    fclose(f);
+    return n == 2 ? rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static void addf(vbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(vbuf *b, const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0) vbuf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+static void human(char *out, size_t len, double n) {
+    const char *units = "BKMGTP";
+    int u = 0;
+    while (n >= 1024 && u < 5) { n /= 1024; u++; }
+    if (u == 0) snprintf(out, len, "%.0fB", n);
+    else snprintf(out, len, "%.2f%c", n, units[u]);
+}
+
+static void section_server(vbuf *b) {
+    struct utsname un;
+    uname(&un);
+    int64_t up = (mono_us() - server.start_mono_us) / 1000000;
+    addf(b, "# Server\r\nredis_version:%s\r\nverso_version:%s\r\nredis_mode:standalone\r\n"
+            "os:%s %s %s\r\narch_bits:64\r\nmultiplexing_api:libuv\r\nprocess_id:%d\r\n"
+            "run_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\nuptime_in_seconds:%lld\r\n"
+            "uptime_in_days:%lld\r\nhz:%d\r\nexecutable:%s\r\nconfig_file:%s\r\n",
+         VERSO_REDIS_VERSION, VERSO_VERSION, un.sysname, un.release, un.machine, (int)getpid(),
+         server.runid, server.cfg.port, (long long)wall_us(), (long long)up,
+         (long long)(up / 86400), server.cfg.hz, server.executable ? server.executable : "",
+         server.config_file ? server.config_file : "");
+}
+
+static void section_clients(vbuf *b) {
+    size_t max_in = 0, max_out = 0;
+    for (client *c = server.clients; c; c = c->next) {
+        if (c->in.len > max_in) max_in = c->in.len;
+        if (net_pending_output(c) > max_out) max_out = net_pending_output(c);
+    }
+    addf(b, "# Clients\r\nconnected_clients:%zu\r\nmaxclients:%d\r\n"
+            "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
+            "blocked_clients:0\r\n",
+         server.nclients, server.cfg.maxclients, max_in, max_out);
+}
+
+static void section_memory(vbuf *b) {
+    size_t used = info_used_memory(), rss = info_rss();
+    char hu[32], hp[32], hr[32];
+    human(hu, sizeof hu, (double)used);
+    human(hp, sizeof hp, (double)peak_memory);
+    human(hr, sizeof hr, (double)rss);
+    size_t tables = 0;
+    for (int i = 0; i < server.cfg.databases; i++) tables += vt_mem(server.dbs[i].t);
+    addf(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\nused_memory_rss:%zu\r\n"
+            "used_memory_rss_human:%s\r\nused_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
+            "used_memory_tables:%zu\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n"
+            "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
+         used, hu, rss, hr, peak_memory, hp, tables, used ? (double)rss / (double)used : 0.0);
+}
+
+static void section_persistence(vbuf *b) {
+    addf(b, "# Persistence\r\nloading:%d\r\n", server.loading);
+    snap_info(b);
+}
+
+static void section_stats(vbuf *b) {
+    const stats *s = &server.stat;
+    addf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
+            "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
+            "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n"
+            "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\nexpire_cycle_cpu_milliseconds:%llu\r\n"
+            "total_error_replies:%llu\r\nclient_query_buffer_limit_disconnections:%llu\r\n"
+            "client_output_buffer_limit_disconnections:%llu\r\n",
+         (unsigned long long)s->connections, (unsigned long long)s->commands,
+         (unsigned long long)s->net_input_bytes, (unsigned long long)s->net_output_bytes,
+         (unsigned long long)s->rejected_conn, (unsigned long long)s->expired_keys,
+         (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
+         (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
+         (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
+}
+
+static void section_replication(vbuf *b) {
+    addf(b, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
+}
+
+static void section_cpu(vbuf *b) {
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+#define SECS(tv) ((double)(tv).tv_sec + (double)(tv).tv_usec / 1e6)
+    addf(b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\nused_cpu_sys_children:%.6f\r\n"
+            "used_cpu_user_children:%.6f\r\n",
+         SECS(self.ru_stime), SECS(self.ru_utime), SECS(kids.ru_stime), SECS(kids.ru_utime));
+#undef SECS
+}
+
+static void section_commandstats(vbuf *b) {
+    addf(b, "# Commandstats\r\n");
+    for (size_t i = 0; i < cmd_count(); i++) {
+        const cmd_def *d = cmd_at(i);
+        if (!d->calls && !d->failed) continue;
+        addf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=0,"
+                "failed_calls=%llu\r\n",
+             d->name, (unsigned long long)d->calls, (unsigned long long)d->usec,
+             d->calls ? (double)d->usec / (double)d->calls : 0.0,
+             (unsigned long long)d->failed);
+    }
+}
+
+static void section_keyspace(vbuf *b) {
+    addf(b, "# Keyspace\r\n");
+    for (int i = 0; i < server.cfg.databases; i++) {
+        db *d = db_get(i);
+        size_t keys = vt_size(d->t);
+        if (!keys) continue;
+        addf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys, vt_expires(d->t),
+             d->avg_ttl);
+    }
+}
+
+typedef struct section {
+    const char *name;
+    void (*fn)(vbuf *b);
+    int by_default;
+} section;
+
+static const section sections[] = {
+    {"server", section_server, 1},         {"clients", section_clients, 1},
+    {"memory", section_memory, 1},         {"persistence", section_persistence, 1},
+    {"stats", section_stats, 1},           {"replication", section_replication, 1},
+    {"cpu", section_cpu, 1},               {"commandstats", section_commandstats, 0},
+    {"keyspace", section_keyspace, 1},
+};
+
+static int wanted(client *c, const section *s) {
+    if (c->argc == 1) return s->by_default;
+    for (int i = 1; i < c->argc; i++) {
+        if (arg_is(&c->argv[i], "all") || arg_is(&c->argv[i], "everything")) return 1;
+        if (arg_is(&c->argv[i], "default") && s->by_default) return 1;
+        if (arg_is(&c->argv[i], s->name)) return 1;
+    }
+    return 0;
+}
+
+void cmd_info(client *c) {
+    vbuf b = {0};
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        if (!wanted(c, &sections[i])) continue;
+        if (b.len) vbuf_append(&b, "\r\n", 2);
+        sections[i].fn(&b);
+    }
+    reply_bulk(c, b.data ? b.data : "", b.len);
+    vbuf_free(&b);
+}

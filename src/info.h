@@ -1,0 +1,13 @@
+/* info: the INFO command: sections server, clients, memory, persistence,
+ * stats, replication, cpu, commandstats and keyspace, with Redis 7 field
+ * names. Every field reports a real value. Main thread only. */
+#ifndef VERSO_INFO_H
+#define VERSO_INFO_H
+
+#include <stddef.h>
+
+/* Bytes allocated by the allocator (used_memory) and resident set size. */
+size_t info_used_memory(void);
+size_t info_rss(void);
+
+#endif

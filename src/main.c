@@ -1,0 +1,199 @@
+/* main: verso-server's entry point and the server's life cycle.
+ *
+ *   verso-server [config-file] [--name value ...]
+ *
+ * Reads the configuration, restores the snapshot, listens, then runs the
+ * libuv loop on the main thread: client I/O (net.c), a cron timer at `hz`
+ * (idle clients, active expiry, save points) and a before-sleep hook that
+ * flushes replies. SIGTERM/SIGINT shut down as SHUTDOWN does. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../snapshot/snap.h"
+#include "cmd.h"
+#include "db.h"
+#include "log.h"
+#include "net.h"
+#include "util.h"
+
+server_t server;
+
+static void usage(void) {
+    fprintf(stderr,
+            "Usage: verso-server [/path/to/verso.conf] [options]\n"
+            "       verso-server -v or --version\n"
+            "       verso-server -h or --help\n\n"
+            "Examples:\n"
+            "       verso-server (run the server with default config)\n"
+            "       verso-server /etc/verso/verso.conf\n"
+            "       verso-server --port 7777\n"
+            "       verso-server /etc/verso.conf --loglevel verbose --dir ./data\n");
+}
+
+static void make_runid(void) {
+    unsigned char r[20];
+    random_bytes(r, sizeof r);
+    for (int i = 0; i < 20; i++) snprintf(server.runid + 2 * i, 3, "%02x", r[i]);
+}
+
+/* mkdir -p of the data directory, then chdir into it as Redis does. */
+static int enter_dir(const char *dir, char *err, size_t errlen) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) break;
+        *p = '/';
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "Can't create the data directory '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    if (chdir(path) != 0) {
+        snprintf(err, errlen, "Can't chdir to '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int conf_hook(const conf *old, const conf *now, const char *name, char *err,
+                     size_t errlen) {
+    (void)old;
+    if (!strcmp(name, "loglevel")) log_set_level(now->loglevel);
+    if (!strcmp(name, "dir")) return enter_dir(now->dir, err, errlen);
+    return 0;
+}
+
+static void on_cron(uv_timer_t *t) {
+    (void)t;
+    if (server.shutdown_asap) {
+        char err[512];
+        log_warning("Received SIGTERM scheduling shutdown...");
+        server_shutdown(0, 0, err, sizeof err);
+        log_warning("SIGTERM received but errors trying to shut down the server: %s", err);
+        server.shutdown_asap = 0;
+    }
+    net_clients_cron();
+    /* Active expiry: 1 ms of every cron tick (10% of a tick at hz 10). */
+    db_active_expire(1000);
+    snap_cron();
+}
+
+static void on_before_sleep(uv_prepare_t *p) {
+    (void)p;
+    net_flush_all();
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+    (void)s;
+    (void)signum;
+    server.shutdown_asap = 1;
+}
+
+int server_shutdown(int nosave, int save, char *err, size_t errlen) {
+    log_warning("User requested shutdown...");
+    if (snap_shutdown(nosave, save, err, errlen) != 0) {
+        log_warning("Error trying to save the DB, can't exit.");
+        snprintf(err, errlen, "ERR Errors trying to SHUTDOWN. Check logs.");
+        return -1;
+    }
+    net_flush_all();
+    if (server.cfg.pidfile[0]) unlink(server.cfg.pidfile);
+    log_warning("verso is now ready to exit, bye bye...");
+    exit(0);
+}
+
+static int load_config(int argc, char **argv, char *err, size_t errlen) {
+    conf_init(&server.cfg);
+    int first = 1;
+    if (argc > 1 && strncmp(argv[1], "--", 2) != 0) {
+        char abs[PATH_MAX];
+        server.config_file = xstrdup(realpath(argv[1], abs) ? abs : argv[1]);
+        if (conf_load_file(&server.cfg, argv[1], err, errlen) != 0) return -1;
+        first = 2;
+    }
+    return conf_load_args(&server.cfg, argc - first, argv + first, err, errlen);
+}
+
+static void write_pidfile(void) {
+    if (!server.cfg.pidfile[0]) return;
+    FILE *f = fopen(server.cfg.pidfile, "w");
+    if (!f) {
+        log_warning("Failed to write PID file: %s", strerror(errno));
+        return;
+    }
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+}
+
+static void start_loop_handles(void) {
+    uv_timer_init(server.loop, &server.cron);
+    uint64_t period = (uint64_t)(1000 / (server.cfg.hz > 0 ? server.cfg.hz : 10));
+    uv_timer_start(&server.cron, on_cron, period, period);
+    uv_prepare_init(server.loop, &server.before_sleep);
+    uv_prepare_start(&server.before_sleep, on_before_sleep);
+    uv_signal_init(server.loop, &server.sig_term);
+    uv_signal_start(&server.sig_term, on_signal, SIGTERM);
+    uv_signal_init(server.loop, &server.sig_int);
+    uv_signal_start(&server.sig_int, on_signal, SIGINT);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
+        printf("verso server v=%s (Redis %s compatible)\n", VERSO_VERSION, VERSO_REDIS_VERSION);
+        return 0;
+    }
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage();
+        return 0;
+    }
+    char err[CONF_ERRLEN + 512];
+    char exe[PATH_MAX];
+    server.executable = xstrdup(realpath(argv[0], exe) ? exe : argv[0]);
+    if (load_config(argc, argv, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if (log_open(server.cfg.logfile, server.cfg.loglevel) != 0) {
+        fprintf(stderr, "Can't open the log file %s: %s\n", server.cfg.logfile, strerror(errno));
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    server.pid = getpid();
+    server.start_mono_us = mono_us();
+    server.start_wall_ms = wall_ms();
+    make_runid();
+    log_notice("oO0OoO0OoO0Oo verso %s is starting oO0OoO0OoO0Oo", VERSO_VERSION);
+    log_notice("verso version=%s, Redis compatibility=%s, bits=64, pid=%d", VERSO_VERSION,
+               VERSO_REDIS_VERSION, (int)server.pid);
+    if (enter_dir(server.cfg.dir, err, sizeof err) != 0) {
+        log_warning("%s", err);
+        return 1;
+    }
+    conf_set_hook(conf_hook);
+    server.loop = uv_default_loop();
+    cmd_init();
+    db_init_all(server.cfg.databases);
+    snap_init();
+    if (snap_load_startup(err, sizeof err) != 0) {
+        log_warning("Fatal error loading the DB: %s. Exiting.", err);
+        return 1;
+    }
+    if (net_listen(err, sizeof err) != 0) {
+        log_warning("%s", err);
+        return 1;
+    }
+    write_pidfile();
+    start_loop_handles();
+    log_notice("Server initialized");
+    log_notice("Ready to accept connections tcp");
+    uv_run(server.loop, UV_RUN_DEFAULT);
+    return 0;
+}

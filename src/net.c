@@ -1,0 +1,387 @@
+/* net: listeners, client lifecycle, input processing and reply flushing on
+ * the libuv loop (see net.h). Main thread only. */
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "util.h"
+
+#define NET_READ_CHUNK (64u * 1024)
+
+static void on_close(uv_handle_t *h);
+static void client_flush(client *c);
+
+/* ---- connection set-up ---- */
+
+static void format_addr(const struct sockaddr_storage *ss, char *out, size_t outlen) {
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+        port = ntohs(a->sin_port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+        port = ntohs(a->sin6_port);
+    }
+    snprintf(out, outlen, "%s:%d", ip, port);
+}
+
+static int is_loopback(const struct sockaddr_storage *ss) {
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss->ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) ||
+               (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return 1;
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+    client *c = h->data;
+    (void)suggested;
+    vbuf_reserve(&c->in, NET_READ_CHUNK);
+    buf->base = c->in.data + c->in.len;
+    buf->len = c->in.cap - c->in.len;
+}
+
+static void reject(client *c, const char *msg) {
+    /* Best effort: the socket is new, its send buffer is empty. */
+    uv_buf_t b = uv_buf_init((char *)msg, (unsigned)strlen(msg));
+    uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    c->flags |= CLIENT_CLOSING;
+    uv_close((uv_handle_t *)&c->tcp, on_close);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+static void on_connection(uv_stream_t *listener, int status) {
+    if (status < 0) {
+        log_warning("Accepting client connection: %s", uv_strerror(status));
+        return;
+    }
+    client *c = xcalloc(1, sizeof *c);
+    uv_tcp_init(server.loop, &c->tcp);
+    c->tcp.data = c;
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+        uv_close((uv_handle_t *)&c->tcp, on_close);
+        return;
+    }
+    struct sockaddr_storage peer, local;
+    int len = sizeof peer;
+    memset(&peer, 0, sizeof peer);
+    memset(&local, 0, sizeof local);
+    uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &len);
+    len = sizeof local;
+    uv_tcp_getsockname(&c->tcp, (struct sockaddr *)&local, &len);
+    format_addr(&peer, c->addr, sizeof c->addr);
+    format_addr(&local, c->laddr, sizeof c->laddr);
+    uv_fileno((uv_handle_t *)&c->tcp, &c->fd);
+    server.stat.connections++;
+
+    if (server.nclients >= (size_t)server.cfg.maxclients) {
+        server.stat.rejected_conn++;
+        reject(c, "-ERR max number of clients reached\r\n");
+        return;
+    }
+    if (server.cfg.protected_mode && !server.cfg.requirepass[0] && !is_loopback(&peer)) {
+        server.stat.rejected_conn++;
+        reject(c, "-DENIED Running in protected mode because protected mode is enabled "
+                  "and no password is set for the default user. Use CONFIG SET "
+                  "protected-mode no, or set a password with requirepass.\r\n");
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    if (server.cfg.tcp_keepalive > 0)
+        uv_tcp_keepalive(&c->tcp, 1, (unsigned)server.cfg.tcp_keepalive);
+    c->id = ++server.next_client_id;
+    c->ctime_ms = c->last_ms = mono_ms();
+    if (!server.cfg.requirepass[0]) c->flags |= CLIENT_AUTHED;
+    resp_req_init(&c->req);
+    c->next = server.clients;
+    if (server.clients) server.clients->prev = c;
+    server.clients = c;
+    server.nclients++;
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+int net_listen(char *err, size_t errlen) {
+    for (int i = 0; i < server.cfg.nbind; i++) {
+        const char *host = server.cfg.bind[i];
+        if (host[0] == '-') host++; /* "-::1": optional address, as Redis */
+        struct sockaddr_storage ss;
+        int optional = server.cfg.bind[i][0] == '-';
+        if (uv_ip4_addr(host, server.cfg.port, (struct sockaddr_in *)&ss) != 0 &&
+            uv_ip6_addr(host, server.cfg.port, (struct sockaddr_in6 *)&ss) != 0) {
+            snprintf(err, errlen, "Invalid bind address '%s'", host);
+            return -1;
+        }
+        uv_tcp_t *l = &server.listeners[server.nlisteners];
+        uv_tcp_init(server.loop, l);
+        int rc = uv_tcp_bind(l, (struct sockaddr *)&ss,
+                             ss.ss_family == AF_INET6 ? UV_TCP_IPV6ONLY : 0);
+        if (rc == 0) rc = uv_listen((uv_stream_t *)l, server.cfg.tcp_backlog, on_connection);
+        if (rc != 0) {
+            uv_close((uv_handle_t *)l, NULL);
+            if (optional) continue;
+            snprintf(err, errlen, "Could not create server TCP listening socket %s:%d: %s",
+                     host, server.cfg.port, uv_strerror(rc));
+            return -1;
+        }
+        server.nlisteners++;
+    }
+    return 0;
+}
+
+void net_close_listeners(void) {
+    for (int i = 0; i < server.nlisteners; i++)
+        if (!uv_is_closing((uv_handle_t *)&server.listeners[i]))
+            uv_close((uv_handle_t *)&server.listeners[i], NULL);
+}
+
+/* ---- closing ---- */
+
+static void on_close(uv_handle_t *h) {
+    client *c = h->data;
+    if (!c) return;
+    vbuf_free(&c->in);
+    vbuf_free(&c->reply);
+    vbuf_free(&c->inflight);
+    resp_req_free(&c->req);
+    free(c->argv);
+    free(c->name);
+    free(c);
+}
+
+static void pending_unlink(client *c) {
+    if (!(c->flags & CLIENT_PENDING_WRITE)) return;
+    for (client **p = &server.pending_writes; *p; p = &(*p)->pw_next) {
+        if (*p == c) { *p = c->pw_next; break; }
+    }
+    c->flags &= ~CLIENT_PENDING_WRITE;
+}
+
+void net_close_client(client *c) {
+    if (c->flags & CLIENT_CLOSING) return;
+    c->flags |= CLIENT_CLOSING;
+    pending_unlink(c);
+    if (c->prev) c->prev->next = c->next; else server.clients = c->next;
+    if (c->next) c->next->prev = c->prev;
+    server.nclients--;
+    uv_close((uv_handle_t *)&c->tcp, on_close);
+}
+
+/* ---- input ---- */
+
+static void set_argv(client *c) {
+    if (c->req.argc > c->argv_cap) {
+        c->argv_cap = c->req.argc;
+        c->argv = xrealloc(c->argv, sizeof(arg) * (size_t)c->argv_cap);
+    }
+    const char *base = c->in.data + c->qpos;
+    for (int i = 0; i < c->req.argc; i++) {
+        c->argv[i].p = resp_arg(&c->req, base, i);
+        c->argv[i].len = c->req.arglen[i];
+    }
+    c->argc = c->req.argc;
+}
+
+static void protocol_error(client *c, const char *err) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "ERR %s", err);
+    resp_add_error(&c->reply, buf);
+    server.stat.errors++;
+    log_verbose("Protocol error (%s) from client: id=%llu addr=%s", err,
+                (unsigned long long)c->id, c->addr);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+void net_process_input(client *c) {
+    resp_limits lim = {
+        .max_bulk_len = server.cfg.proto_max_bulk_len,
+        .max_multibulk = INT_MAX,
+        .max_inline = 64 * 1024,
+    };
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING)) && c->qpos < c->in.len) {
+        const char *err = NULL;
+        int rc = resp_parse(&c->req, c->in.data + c->qpos, c->in.len - c->qpos, &lim, &err);
+        if (rc == RESP_MORE) break;
+        if (rc == RESP_ERROR) {
+            protocol_error(c, err);
+            break;
+        }
+        if (c->req.argc > 0) {
+            set_argv(c);
+            cmd_dispatch(c);
+        }
+        c->qpos += c->req.pos;
+        resp_req_reset(&c->req);
+        if (net_pending_output(c) > NET_OBUF_PAUSE) break;
+    }
+    if (c->qpos > 0) {
+        vbuf_consume(&c->in, c->qpos);
+        c->qpos = 0;
+    }
+    if (c->in.len == 0) vbuf_shrink(&c->in, 256 * 1024);
+    if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) net_want_write(c);
+}
+
+static int over_query_limit(client *c) {
+    if (c->in.len <= (size_t)server.cfg.client_query_buffer_limit) return 0;
+    log_warning("Closing client that reached max query buffer length: id=%llu addr=%s "
+                "(qbuf initial bytes: ...)", (unsigned long long)c->id, c->addr);
+    server.stat.qbuf_disconnects++;
+    return 1;
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+    client *c = s->data;
+    (void)buf;
+    if (nread < 0) {
+        if (nread != UV_EOF)
+            log_verbose("Reading from client: %s", uv_strerror((int)nread));
+        net_close_client(c);
+        return;
+    }
+    if (nread == 0) return;
+    c->in.len += (size_t)nread;
+    c->last_ms = mono_ms();
+    server.stat.net_input_bytes += (uint64_t)nread;
+    if (over_query_limit(c)) {
+        net_close_client(c);
+        return;
+    }
+    net_process_input(c);
+    if (net_pending_output(c) > NET_OBUF_PAUSE && !(c->flags & CLIENT_READ_PAUSED)) {
+        uv_read_stop(s);
+        c->flags |= CLIENT_READ_PAUSED;
+    }
+}
+
+/* ---- output ---- */
+
+size_t net_pending_output(const client *c) { return c->reply.len + c->inflight.len; }
+
+void net_want_write(client *c) {
+    if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSING)) return;
+    c->flags |= CLIENT_PENDING_WRITE;
+    c->pw_next = server.pending_writes;
+    server.pending_writes = c;
+}
+
+/* client-output-buffer-limit normal <hard> <soft> <seconds>: 1 when c must
+ * be disconnected. */
+static int over_output_limit(client *c) {
+    size_t used = net_pending_output(c);
+    long long hard = server.cfg.obuf_hard, soft = server.cfg.obuf_soft;
+    int over = 0;
+    if (hard && used >= (size_t)hard) over = 1;
+    if (soft && used >= (size_t)soft) {
+        int64_t now = mono_ms();
+        if (!c->obuf_soft_since_ms) c->obuf_soft_since_ms = now;
+        else if (now - c->obuf_soft_since_ms >= server.cfg.obuf_soft_seconds * 1000) over = 1;
+    } else {
+        c->obuf_soft_since_ms = 0;
+    }
+    if (over) {
+        log_warning("Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of "
+                    "output buffer limits.", (unsigned long long)c->id, c->addr);
+        server.stat.obuf_disconnects++;
+    }
+    return over;
+}
+
+static void on_write(uv_write_t *req, int status) {
+    client *c = req->data;
+    c->writing = 0;
+    if (c->flags & CLIENT_CLOSING) return;
+    if (status < 0) {
+        net_close_client(c);
+        return;
+    }
+    c->inflight.len = 0;
+    vbuf_shrink(&c->inflight, 1u << 20);
+    if (c->flags & CLIENT_READ_PAUSED && net_pending_output(c) < NET_OBUF_PAUSE / 2) {
+        c->flags &= ~CLIENT_READ_PAUSED;
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        net_process_input(c);
+    }
+    if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
+}
+
+static void client_flush(client *c) {
+    if (c->flags & CLIENT_CLOSING || c->writing) return;
+    if (c->reply.len == 0) {
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) net_close_client(c);
+        return;
+    }
+    if (over_output_limit(c)) {
+        net_close_client(c);
+        return;
+    }
+    uv_buf_t b = uv_buf_init(c->reply.data, (unsigned)c->reply.len);
+    int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
+    if (n < 0) {
+        net_close_client(c);
+        return;
+    }
+    server.stat.net_output_bytes += (uint64_t)n;
+    if ((size_t)n == c->reply.len) {
+        c->reply.len = 0;
+        vbuf_shrink(&c->reply, 1u << 20);
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) net_close_client(c);
+        return;
+    }
+    /* The kernel took part: hand the rest to libuv and collect new replies
+     * in the other buffer meanwhile. */
+    vbuf t = c->inflight;
+    c->inflight = c->reply;
+    c->reply = t;
+    c->reply.len = 0;
+    uv_buf_t rest = uv_buf_init(c->inflight.data + n, (unsigned)(c->inflight.len - (size_t)n));
+    server.stat.net_output_bytes += rest.len;
+    c->wreq.data = c;
+    c->writing = 1;
+    int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &rest, 1, on_write);
+    if (rc != 0) {
+        c->writing = 0;
+        net_close_client(c);
+    }
+}
+
+void net_flush_all(void) {
+    while (server.pending_writes) {
+        client *c = server.pending_writes;
+        server.pending_writes = c->pw_next;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        client_flush(c);
+    }
+}
+
+void net_clients_cron(void) {
+    int64_t now = mono_ms();
+    for (client *c = server.clients, *next; c; c = next) {
+        next = c->next;
+        if (server.cfg.timeout > 0 && !c->writing &&
+            now - c->last_ms > server.cfg.timeout * 1000) {
+            log_verbose("Closing idle client");
+            net_close_client(c);
+            continue;
+        }
+        if (net_pending_output(c) > 0 && over_output_limit(c)) net_close_client(c);
+    }
+}
+
+client *net_find_client(uint64_t id) {
+    for (client *c = server.clients; c; c = c->next)
+        if (c->id == id) return c;
+    return NULL;
+}

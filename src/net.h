@@ -1,0 +1,37 @@
+/* net: listening sockets and client connections on the libuv loop.
+ *
+ * Accepts clients, reads into their query buffers, runs every complete
+ * command (pipelines of thousands per read), and writes replies without ever
+ * blocking: replies accumulate in c->reply and are flushed once per loop
+ * iteration (the before-sleep prepare handle) with uv_try_write, the rest with
+ * uv_write. A client whose unsent output passes NET_OBUF_PAUSE stops being
+ * read until it drains (back-pressure for pipelining clients), and one that
+ * passes client-output-buffer-limit is disconnected. Protocol errors get
+ * Redis's error reply and close the connection. Main thread only. */
+#ifndef VERSO_NET_H
+#define VERSO_NET_H
+
+#include "server.h"
+
+/* Unsent output above which a client is no longer read from. */
+#define NET_OBUF_PAUSE (4u << 20)
+
+/* Opens every `bind` address on cfg.port. 0, or -1 with err. */
+int net_listen(char *err, size_t errlen);
+void net_close_listeners(void);
+
+/* Queue c for the next flush (called after replies are added). */
+void net_want_write(client *c);
+/* Flushes every pending client; runs once per loop iteration. */
+void net_flush_all(void);
+/* Starts closing a client (asynchronously; it is freed in the close cb). */
+void net_close_client(client *c);
+/* Closes clients idle for more than cfg.timeout seconds; called by cron. */
+void net_clients_cron(void);
+/* Unsent output bytes of a client. */
+size_t net_pending_output(const client *c);
+/* Resumes processing a client's buffered commands (after a pause). */
+void net_process_input(client *c);
+client *net_find_client(uint64_t id);
+
+#endif

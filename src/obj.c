@@ -1,0 +1,114 @@
+/* obj: refcounted string objects (see obj.h for the sharing rule). */
+#include "obj.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static obj *obj_alloc_raw(size_t cap) {
+    if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1;
+    obj *o = xmalloc(sizeof(obj) + cap);
+    atomic_init(&o->refcount, 1);
+    o->type = OBJ_STRING;
+    o->enc = OBJ_ENC_RAW;
+    o->unused = 0;
+    o->len = 0;
+    o->cap = (uint32_t)cap;
+    return o;
+}
+
+obj *obj_new_raw(const char *p, size_t len) {
+    obj *o = obj_alloc_raw(len + 1);
+    if (len) memcpy(o->data, p, len);
+    o->data[len] = '\0';
+    o->len = (uint32_t)len;
+    return o;
+}
+
+obj *obj_new_int(int64_t v) {
+    obj *o = xmalloc(sizeof(obj) + sizeof(int64_t));
+    atomic_init(&o->refcount, 1);
+    o->type = OBJ_STRING;
+    o->enc = OBJ_ENC_INT;
+    o->unused = 0;
+    o->len = 0;
+    o->cap = sizeof(int64_t);
+    memcpy(o->data, &v, sizeof v);
+    return o;
+}
+
+obj *obj_new_value(const char *p, size_t len) {
+    long long v;
+    if (len <= 20 && str_to_ll(p, len, &v)) return obj_new_int(v);
+    return obj_new_raw(p, len);
+}
+
+void obj_decref(obj *o) {
+    if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) free(o);
+}
+
+static int64_t obj_int(const obj *o) {
+    int64_t v;
+    memcpy(&v, o->data, sizeof v);
+    return v;
+}
+
+const char *obj_str(const obj *o, char *buf, size_t *len) {
+    if (o->enc == OBJ_ENC_INT) {
+        *len = ll_to_str(buf, obj_int(o));
+        return buf;
+    }
+    *len = o->len;
+    return o->data;
+}
+
+size_t obj_strlen(const obj *o) {
+    if (o->enc == OBJ_ENC_INT) {
+        char buf[OBJ_INTBUF];
+        return ll_to_str(buf, obj_int(o));
+    }
+    return o->len;
+}
+
+int obj_get_ll(const obj *o, long long *out) {
+    if (o->enc == OBJ_ENC_INT) { *out = obj_int(o); return 1; }
+    return str_to_ll(o->data, o->len, out);
+}
+
+size_t obj_mem(const obj *o) { return sizeof(obj) + o->cap; }
+
+int obj_eq_bytes(const obj *o, const char *p, size_t len) {
+    char buf[OBJ_INTBUF];
+    size_t n;
+    const char *s = obj_str(o, buf, &n);
+    return n == len && memcmp(s, p, len) == 0;
+}
+
+obj *obj_writable(obj *o, size_t need) {
+    if (o->enc == OBJ_ENC_RAW && !obj_shared(o) && o->cap >= need + 1) return o;
+    char buf[OBJ_INTBUF];
+    size_t len;
+    const char *s = obj_str(o, buf, &len);
+    size_t cap = need + 1;
+    if (cap < len + 1) cap = len + 1;
+    /* Leave room to grow, as sds does, so repeated APPENDs are amortized. */
+    if (cap < (1u << 20)) cap *= 2; else cap += 1u << 20;
+    if (!obj_shared(o) && o->enc == OBJ_ENC_RAW) {
+        obj *n = xrealloc(o, sizeof(obj) + cap);
+        n->cap = (uint32_t)(cap > OBJ_MAX_LEN + 1 ? OBJ_MAX_LEN + 1 : cap);
+        return n;
+    }
+    obj *n = obj_alloc_raw(cap);
+    memcpy(n->data, s, len);
+    n->data[len] = '\0';
+    n->len = (uint32_t)len;
+    obj_decref(o);
+    return n;
+}
+
+void obj_raw_append(obj *o, const char *p, size_t n) {
+    memcpy(o->data + o->len, p, n);
+    o->len += (uint32_t)n;
+    o->data[o->len] = '\0';
+}

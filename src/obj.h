@@ -1,0 +1,74 @@
+/* obj: refcounted string objects, used for both keys and values.
+ *
+ * An obj is immutable while it is shared: whoever holds a reference may read
+ * it from any thread, and only the holder of the single reference
+ * (refcount == 1) may change it in place. The forkless serializer relies on
+ * this: it takes a reference to a key and its value under the bucket lock and
+ * encodes them later, outside the lock, while the main thread goes on. A
+ * write to a value the serializer still holds makes a new value (copy-on-write
+ * at object level, see obj_writable).
+ *
+ * Values are stored RAW (bytes) or INT (a canonical decimal integer kept as an
+ * int64, as Redis's OBJ_ENCODING_INT). Keys are always RAW. */
+#ifndef VERSO_OBJ_H
+#define VERSO_OBJ_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { OBJ_STRING = 0 };
+enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
+
+/* Maximum string length (proto-max-bulk-len may not exceed this). */
+#define OBJ_MAX_LEN ((size_t)UINT32_MAX - 64)
+/* Room for the decimal form of any int64 plus NUL. */
+#define OBJ_INTBUF 24
+
+typedef struct obj {
+    _Atomic uint32_t refcount; /* atomic: main thread and serializer */
+    uint8_t type;              /* OBJ_STRING; fixed at creation */
+    uint8_t enc;               /* OBJ_ENC_*; changed only while unshared */
+    uint16_t unused;
+    uint32_t len;              /* RAW: byte length; INT: 0 */
+    uint32_t cap;              /* RAW: bytes allocated for data (len+1 <= cap) */
+    char data[];               /* RAW: len bytes + NUL; INT: an int64 (memcpy) */
+} obj;
+
+/* Constructors return an object with refcount 1. */
+obj *obj_new_raw(const char *p, size_t len);
+obj *obj_new_int(int64_t v);
+/* A value from client bytes: INT when the bytes are a canonical integer
+ * (str_to_ll accepts them and they are at most 20 bytes), RAW otherwise. */
+obj *obj_new_value(const char *p, size_t len);
+
+static inline void obj_incref(obj *o) {
+    atomic_fetch_add_explicit(&o->refcount, 1, memory_order_relaxed);
+}
+/* Drops one reference and frees the object when it was the last. Any thread. */
+void obj_decref(obj *o);
+static inline int obj_shared(const obj *o) {
+    return atomic_load_explicit(&o->refcount, memory_order_acquire) > 1;
+}
+
+/* The bytes of a string object. For INT values the decimal form is written
+ * into buf (OBJ_INTBUF bytes). */
+const char *obj_str(const obj *o, char *buf, size_t *len);
+size_t obj_strlen(const obj *o);
+/* 1 and *out set when the value is an integer (INT, or RAW whose bytes parse
+ * with str_to_ll); 0 otherwise. */
+int obj_get_ll(const obj *o, long long *out);
+/* Bytes this object takes in memory (header + data), for accounting. */
+size_t obj_mem(const obj *o);
+int obj_eq_bytes(const obj *o, const char *p, size_t len);
+
+/* Copy-on-write for in-place edits (APPEND, SETRANGE): returns `o` itself when
+ * it is RAW, unshared and has room for `need` bytes, else a new RAW object with
+ * the same bytes and at least `need` bytes of capacity; in that case the
+ * caller's reference to `o` has been dropped. The caller stores the returned
+ * pointer in place of `o`. */
+obj *obj_writable(obj *o, size_t need);
+/* Appends bytes to a RAW object returned by obj_writable. */
+void obj_raw_append(obj *o, const char *p, size_t n);
+
+#endif

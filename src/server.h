@@ -1,0 +1,131 @@
+/* server: the one global struct of verso and the types every module shares.
+ *
+ * The main thread owns `server` and everything reachable from it, except
+ * where a field says otherwise. Background threads (snapshot serializer, AOF
+ * writer) never touch it: they get what they need when their job starts and
+ * report back through a queue and a uv_async_t wake-up. */
+#ifndef VERSO_SERVER_H
+#define VERSO_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "conf.h"
+#include "resp.h"
+#include "vbuf.h"
+#include "vt.h"
+
+#define VERSO_VERSION "0.1.0"
+/* What INFO reports as redis_version: the Redis release whose commands,
+ * replies and file formats verso follows. */
+#define VERSO_REDIS_VERSION "7.0.15"
+
+/* One command argument: bytes in the client's query buffer, valid while the
+ * command runs. */
+typedef struct arg {
+    const char *p;
+    size_t len;
+} arg;
+
+enum {
+    CLIENT_CLOSE_AFTER_REPLY = 1 << 0, /* QUIT, protocol error */
+    CLIENT_CLOSING = 1 << 1,           /* uv_close issued */
+    CLIENT_READ_PAUSED = 1 << 2,       /* output backlog: reading stopped */
+    CLIENT_AUTHED = 1 << 3,
+    CLIENT_PENDING_WRITE = 1 << 4,     /* on server.pending_writes */
+    CLIENT_KILLED = 1 << 5,            /* CLIENT KILL / limits */
+};
+
+typedef struct cmd_def cmd_def;
+
+typedef struct client {
+    uv_tcp_t tcp;                 /* tcp.data points back here */
+    uint64_t id;
+    struct client *prev, *next;   /* server.clients */
+    struct client *pw_next;       /* server.pending_writes */
+    int flags;
+    int db;                       /* selected database */
+    char *name;                   /* CLIENT SETNAME, or NULL */
+    char addr[64];                /* peer ip:port */
+    char laddr[64];               /* local ip:port */
+    int fd;
+    /* input */
+    vbuf in;                      /* query buffer */
+    size_t qpos;                  /* start of the unparsed part of `in` */
+    resp_req req;
+    int argc;
+    arg *argv;
+    int argv_cap;
+    const cmd_def *cmd;           /* running command */
+    const cmd_def *lastcmd;
+    /* output */
+    vbuf reply;                   /* replies not yet handed to the kernel */
+    vbuf inflight;                /* bytes of the uv_write in progress */
+    uv_write_t wreq;
+    int writing;                  /* a uv_write is in progress */
+    int64_t obuf_soft_since_ms;   /* when the soft output limit was passed */
+    /* times (monotonic ms) */
+    int64_t ctime_ms;
+    int64_t last_ms;
+} client;
+
+typedef struct db {
+    vt *t;
+    int id;
+    uint64_t expire_cursor;       /* active expiry's vt_scan cursor */
+    long long avg_ttl;            /* ms, estimated by active expiry */
+} db;
+
+typedef struct stats {
+    uint64_t commands;            /* total_commands_processed */
+    uint64_t connections;         /* total_connections_received */
+    uint64_t rejected_conn;       /* rejected_connections */
+    uint64_t expired_keys;
+    uint64_t expired_stale_perc;  /* unused, kept 0 */
+    uint64_t keyspace_hits;
+    uint64_t keyspace_misses;
+    uint64_t net_input_bytes;
+    uint64_t net_output_bytes;
+    uint64_t errors;              /* total_error_replies */
+    uint64_t obuf_disconnects;    /* client_output_buffer_limit_disconnections */
+    uint64_t qbuf_disconnects;    /* client_query_buffer_limit_disconnections */
+    uint64_t expire_cycle_us;     /* expire_cycle_cpu_milliseconds * 1000 */
+} stats;
+
+typedef struct server_t {
+    conf cfg;
+    char *config_file;            /* absolute path, or NULL */
+    char *executable;             /* absolute path of argv[0] */
+    uv_loop_t *loop;
+    uv_tcp_t listeners[CONF_MAX_BIND];
+    int nlisteners;
+    uv_timer_t cron;              /* runs server_cron at cfg.hz */
+    uv_prepare_t before_sleep;    /* flushes replies once per iteration */
+    uv_signal_t sig_term, sig_int;
+    db *dbs;                      /* cfg.databases of them */
+    client *clients;              /* list of connected clients */
+    size_t nclients;
+    client *pending_writes;       /* clients with replies to flush */
+    uint64_t next_client_id;
+    stats stat;
+    int64_t start_mono_us;
+    int64_t start_wall_ms;
+    long long dirty;              /* changes since the last successful save */
+    int shutdown_asap;            /* signal received: shut down in cron */
+    int loading;                  /* restoring at startup */
+    char runid[41];
+    pid_t pid;
+} server_t;
+
+extern server_t server;
+
+/* Called for every change to a key (the dirty counter of save points). */
+static inline void server_dirty(long long n) { server.dirty += n; }
+
+/* Shuts down as SHUTDOWN does: save if asked (or save points set and
+ * nosave == 0), close clients, exit. Returns only on failure, with err. */
+int server_shutdown(int nosave, int save, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,223 @@
+/* util: allocation, Redis-exact number parsing/formatting, glob matching,
+ * clocks and randomness (see util.h). Thread-safe throughout. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+static void oom(size_t n) {
+    fprintf(stderr, "verso: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n) {
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+int str_to_ll(const char *s, size_t len, long long *out) {
+    if (len == 0 || len > 20) return 0;
+    size_t i = 0;
+    int neg = 0;
+    if (len == 1 && s[0] == '0') { *out = 0; return 1; }
+    if (s[0] == '-') { neg = 1; i = 1; if (len == 1) return 0; }
+    if (s[i] < '1' || s[i] > '9') return 0;
+    unsigned long long v = 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (ULLONG_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    if (neg) {
+        if (v > (unsigned long long)LLONG_MAX + 1) return 0;
+        *out = (long long)(0 - v);
+    } else {
+        if (v > (unsigned long long)LLONG_MAX) return 0;
+        *out = (long long)v;
+    }
+    return 1;
+}
+
+int str_to_ld(const char *s, size_t len, long double *out) {
+    char buf[5 * 1024];
+    if (len == 0 || len >= sizeof(buf)) return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (isspace((unsigned char)buf[0])) return 0;
+    errno = 0;
+    char *end;
+    long double v = strtold(buf, &end);
+    if ((size_t)(end - buf) != len) return 0;
+    if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO))
+        return 0;
+    if (isnan(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+size_t ll_to_str(char *buf, long long v) {
+    char tmp[24];
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    size_t n = 0;
+    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    size_t len = 0;
+    if (v < 0) buf[len++] = '-';
+    while (n) buf[len++] = tmp[--n];
+    buf[len] = '\0';
+    return len;
+}
+
+size_t ld_to_str(char *buf, size_t buflen, long double v) {
+    if (isinf(v)) return (size_t)snprintf(buf, buflen, v > 0 ? "inf" : "-inf");
+    int n = snprintf(buf, buflen, "%.17Lf", v);
+    if (n < 0 || (size_t)n >= buflen) return 0;
+    if (strchr(buf, '.')) {           /* drop trailing zeros, as Redis */
+        char *p = buf + n - 1;
+        while (*p == '0') { p--; n--; }
+        if (*p == '.') n--;
+        buf[n] = '\0';
+    }
+    if (n == 2 && buf[0] == '-' && buf[1] == '0') { buf[0] = '0'; buf[1] = '\0'; n = 1; }
+    return (size_t)n;
+}
+
+int str_to_memsize(const char *s, long long *out) {
+    const char *u = s;
+    while (*u && (isdigit((unsigned char)*u) || (u == s && *u == '-'))) u++;
+    long long mul;
+    if (*u == '\0') mul = 1;
+    else if (!strcasecmp(u, "b")) mul = 1;
+    else if (!strcasecmp(u, "k")) mul = 1000;
+    else if (!strcasecmp(u, "kb")) mul = 1024;
+    else if (!strcasecmp(u, "m")) mul = 1000LL * 1000;
+    else if (!strcasecmp(u, "mb")) mul = 1024LL * 1024;
+    else if (!strcasecmp(u, "g")) mul = 1000LL * 1000 * 1000;
+    else if (!strcasecmp(u, "gb")) mul = 1024LL * 1024 * 1024;
+    else return 0;
+    long long v;
+    if (!str_to_ll(s, (size_t)(u - s), &v)) return 0;
+    if (v != 0 && (v > LLONG_MAX / mul || v < LLONG_MIN / mul)) return 0;
+    *out = v * mul;
+    return 1;
+}
+
+static int glob_class(const char **pp, const char *end, char c, int nocase) {
+    const char *p = *pp + 1;  /* after '[' */
+    int neg = 0, match = 0;
+    if (p < end && *p == '^') { neg = 1; p++; }
+    for (; p < end && *p != ']'; p++) {
+        if (*p == '\\' && p + 1 < end) {
+            p++;
+            if (*p == c) match = 1;
+        } else if (p + 2 < end && p[1] == '-' && p[2] != ']') {
+            char lo = p[0], hi = p[2], x = c;
+            if (lo > hi) { char t = lo; lo = hi; hi = t; }
+            if (nocase) { lo = (char)tolower(lo); hi = (char)tolower(hi); x = (char)tolower(x); }
+            if (x >= lo && x <= hi) match = 1;
+            p += 2;
+        } else if (nocase ? tolower((unsigned char)*p) == tolower((unsigned char)c) : *p == c) {
+            match = 1;
+        }
+    }
+    *pp = p < end ? p : end - 1;  /* on ']' (or last char if unterminated) */
+    return neg ? !match : match;
+}
+
+int glob_match(const char *pat, size_t patlen, const char *s, size_t slen, int nocase) {
+    const char *p = pat, *pend = pat + patlen, *str = s, *send = s + slen;
+    while (p < pend) {
+        switch (*p) {
+        case '*':
+            while (p + 1 < pend && p[1] == '*') p++;
+            if (p + 1 == pend) return 1;
+            for (const char *t = str; t <= send; t++)
+                if (glob_match(p + 1, (size_t)(pend - p - 1), t, (size_t)(send - t), nocase))
+                    return 1;
+            return 0;
+        case '?':
+            if (str == send) return 0;
+            str++;
+            break;
+        case '[':
+            if (str == send) return 0;
+            if (!glob_class(&p, pend, *str, nocase)) return 0;
+            str++;
+            break;
+        case '\\':
+            if (p + 1 < pend) p++;
+            /* fall through */
+        default:
+            if (str == send) return 0;
+            if (nocase ? tolower((unsigned char)*p) != tolower((unsigned char)*str) : *p != *str)
+                return 0;
+            str++;
+            break;
+        }
+        p++;
+    }
+    return str == send;
+}
+
+int64_t wall_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t wall_ms(void) { return wall_us() / 1000; }
+
+int64_t mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void random_bytes(void *buf, size_t n) {
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t r = getrandom(p, n, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            FILE *f = fopen("/dev/urandom", "rb");
+            if (!f || fread(p, 1, n, f) != n) {
+                fprintf(stderr, "verso: no source of randomness\n");
+                abort();
+            }
+            fclose(f);
+            return;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+}

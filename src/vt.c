@@ -1,0 +1,498 @@
+/* vt: the versioned hash table (extendible hashing + per-bucket save epochs).
+ *
+ * vt.h states the protocol; this file owns its mechanics:
+ *   - the directory (2^gd segment pointers, indexed by the top gd bits of the
+ *     hash; a segment of local depth d fills 2^(gd-d) consecutive slots);
+ *   - buckets: a key lives only in its home bucket (low hash bits), entries
+ *     packed in slots[0..used); a full home bucket splits its segment;
+ *   - the save protocol on the main thread (lock + capture before a change to
+ *     an unsaved bucket) and on the serializer (vt_capture_bucket);
+ *   - SCAN cursors that survive splits and directory doublings.
+ *
+ * Entry marks are one byte: they are meaningful only while b->marked equals
+ * the running epoch. The first locker of a bucket for epoch E (main thread or
+ * serializer) resets every mark to a value other than (uint8_t)E and sets
+ * b->marked = E, so marks left over from an epoch 256 saves ago, or from an
+ * aborted save, never pass for "already captured". */
+#include "vt.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "util.h"
+
+#define VT_SEG_SHIFT 6 /* log2(VT_SEG_BUCKETS): bucket bits of a SCAN cursor */
+#define VT_MAX_DEPTH 32 /* entries keep 32 hash bits for the directory */
+/* vt_reserve: at most 2^18 segments (~7.7 GB of table, ~100M keys); beyond
+ * that the table grows by splits as usual. */
+#define VT_RESERVE_MAX_DEPTH 18
+/* vt_reserve: at most this many keys per bucket on average. After rounding
+ * to a power of two the load is 2..4 keys per 14-slot bucket (14-29%, against
+ * 35-40% reached by splits), and a Poisson load of 4 (2) overflows a bucket
+ * with probability 2e-5 (4e-9): loading n keys splits nothing or next to
+ * nothing. A lower load would make that surer and cost more memory; a
+ * split costs a few microseconds, so memory wins. */
+#define VT_RESERVE_LOAD 4
+
+_Static_assert(VT_SEG_BUCKETS == 1 << VT_SEG_SHIFT, "VT_SEG_SHIFT");
+_Static_assert(VT_BUCKET_SLOTS <= 255, "used is a byte");
+
+struct vt_seg {
+    uint32_t depth; /* local depth; main thread only (the serializer reads
+                       nothing but the buckets) */
+    vt_bucket buckets[VT_SEG_BUCKETS];
+};
+
+struct vt {                  /* main thread only */
+    vt_seg **dir;            /* 2^gd slots */
+    uint32_t gd;             /* global depth */
+    size_t nsegs;
+    size_t size;
+    size_t expires;
+    uint64_t save_epoch;     /* running save, 0 for none */
+    uint64_t last_epoch;     /* highest epoch ever begun (asserts) */
+    vt_capture_fn capture;
+    void *capture_priv;
+    uint64_t rng;            /* xorshift state for vt_random */
+};
+
+/* ---- hashing -------------------------------------------------------- */
+
+static uint64_t vt_seed;
+static pthread_once_t vt_seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void) { random_bytes(&vt_seed, sizeof vt_seed); }
+
+uint64_t vt_hash(const char *key, size_t len) {
+    pthread_once(&vt_seed_once, seed_init);
+    return XXH3_64bits_withSeed(key, len, vt_seed);
+}
+
+static inline size_t dir_index(const vt *t, uint32_t hhi) {
+    return t->gd ? hhi >> (32 - t->gd) : 0;
+}
+
+static inline unsigned bucket_index(uint64_t h) {
+    return (unsigned)(h & (VT_SEG_BUCKETS - 1));
+}
+
+/* ---- bucket locks and marks ----------------------------------------- */
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void bucket_lock(vt_bucket *b) {
+    unsigned spins = 0;
+    while (atomic_flag_test_and_set_explicit(&b->lock, memory_order_acquire)) {
+        if (++spins < 64) cpu_relax();
+        else sched_yield(); /* holder preempted: let it run */
+    }
+}
+
+static void bucket_unlock(vt_bucket *b) {
+    atomic_flag_clear_explicit(&b->lock, memory_order_release);
+}
+
+/* Under the lock: make the entry marks mean "captured for `epoch`". */
+static void bucket_prepare(vt_bucket *b, uint64_t epoch) {
+    if (b->marked == epoch) return;
+    uint8_t stale = (uint8_t)(epoch - 1);
+    for (unsigned i = 0; i < b->used; i++) b->slots[i].epoch = stale;
+    b->marked = epoch;
+}
+
+/* Main thread, before changing b: lock it when a save runs and b is not
+ * saved yet. Returns b when locked (caller unlocks), NULL otherwise. */
+static vt_bucket *wlock(vt *t, vt_bucket *b) {
+    uint64_t e = t->save_epoch;
+    if (!e || atomic_load_explicit(&b->version, memory_order_acquire) >= e)
+        return NULL;
+    bucket_lock(b);
+    bucket_prepare(b, e);
+    return b;
+}
+
+/* Main thread, bucket locked: hand the entry's pre-image to the save once. */
+static void capture_entry(vt *t, vt_entry *e) {
+    uint8_t m = (uint8_t)t->save_epoch;
+    if (e->epoch == m) return;
+    obj_incref(e->key);
+    obj_incref(e->val);
+    t->capture(t->capture_priv, e->key, e->val, e->expire);
+    e->epoch = m;
+}
+
+/* ---- segments and directory ----------------------------------------- */
+
+static vt_seg *seg_new(uint32_t depth, uint64_t version) {
+    vt_seg *s = xcalloc(1, sizeof *s);
+    s->depth = depth;
+    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
+        atomic_init(&s->buckets[i].version, version);
+        atomic_flag_clear(&s->buckets[i].lock);
+    }
+    return s;
+}
+
+static void seg_free_entries(vt_seg *s) {
+    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
+        vt_bucket *b = &s->buckets[i];
+        for (unsigned j = 0; j < b->used; j++) {
+            obj_decref(b->slots[j].key);
+            if (b->slots[j].val) obj_decref(b->slots[j].val);
+        }
+    }
+}
+
+/* Slots of the directory run that s (found at idx) occupies. */
+static inline size_t seg_span(const vt *t, const vt_seg *s) {
+    return (size_t)1 << (t->gd - s->depth);
+}
+
+static void dir_double(vt *t) {
+    if (t->gd >= VT_MAX_DEPTH) {
+        fprintf(stderr, "vt: directory at maximum depth %d, cannot split "
+                "(hash collisions?)\n", VT_MAX_DEPTH);
+        abort();
+    }
+    size_t n = (size_t)1 << t->gd;
+    vt_seg **nd = xmalloc(2 * n * sizeof *nd);
+    for (size_t i = 0; i < n; i++) nd[2 * i] = nd[2 * i + 1] = t->dir[i];
+    free(t->dir);
+    t->dir = nd;
+    t->gd++;
+}
+
+/* Moves the entries of ob whose hash has `bit` set into nb (same bucket
+ * index in the new segment). During a save an unsaved ob is locked and every
+ * unsaved entry that moves is captured first: nb starts out saved. */
+static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
+    vt_bucket *lk = wlock(t, ob);
+    unsigned keep = 0;
+    for (unsigned j = 0; j < ob->used; j++) {
+        vt_entry *e = &ob->slots[j];
+        if (e->hhi & bit) {
+            if (lk) capture_entry(t, e);
+            nb->slots[nb->used++] = *e;
+        } else {
+            if (keep != j) ob->slots[keep] = *e;
+            keep++;
+        }
+    }
+    for (unsigned j = keep; j < ob->used; j++)
+        memset(&ob->slots[j], 0, sizeof ob->slots[j]);
+    ob->used = (uint8_t)keep;
+    if (lk) bucket_unlock(lk);
+}
+
+/* Splits the segment at directory slot idx in two by the next hash bit.
+ * O(segment + directory when it doubles). The old segment stays where it is
+ * (the serializer may hold it); the new one is never seen by the serializer. */
+static void seg_split(vt *t, size_t idx) {
+    vt_seg *s = t->dir[idx];
+    if (s->depth == t->gd) {
+        dir_double(t);
+        idx <<= 1;
+    }
+    uint32_t d = s->depth;
+    uint32_t bit = (uint32_t)1 << (31 - d);
+    vt_seg *ns = seg_new(d + 1, t->save_epoch);
+    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++)
+        bucket_split(t, &s->buckets[i], &ns->buckets[i], bit);
+    size_t span = seg_span(t, s);
+    size_t start = idx & ~(span - 1);
+    for (size_t i = start + span / 2; i < start + span; i++) t->dir[i] = ns;
+    s->depth = ns->depth = d + 1;
+    t->nsegs++;
+}
+
+/* ---- lookup ----------------------------------------------------------- */
+
+static inline vt_entry *bucket_find(vt_bucket *b, uint32_t hhi,
+                                    const char *key, size_t len) {
+    for (unsigned i = 0; i < b->used; i++) {
+        vt_entry *e = &b->slots[i];
+        if (e->hhi == hhi && e->key->len == len &&
+            memcmp(e->key->data, key, len) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static inline vt_bucket *home_bucket(vt *t, uint64_t h, size_t *idx) {
+    *idx = dir_index(t, (uint32_t)(h >> 32));
+    return &t->dir[*idx]->buckets[bucket_index(h)];
+}
+
+vt_entry *vt_find(vt *t, const char *key, size_t len) {
+    uint64_t h = vt_hash(key, len);
+    size_t idx;
+    return bucket_find(home_bucket(t, h, &idx), (uint32_t)(h >> 32), key, len);
+}
+
+/* ---- create / free / stats ------------------------------------------- */
+
+vt *vt_create(void) {
+    vt *t = xcalloc(1, sizeof *t);
+    t->dir = xmalloc(sizeof *t->dir);
+    t->dir[0] = seg_new(0, 0);
+    t->nsegs = 1;
+    random_bytes(&t->rng, sizeof t->rng);
+    t->rng |= 1; /* xorshift state must not be 0 */
+    return t;
+}
+
+/* Calls fn once per distinct segment, in directory order. */
+static void each_seg(vt *t, void (*fn)(void *, vt_seg *), void *priv) {
+    size_t n = (size_t)1 << t->gd;
+    for (size_t i = 0; i < n; i += seg_span(t, t->dir[i])) fn(priv, t->dir[i]);
+}
+
+static void seg_drop(void *priv, vt_seg *s) {
+    (void)priv;
+    seg_free_entries(s);
+    free(s);
+}
+
+void vt_free(vt *t) {
+    if (!t) return;
+    each_seg(t, seg_drop, NULL);
+    free(t->dir);
+    free(t);
+}
+
+size_t vt_size(const vt *t) { return t->size; }
+size_t vt_expires(const vt *t) { return t->expires; }
+
+size_t vt_mem(const vt *t) {
+    return sizeof *t + t->nsegs * sizeof(vt_seg) +
+           ((size_t)1 << t->gd) * sizeof *t->dir;
+}
+
+void vt_reserve(vt *t, size_t n) {
+    if (t->size || t->save_epoch) return; /* contract: empty, no save */
+    size_t per_seg = (size_t)VT_SEG_BUCKETS * VT_RESERVE_LOAD;
+    uint32_t gd = 0;
+    while (gd < VT_RESERVE_MAX_DEPTH && ((size_t)per_seg << gd) < n) gd++;
+    if (gd <= t->gd) return;
+    each_seg(t, seg_drop, NULL);
+    free(t->dir);
+    size_t nd = (size_t)1 << gd;
+    t->dir = xmalloc(nd * sizeof *t->dir);
+    for (size_t i = 0; i < nd; i++) t->dir[i] = seg_new(gd, 0);
+    t->gd = gd;
+    t->nsegs = nd;
+}
+
+/* ---- writes ----------------------------------------------------------- */
+
+static vt_entry *bucket_add(vt *t, vt_bucket *b, uint32_t hhi,
+                            const char *key, size_t len) {
+    vt_entry *e = &b->slots[b->used];
+    e->key = obj_new_raw(key, len);
+    e->val = NULL;
+    e->expire = VT_NO_EXPIRE;
+    e->hhi = hhi;
+    e->epoch = (uint8_t)t->save_epoch; /* born saved when b is locked */
+    b->used++;
+    t->size++;
+    return e;
+}
+
+vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
+                   vt_wr *w, int *created) {
+    uint64_t h = vt_hash(key, len);
+    uint32_t hhi = (uint32_t)(h >> 32);
+    w->t = t;
+    w->b = NULL;
+    if (created) *created = 0;
+    for (;;) {
+        size_t idx;
+        vt_bucket *b = home_bucket(t, h, &idx);
+        vt_entry *e = bucket_find(b, hhi, key, len);
+        if (e) {
+            w->b = wlock(t, b);
+            if (w->b) capture_entry(t, e);
+            return e;
+        }
+        if (!create) return NULL;
+        if (b->used < VT_BUCKET_SLOTS) {
+            w->b = wlock(t, b);
+            if (created) *created = 1;
+            return bucket_add(t, b, hhi, key, len);
+        }
+        seg_split(t, idx); /* the home bucket is full: split and retry */
+    }
+}
+
+void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {
+    if (e->expire == VT_NO_EXPIRE && expire != VT_NO_EXPIRE) w->t->expires++;
+    else if (e->expire != VT_NO_EXPIRE && expire == VT_NO_EXPIRE) w->t->expires--;
+    e->expire = expire;
+}
+
+void vt_write_done(vt_wr *w) {
+    if (w->b) bucket_unlock(w->b);
+    w->b = NULL;
+}
+
+int vt_delete(vt *t, const char *key, size_t len) {
+    uint64_t h = vt_hash(key, len);
+    size_t idx;
+    vt_bucket *b = home_bucket(t, h, &idx);
+    vt_entry *e = bucket_find(b, (uint32_t)(h >> 32), key, len);
+    if (!e) return 0;
+    vt_bucket *lk = wlock(t, b);
+    if (lk) capture_entry(t, e);
+    obj *k = e->key, *v = e->val;
+    if (e->expire != VT_NO_EXPIRE) t->expires--;
+    vt_entry *last = &b->slots[b->used - 1];
+    if (e != last) *e = *last; /* keep slots packed */
+    memset(last, 0, sizeof *last);
+    b->used--;
+    if (lk) bucket_unlock(lk);
+    t->size--;
+    obj_decref(k);
+    if (v) obj_decref(v);
+    return 1;
+}
+
+/* ---- scan and random ---------------------------------------------------
+ *
+ * A SCAN cursor is (p << VT_SEG_SHIFT | bucket) where p is the 32-bit hash
+ * prefix at which the current segment starts. Segments only ever split, so a
+ * prefix that was a segment start stays one whatever splits and doublings
+ * happen. The walk visits segments in prefix order, buckets 0..63 in each.
+ * A key present throughout, with hash prefix h and bucket j: let p* be the
+ * last cursor prefix <= h; the segment starting at p* contained h at every
+ * call made at p* (it only shrinks, and the walk left p* for a prefix > h),
+ * and those calls covered buckets 0..63 in order, so bucket j was visited in
+ * a segment holding the key. A split of the current segment in between
+ * calls only makes its upper half's first buckets be visited twice. */
+
+static size_t scan_bucket(vt_bucket *b, vt_visit_fn fn, void *priv) {
+    for (unsigned i = 0; i < b->used; i++) fn(priv, &b->slots[i]);
+    return b->used;
+}
+
+uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv) {
+    uint64_t p = (cursor >> VT_SEG_SHIFT) & UINT32_MAX;
+    unsigned bi = (unsigned)(cursor & (VT_SEG_BUCKETS - 1));
+    if (count == 0) count = 1;
+    size_t max_buckets = 10 * ((count + VT_BUCKET_SLOTS - 1) / VT_BUCKET_SLOTS);
+    size_t seen = 0, visited = 0;
+    for (;;) {
+        vt_seg *s = t->dir[dir_index(t, (uint32_t)p)];
+        uint64_t span = (uint64_t)1 << (32 - s->depth);
+        p &= ~(span - 1); /* the segment's start (only differs for foreign cursors) */
+        while (bi < VT_SEG_BUCKETS) {
+            seen += scan_bucket(&s->buckets[bi++], fn, priv);
+            if (++visited >= max_buckets || seen >= count) break;
+        }
+        if (bi == VT_SEG_BUCKETS) {
+            bi = 0;
+            p += span;
+            if (p > UINT32_MAX) return 0; /* walked the last segment */
+        }
+        if (visited >= max_buckets || seen >= count)
+            return p << VT_SEG_SHIFT | bi;
+    }
+}
+
+static uint64_t rng_next(vt *t) {
+    uint64_t x = t->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return t->rng = x;
+}
+
+/* Walks every bucket from a random place until a non-empty one: a table
+ * made sparse by deletions still answers (O(table) at worst, as Redis). */
+static vt_entry *random_walk(vt *t, uint64_t r) {
+    size_t n = (size_t)1 << t->gd;
+    size_t idx = r & (n - 1);
+    for (size_t k = 0; k <= n; k++) {
+        vt_seg *s = t->dir[(idx + k) & (n - 1)];
+        for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
+            vt_bucket *b = &s->buckets[(i + (r >> 32)) & (VT_SEG_BUCKETS - 1)];
+            if (b->used) return &b->slots[(r >> 40) % b->used];
+        }
+    }
+    return NULL; /* unreachable when size > 0 */
+}
+
+vt_entry *vt_random(vt *t) {
+    if (!t->size) return NULL;
+    size_t mask = ((size_t)1 << t->gd) - 1;
+    for (int tries = 0; tries < 64; tries++) {
+        uint64_t r = rng_next(t);
+        vt_seg *s = t->dir[r & mask];
+        vt_bucket *b = &s->buckets[(r >> 32) & (VT_SEG_BUCKETS - 1)];
+        if (b->used) return &b->slots[(r >> 40) % b->used];
+    }
+    return random_walk(t, rng_next(t));
+}
+
+/* ---- save --------------------------------------------------------------- */
+
+typedef struct seg_list {
+    vt_seg **v;
+    size_t n;
+} seg_list;
+
+static void seg_collect(void *priv, vt_seg *s) {
+    seg_list *l = priv;
+    l->v[l->n++] = s;
+}
+
+void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,
+                   vt_seg ***segs, size_t *nsegs) {
+    if (epoch <= t->last_epoch || !fn) {
+        fprintf(stderr, "vt_save_begin: epoch %llu not above %llu or no callback\n",
+                (unsigned long long)epoch, (unsigned long long)t->last_epoch);
+        abort();
+    }
+    seg_list l = { xmalloc(t->nsegs * sizeof *l.v), 0 };
+    each_seg(t, seg_collect, &l);
+    t->last_epoch = epoch;
+    t->save_epoch = epoch;
+    t->capture = fn;
+    t->capture_priv = priv;
+    *segs = l.v;
+    *nsegs = l.n;
+}
+
+void vt_save_end(vt *t) {
+    t->save_epoch = 0;
+    t->capture = NULL;
+    t->capture_priv = NULL;
+}
+
+vt_bucket *vt_seg_bucket(vt_seg *s, unsigned i) { return &s->buckets[i]; }
+
+size_t vt_capture_bucket(vt_bucket *b, uint64_t epoch, vt_captured *out) {
+    if (atomic_load_explicit(&b->version, memory_order_acquire) >= epoch) return 0;
+    bucket_lock(b);
+    bucket_prepare(b, epoch);
+    uint8_t m = (uint8_t)epoch;
+    size_t n = 0;
+    for (unsigned i = 0; i < b->used; i++) {
+        vt_entry *e = &b->slots[i];
+        if (e->epoch == m) continue;
+        obj_incref(e->key);
+        obj_incref(e->val);
+        out[n++] = (vt_captured){ e->key, e->val, e->expire };
+        e->epoch = m;
+    }
+    atomic_store_explicit(&b->version, epoch, memory_order_release);
+    bucket_unlock(b);
+    return n;
+}

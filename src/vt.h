@@ -1,0 +1,154 @@
+/* vt: the versioned hash table, one per database.
+ *
+ * The keyspace of verso. A table that the snapshot serializer thread can walk
+ * while the main thread keeps changing it, without the main thread waiting for
+ * the serializer (beyond one bucket's short lock) and without copying the
+ * dataset. See doc/design.md for the diagram; the protocol in short:
+ *
+ *   Shape: extendible hashing. A directory of 2^global_depth pointers to
+ *   segments; each segment has VT_SEG_BUCKETS buckets of VT_BUCKET_SLOTS
+ *   entries. The top bits of a key's 64-bit hash pick the directory slot, the
+ *   low bits pick the bucket. A full bucket splits its segment in two (the
+ *   directory doubles when needed): no step ever costs O(dataset). Entries
+ *   keep their bucket index across a split, so a split moves entries from
+ *   bucket i of the old segment to bucket i of the new one.
+ *
+ *   Save epoch E (vt_save_begin .. vt_save_end): every bucket carries an
+ *   atomic `version` ("all entries here are saved for epochs <= version") and
+ *   every entry a one-byte epoch mark valid only under the bucket lock.
+ *   - The serializer, for each bucket with version < E: lock, take a
+ *     reference to every entry not yet marked for E, mark them, set
+ *     version = E, unlock (vt_capture_bucket), then encode outside the lock.
+ *   - The main thread, before it changes a bucket with version < E (insert,
+ *     overwrite, delete, expire change, split), locks it; if the entry it is
+ *     about to change is not yet marked for E it hands the entry's current
+ *     key/value/expire to the capture callback (the serializer's priority
+ *     queue) and marks it. Buckets at version >= E belong to the main thread
+ *     alone: no lock, one atomic load.
+ *   - A key created during the save is marked E at birth: not in the snapshot.
+ *   Every key that existed at E is therefore written exactly once, with its
+ *   value at E. Segments are never freed while a save runs.
+ *
+ * Threads: everything here is main thread only, except vt_capture_bucket and
+ * vt_seg_bucket, which the serializer calls on segments it got from
+ * vt_save_begin. Reads by the main thread (vt_find, vt_scan, vt_random) take
+ * no lock: the serializer never changes a key, value or expire; it only marks
+ * entries (under the lock) and takes references (atomic refcounts). */
+#ifndef VERSO_VT_H
+#define VERSO_VT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "obj.h"
+
+#define VT_BUCKET_SLOTS 14
+#define VT_SEG_BUCKETS 64
+#define VT_NO_EXPIRE INT64_C(-1)
+
+typedef struct vt_entry {
+    obj *key;        /* NULL: free slot. Main thread writes (under lock when
+                        the bucket's version < save epoch) */
+    obj *val;        /* as key */
+    int64_t expire;  /* unix time in ms, VT_NO_EXPIRE for none; as key */
+    uint32_t hhi;    /* top 32 bits of the key's hash (directory + splits) */
+    uint8_t epoch;   /* under bucket lock: low byte of the save epoch this
+                        entry was captured (or created) for */
+} vt_entry;
+
+typedef struct vt_bucket {
+    _Atomic uint64_t version; /* atomic: saved for every epoch <= version */
+    uint64_t marked;          /* under lock: epoch for which entry marks are
+                                 meaningful; other marks are stale */
+    atomic_flag lock;         /* spinlock, held for a few entries' work */
+    uint8_t used;             /* slots in use; under lock while version < E */
+    vt_entry slots[VT_BUCKET_SLOTS];
+} vt_bucket;
+
+typedef struct vt_seg vt_seg;
+typedef struct vt vt;
+
+/* Called on the main thread, with the bucket lock held, to hand over the
+ * pre-image of an entry the main thread is about to change during a save.
+ * The callee receives one reference each to key and val (it must drop them)
+ * and must not call back into the table. */
+typedef void (*vt_capture_fn)(void *priv, obj *key, obj *val, int64_t expire);
+
+/* One entry captured by the serializer: references it owns. */
+typedef struct vt_captured {
+    obj *key;
+    obj *val;
+    int64_t expire;
+} vt_captured;
+
+/* ---- main thread ---------------------------------------------------- */
+
+vt *vt_create(void);
+/* Frees the table and drops its references. Not while a save uses it. */
+void vt_free(vt *t);
+size_t vt_size(const vt *t);
+/* Keys with an expire set (maintained by vt_set_expire and deletions). */
+size_t vt_expires(const vt *t);
+/* Approximate bytes used by the table structure (not the objects). */
+size_t vt_mem(const vt *t);
+uint64_t vt_hash(const char *key, size_t len);
+/* Pre-sizes the table for n keys (restore uses RESIZEDB), so that loading
+ * them splits no segment (almost surely: it aims at 2 to 4 keys per 14-slot
+ * bucket, see vt.c). Only on an empty table, outside a save. */
+void vt_reserve(vt *t, size_t n);
+
+/* Read-only lookup; NULL when absent. The entry stays valid until the next
+ * change to the table. No expiry logic here: see db.h. */
+vt_entry *vt_find(vt *t, const char *key, size_t len);
+
+/* Write access to one key. Returns the entry, creating it when `create`
+ * (key set, val NULL, expire VT_NO_EXPIRE; *created = 1) or NULL when absent
+ * and !create. When a save is running, the entry's pre-image has been handed
+ * to the capture callback and its bucket is locked until vt_write_done: in
+ * between the caller may set e->val (dropping the old reference), but must
+ * change the expire only through vt_set_expire, must not call into the table
+ * otherwise, and must not leave a created entry with val == NULL. */
+typedef struct vt_wr {
+    vt *t;
+    vt_bucket *b;  /* locked bucket, or NULL */
+} vt_wr;
+vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
+                   vt_wr *w, int *created);
+void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire);
+void vt_write_done(vt_wr *w);
+
+/* Deletes a key (capturing it first during a save); 1 if it existed. */
+int vt_delete(vt *t, const char *key, size_t len);
+
+/* Cursor walk as Redis's SCAN: a key present from the first call to the last
+ * is visited at least once, whatever splits happen between calls; a key may
+ * be visited twice. Calls fn for every entry of whole buckets until about
+ * `count` entries were visited (or 10 * count slots' worth of buckets, so a
+ * sparse table costs bounded work per call), returns the next cursor, 0 when
+ * the walk is complete. fn must not change the table. */
+typedef void (*vt_visit_fn)(void *priv, vt_entry *e);
+uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv);
+/* A random entry (NULL if empty). Not uniform, as Redis's RANDOMKEY. */
+vt_entry *vt_random(vt *t);
+
+/* Start a save at epoch E (greater than any epoch used before on this
+ * table): records the capture callback and returns, in *segs / *nsegs, a
+ * new array (caller frees) of the table's distinct segments. O(#segments).
+ * Until vt_save_end, no segment of the table is freed. */
+void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,
+                   vt_seg ***segs, size_t *nsegs);
+/* The save ended (done or aborted) and the serializer no longer touches the
+ * segments: the main thread stops locking and capturing. */
+void vt_save_end(vt *t);
+
+/* ---- serializer thread ---------------------------------------------- */
+
+vt_bucket *vt_seg_bucket(vt_seg *s, unsigned i);
+/* Captures every entry of the bucket not yet saved for `epoch` into out
+ * (room for VT_BUCKET_SLOTS), taking a reference to key and value, and sets
+ * the bucket's version to `epoch`. Returns how many were captured (0 when
+ * the bucket was already saved). Holds the bucket lock only inside. */
+size_t vt_capture_bucket(vt_bucket *b, uint64_t epoch, vt_captured *out);
+
+#endif

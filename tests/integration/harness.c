@@ -1,0 +1,885 @@
+/* harness: runs a real server process for the integration tests, and the
+ * reply assertions they share. See harness.h for the contract.
+ *
+ * Processes: every process started here (servers, redis-cli...) gets
+ * PR_SET_PDEATHSIG=SIGKILL, all inherited descriptors above stderr closed
+ * (so a test closing a socket really closes it), and SIGPIPE back to its
+ * default. Files: one base dir per test program (h_main), one sub-dir per
+ * server. */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define START_TIMEOUT_MS 10000
+#define STOP_TIMEOUT_MS 10000
+#define START_ATTEMPTS 8
+#define PORT_LO 20000
+#define PORT_HI 32000 /* below the kernel's ephemeral range */
+
+srv *h_srv;
+redisContext *h_c;
+static char h_base[1024];
+
+/* ------------------------------------------------------------------ misc */
+
+static void h_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+
+static void h_fail(const char *file, int line, const char *fmt, ...)
+{
+    char msg[3000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    _ck_assert_failed(file, line, "Failed", "%s", msg);
+}
+
+#define FAIL(...) h_fail(__FILE__, __LINE__, __VA_ARGS__)
+
+long long h_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void h_sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    if (f) {
+        size_t n;
+        while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+            len += n;
+            if (cap - len - 1 == 0) {
+                cap *= 2;
+                buf = realloc(buf, cap);
+                ck_assert_ptr_nonnull(buf);
+            }
+        }
+        fclose(f);
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+                    struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+    if (dir[0])
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void ensure_base(void)
+{
+    if (h_base[0])
+        return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(h_base, sizeof h_base, "%s/verso-itest.XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(h_base))
+        FAIL("mkdtemp %s: %s", h_base, strerror(errno));
+}
+
+/* In a freshly forked child: die with the parent, keep no descriptor of
+ * the test, default SIGPIPE, output to out_path, stdin from in_fd. */
+static void child_setup(pid_t parent, const char *out_path, int in_fd)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    signal(SIGPIPE, SIG_DFL);
+    int out = open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (in_fd < 0)
+        in_fd = open("/dev/null", O_RDONLY);
+    if (out < 0 || in_fd < 0)
+        _exit(127);
+    dup2(in_fd, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0) == 0)
+        return;
+#endif
+    for (int fd = 3; fd < 65536; fd++)
+        close(fd);
+}
+
+/* Waits up to timeout_ms for pid; returns 1 and *status when it exited. */
+static int wait_pid(pid_t pid, int *status, int timeout_ms)
+{
+    long long deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 1; /* not our child any more: treat as gone */
+        if (h_now_ms() >= deadline)
+            return 0;
+        h_sleep_ms(10);
+    }
+}
+
+/* ----------------------------------------------------------- the binary */
+
+const char *srv_binary(void)
+{
+    static char path[PATH_MAX];
+    if (path[0])
+        return path;
+    const char *env = getenv("VERSO_SERVER");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+        return path;
+    }
+#ifdef VERSO_SERVER_PATH
+    snprintf(path, sizeof path, "%s", VERSO_SERVER_PATH);
+#else
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        n = 0;
+    exe[n] = '\0';
+    snprintf(path, sizeof path, "%s/../../src/verso-server", dirname(exe));
+#endif
+    return path;
+}
+
+int srv_is_reference(void)
+{
+    const char *p = srv_binary();
+    const char *base = strrchr(p, '/');
+    return strcmp(base ? base + 1 : p, "redis-server") == 0;
+}
+
+/* ------------------------------------------------------------- starting */
+
+/* Splits s on blanks into argv (strdup'd); '...' and "..." group, so ""
+ * is an empty argument. Returns the count. */
+static int split_args(const char *s, char **argv, int max)
+{
+    int n = 0;
+    while (s && *s) {
+        while (*s == ' ' || *s == '\t' || *s == '\n')
+            s++;
+        if (!*s)
+            break;
+        char word[4096];
+        size_t len = 0;
+        char quote = 0;
+        for (; *s && (quote || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+            if (!quote && (*s == '"' || *s == '\'')) {
+                quote = *s;
+            } else if (quote && *s == quote) {
+                quote = 0;
+            } else if (len < sizeof word - 1) {
+                word[len++] = *s;
+            }
+        }
+        word[len] = '\0';
+        if (n < max)
+            argv[n++] = strdup(word);
+    }
+    return n;
+}
+
+static int pick_port(void)
+{
+    static int seeded;
+    if (!seeded) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        srand((unsigned)(getpid() ^ ts.tv_nsec));
+        seeded = 1;
+    }
+    for (int tries = 0; tries < 200; tries++) {
+        int port = PORT_LO + rand() % (PORT_HI - PORT_LO);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        int one = 1;
+        struct sockaddr_in sa = { .sin_family = AF_INET,
+                                  .sin_port = htons((uint16_t)port) };
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+        close(fd);
+        if (ok)
+            return port;
+    }
+    FAIL("no free port found in %d-%d", PORT_LO, PORT_HI);
+}
+
+static void log_tail(const char *path, char *out, size_t cap)
+{
+    char *all = read_file(path);
+    size_t len = strlen(all);
+    size_t keep = cap > 1 ? cap - 1 : 0;
+    snprintf(out, cap, "%s", len > keep ? all + len - keep : all);
+    free(all);
+}
+
+static pid_t spawn(char **argv, const char *out_path)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        FAIL("fork: %s", strerror(errno));
+    if (pid == 0) {
+        child_setup(parent, out_path, -1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+/* 0: answers PING; 1: exited early; -1: timeout. */
+static int wait_ready(srv *s)
+{
+    long long deadline = h_now_ms() + START_TIMEOUT_MS;
+    while (h_now_ms() < deadline) {
+        if (waitpid(s->pid, &s->exit_status, WNOHANG) == s->pid) {
+            s->pid = -1;
+            return 1;
+        }
+        struct timeval tv = { 0, 200000 };
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+        if (c && !c->err) {
+            struct timeval rtv = { 2, 0 };
+            redisSetTimeout(c, rtv);
+            redisReply *r = redisCommand(c, "PING");
+            int up = r != NULL;
+            freeReplyObject(r);
+            redisFree(c);
+            if (up && waitpid(s->pid, &s->exit_status, WNOHANG) == 0)
+                return 0;
+        } else {
+            redisFree(c);
+        }
+        h_sleep_ms(20);
+    }
+    return -1;
+}
+
+static int addr_in_use(const char *log)
+{
+    char *all = read_file(log);
+    int yes = strstr(all, "in use") != NULL || strstr(all, "EADDRINUSE");
+    free(all);
+    return yes;
+}
+
+static srv *start_with(const char *conf_text, const char *extra)
+{
+    ensure_base();
+    srv *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    snprintf(s->dir, sizeof s->dir, "%s/srv.XXXXXX", h_base);
+    if (!mkdtemp(s->dir))
+        FAIL("mkdtemp %s: %s", s->dir, strerror(errno));
+    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+    char conf_path[PATH_MAX + 16];
+    snprintf(conf_path, sizeof conf_path, "%s/server.conf", s->dir);
+    if (conf_text) {
+        FILE *f = fopen(conf_path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(conf_text, f);
+        fclose(f);
+    }
+    for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+        char *argv[64];
+        int argc = 0;
+        argv[argc++] = strdup(srv_binary());
+        if (conf_text)
+            argv[argc++] = strdup(conf_path);
+        s->port = pick_port();
+        char base_args[PATH_MAX + 128];
+        snprintf(base_args, sizeof base_args,
+                 "--port %d --bind 127.0.0.1 --dir '%s' --save ''%s",
+                 s->port, s->dir,
+                 srv_is_reference() ? " --enable-debug-command local" : "");
+        argc += split_args(base_args, argv + argc, 60 - argc);
+        argc += split_args(extra, argv + argc, 60 - argc);
+        argv[argc] = NULL;
+        s->pid = spawn(argv, s->log);
+        for (int i = 0; i < argc; i++)
+            free(argv[i]);
+        int r = wait_ready(s);
+        if (r == 0)
+            return s;
+        if (r == 1 && addr_in_use(s->log))
+            continue; /* lost a race for the port: try another */
+        char tail[1500];
+        log_tail(s->log, tail, sizeof tail);
+        if (r < 0)
+            srv_kill9(s);
+        FAIL("server %s (port %d) %s; log tail:\n%s", srv_binary(), s->port,
+             r < 0 ? "did not answer PING within 10 s" : "exited at startup",
+             tail);
+    }
+    FAIL("server could not get a free port in %d attempts", START_ATTEMPTS);
+}
+
+srv *srv_start(const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    if (extra_fmt) {
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
+    return start_with(NULL, extra);
+}
+
+srv *srv_start_conf(const char *conf_text, const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    if (extra_fmt) {
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
+    return start_with(conf_text, extra);
+}
+
+/* ------------------------------------------------------------- stopping */
+
+int srv_wait_exit(srv *s, int timeout_ms)
+{
+    if (s->pid <= 0)
+        return 1;
+    if (!wait_pid(s->pid, &s->exit_status, timeout_ms))
+        return 0;
+    s->pid = -1;
+    return 1;
+}
+
+void srv_kill9(srv *s)
+{
+    if (s->pid <= 0)
+        return;
+    kill(s->pid, SIGKILL);
+    wait_pid(s->pid, &s->exit_status, STOP_TIMEOUT_MS);
+    s->pid = -1;
+}
+
+void srv_stop(srv *s)
+{
+    if (!s)
+        return;
+    const char *problem = NULL;
+    if (s->pid > 0) {
+        kill(s->pid, SIGTERM);
+        if (!srv_wait_exit(s, STOP_TIMEOUT_MS)) {
+            problem = "did not exit within 10 s of SIGTERM";
+            srv_kill9(s);
+        } else if (!WIFEXITED(s->exit_status) ||
+                   WEXITSTATUS(s->exit_status) != 0) {
+            problem = "did not exit with status 0 on SIGTERM";
+        }
+    }
+    char tail[1500] = "";
+    int status = s->exit_status;
+    if (problem)
+        log_tail(s->log, tail, sizeof tail);
+    rm_tree(s->dir);
+    free(s);
+    if (problem)
+        FAIL("server %s (wait status 0x%x); log tail:\n%s", problem, status,
+             tail);
+}
+
+char *srv_log_read(const srv *s)
+{
+    return read_file(s->log);
+}
+
+int srv_log_wait(const srv *s, const char *needle, int timeout_ms)
+{
+    long long deadline = h_now_ms() + timeout_ms;
+    for (;;) {
+        char *all = read_file(s->log);
+        int found = strstr(all, needle) != NULL;
+        free(all);
+        if (found)
+            return 1;
+        if (h_now_ms() >= deadline)
+            return 0;
+        h_sleep_ms(20);
+    }
+}
+
+int srv_run_bad(const char *conf_text, const char *args, char **out,
+                int timeout_ms)
+{
+    ensure_base();
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/bad.XXXXXX", h_base);
+    if (!mkdtemp(dir))
+        FAIL("mkdtemp %s: %s", dir, strerror(errno));
+    char conf_path[PATH_MAX + 16], out_path[PATH_MAX + 16];
+    snprintf(conf_path, sizeof conf_path, "%s/server.conf", dir);
+    snprintf(out_path, sizeof out_path, "%s/out.log", dir);
+    FILE *f = fopen(conf_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(conf_text, f);
+    fclose(f);
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = strdup(srv_binary());
+    argv[argc++] = strdup(conf_path);
+    argc += split_args(args, argv + argc, 62 - argc);
+    argv[argc] = NULL;
+    pid_t pid = spawn(argv, out_path);
+    for (int i = 0; i < argc; i++)
+        free(argv[i]);
+    int status;
+    if (!wait_pid(pid, &status, timeout_ms)) {
+        kill(pid, SIGKILL);
+        wait_pid(pid, &status, STOP_TIMEOUT_MS);
+        status = -1;
+    }
+    *out = read_file(out_path);
+    rm_tree(dir);
+    return status;
+}
+
+int h_run(const char *stdin_text, char **out, int timeout_ms,
+          const char *const argv[])
+{
+    ensure_base();
+    char out_path[PATH_MAX + 32];
+    snprintf(out_path, sizeof out_path, "%s/run.%d.XXXXXX", h_base,
+             (int)getpid());
+    int tmpfd = mkstemp(out_path);
+    if (tmpfd < 0)
+        FAIL("mkstemp: %s", strerror(errno));
+    close(tmpfd);
+    int in[2] = { -1, -1 };
+    if (stdin_text && pipe(in) != 0)
+        FAIL("pipe: %s", strerror(errno));
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        FAIL("fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (stdin_text)
+            close(in[1]);
+        child_setup(parent, out_path, stdin_text ? in[0] : -1);
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "harness: exec %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (stdin_text) {
+        close(in[0]);
+        size_t len = strlen(stdin_text);
+        if (write(in[1], stdin_text, len) != (ssize_t)len)
+            FAIL("writing stdin of %s: %s", argv[0], strerror(errno));
+        close(in[1]);
+    }
+    int status;
+    if (!wait_pid(pid, &status, timeout_ms)) {
+        kill(pid, SIGKILL);
+        wait_pid(pid, &status, STOP_TIMEOUT_MS);
+        status = -1;
+    }
+    *out = read_file(out_path);
+    unlink(out_path);
+    return status;
+}
+
+/* ---------------------------------------------------------- connections */
+
+redisContext *srv_connect(const srv *s)
+{
+    struct timeval tv = { 5, 0 };
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
+    if (!c || c->err)
+        FAIL("connect to port %d: %s", s->port, c ? c->errstr : "no memory");
+    struct timeval rtv = { 20, 0 };
+    redisSetTimeout(c, rtv);
+    return c;
+}
+
+int raw_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+        FAIL("raw connect to port %d: %s", port, strerror(errno));
+    return fd;
+}
+
+int raw_send(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        struct pollfd pfd = { fd, POLLOUT, 0 };
+        if (poll(&pfd, 1, 10000) <= 0)
+            return -1;
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int raw_send_str(int fd, const char *s)
+{
+    return raw_send(fd, s, strlen(s));
+}
+
+size_t raw_read(int fd, char *buf, size_t cap, size_t want, int timeout_ms,
+                int *closed)
+{
+    long long deadline = h_now_ms() + timeout_ms;
+    size_t got = 0;
+    *closed = 0;
+    while (got < want && got + 1 < cap) {
+        long long left = deadline - h_now_ms();
+        struct pollfd pfd = { fd, POLLIN, 0 };
+        if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+            break;
+        ssize_t n = recv(fd, buf + got, cap - 1 - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            *closed = 1;
+            break;
+        }
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return got;
+}
+
+int raw_wait_closed(int fd, int timeout_ms, size_t *total)
+{
+    long long deadline = h_now_ms() + timeout_ms;
+    char buf[65536];
+    size_t sum = 0;
+    int closed = 0;
+    while (!closed) {
+        long long left = deadline - h_now_ms();
+        struct pollfd pfd = { fd, POLLIN, 0 };
+        if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+            break;
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            closed = 1;
+        else
+            sum += (size_t)n;
+    }
+    if (total)
+        *total = sum;
+    return closed;
+}
+
+/* --------------------------------------------------------------- replies */
+
+const char *h_reply_str(const redisReply *r, char *buf, size_t cap)
+{
+    if (!r) {
+        snprintf(buf, cap, "no reply");
+        return buf;
+    }
+    switch (r->type) {
+    case REDIS_REPLY_STATUS: snprintf(buf, cap, "status '%.200s'", r->str); break;
+    case REDIS_REPLY_ERROR: snprintf(buf, cap, "error '%.300s'", r->str); break;
+    case REDIS_REPLY_STRING: snprintf(buf, cap, "bulk '%.200s'", r->str); break;
+    case REDIS_REPLY_INTEGER: snprintf(buf, cap, "int %lld", r->integer); break;
+    case REDIS_REPLY_NIL: snprintf(buf, cap, "nil"); break;
+    case REDIS_REPLY_ARRAY: snprintf(buf, cap, "array[%zu]", r->elements); break;
+    default: snprintf(buf, cap, "type %d", r->type); break;
+    }
+    return buf;
+}
+
+/* The command as text ("SET k v"), from the hiredis format and args. */
+static void describe_cmd(char *out, size_t cap, const char *fmt, va_list ap)
+{
+    char *resp = NULL;
+    va_list cp;
+    va_copy(cp, ap);
+    int len = redisvFormatCommand(&resp, fmt, cp);
+    va_end(cp);
+    snprintf(out, cap, "%s", fmt);
+    if (len <= 0 || !resp)
+        return;
+    size_t o = 0;
+    char *p = strchr(resp, '\n');
+    while (p && p + 1 < resp + len && p[1] == '$' && o + 2 < cap) {
+        long alen = strtol(p + 2, &p, 10);
+        p += 2; /* \r\n */
+        int quote = alen == 0 || memchr(p, ' ', (size_t)alen) != NULL;
+        int n = snprintf(out + o, cap - o, "%s%s%.*s%s", o ? " " : "",
+                         quote ? "'" : "", (int)(alen > 60 ? 60 : alen), p,
+                         quote ? "'" : "");
+        o += n > 0 ? (size_t)n : 0;
+        if (o >= cap)
+            break;
+        p += alen + 1; /* to the \n after the data */
+    }
+    free(resp);
+}
+
+static redisReply *vcmd(const char *file, int line, redisContext *c,
+                        char *desc, size_t dcap, const char *fmt, va_list ap)
+{
+    describe_cmd(desc, dcap, fmt, ap);
+    redisReply *r = redisvCommand(c, fmt, ap);
+    if (!r)
+        h_fail(file, line, "%s: no reply (%s)", desc,
+               c->err ? c->errstr : "?");
+    return r;
+}
+
+redisReply *h_cmd(const char *file, int line, redisContext *c,
+                  const char *fmt, ...)
+{
+    char desc[512];
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = vcmd(file, line, c, desc, sizeof desc, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* Each expect_* below: send, compare, fail with both sides shown. */
+#define EXPECT_BEGIN                                                   \
+    char desc[512], got[512];                                          \
+    va_list ap;                                                        \
+    va_start(ap, fmt);                                                 \
+    redisReply *r = vcmd(file, line, c, desc, sizeof desc, fmt, ap);   \
+    va_end(ap);                                                        \
+    h_reply_str(r, got, sizeof got)
+
+void h_expect_status(const char *file, int line, redisContext *c,
+                     const char *want, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_STATUS && strcmp(r->str, want) == 0;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want status '%s', got %s", desc, want, got);
+}
+
+void h_expect_int(const char *file, int line, redisContext *c,
+                  long long want, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_INTEGER && r->integer == want;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want int %lld, got %s", desc, want, got);
+}
+
+void h_expect_int_range(const char *file, int line, redisContext *c,
+                        long long lo, long long hi, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_INTEGER && r->integer >= lo &&
+             r->integer <= hi;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want int in [%lld, %lld], got %s", desc, lo,
+               hi, got);
+}
+
+void h_expect_bulk(const char *file, int line, redisContext *c,
+                   const char *want, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_STRING && r->len == strlen(want) &&
+             memcmp(r->str, want, r->len) == 0;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want bulk '%.200s', got %s", desc, want, got);
+}
+
+void h_expect_nil(const char *file, int line, redisContext *c,
+                  const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_NIL;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want nil, got %s", desc, got);
+}
+
+void h_expect_error(const char *file, int line, redisContext *c,
+                    const char *want, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_ERROR && strcmp(r->str, want) == 0;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want error '%s', got %s", desc, want, got);
+}
+
+void h_expect_error_prefix(const char *file, int line, redisContext *c,
+                           const char *prefix, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_ERROR &&
+             strncmp(r->str, prefix, strlen(prefix)) == 0;
+    freeReplyObject(r);
+    if (!ok)
+        h_fail(file, line, "%s: want error starting '%s', got %s", desc,
+               prefix, got);
+}
+
+redisReply *h_expect_array(const char *file, int line, redisContext *c,
+                           long n, const char *fmt, ...)
+{
+    EXPECT_BEGIN;
+    int ok = r->type == REDIS_REPLY_ARRAY && (n < 0 || r->elements == (size_t)n);
+    if (!ok) {
+        freeReplyObject(r);
+        h_fail(file, line, "%s: want array[%ld], got %s", desc, n, got);
+    }
+    return r;
+}
+
+void h_check_bulk(const char *file, int line, const redisReply *r,
+                  const char *want)
+{
+    char got[512];
+    if (!r || r->type != REDIS_REPLY_STRING || r->len != strlen(want) ||
+        memcmp(r->str, want, r->len) != 0)
+        h_fail(file, line, "want bulk '%.200s', got %s", want,
+               h_reply_str(r, got, sizeof got));
+}
+
+void h_check_int(const char *file, int line, const redisReply *r,
+                 long long want)
+{
+    char got[512];
+    if (!r || r->type != REDIS_REPLY_INTEGER || r->integer != want)
+        h_fail(file, line, "want int %lld, got %s", want,
+               h_reply_str(r, got, sizeof got));
+}
+
+void h_check_nil(const char *file, int line, const redisReply *r)
+{
+    char got[512];
+    if (!r || r->type != REDIS_REPLY_NIL)
+        h_fail(file, line, "want nil, got %s", h_reply_str(r, got, sizeof got));
+}
+
+/* ------------------------------------------------------------------ INFO */
+
+char *h_info(redisContext *c, const char *section)
+{
+    redisReply *r = section ? cmd(c, "INFO %s", section) : cmd(c, "INFO");
+    char got[512];
+    if (r->type != REDIS_REPLY_STRING) {
+        h_reply_str(r, got, sizeof got);
+        freeReplyObject(r);
+        FAIL("INFO %s: want bulk, got %s", section ? section : "", got);
+    }
+    char *s = strdup(r->str);
+    freeReplyObject(r);
+    return s;
+}
+
+int h_info_field(const char *info, const char *field, char *buf, size_t cap)
+{
+    size_t flen = strlen(field);
+    for (const char *p = info; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        if (strncmp(p, field, flen) == 0 && p[flen] == ':') {
+            const char *v = p + flen + 1;
+            size_t n = strcspn(v, "\r\n");
+            snprintf(buf, cap, "%.*s", (int)n, v);
+            return 1;
+        }
+    }
+    if (cap)
+        buf[0] = '\0';
+    return 0;
+}
+
+long long h_info_int(redisContext *c, const char *section, const char *field)
+{
+    char *info = h_info(c, section);
+    char v[128];
+    int found = h_info_field(info, field, v, sizeof v);
+    free(info);
+    if (!found)
+        FAIL("INFO %s has no field '%s'", section ? section : "", field);
+    return strtoll(v, NULL, 10);
+}
+
+/* --------------------------------------------------------------- fixture */
+
+void h_setup(void)
+{
+    h_srv = srv_start(NULL);
+    h_c = srv_connect(h_srv);
+}
+
+void h_teardown(void)
+{
+    if (h_c)
+        redisFree(h_c);
+    h_c = NULL;
+    srv_stop(h_srv);
+    h_srv = NULL;
+}
+
+int h_main(Suite *s)
+{
+    signal(SIGPIPE, SIG_IGN);
+    ensure_base();
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    rm_tree(h_base);
+    return failed == 0 ? 0 : 1;
+}

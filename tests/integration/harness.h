@@ -1,0 +1,164 @@
+/* harness: start a real server binary and talk to it, for the integration
+ * tests (Check programs under tests/integration/).
+ *
+ * Which binary: $VERSO_SERVER if set, else VERSO_SERVER_PATH (a macro the
+ * build defines, e.g. -DVERSO_SERVER_PATH="$(abs_top_builddir)/src/verso-server"),
+ * else ../../src/verso-server next to the test program itself. Pointing
+ * VERSO_SERVER at Redis's own redis-server runs the same tests against the
+ * reference; srv_is_reference() tells a test which one it faces, for the
+ * very few places where verso deliberately differs (HELLO 3).
+ *
+ * Every server runs in a fresh directory under one per-program base dir, on a
+ * free port of 127.0.0.1, with its stdout/stderr in <dir>/server.log. A
+ * server dies with the test process that started it (PR_SET_PDEATHSIG), so a
+ * failing or timed-out test leaves no process behind; h_main() removes the
+ * base dir when the program ends.
+ *
+ * The expect_* macros send one command (hiredis printf-like format) and fail
+ * the test, at the caller's file and line, unless the reply is exactly what
+ * is named. */
+#ifndef VERSO_HARNESS_H
+#define VERSO_HARNESS_H
+
+#include <check.h>
+#include <hiredis/hiredis.h>
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct srv {
+    pid_t pid;            /* -1 once reaped */
+    int port;
+    int exit_status;      /* waitpid status once reaped */
+    char dir[2048];       /* the server's --dir, removed by srv_stop */
+    char log[PATH_MAX];   /* <dir>/server.log: the server's stdout+stderr */
+} srv;
+
+/* ---- the binary ---- */
+const char *srv_binary(void);
+int srv_is_reference(void);          /* binary is Redis's redis-server */
+
+/* ---- lifecycle ---- */
+/* Starts the server with "--port N --bind 127.0.0.1 --dir D --save ''" plus
+ * extra arguments (printf format, then split on blanks; '...' and "..." group,
+ * so "--requirepass 'a b'" is two arguments; NULL for none). Waits until it
+ * answers PING (any reply, even NOAUTH), 10 s at most; fails the test with
+ * the tail of its log otherwise. */
+srv *srv_start(const char *extra_fmt, ...);
+/* Same, with a config file (conf_text written to <dir>/server.conf) as the
+ * first argument, as redis-server takes it. */
+srv *srv_start_conf(const char *conf_text, const char *extra_fmt, ...);
+/* SIGTERM, wait up to 10 s, then SIGKILL; removes the dir; frees s. */
+void srv_stop(srv *s);
+/* SIGKILL and reap (dir and struct stay until srv_stop). */
+void srv_kill9(srv *s);
+/* Waits up to timeout_ms for the server to exit on its own. Returns 1 if it
+ * exited (s->exit_status holds the waitpid status), 0 if still running. */
+int srv_wait_exit(srv *s, int timeout_ms);
+/* Reads the whole log (malloc'd, NUL-terminated; "" if none). */
+char *srv_log_read(const srv *s);
+/* Polls the log up to timeout_ms for needle. */
+int srv_log_wait(const srv *s, const char *needle, int timeout_ms);
+
+/* Runs the server binary with a config file and arguments expected to make
+ * it fail; waits up to timeout_ms. Returns the waitpid status (or -1 on
+ * timeout, the process then killed) and stores stdout+stderr in *out
+ * (malloc'd). */
+int srv_run_bad(const char *conf_text, const char *args, char **out,
+                int timeout_ms);
+
+/* ---- connections ---- */
+redisContext *srv_connect(const srv *s);   /* fails the test on error */
+/* Raw TCP socket to the server (blocking), for protocol tests. */
+int raw_connect(int port);
+/* 0 when all was sent, -1 when the peer closed or 10 s passed blocked. */
+int raw_send(int fd, const void *buf, size_t len);
+int raw_send_str(int fd, const char *s);
+/* Reads until `want` bytes arrived, the peer closed, or timeout_ms passed
+ * in all; returns the bytes read into buf (NUL-terminated, cap counts the
+ * NUL); *closed is set to 1 if the peer closed (EOF or reset). */
+size_t raw_read(int fd, char *buf, size_t cap, size_t want, int timeout_ms,
+                int *closed);
+/* Reads and discards until EOF/reset; returns 1 if closed within timeout_ms,
+ * 0 otherwise. *total (if not NULL) gets the bytes discarded. */
+int raw_wait_closed(int fd, int timeout_ms, size_t *total);
+
+/* ---- other programs (redis-cli, redis-benchmark) ---- */
+/* Runs argv (argv[0] looked up in PATH) with stdin_text (NULL: /dev/null)
+ * on its stdin; collects stdout+stderr into *out (malloc'd). Returns the
+ * waitpid status, or -1 on timeout (the process is killed). */
+int h_run(const char *stdin_text, char **out, int timeout_ms,
+          const char *const argv[]);
+
+/* ---- replies ---- */
+#define cmd(c, ...) h_cmd(__FILE__, __LINE__, c, __VA_ARGS__)
+#define expect_status(c, want, ...) \
+    h_expect_status(__FILE__, __LINE__, c, want, __VA_ARGS__)
+#define expect_int(c, want, ...) \
+    h_expect_int(__FILE__, __LINE__, c, want, __VA_ARGS__)
+#define expect_int_range(c, lo, hi, ...) \
+    h_expect_int_range(__FILE__, __LINE__, c, lo, hi, __VA_ARGS__)
+#define expect_bulk(c, want, ...) \
+    h_expect_bulk(__FILE__, __LINE__, c, want, __VA_ARGS__)
+#define expect_nil(c, ...) h_expect_nil(__FILE__, __LINE__, c, __VA_ARGS__)
+#define expect_error(c, want, ...) \
+    h_expect_error(__FILE__, __LINE__, c, want, __VA_ARGS__)
+#define expect_error_prefix(c, want, ...) \
+    h_expect_error_prefix(__FILE__, __LINE__, c, want, __VA_ARGS__)
+#define expect_array(c, n, ...) \
+    h_expect_array(__FILE__, __LINE__, c, n, __VA_ARGS__)
+/* Checks a reply already in hand (e.g. an element of an array). */
+#define check_bulk(r, want) h_check_bulk(__FILE__, __LINE__, r, want)
+#define check_int(r, want) h_check_int(__FILE__, __LINE__, r, want)
+#define check_nil(r) h_check_nil(__FILE__, __LINE__, r)
+
+/* Any reply, the test fails if there is none (I/O error); caller frees. */
+redisReply *h_cmd(const char *file, int line, redisContext *c,
+                  const char *fmt, ...);
+void h_expect_status(const char *file, int line, redisContext *c,
+                     const char *want, const char *fmt, ...);
+void h_expect_int(const char *file, int line, redisContext *c,
+                  long long want, const char *fmt, ...);
+void h_expect_int_range(const char *file, int line, redisContext *c,
+                        long long lo, long long hi, const char *fmt, ...);
+void h_expect_bulk(const char *file, int line, redisContext *c,
+                   const char *want, const char *fmt, ...);
+void h_expect_nil(const char *file, int line, redisContext *c,
+                  const char *fmt, ...);
+void h_expect_error(const char *file, int line, redisContext *c,
+                    const char *want, const char *fmt, ...);
+void h_expect_error_prefix(const char *file, int line, redisContext *c,
+                           const char *prefix, const char *fmt, ...);
+/* An array of n elements (n < 0: any length); caller frees the reply. */
+redisReply *h_expect_array(const char *file, int line, redisContext *c,
+                           long n, const char *fmt, ...);
+void h_check_bulk(const char *file, int line, const redisReply *r,
+                  const char *want);
+void h_check_int(const char *file, int line, const redisReply *r,
+                 long long want);
+void h_check_nil(const char *file, int line, const redisReply *r);
+/* "status 'OK'", "int 3", "bulk 'x'", ... into buf, for messages. */
+const char *h_reply_str(const redisReply *r, char *buf, size_t cap);
+
+/* ---- INFO ---- */
+/* INFO [section] as one malloc'd string; field value lookup into buf
+ * ("" and 0 returned when the field is absent, 1 when present). */
+char *h_info(redisContext *c, const char *section);
+int h_info_field(const char *info, const char *field, char *buf, size_t cap);
+long long h_info_int(redisContext *c, const char *section, const char *field);
+
+/* ---- time ---- */
+long long h_now_ms(void);
+void h_sleep_ms(int ms);
+
+/* ---- the default fixture: one fresh server and one client per test ---- */
+extern srv *h_srv;
+extern redisContext *h_c;
+void h_setup(void);
+void h_teardown(void);
+
+/* Runs the suite (CK_NORMAL; CK_FORK from the environment), removes every
+ * server dir, returns the process exit code. */
+int h_main(Suite *s);
+
+#endif

@@ -1,0 +1,689 @@
+/* test_vt: the versioned hash table against a reference model.
+ *
+ * Keys are "k<id>" for small integer ids, so the model is plain arrays
+ * indexed by id (present, value, expire). Values are numbered versions,
+ * stored INT or RAW at random. The tests check: millions of random
+ * operations against the model with many splits and directory doublings;
+ * SCAN across splits; RANDOMKEY; vt_reserve; and the snapshot protocol, both
+ * single-threaded (captures interleaved with mutations in random order, over
+ * more than 256 epochs, with aborted saves) and with a real serializer thread
+ * (build this file with -fsanitize=thread too). The table's hash seed is
+ * random per process; the operation mix is seeded from VT_TEST_SEED or the
+ * clock and printed. VT_TEST_SCALE (default 1) scales the long loops. */
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+#include "vt.h"
+
+/* ---- helpers: random numbers, keys, values ------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint32_t rndn(uint32_t n) { return (uint32_t)(rnd() % n); }
+
+static double scale(void) {
+    const char *s = getenv("VT_TEST_SCALE");
+    double v = s ? atof(s) : 1.0;
+    return v > 0 ? v : 1.0;
+}
+
+static size_t key_of(char *buf, uint32_t id) {
+    return (size_t)snprintf(buf, 16, "k%u", id);
+}
+
+static uint32_t id_of(const obj *k) {
+    return (uint32_t)strtoul(k->data + 1, NULL, 10);
+}
+
+static obj *val_new(int64_t v) {
+    if (v & 1) return obj_new_int(v);
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return obj_new_raw(buf, (size_t)n);
+}
+
+static int64_t val_of(const obj *o) {
+    long long v = -1;
+    if (!obj_get_ll(o, &v)) return -1;
+    return v;
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+typedef struct model {
+    uint32_t n;
+    uint8_t *present;
+    int64_t *val;
+    int64_t *expire;
+    size_t size, expires;
+    int64_t next_val;
+} model;
+
+static void model_init(model *m, uint32_t n) {
+    memset(m, 0, sizeof *m);
+    m->n = n;
+    m->present = calloc(n, 1);
+    m->val = calloc(n, sizeof *m->val);
+    m->expire = calloc(n, sizeof *m->expire);
+    m->next_val = 1;
+}
+
+static void model_copy(model *dst, const model *src) {
+    model_init(dst, src->n);
+    memcpy(dst->present, src->present, src->n);
+    memcpy(dst->val, src->val, src->n * sizeof *src->val);
+    memcpy(dst->expire, src->expire, src->n * sizeof *src->expire);
+    dst->size = src->size;
+    dst->expires = src->expires;
+}
+
+static void model_free(model *m) {
+    free(m->present);
+    free(m->val);
+    free(m->expire);
+}
+
+/* ---- operations on table and model together ------------------------------ */
+
+static int64_t rnd_expire(void) {
+    return rndn(3) == 0 ? VT_NO_EXPIRE : (int64_t)1700000000000LL + rndn(1000000);
+}
+
+static void model_set_expire(model *m, uint32_t id, int64_t ex) {
+    if (m->expire[id] == VT_NO_EXPIRE && ex != VT_NO_EXPIRE) m->expires++;
+    if (m->expire[id] != VT_NO_EXPIRE && ex == VT_NO_EXPIRE) m->expires--;
+    m->expire[id] = ex;
+}
+
+/* SET, sometimes with an expire (or keeping the old one). */
+static void op_set(vt *t, model *m, uint32_t id) {
+    char k[16];
+    size_t kl = key_of(k, id);
+    vt_wr w;
+    int created = -1;
+    vt_entry *e = vt_write(t, k, kl, 1, &w, &created);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(created, !m->present[id]);
+    if (created) {
+        ck_assert_ptr_null(e->val);
+        ck_assert_int_eq(e->expire, VT_NO_EXPIRE);
+        m->present[id] = 1;
+        m->expire[id] = VT_NO_EXPIRE;
+        m->size++;
+    } else {
+        obj_decref(e->val);
+    }
+    int64_t v = m->next_val++;
+    e->val = val_new(v);
+    m->val[id] = v;
+    uint32_t r = rndn(4);
+    if (r == 0) { /* SET k v: clears the expire */
+        vt_set_expire(&w, e, VT_NO_EXPIRE);
+        model_set_expire(m, id, VT_NO_EXPIRE);
+    } else if (r == 1) { /* SET k v PX ..: */
+        int64_t ex = rnd_expire();
+        vt_set_expire(&w, e, ex);
+        model_set_expire(m, id, ex);
+    } /* else KEEPTTL */
+    vt_write_done(&w);
+}
+
+static void op_del(vt *t, model *m, uint32_t id) {
+    char k[16];
+    size_t kl = key_of(k, id);
+    ck_assert_int_eq(vt_delete(t, k, kl), m->present[id]);
+    if (m->present[id]) {
+        model_set_expire(m, id, VT_NO_EXPIRE);
+        m->present[id] = 0;
+        m->size--;
+    }
+}
+
+/* EXPIRE / PERSIST: write access without create. */
+static void op_expire(vt *t, model *m, uint32_t id) {
+    char k[16];
+    size_t kl = key_of(k, id);
+    vt_wr w;
+    int created = -1;
+    vt_entry *e = vt_write(t, k, kl, 0, &w, &created);
+    ck_assert_int_eq(created, 0);
+    ck_assert_int_eq(e != NULL, m->present[id]);
+    if (!e) {
+        ck_assert_ptr_null(w.b);
+        vt_write_done(&w);
+        return;
+    }
+    int64_t ex = rnd_expire();
+    vt_set_expire(&w, e, ex);
+    model_set_expire(m, id, ex);
+    vt_write_done(&w);
+}
+
+static void check_key(vt *t, const model *m, uint32_t id) {
+    char k[16];
+    size_t kl = key_of(k, id);
+    vt_entry *e = vt_find(t, k, kl);
+    ck_assert_int_eq(e != NULL, m->present[id]);
+    if (!e) return;
+    ck_assert_int_eq(e->key->len, kl);
+    ck_assert_int_eq(memcmp(e->key->data, k, kl), 0);
+    ck_assert_int_eq(val_of(e->val), m->val[id]);
+    ck_assert_int_eq(e->expire, m->expire[id]);
+}
+
+static void random_op(vt *t, model *m, uint32_t range) {
+    uint32_t id = rndn(range), r = rndn(100);
+    if (r < 40) op_set(t, m, id);
+    else if (r < 60) op_del(t, m, id);
+    else if (r < 85) check_key(t, m, id);
+    else op_expire(t, m, id);
+}
+
+/* ---- full checks ---------------------------------------------------------- */
+
+typedef struct scan_seen {
+    const model *m;
+    uint8_t *count; /* visits per id, saturating */
+    size_t visits;
+    int bad;        /* a visited key absent from the model */
+} scan_seen;
+
+static void scan_visit(void *priv, vt_entry *e) {
+    scan_seen *s = priv;
+    uint32_t id = id_of(e->key);
+    if (id >= s->m->n || !s->m->present[id]) s->bad++;
+    else if (s->count[id] < 255) s->count[id]++;
+    s->visits++;
+}
+
+/* Every key, value and expire through vt_find, and a full SCAN (no splits
+ * during it, so every key exactly once). */
+static void check_all(vt *t, const model *m) {
+    ck_assert_uint_eq(vt_size(t), m->size);
+    ck_assert_uint_eq(vt_expires(t), m->expires);
+    for (uint32_t id = 0; id < m->n; id++) check_key(t, m, id);
+    scan_seen s = { m, calloc(m->n, 1), 0, 0 };
+    uint64_t cur = 0;
+    size_t calls = 0;
+    do {
+        cur = vt_scan(t, cur, 1 + rndn(200), scan_visit, &s);
+        calls++;
+    } while (cur);
+    ck_assert_int_eq(s.bad, 0);
+    ck_assert_uint_eq(s.visits, m->size);
+    for (uint32_t id = 0; id < m->n; id++) ck_assert_int_eq(s.count[id], m->present[id]);
+    free(s.count);
+}
+
+static void noop_capture(void *priv, obj *k, obj *v, int64_t ex) {
+    (void)priv; (void)k; (void)v; (void)ex;
+}
+
+/* Distinct segments of the table (counted through vt_save_begin). */
+static size_t seg_count(vt *t, uint64_t *epoch) {
+    vt_seg **segs;
+    size_t n;
+    vt_save_begin(t, ++*epoch, noop_capture, NULL, &segs, &n);
+    vt_save_end(t);
+    free(segs);
+    return n;
+}
+
+/* ---- 1. random operations against the model ------------------------------ */
+
+START_TEST(test_model_random_ops) {
+    const uint32_t K = 250000;
+    const size_t ops = (size_t)(2200000 * scale());
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    size_t mem0 = vt_mem(t);
+    uint64_t ep = 0;
+    ck_assert_uint_eq(seg_count(t, &ep), 1);
+    for (size_t i = 0; i < ops; i++) {
+        /* the key range grows over the first half: splits all along */
+        uint32_t range = i < ops / 2 ? 1000 + (uint32_t)((double)(K - 1000) * i / (ops / 2)) : K;
+        random_op(t, &m, range);
+        if (i % (ops / 8) == ops / 8 - 1) check_all(t, &m);
+    }
+    check_all(t, &m);
+    size_t segs = seg_count(t, &ep);
+    ck_assert_uint_ge(segs, 128); /* ~170k keys: directory doubled 7+ times */
+    ck_assert_uint_gt(vt_mem(t), mem0 * segs / 2);
+    /* empty it again: everything findable goes */
+    for (uint32_t id = 0; id < K; id++) op_del(t, &m, id);
+    check_all(t, &m);
+    ck_assert_uint_eq(vt_size(t), 0);
+    ck_assert_ptr_null(vt_random(t));
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* ---- 2. scan, random, reserve ---------------------------------------------- */
+
+START_TEST(test_scan_across_splits) {
+    const uint32_t K = 160000, first = 3000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    for (uint32_t id = 0; id < first; id++) op_set(t, &m, id);
+    uint64_t ep = 0;
+    size_t segs0 = seg_count(t, &ep);
+    scan_seen s = { &m, calloc(K, 1), 0, 0 };
+    uint32_t next = first;
+    uint64_t cur = 0;
+    size_t calls = 0;
+    do {
+        cur = vt_scan(t, cur, 1 + rndn(60), scan_visit, &s);
+        calls++;
+        /* between calls: new keys (splits, doublings) and deletions of
+         * keys that were not there at the start */
+        for (int j = 0; j < 60 && next < K; j++) op_set(t, &m, next++);
+        if (next > first + 10) op_del(t, &m, first + rndn(next - first));
+    } while (cur);
+    ck_assert_int_eq(s.bad, 0);
+    for (uint32_t id = 0; id < first; id++) ck_assert_int_ge(s.count[id], 1);
+    ck_assert_uint_ge(seg_count(t, &ep), segs0 * 16); /* it did split a lot */
+    ck_assert_uint_gt(calls, 100);
+    free(s.count);
+    /* a walk with no changes in between returns each key once */
+    check_all(t, &m);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+START_TEST(test_scan_small_and_empty) {
+    vt *t = vt_create();
+    model m;
+    model_init(&m, 100);
+    check_all(t, &m); /* empty table: one call, cursor 0 */
+    scan_seen s = { &m, calloc(100, 1), 0, 0 };
+    ck_assert_uint_eq(vt_scan(t, 0, 10, scan_visit, &s), 0);
+    op_set(t, &m, 7);
+    uint64_t cur = 0;
+    do cur = vt_scan(t, cur, 0, scan_visit, &s); /* count 0 acts as 1 */
+    while (cur);
+    ck_assert_int_eq(s.count[7], 1);
+    ck_assert_uint_eq(s.visits, 1);
+    free(s.count);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+START_TEST(test_random) {
+    const uint32_t K = 50000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    ck_assert_ptr_null(vt_random(t));
+    for (uint32_t id = 0; id < K; id++) op_set(t, &m, id);
+    uint8_t *seen = calloc(K, 1);
+    size_t distinct = 0;
+    for (int i = 0; i < 2000; i++) {
+        vt_entry *e = vt_random(t);
+        ck_assert_ptr_nonnull(e);
+        uint32_t id = id_of(e->key);
+        ck_assert(id < K && m.present[id]);
+        ck_assert_int_eq(val_of(e->val), m.val[id]);
+        if (!seen[id]++) distinct++;
+    }
+    ck_assert_uint_gt(distinct, 1800);
+    /* sparse: three keys left among hundreds of empty buckets */
+    for (uint32_t id = 3; id < K; id++) op_del(t, &m, id);
+    for (int i = 0; i < 500; i++) {
+        vt_entry *e = vt_random(t);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_uint_lt(id_of(e->key), 3);
+    }
+    for (uint32_t id = 0; id < 3; id++) op_del(t, &m, id);
+    ck_assert_ptr_null(vt_random(t));
+    free(seen);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* Inserting n keys into vt_reserve(n) splits nothing. vt.c aims at 2..4 keys
+ * per 14-slot bucket: 65537 keys get 512 segments (2.0 per bucket, a bucket
+ * overflows with probability 4e-9, so any split at all: ~1e-4); 100000 keys
+ * also get 512 (3.05 per bucket: expected 0.025 splits, so at most 2 is
+ * certain up to ~3e-6). */
+START_TEST(test_reserve) {
+    static const uint32_t ns[] = { 65537, 100000 };
+    static const size_t max_splits[] = { 0, 2 };
+    uint64_t ep = 0;
+    for (int c = 0; c < 2; c++) {
+        model m;
+        model_init(&m, ns[c]);
+        vt *t = vt_create();
+        vt_reserve(t, ns[c]);
+        size_t segs = seg_count(t, &ep), mem = vt_mem(t);
+        ck_assert_uint_eq(segs, 512);
+        for (uint32_t id = 0; id < ns[c]; id++) op_set(t, &m, id);
+        ck_assert_uint_le(seg_count(t, &ep), segs + max_splits[c]);
+        if (max_splits[c] == 0) ck_assert_uint_eq(vt_mem(t), mem);
+        check_all(t, &m);
+        vt_reserve(t, 10); /* not empty: no effect */
+        check_all(t, &m);
+        vt_free(t);
+        model_free(&m);
+    }
+    /* a small reservation on a fresh table is a no-op */
+    vt *t = vt_create();
+    size_t mem = vt_mem(t);
+    vt_reserve(t, 100);
+    ck_assert_uint_eq(vt_mem(t), mem);
+    vt_free(t);
+}
+END_TEST
+
+/* ---- 3. snapshot semantics, single-threaded -------------------------------- */
+
+/* What a save collected, checked against the model at E as it comes. */
+typedef struct collector {
+    const model *at;   /* state at E */
+    uint8_t *got;      /* captured per id */
+    size_t n;          /* captured entries */
+    int errors;        /* thread-safe counting for test 4 */
+    char first_error[128];
+} collector;
+
+static void collector_init(collector *c, const model *at) {
+    memset(c, 0, sizeof *c);
+    c->at = at;
+    c->got = calloc(at->n, 1);
+}
+
+static void collect_error(collector *c, const char *what, uint32_t id) {
+    if (!c->errors++)
+        snprintf(c->first_error, sizeof c->first_error, "%s (key k%u)", what, id);
+}
+
+/* Takes over the references. */
+static void collect(collector *c, obj *k, obj *v, int64_t ex) {
+    uint32_t id = id_of(k);
+    if (id >= c->at->n || !c->at->present[id]) collect_error(c, "key not in the state at E", id);
+    else if (c->got[id]) collect_error(c, "key captured twice", id);
+    else if (val_of(v) != c->at->val[id]) collect_error(c, "value is not the one at E", id);
+    else if (ex != c->at->expire[id]) collect_error(c, "expire is not the one at E", id);
+    else c->got[id] = 1;
+    c->n++;
+    obj_decref(k);
+    obj_decref(v);
+}
+
+static void collector_check_complete(collector *c) {
+    ck_assert_msg(c->errors == 0, "%d errors, first: %s", c->errors, c->first_error);
+    ck_assert_uint_eq(c->n, c->at->size);
+    for (uint32_t id = 0; id < c->at->n; id++) ck_assert_int_eq(c->got[id], c->at->present[id]);
+}
+
+static void collect_cb(void *priv, obj *k, obj *v, int64_t ex) {
+    collect(priv, k, v, ex);
+}
+
+typedef struct bucket_ref {
+    vt_seg *seg;
+    unsigned i;
+} bucket_ref;
+
+static bucket_ref *shuffled_buckets(vt_seg **segs, size_t nsegs, size_t *n) {
+    *n = nsegs * VT_SEG_BUCKETS;
+    bucket_ref *v = malloc(*n * sizeof *v);
+    for (size_t i = 0; i < *n; i++) v[i] = (bucket_ref){ segs[i / VT_SEG_BUCKETS], (unsigned)(i % VT_SEG_BUCKETS) };
+    for (size_t i = *n; i > 1; i--) {
+        size_t j = rndn((uint32_t)i);
+        bucket_ref tmp = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = tmp;
+    }
+    return v;
+}
+
+/* One save at epoch E: every bucket captured in random order, mutations in
+ * between (growing keys: splits). abort_at < nb aborts the save there. */
+static void one_save(vt *t, model *m, uint64_t E, uint32_t *range, size_t abort_at) {
+    model at;
+    model_copy(&at, m);
+    collector c;
+    collector_init(&c, &at);
+    vt_seg **segs;
+    size_t nsegs, nb;
+    vt_save_begin(t, E, collect_cb, &c, &segs, &nsegs);
+    bucket_ref *order = shuffled_buckets(segs, nsegs, &nb);
+    vt_captured out[VT_BUCKET_SLOTS];
+    for (size_t i = 0; i < nb && i < abort_at; i++) {
+        for (uint32_t j = rndn(3); j > 0; j--) {
+            if (*range < m->n && rndn(4) == 0) (*range)++;
+            random_op(t, m, *range);
+        }
+        vt_bucket *b = vt_seg_bucket(order[i].seg, order[i].i);
+        size_t n = vt_capture_bucket(b, E, out);
+        ck_assert_uint_le(n, VT_BUCKET_SLOTS);
+        for (size_t j = 0; j < n; j++) collect(&c, out[j].key, out[j].val, out[j].expire);
+        ck_assert_uint_eq(vt_capture_bucket(b, E, out), 0); /* saved now */
+    }
+    if (abort_at >= nb) collector_check_complete(&c);
+    else ck_assert_msg(c.errors == 0, "%s", c.first_error);
+    vt_save_end(t);
+    free(order);
+    free(segs);
+    free(c.got);
+    model_free(&at);
+}
+
+START_TEST(test_snapshot_single_thread) {
+    const uint32_t K = 40000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    uint32_t range = 2000;
+    for (uint32_t i = 0; i < 3000; i++) random_op(t, &m, range);
+    uint64_t E = 0;
+    int rounds = (int)(330 * scale());
+    for (int r = 0; r < rounds; r++) {
+        /* aborted saves (after the main thread marked entries), epochs that
+         * skip ahead, and jumps of exactly 256 after an abort: stale marks
+         * with the same low byte must not pass for captured */
+        int abort_now = r % 11 == 5;
+        E += (r % 11 == 6) ? 256 : 1 + (r % 5 == 0);
+        one_save(t, &m, E, &range, abort_now ? 20 + rndn(200) : SIZE_MAX);
+        for (int j = 0; j < 50; j++) random_op(t, &m, range); /* between saves */
+        if (r % 50 == 0) check_all(t, &m);
+    }
+    ck_assert_uint_gt(E, 600); /* marks wrapped more than twice */
+    check_all(t, &m);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* Splits of a segment whose buckets are partly saved: the entries moved out
+ * of unsaved buckets are handed over, the others are not handed twice. */
+START_TEST(test_snapshot_split_heavy) {
+    const uint32_t K = 60000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    for (uint32_t id = 0; id < 500; id++) op_set(t, &m, id);
+    model at;
+    model_copy(&at, &m);
+    collector c;
+    collector_init(&c, &at);
+    vt_seg **segs;
+    size_t nsegs, nb;
+    vt_save_begin(t, 1, collect_cb, &c, &segs, &nsegs);
+    ck_assert_uint_eq(nsegs, 1);
+    bucket_ref *order = shuffled_buckets(segs, nsegs, &nb);
+    vt_captured out[VT_BUCKET_SLOTS];
+    for (size_t i = 0; i < nb; i++) {
+        for (int j = 0; j < 900; j++) op_set(t, &m, 500 + (uint32_t)(i * 900 + j) % (K - 500));
+        if (i % 2) op_del(t, &m, rndn(500));
+        size_t n = vt_capture_bucket(vt_seg_bucket(order[i].seg, order[i].i), 1, out);
+        for (size_t j = 0; j < n; j++) collect(&c, out[j].key, out[j].val, out[j].expire);
+    }
+    collector_check_complete(&c);
+    vt_save_end(t);
+    ck_assert_uint_gt(seg_count(t, &(uint64_t){ 1 }), 32);
+    check_all(t, &m);
+    free(order);
+    free(segs);
+    free(c.got);
+    model_free(&at);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* ---- 4. a real serializer thread ------------------------------------------- */
+
+typedef struct ser {
+    vt_seg **segs;
+    size_t nsegs;
+    uint64_t epoch;
+    collector c;           /* serializer's once started; main's after join */
+    pthread_mutex_t qlock; /* the "priority queue" of pre-images */
+    vt_captured *q;
+    size_t qn, qcap;
+    atomic_int stop;       /* main -> serializer: abort */
+    atomic_int done;       /* serializer -> main */
+} ser;
+
+static void ser_push(void *priv, obj *k, obj *v, int64_t ex) { /* main thread */
+    ser *s = priv;
+    pthread_mutex_lock(&s->qlock);
+    if (s->qn == s->qcap) {
+        s->qcap = s->qcap ? 2 * s->qcap : 64;
+        s->q = realloc(s->q, s->qcap * sizeof *s->q);
+    }
+    s->q[s->qn++] = (vt_captured){ k, v, ex };
+    pthread_mutex_unlock(&s->qlock);
+}
+
+static void ser_drain(ser *s) {
+    pthread_mutex_lock(&s->qlock);
+    for (size_t i = 0; i < s->qn; i++) collect(&s->c, s->q[i].key, s->q[i].val, s->q[i].expire);
+    s->qn = 0;
+    pthread_mutex_unlock(&s->qlock);
+}
+
+/* The serializer: drains the queue first, then captures buckets; holds each
+ * segment's captures until the segment is done, so the main thread has
+ * replaced many of those values before they are read. */
+static void *ser_main(void *arg) {
+    ser *s = arg;
+    vt_captured *held = malloc(VT_SEG_BUCKETS * VT_BUCKET_SLOTS * sizeof *held);
+    for (size_t i = 0; i < s->nsegs && !atomic_load(&s->stop); i++) {
+        size_t nh = 0;
+        for (unsigned b = 0; b < VT_SEG_BUCKETS; b++) {
+            ser_drain(s);
+            nh += vt_capture_bucket(vt_seg_bucket(s->segs[i], b), s->epoch, held + nh);
+        }
+        for (size_t j = 0; j < nh; j++) collect(&s->c, held[j].key, held[j].val, held[j].expire);
+    }
+    ser_drain(s);
+    free(held);
+    atomic_store(&s->done, 1);
+    return NULL;
+}
+
+static void threaded_save(vt *t, model *m, uint64_t E, uint32_t *range, int abort_it) {
+    model at;
+    model_copy(&at, m);
+    ser s;
+    memset(&s, 0, sizeof s);
+    collector_init(&s.c, &at);
+    pthread_mutex_init(&s.qlock, NULL);
+    s.epoch = E;
+    vt_save_begin(t, E, ser_push, &s, &s.segs, &s.nsegs);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, ser_main, &s), 0);
+    size_t ops = 0;
+    while (!atomic_load(&s.done)) {
+        if (*range < m->n && rndn(3) == 0) (*range)++;
+        random_op(t, m, *range);
+        if (abort_it && ++ops == 2000) atomic_store(&s.stop, 1);
+    }
+    pthread_join(th, NULL);
+    ser_drain(&s); /* pre-images handed over after the serializer's last drain */
+    vt_save_end(t);
+    if (!abort_it) collector_check_complete(&s.c);
+    else ck_assert_msg(s.c.errors == 0, "%s", s.c.first_error);
+    pthread_mutex_destroy(&s.qlock);
+    free(s.q);
+    free(s.segs);
+    free(s.c.got);
+    model_free(&at);
+}
+
+START_TEST(test_snapshot_threaded) {
+    const uint32_t K = 200000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    uint32_t range = 20000;
+    for (uint32_t i = 0; i < 30000; i++) random_op(t, &m, range);
+    int rounds = (int)(24 * scale());
+    uint64_t E = 0;
+    for (int r = 0; r < rounds; r++) {
+        E += r % 8 == 3 ? 256 : 1;
+        threaded_save(t, &m, E, &range, r % 8 == 2);
+        for (int j = 0; j < 1000; j++) random_op(t, &m, range);
+    }
+    check_all(t, &m);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* ---- runner ------------------------------------------------------------------ */
+
+static Suite *vt_suite(void) {
+    Suite *s = suite_create("vt");
+    TCase *tm = tcase_create("model");
+    tcase_set_timeout(tm, 120);
+    tcase_add_test(tm, test_model_random_ops);
+    suite_add_tcase(s, tm);
+    TCase *ts = tcase_create("scan_random_reserve");
+    tcase_set_timeout(ts, 60);
+    tcase_add_test(ts, test_scan_across_splits);
+    tcase_add_test(ts, test_scan_small_and_empty);
+    tcase_add_test(ts, test_random);
+    tcase_add_test(ts, test_reserve);
+    suite_add_tcase(s, ts);
+    TCase *tp = tcase_create("snapshot");
+    tcase_set_timeout(tp, 120);
+    tcase_add_test(tp, test_snapshot_single_thread);
+    tcase_add_test(tp, test_snapshot_split_heavy);
+    tcase_add_test(tp, test_snapshot_threaded);
+    suite_add_tcase(s, tp);
+    return s;
+}
+
+int main(void) {
+    const char *seed = getenv("VT_TEST_SEED");
+    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    printf("test_vt: VT_TEST_SEED=%llu\n", (unsigned long long)rng_state);
+    fflush(stdout);
+    SRunner *sr = srunner_create(vt_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -34,7 +34,9 @@
 #include "rdb_fmt.h"
 
 #define RBUF_SIZE (1u << 20)
-#define ZBUF_SIZE (256u << 10)
+/* read(2) size for plain files and for LZ4 input */
+#define READ_CHUNK (256u << 10)
+#define ZBUF_SIZE READ_CHUNK
 /* LZF decompresses to at most 88x its input (a 3-byte back reference
  * copies 264 bytes); the uncompressed size is also capped as Redis's
  * proto-max-bulk-len default, so a damaged length cannot make us allocate
@@ -58,6 +60,7 @@ typedef struct rd {
     /* plain RDB stream: buf[pos..len) is unread; buf[0] is at stream offset
      * base; crc covers the stream up to base + crc_pos */
     unsigned char *buf;
+    size_t bufsize;            /* RBUF_SIZE, less for small plain files */
     size_t pos, len, crc_pos;
     uint64_t base, crc;
     int src_end;               /* the source has no more plain bytes */
@@ -124,7 +127,8 @@ static ssize_t read_some(int fd, void *p, size_t n) {
 }
 
 static int src_plain(rd *r) {
-    ssize_t k = read_some(r->fd, r->buf + r->len, RBUF_SIZE - r->len);
+    size_t room = r->bufsize - r->len;
+    ssize_t k = read_some(r->fd, r->buf + r->len, room < READ_CHUNK ? room : READ_CHUNK);
     if (k < 0) return rd_zfail(r, r->base + r->len, "read: %s", strerror(errno));
     if (k == 0) r->src_end = 1;
     r->len += (size_t)k;
@@ -150,7 +154,7 @@ static int src_lz4(rd *r) {
             return 0;
         }
         if (r->zpos == r->zlen && !r->zeof && z_read(r)) return -1;
-        size_t dst = RBUF_SIZE - r->len, src = r->zlen - r->zpos;
+        size_t dst = r->bufsize - r->len, src = r->zlen - r->zpos;
         size_t ret = LZ4F_decompress(r->dctx, r->buf + r->len, &dst,
                                      r->zbuf + r->zpos, &src, NULL);
         r->zpos += src;
@@ -187,7 +191,7 @@ static void rd_compact(rd *r) {
 
 static int rd_fill(rd *r) { return r->lz4 ? src_lz4(r) : src_plain(r); }
 
-/* Makes n (<= RBUF_SIZE) bytes available at buf + pos. */
+/* Makes n (<= bufsize) bytes available at buf + pos. */
 static int rd_need_slow(rd *r, size_t n) {
     rd_compact(r);
     while (r->len - r->pos < n) {
@@ -278,7 +282,7 @@ static int rd_raw(rd *r, uint64_t len, uint64_t at, rstr *s) {
                        (unsigned long long)len, (unsigned long long)rd_left_in_file(r));
     s->is_int = 0;
     s->len = (size_t)len;
-    if (len <= RBUF_SIZE) {
+    if (len <= r->bufsize) {
         if (rd_need(r, (size_t)len)) return -1;
         s->p = (const char *)r->buf + r->pos;
         r->pos += (size_t)len;
@@ -399,8 +403,9 @@ static int rd_selectdb(rd *r, uint64_t at, int *db) {
 static int rd_resizedb(rd *r, int db) {
     uint64_t keys, expires;
     if (rd_len(r, &keys, "RESIZEDB") || rd_len(r, &expires, "RESIZEDB")) return -1;
-    uint64_t left = r->lz4 ? (r->fsize - (r->zbase + r->zpos)) * 255 + RBUF_SIZE + (4u << 20)
-                           : rd_left_in_file(r);
+    uint64_t zdone = r->zbase + r->zpos;
+    uint64_t zleft = r->fsize > zdone ? r->fsize - zdone : 0;
+    uint64_t left = r->lz4 ? zleft * 255 + r->bufsize + (4u << 20) : rd_left_in_file(r);
     uint64_t max = left / 3;
     if (keys > max) keys = max;
     if (expires > keys) expires = keys;
@@ -541,7 +546,9 @@ static int rd_open(rd *r) {
     if (fstat(r->fd, &sb) != 0) return rd_zfail(r, 0, "fstat: %s", strerror(errno));
     r->fsize = (uint64_t)sb.st_size;
     r->lz4 = rd_is_lz4(r->fd);
-    r->buf = xmalloc(RBUF_SIZE);
+    r->bufsize = RBUF_SIZE;
+    if (!r->lz4 && r->fsize < RBUF_SIZE) r->bufsize = r->fsize < 4096 ? 4096 : (size_t)r->fsize;
+    r->buf = xmalloc(r->bufsize);
     if (!r->lz4) return 0;
     size_t rc = LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION);
     if (LZ4F_isError(rc)) return rd_zfail(r, 0, "LZ4F: %s", LZ4F_getErrorName(rc));

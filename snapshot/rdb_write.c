@@ -48,6 +48,7 @@ struct rdb_writer {
     LZ4F_cctx *cctx;          /* NULL when not compressing */
     unsigned char *zbuf;      /* compressor output */
     size_t zcap;
+    size_t zhead;             /* frame header waiting at the start of zbuf */
     uint64_t file_bytes;      /* bytes written to fd */
     int cur_db;               /* database of the last key, -1 before any */
     db_hint *dbs;
@@ -101,8 +102,11 @@ static int w_flush(rdb_writer *w) {
     size_t n = w->len;
     w->len = 0;
     if (!w->cctx) return write_all(w, w->buf, n);
-    size_t z = LZ4F_compressUpdate(w->cctx, w->zbuf, w->zcap, w->buf, n, NULL);
+    size_t z = LZ4F_compressUpdate(w->cctx, w->zbuf + w->zhead, w->zcap - w->zhead,
+                                   w->buf, n, NULL);
     if (lz4_check(w, z, "LZ4F_compressUpdate")) return -1;
+    z += w->zhead;
+    w->zhead = 0;
     return write_all(w, w->zbuf, z);
 }
 
@@ -236,12 +240,14 @@ static int w_start_lz4(rdb_writer *w) {
     if (lz4_check(w, LZ4F_createCompressionContext(&w->cctx, LZ4F_VERSION),
                   "LZ4F_createCompressionContext"))
         return -1;
-    w->zcap = LZ4F_compressBound(WBUF_SIZE, &prefs);
-    if (w->zcap < LZ4F_HEADER_SIZE_MAX) w->zcap = LZ4F_HEADER_SIZE_MAX;
+    /* Room for the frame header, kept until the first flush (so that open
+     * does no I/O beyond creating the file), plus one buffer's output. */
+    w->zcap = LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(WBUF_SIZE, &prefs);
     w->zbuf = xmalloc(w->zcap);
     size_t z = LZ4F_compressBegin(w->cctx, w->zbuf, w->zcap, &prefs);
     if (lz4_check(w, z, "LZ4F_compressBegin")) return -1;
-    return write_all(w, w->zbuf, z);
+    w->zhead = z;
+    return 0;
 }
 
 static void w_free(rdb_writer *w) {

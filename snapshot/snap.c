@@ -35,6 +35,8 @@ static struct {
     vt **retired;             /* tables replaced while the save reads them */
     int nretired;
     int scheduled;            /* BGSAVE SCHEDULE */
+    snap_done_fn aof_done;    /* running forkless job writes an AOF base */
+    void *aof_priv;
     /* results */
     int64_t lastsave;         /* unix seconds of the last successful save */
     int last_ok;
@@ -126,6 +128,16 @@ static void on_forkless_done(uv_async_t *a) {
     size_t peak;
     ser_queue_bytes(job, &peak);
     S.last_peak_extra = peak;
+    S.type = SNAP_NONE;
+    S.job = NULL;
+    if (S.aof_done) {
+        snap_done_fn done = S.aof_done;
+        S.aof_done = NULL;
+        S.aborted = 0;
+        done(S.aof_priv, job->status, job->err, job->file_bytes);
+        uv_close((uv_handle_t *)&job->done, on_job_closed);
+        return;
+    }
     S.last_time_sec = job->duration_us / 1000000;
     S.last_keys = atomic_load(&job->keys_done);
     S.last_file_bytes = job->file_bytes;
@@ -141,22 +153,24 @@ static void on_forkless_done(uv_async_t *a) {
         log_warning("Background saving (forkless) error: %s", job->err);
         record_result(SNAP_FORKLESS, 0, 0);
     }
-    S.type = SNAP_NONE;
-    S.job = NULL;
     S.aborted = 0;
     uv_close((uv_handle_t *)&job->done, on_job_closed);
 }
 
-static int start_forkless(char *err, size_t errlen) {
+/* Starts the serializer on every table at a new epoch, writing tmp then
+ * path. The instant this returns is the snapshot's point in time. */
+static int start_forkless(const char *path, const char *tmp, int aof_base, char *err,
+                          size_t errlen) {
     int64_t t0 = mono_us();
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
     job->ndb = server.cfg.databases;
     job->dbs = xcalloc((size_t)job->ndb, sizeof(ser_db));
-    snprintf(job->path, sizeof job->path, "%s", server.cfg.dbfilename);
-    snprintf(job->tmp, sizeof job->tmp, "temp-%d-forkless.rdb", (int)getpid());
+    snprintf(job->path, sizeof job->path, "%s", path);
+    snprintf(job->tmp, sizeof job->tmp, "%s", tmp);
     job->compress = server.cfg.snapshot_compression;
     fill_aux(&job->aux);
+    job->aux.aof_base = aof_base;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
         d->job = job;
@@ -239,6 +253,22 @@ static int start_fork(char *err, size_t errlen) {
     return 0;
 }
 
+int snap_start_aof_base(const char *tmp, const char *path, snap_done_fn done, void *priv,
+                        char *err, size_t errlen) {
+    if (S.type != SNAP_NONE) {
+        snprintf(err, errlen, "ERR Background save already in progress");
+        return -1;
+    }
+    S.start_mono_us = mono_us();
+    S.aborted = 0;
+    if (start_forkless(path, tmp, 1, err, errlen) != 0) return -1;
+    S.aof_done = done;
+    S.aof_priv = priv;
+    return 0;
+}
+
+int snap_aof_base_running(void) { return S.type == SNAP_FORKLESS && S.aof_done != NULL; }
+
 /* ---- commands' entry points ---- */
 
 int snap_bgsave(char *err, size_t errlen) {
@@ -250,8 +280,11 @@ int snap_bgsave(char *err, size_t errlen) {
     S.last_try_ms = mono_ms();
     S.dirty_at_start = server.dirty;
     S.aborted = 0;
-    int rc = server.cfg.bgsave_method == BGSAVE_FORK ? start_fork(err, errlen)
-                                                     : start_forkless(err, errlen);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-%d-forkless.rdb", (int)getpid());
+    int rc = server.cfg.bgsave_method == BGSAVE_FORK
+                 ? start_fork(err, errlen)
+                 : start_forkless(server.cfg.dbfilename, tmp, 0, err, errlen);
     if (rc != 0) {
         log_warning("Can't save in background: %s", err);
         record_result(server.cfg.bgsave_method == BGSAVE_FORK ? SNAP_FORK : SNAP_FORKLESS, 0, 0);
@@ -396,8 +429,12 @@ static void load_progress(void *priv, uint64_t done, uint64_t total, uint64_t ke
                (unsigned long long)done, (unsigned long long)total);
 }
 
+static const rdb_load_cb load_cb = {load_resize, load_key, load_progress};
+
+const rdb_load_cb *snap_load_callbacks(void) { return &load_cb; }
+
 int snap_load_startup(char *err, size_t errlen) {
-    rdb_load_cb cb = {load_resize, load_key, load_progress};
+    rdb_load_cb cb = load_cb;
     rdb_load_stats st;
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
@@ -444,7 +481,7 @@ void snap_info(vbuf *b) {
              "forkless_retained_bytes:%zu\r\nforkless_peak_retained_bytes:%zu\r\n"
              "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
              "rdb_last_load_keys_loaded:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
-             server.dirty, S.type != SNAP_NONE, (long long)S.lastsave,
+             server.dirty, S.type != SNAP_NONE && !S.aof_done, (long long)S.lastsave,
              S.last_ok ? "ok" : "err", S.last_time_sec, cur, (unsigned long long)S.saves,
              (unsigned long long)S.last_cow, type_name(S.last_type), type_name(S.type),
              (unsigned long long)S.last_keys, (long long)S.stall_us,

@@ -24,9 +24,22 @@ void snap_init(void);
  * there is no file), -1 with err naming file, offset and reason. */
 int snap_load_startup(char *err, size_t errlen);
 
+/* The callbacks that put loaded keys into the databases (also used for
+ * the AOF base). */
+#include "rdb.h"
+const rdb_load_cb *snap_load_callbacks(void);
+
 /* Starts a background save with cfg.bgsave_method. 0, or -1 with the error
  * to send (e.g. "ERR Background save already in progress"). */
 int snap_bgsave(char *err, size_t errlen);
+/* AOF rewrite: a forkless save at this instant of every database to tmp,
+ * renamed to path, with the aof-base AUX field. done(priv, status, err,
+ * bytes) runs on the main thread when it ends: status 0 ok, -1 failed,
+ * 1 aborted. -1 with err when a save is already running. */
+typedef void (*snap_done_fn)(void *priv, int status, const char *err, uint64_t bytes);
+int snap_start_aof_base(const char *tmp, const char *path, snap_done_fn done, void *priv,
+                        char *err, size_t errlen);
+int snap_aof_base_running(void);
 /* BGSAVE SCHEDULE: start a background save as soon as none runs. */
 void snap_schedule(void);
 /* SAVE: a synchronous save on the main thread (blocks clients, as Redis). */

@@ -16,6 +16,11 @@ void cmd_bgsave(client *c) {
         if (!arg_is(&c->argv[1], "schedule")) { reply_syntax_error(c); return; }
         schedule = 1;
     }
+    if (snap_aof_base_running() && !schedule) {
+        reply_error(c, "ERR An AOF log rewriting in progress: can't BGSAVE right now. Use "
+                       "BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
+        return;
+    }
     if (snap_in_progress()) {
         if (schedule) {
             snap_schedule();

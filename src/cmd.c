@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "util.h"
+#include "../aof/aof.h"
 
 #define W CMD_WRITE
 #define R CMD_READONLY
@@ -81,6 +82,7 @@ static cmd_def table[] = {
     /* persistence */
     {"save", cmd_save, 1, A, 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", 0, 0, 0},
     {"bgsave", cmd_bgsave, -1, A, 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.", 0, 0, 0},
+    {"bgrewriteaof", cmd_bgrewriteaof, 1, A, 0, 0, 0, "server", "Asynchronously rewrites the append-only file to disk.", 0, 0, 0},
     {"lastsave", cmd_lastsave, 1, F | L, 0, 0, 0, "server", "Returns the Unix timestamp of the last successful save to disk.", 0, 0, 0},
 };
 
@@ -178,18 +180,21 @@ static int may_run(client *c, const cmd_def *d) {
     return 1;
 }
 
-void cmd_dispatch(client *c) {
+int cmd_dispatch(client *c) {
     const cmd_def *d = cmd_lookup(c->argv[0].p, c->argv[0].len);
-    server.stat.commands++;
     if (!d) {
+        server.stat.commands++;
         reply_unknown(c);
-        return;
+        return CMD_RAN;
     }
+    if (aof_before_command(c, d)) return CMD_PARKED;
+    server.stat.commands++;
     c->cmd = d;
     c->lastcmd = d;
     if (!may_run(c, d)) {
         ((cmd_def *)d)->failed++;
-        return;
+        aof_after_command(c, d);
+        return CMD_RAN;
     }
     long long dirty = server.dirty;
     uint64_t errors = server.stat.errors;
@@ -202,7 +207,9 @@ void cmd_dispatch(client *c) {
     if (server.stat.errors != errors) md->failed++;
     if (server.dirty != dirty && !propagated && propagate_hook)
         propagate_hook(c->db, c->argc, c->argv);
+    aof_after_command(c, d);
     c->cmd = NULL;
+    return CMD_RAN;
 }
 
 /* ---- replies ---- */

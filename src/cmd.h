@@ -39,8 +39,11 @@ struct cmd_def {
 /* Builds the lookup table; call once at startup. */
 void cmd_init(void);
 const cmd_def *cmd_lookup(const char *name, size_t len);
-/* Runs c->argc/c->argv (argc > 0). */
-void cmd_dispatch(client *c);
+/* Runs c->argc/c->argv (argc > 0). Returns CMD_RAN, or CMD_PARKED when
+ * the AOF backlog is full and the command must run later (the caller
+ * keeps it and stops reading the client; aof.c resumes it). */
+enum { CMD_RAN = 0, CMD_PARKED = 1 };
+int cmd_dispatch(client *c);
 /* Iteration for COMMAND / COMMAND COUNT. */
 size_t cmd_count(void);
 const cmd_def *cmd_at(size_t i);
@@ -102,5 +105,7 @@ cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config, cmd_command, cmd_client,
     cmd_hello, cmd_auth, cmd_time, cmd_quit, cmd_shutdown, cmd_debug;
 /* snapshot/snap_cmd.c (issue: snapshots) */
 cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
+/* aof/aof_cmd.c (issue: AOF) */
+cmd_proc cmd_bgrewriteaof;
 
 #endif

@@ -1,6 +1,8 @@
 /* cmd_server: connection and server commands: PING ECHO CONFIG COMMAND
  * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (INFO is in info.c). Replies and
  * error texts follow Redis 7.0. Main thread only. */
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,15 @@
 #include "log.h"
 #include "net.h"
 #include "util.h"
+
+/* "ERR wrong number of arguments for 'config|get' command" */
+static void reply_sub_arity(client *c, const char *cmd) {
+    char sub[32];
+    size_t n = c->argv[1].len < sizeof sub - 1 ? c->argv[1].len : sizeof sub - 1;
+    for (size_t i = 0; i < n; i++) sub[i] = (char)tolower((unsigned char)c->argv[1].p[i]);
+    sub[n] = '\0';
+    reply_errorf(c, "ERR wrong number of arguments for '%s|%s' command", cmd, sub);
+}
 
 static void reply_unknown_subcommand(client *c, const char *cmd) {
     reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
@@ -82,7 +93,11 @@ static int set_client_name(client *c, const arg *a) {
 void cmd_hello(client *c) {
     if (c->argc >= 2) {
         long long ver;
-        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver) || ver < 2 || ver > 3) {
+        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver) || ver < 0 || ver > INT32_MAX) {
+            reply_error(c, "ERR Protocol version is not an integer or out of range");
+            return;
+        }
+        if (ver < 2 || ver > 3) {
             reply_error(c, "NOPROTO unsupported protocol version");
             return;
         }
@@ -208,8 +223,8 @@ void cmd_config(client *c) {
             "HELP", "    Print this help."};
         reply_array(c, (long long)(sizeof help / sizeof help[0]));
         for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) reply_status(c, help[i]);
-    } else if (arg_is(sub, "get")) {
-        reply_error(c, "ERR wrong number of arguments for 'config|get' command");
+    } else if (arg_is(sub, "get") || arg_is(sub, "resetstat") || arg_is(sub, "help")) {
+        reply_sub_arity(c, "config");
     } else {
         reply_unknown_subcommand(c, "CONFIG");
     }
@@ -386,9 +401,12 @@ void cmd_client(client *c) {
         client_kill(c);
     } else if (arg_is(sub, "setinfo") && c->argc == 4) {
         reply_ok(c);
+    } else if (arg_is(sub, "id") || arg_is(sub, "getname") || arg_is(sub, "setname") ||
+               arg_is(sub, "list") || arg_is(sub, "info") || arg_is(sub, "kill") ||
+               arg_is(sub, "setinfo")) {
+        reply_sub_arity(c, "client");
     } else {
-        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. "
-                        "Try CLIENT HELP.", (int)sub->len, sub->p);
+        reply_unknown_subcommand(c, "CLIENT");
     }
 }
 
@@ -410,8 +428,10 @@ void cmd_shutdown(client *c) {
 
 static void debug_populate(client *c) {
     long long count, size = 0;
-    if (!arg_ll(c, &c->argv[2], &count)) return;
-    if (count < 0) { reply_error(c, "ERR count must be a positive number"); return; }
+    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &count) || count < 0) {
+        reply_error(c, "ERR value is out of range, must be positive");
+        return;
+    }
     const char *prefix = "key";
     size_t plen = 3;
     if (c->argc >= 4) { prefix = c->argv[3].p; plen = c->argv[3].len; }

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../aof/aof.h"
 #include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
@@ -18,7 +19,15 @@
 
 static size_t peak_memory; /* used_memory_peak */
 
+/* Under AddressSanitizer malloc is ASan's, which mallinfo does not see. */
+extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
 size_t info_used_memory(void) {
+    if (__sanitizer_get_current_allocated_bytes) {
+        size_t used = __sanitizer_get_current_allocated_bytes();
+        if (used > peak_memory) peak_memory = used;
+        return used;
+    }
 #ifdef HAVE_MALLINFO2
     struct mallinfo2 mi = mallinfo2();
     size_t used = mi.uordblks + mi.hblkhd;
@@ -101,6 +110,7 @@ static void section_memory(vbuf *b) {
 static void section_persistence(vbuf *b) {
     addf(b, "# Persistence\r\nloading:%d\r\n", server.loading);
     snap_info(b);
+    aof_info(b);
 }
 
 static void section_stats(vbuf *b) {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../aof/aof.h"
 #include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
@@ -68,6 +69,8 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
     (void)old;
     if (!strcmp(name, "loglevel")) log_set_level(now->loglevel);
     if (!strcmp(name, "dir")) return enter_dir(now->dir, err, errlen);
+    if (!strcmp(name, "appendonly")) return aof_set_enabled(now->appendonly, err, errlen);
+    if (!strcmp(name, "appendfsync")) aof_set_fsync(now->appendfsync);
     return 0;
 }
 
@@ -84,10 +87,12 @@ static void on_cron(uv_timer_t *t) {
     /* Active expiry: 1 ms of every cron tick (10% of a tick at hz 10). */
     db_active_expire(1000);
     snap_cron();
+    aof_cron();
 }
 
 static void on_before_sleep(uv_prepare_t *p) {
     (void)p;
+    aof_before_sleep();
     net_flush_all();
 }
 
@@ -104,6 +109,7 @@ int server_shutdown(int nosave, int save, char *err, size_t errlen) {
         snprintf(err, errlen, "ERR Errors trying to SHUTDOWN. Check logs.");
         return -1;
     }
+    aof_shutdown();
     net_flush_all();
     if (server.cfg.pidfile[0]) unlink(server.cfg.pidfile);
     log_warning("verso is now ready to exit, bye bye...");
@@ -131,6 +137,25 @@ static void write_pidfile(void) {
     }
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
+}
+
+/* The AOF when it is on and exists, else the snapshot; then the AOF is
+ * opened for appending. */
+static int load_data(char *err, size_t errlen) {
+    int rc = aof_load_startup(err, errlen);
+    if (rc < 0) {
+        log_warning("Fatal error loading the append only file: %s. Exiting.", err);
+        return -1;
+    }
+    if (rc == 1 && snap_load_startup(err, errlen) != 0) {
+        log_warning("Fatal error loading the DB: %s. Exiting.", err);
+        return -1;
+    }
+    if (aof_open_startup(err, errlen) != 0) {
+        log_warning("Can't open the append only file: %s. Exiting.", err);
+        return -1;
+    }
+    return 0;
 }
 
 static void start_loop_handles(void) {
@@ -182,10 +207,8 @@ int main(int argc, char **argv) {
     cmd_init();
     db_init_all(server.cfg.databases);
     snap_init();
-    if (snap_load_startup(err, sizeof err) != 0) {
-        log_warning("Fatal error loading the DB: %s. Exiting.", err);
-        return 1;
-    }
+    aof_init();
+    if (load_data(err, sizeof err) != 0) return 1;
     if (net_listen(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "util.h"
+#include "../aof/aof.h"
 
 #define NET_READ_CHUNK (64u * 1024)
 
@@ -172,6 +173,7 @@ void net_close_client(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
+    aof_client_closed(c);
     if (c->prev) c->prev->next = c->next; else server.clients = c->next;
     if (c->next) c->next->prev = c->prev;
     server.nclients--;
@@ -209,18 +211,23 @@ void net_process_input(client *c) {
         .max_multibulk = INT_MAX,
         .max_inline = 64 * 1024,
     };
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING)) && c->qpos < c->in.len) {
-        const char *err = NULL;
-        int rc = resp_parse(&c->req, c->in.data + c->qpos, c->in.len - c->qpos, &lim, &err);
-        if (rc == RESP_MORE) break;
-        if (rc == RESP_ERROR) {
-            protocol_error(c, err);
-            break;
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_PARKED)) &&
+           (c->req_ready || c->qpos < c->in.len)) {
+        if (!c->req_ready) {
+            const char *err = NULL;
+            int rc = resp_parse(&c->req, c->in.data + c->qpos, c->in.len - c->qpos, &lim, &err);
+            if (rc == RESP_MORE) break;
+            if (rc == RESP_ERROR) {
+                protocol_error(c, err);
+                break;
+            }
+            c->req_ready = 1;
         }
         if (c->req.argc > 0) {
             set_argv(c);
-            cmd_dispatch(c);
+            if (cmd_dispatch(c) == CMD_PARKED) break; /* req stays ready */
         }
+        c->req_ready = 0;
         c->qpos += c->req.pos;
         resp_req_reset(&c->req);
         if (net_pending_output(c) > NET_OBUF_PAUSE) break;
@@ -259,9 +266,19 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         return;
     }
     net_process_input(c);
-    if (net_pending_output(c) > NET_OBUF_PAUSE && !(c->flags & CLIENT_READ_PAUSED)) {
-        uv_read_stop(s);
+    net_update_reading(c);
+}
+
+void net_update_reading(client *c) {
+    if (c->flags & CLIENT_CLOSING) return;
+    int should_pause = net_pending_output(c) > NET_OBUF_PAUSE || (c->flags & CLIENT_PARKED);
+    if (should_pause && !(c->flags & CLIENT_READ_PAUSED)) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
         c->flags |= CLIENT_READ_PAUSED;
+    } else if (!should_pause && (c->flags & CLIENT_READ_PAUSED) &&
+               net_pending_output(c) < NET_OBUF_PAUSE / 2) {
+        c->flags &= ~CLIENT_READ_PAUSED;
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     }
 }
 
@@ -308,16 +325,19 @@ static void on_write(uv_write_t *req, int status) {
     }
     c->inflight.len = 0;
     vbuf_shrink(&c->inflight, 1u << 20);
-    if (c->flags & CLIENT_READ_PAUSED && net_pending_output(c) < NET_OBUF_PAUSE / 2) {
-        c->flags &= ~CLIENT_READ_PAUSED;
-        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-        net_process_input(c);
+    if (c->flags & CLIENT_READ_PAUSED) {
+        net_update_reading(c);
+        if (!(c->flags & CLIENT_READ_PAUSED)) net_process_input(c);
     }
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
 }
 
 static void client_flush(client *c) {
     if (c->flags & CLIENT_CLOSING || c->writing) return;
+    if (aof_reply_held(c)) {
+        c->flags |= CLIENT_HELD; /* aof.c queues it again after the fsync */
+        return;
+    }
     if (c->reply.len == 0) {
         if (c->flags & CLIENT_CLOSE_AFTER_REPLY) net_close_client(c);
         return;

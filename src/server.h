@@ -36,6 +36,8 @@ enum {
     CLIENT_AUTHED = 1 << 3,
     CLIENT_PENDING_WRITE = 1 << 4,     /* on server.pending_writes */
     CLIENT_KILLED = 1 << 5,            /* CLIENT KILL / limits */
+    CLIENT_PARKED = 1 << 6,            /* AOF backlog: a write waits to run */
+    CLIENT_HELD = 1 << 7,              /* AOF always: replies wait for fsync */
 };
 
 typedef struct cmd_def cmd_def;
@@ -58,6 +60,8 @@ typedef struct client {
     int argc;
     arg *argv;
     int argv_cap;
+    int req_ready;                /* req holds a whole command not yet run
+                                     (it was parked) */
     const cmd_def *cmd;           /* running command */
     const cmd_def *lastcmd;
     /* output */
@@ -66,6 +70,12 @@ typedef struct client {
     uv_write_t wreq;
     int writing;                  /* a uv_write is in progress */
     int64_t obuf_soft_since_ms;   /* when the soft output limit was passed */
+    /* AOF (aof.c) */
+    uint64_t hold_offset;         /* replies wait until the AOF is fsynced
+                                     up to this offset (always) */
+    struct client *park_next;     /* aof.c's parked list */
+    int64_t parked_at_ms;
+    size_t parked_bytes;
     /* times (monotonic ms) */
     int64_t ctime_ms;
     int64_t last_ms;

@@ -13,7 +13,9 @@
  * the running epoch. The first locker of a bucket for epoch E (main thread or
  * serializer) resets every mark to a value other than (uint8_t)E and sets
  * b->marked = E, so marks left over from an epoch 256 saves ago, or from an
- * aborted save, never pass for "already captured". */
+ * aborted save, never pass for "already captured". The serializer marks what
+ * it captures although it also sets version = E: the main thread may have
+ * read version < E just before, and then locks the bucket right after. */
 #include "vt.h"
 
 #include <pthread.h>
@@ -27,8 +29,8 @@
 
 #define VT_SEG_SHIFT 6 /* log2(VT_SEG_BUCKETS): bucket bits of a SCAN cursor */
 #define VT_MAX_DEPTH 32 /* entries keep 32 hash bits for the directory */
-/* vt_reserve: at most 2^18 segments (~7.7 GB of table, ~100M keys); beyond
- * that the table grows by splits as usual. */
+/* vt_reserve: at most 2^18 segments (7.9 GB of table, what 67M keys ask
+ * for); beyond that the table grows by splits as usual. */
 #define VT_RESERVE_MAX_DEPTH 18
 /* vt_reserve: at most this many keys per bucket on average. After rounding
  * to a power of two the load is 2..4 keys per 14-slot bucket (14-29%, against
@@ -252,7 +254,11 @@ vt *vt_create(void) {
 /* Calls fn once per distinct segment, in directory order. */
 static void each_seg(vt *t, void (*fn)(void *, vt_seg *), void *priv) {
     size_t n = (size_t)1 << t->gd;
-    for (size_t i = 0; i < n; i += seg_span(t, t->dir[i])) fn(priv, t->dir[i]);
+    for (size_t i = 0; i < n;) {
+        vt_seg *s = t->dir[i];
+        i += seg_span(t, s); /* before fn, which may free s */
+        fn(priv, s);
+    }
 }
 
 static void seg_drop(void *priv, vt_seg *s) {
@@ -385,6 +391,7 @@ static size_t scan_bucket(vt_bucket *b, vt_visit_fn fn, void *priv) {
 uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv) {
     uint64_t p = (cursor >> VT_SEG_SHIFT) & UINT32_MAX;
     unsigned bi = (unsigned)(cursor & (VT_SEG_BUCKETS - 1));
+    if (t->size == 0) return 0; /* nothing to visit: the walk is complete */
     if (count == 0) count = 1;
     size_t max_buckets = 10 * ((count + VT_BUCKET_SLOTS - 1) / VT_BUCKET_SLOTS);
     size_t seen = 0, visited = 0;

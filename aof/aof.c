@@ -1,0 +1,530 @@
+/* aof: the append-only file, main-thread side (see aof.h). */
+#include "aof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../snapshot/snap.h"
+#include "../src/log.h"
+#include "../src/net.h"
+#include "../src/util.h"
+#include "aof_gate.h"
+#include "aof_load.h"
+#include "manifest.h"
+#include "writer.h"
+
+static struct {
+    int on;                   /* commands are being appended */
+    aofw *w;
+    vbuf buf;                 /* commands of this loop iteration */
+    int last_db;              /* database of the last command in the stream */
+    uint64_t submitted;       /* bytes handed to the writer so far */
+    uint64_t written, synced; /* the writer's progress, as last reported */
+    uint64_t cmd_start;       /* stream offset when the running command began */
+    client *resuming;         /* the parked client being resumed */
+    aof_manifest m;           /* as on disk (or about to be, while enabling) */
+    int have_base;            /* m lists a base: the AOF is complete on disk */
+    /* sizes for INFO and auto rewrite */
+    uint64_t base_size;
+    uint64_t incr_size_before; /* INCR bytes in files before the current one */
+    uint64_t cur_incr_start;   /* `submitted` when the current INCR began */
+    uint64_t size_after_rewrite;
+    /* rewrite */
+    int rewriting, scheduled;
+    int64_t rewrite_start_us;
+    long long last_rewrite_sec;
+    int last_rewrite_ok;
+    char *rw_incr;            /* INCR started at the rewrite's epoch */
+    char *rw_base;            /* BASE being written */
+    int rewrites;             /* successful rewrites */
+    int64_t retry_after_ms;   /* mono ms: a failed rewrite is retried then */
+    uint64_t rw_incr_start;   /* `submitted` at the switch */
+    char tmp[64];
+} A;
+
+static char *aof_path(const char *name) {
+    size_t n = strlen(server.cfg.appenddirname) + strlen(name) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", server.cfg.appenddirname, name);
+    return p;
+}
+
+static void on_progress(void *priv);
+static void on_rewrite_done(void *priv, int status, const char *err, uint64_t bytes);
+
+void aof_init(void) {
+    A.last_db = -1;
+    A.last_rewrite_sec = -1;
+    A.last_rewrite_ok = 1;
+    aofm_init(&A.m);
+    cmd_set_propagate_hook(NULL);
+}
+
+/* ---- feeding ---- */
+
+static void append_command(int argc, const arg *argv) {
+    char hdr[32];
+    vbuf_append(&A.buf, hdr, (size_t)snprintf(hdr, sizeof hdr, "*%d\r\n", argc));
+    for (int i = 0; i < argc; i++) {
+        vbuf_append(&A.buf, hdr, (size_t)snprintf(hdr, sizeof hdr, "$%zu\r\n", argv[i].len));
+        vbuf_append(&A.buf, argv[i].p, argv[i].len);
+        vbuf_append(&A.buf, "\r\n", 2);
+    }
+}
+
+/* The propagate hook: the command as it must be replayed. */
+static void aof_feed(int db, int argc, const arg *argv) {
+    if (!A.on) return;
+    if (db != A.last_db) {
+        char num[16];
+        int n = snprintf(num, sizeof num, "%d", db);
+        arg sel[2] = {{"SELECT", 6}, {num, (size_t)n}};
+        append_command(2, sel);
+        A.last_db = db;
+    }
+    append_command(argc, argv);
+}
+
+static uint64_t stream_end(void) { return A.submitted + A.buf.len; }
+static uint64_t backlog(void) { return stream_end() - A.written; }
+static int always(void) { return A.on && server.cfg.appendfsync == FSYNC_ALWAYS; }
+
+void aof_before_sleep(void) {
+    if (!A.on || A.buf.len == 0) return;
+    A.submitted += A.buf.len;
+    aofw_submit(A.w, &A.buf);
+}
+
+/* ---- holds and parking (rules in aof.h, data in aof_gate.c) ---- */
+
+int aof_before_command(client *c, const cmd_def *d) {
+    A.cmd_start = stream_end();
+    if (!A.on || !(d->flags & CMD_WRITE)) return 0;
+    int queue_ahead = gate_parked_count() > 0 && A.resuming != c;
+    if (!queue_ahead && backlog() <= (uint64_t)server.cfg.aof_max_backlog) return 0;
+    gate_park(c);
+    return 1;
+}
+
+void aof_after_command(client *c, const cmd_def *d) {
+    if (!always()) return;
+    uint64_t wait = gate_inflight_wait(c, d, A.synced);
+    if (stream_end() > A.cmd_start) {
+        gate_inflight_add(c, d, stream_end());
+        wait = stream_end();
+    }
+    if (wait > c->hold_offset) c->hold_offset = wait;
+}
+
+int aof_reply_held(const client *c) { return always() && c->hold_offset > A.synced; }
+
+void aof_client_closed(client *c) { gate_unpark(c); }
+
+static void release_held(void) {
+    for (client *c = server.clients; c; c = c->next) {
+        if ((c->flags & CLIENT_HELD) && !aof_reply_held(c)) {
+            c->flags &= ~CLIENT_HELD;
+            net_want_write(c);
+        }
+    }
+}
+
+static void resume_parked(int all) {
+    client *c;
+    while ((all || backlog() <= (uint64_t)server.cfg.aof_max_backlog / 2) &&
+           (c = gate_unpark_next()) != NULL) {
+        A.resuming = c;
+        net_process_input(c);
+        A.resuming = NULL;
+        net_update_reading(c);
+    }
+}
+
+/* The writer finished a batch (runs on the loop). */
+static void on_progress(void *priv) {
+    (void)priv;
+    if (!A.w) return;
+    aofw_stats st;
+    aofw_get_stats(A.w, &st);
+    A.written = st.written;
+    A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? st.synced : st.written;
+    gate_inflight_synced(A.synced);
+    release_held();
+    resume_parked(0);
+    net_flush_all();
+}
+
+static const char *aof_write_gate(void) {
+    if (!A.w) return NULL;
+    aofw_stats st;
+    aofw_get_stats(A.w, &st);
+    if (st.write_ok) return NULL;
+    static char msg[384];
+    snprintf(msg, sizeof msg, "MISCONF Errors writing to the AOF file: %s", st.last_error);
+    return msg;
+}
+
+/* ---- files ---- */
+
+static int open_incr(const char *name, char *err, size_t errlen) {
+    char *path = aof_path(name);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) snprintf(err, errlen, "Can't open the append-only file %s: %s", path, strerror(errno));
+    free(path);
+    return fd;
+}
+
+static uint64_t file_size(const char *name) {
+    char *path = aof_path(name);
+    struct stat sb;
+    uint64_t n = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    free(path);
+    return n;
+}
+
+static int make_dir(char *err, size_t errlen) {
+    if (mkdir(server.cfg.appenddirname, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "Can't create the append-only directory %s: %s",
+                 server.cfg.appenddirname, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int start_writer(int fd, char *err, size_t errlen) {
+    A.w = aofw_start(server.loop, fd, server.cfg.appendfsync, on_progress, NULL, err, errlen);
+    if (!A.w) {
+        close(fd);
+        return -1;
+    }
+    A.on = 1;
+    A.last_db = -1;
+    A.written = A.synced = A.submitted;
+    cmd_set_propagate_hook(aof_feed);
+    return 0;
+}
+
+static void on_unlinked(uv_fs_t *req) {
+    if (req->result < 0) log_warning("Removing an old AOF file: %s", uv_strerror((int)req->result));
+    uv_fs_req_cleanup(req);
+    free(req);
+}
+
+/* Deletes the files of m, except `keep`. */
+static void remove_files(const aof_manifest *m, const char *keep) {
+    /* Deleting a large file can take a while: libuv's thread pool does it. */
+    const aof_file *files[1 + 64];
+    int n = 0;
+    if (m->base.name) files[n++] = &m->base;
+    for (int i = 0; i < m->nincr && n < 65; i++)
+        if (strcmp(m->incrs[i].name, keep) != 0) files[n++] = &m->incrs[i];
+    for (int i = 0; i < n; i++) {
+        uv_fs_t *req = xmalloc(sizeof *req);
+        char *path = aof_path(files[i]->name);
+        if (uv_fs_unlink(server.loop, req, path, on_unlinked) != 0) free(req);
+        free(path);
+    }
+}
+
+/* ---- rewrite ---- */
+
+static void set_current_incr_sizes(void) {
+    A.incr_size_before = 0;
+    for (int i = 0; i + 1 < A.m.nincr; i++) A.incr_size_before += file_size(A.m.incrs[i].name);
+    A.cur_incr_start = A.submitted - (A.m.nincr ? file_size(A.m.incrs[A.m.nincr - 1].name) : 0);
+}
+
+static uint64_t current_size(void) {
+    return A.base_size + A.incr_size_before + (stream_end() - A.cur_incr_start);
+}
+
+/* Switches appends to a new INCR file at this instant and starts writing
+ * the BASE of the same instant with the forkless serializer. */
+static int start_rewrite(char *err, size_t errlen) {
+    aof_before_sleep(); /* everything before E goes to the old file */
+    char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+    int fd = open_incr(incr, err, errlen);
+    if (fd < 0) { free(incr); return -1; }
+    /* The new INCR must be in the manifest on disk before any write in it
+     * is acknowledged; only a complete AOF (with a base) is published. */
+    A.m.incrs = xrealloc(A.m.incrs, sizeof(aof_file) * (size_t)(A.m.nincr + 1));
+    A.m.incrs[A.m.nincr++] = (aof_file){xstrdup(incr), A.m.curr_incr_seq, 'i'};
+    if (A.have_base && aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m,
+                                 err, errlen) != 0) {
+        close(fd);
+        free(incr);
+        return -1;
+    }
+    char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
+    char *base_path = aof_path(base);
+    snprintf(A.tmp, sizeof A.tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
+    char *tmp_path = aof_path(A.tmp);
+    aofw_switch_file(A.w, fd);
+    A.last_db = -1;
+    A.incr_size_before = current_size() - A.base_size;
+    A.cur_incr_start = A.submitted;
+    A.rw_incr_start = A.submitted;
+    int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done, NULL, err, errlen);
+    free(base_path);
+    free(tmp_path);
+    if (rc != 0) { free(base); free(incr); return -1; }
+    free(A.rw_incr);
+    free(A.rw_base);
+    A.rw_incr = incr;
+    A.rw_base = base;
+    A.rewriting = 1;
+    A.rewrite_start_us = mono_us();
+    log_notice("Background append only file rewriting started (forkless)");
+    return 0;
+}
+
+static void on_rewrite_done(void *priv, int status, const char *why, uint64_t bytes) {
+    (void)priv;
+    A.rewriting = 0;
+    A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
+    if (status != 0) {
+        A.last_rewrite_ok = status == 1; /* aborted is not a failure */
+        log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
+        /* The AOF stays valid (old base + INCRs), but try again: without a
+         * base (AOF just turned on) it is not published at all. */
+        A.scheduled = A.on;
+        A.retry_after_ms = mono_ms() + (status == 1 ? 0 : 5000);
+        return;
+    }
+    /* New manifest: the new base and the INCR that started at its epoch. */
+    aof_manifest next;
+    aofm_copy(&next, &A.m);
+    free(next.base.name);
+    next.base = (aof_file){xstrdup(A.rw_base), next.curr_base_seq, 'b'};
+    for (int i = 0; i < next.nincr; i++) free(next.incrs[i].name);
+    next.incrs[0] = (aof_file){xstrdup(A.rw_incr), next.curr_incr_seq, 'i'};
+    next.nincr = 1;
+    char err[512];
+    if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &next, err, sizeof err)) {
+        log_warning("Background AOF rewrite failed writing the manifest: %s", err);
+        aofm_free(&next);
+        A.last_rewrite_ok = 0;
+        return;
+    }
+    aof_manifest old = A.m; /* the old base and INCRs, plus the new INCR */
+    A.m = next;
+    A.have_base = 1;
+    A.rewrites++;
+    A.base_size = bytes;
+    A.incr_size_before = 0;
+    A.size_after_rewrite = current_size();
+    A.last_rewrite_ok = 1;
+    remove_files(&old, A.rw_incr);
+    aofm_free(&old);
+    log_notice("Background AOF rewrite terminated with success (%llu bytes base)",
+               (unsigned long long)bytes);
+}
+
+int aof_rewrite(char *err, size_t errlen) {
+    if (A.rewriting) {
+        snprintf(err, errlen, "ERR Background append only file rewriting already in progress");
+        return -1;
+    }
+    if (!A.on) {
+        snprintf(err, errlen, "ERR the append only file is off: turn it on with "
+                              "CONFIG SET appendonly yes (which writes a base)");
+        return -1;
+    }
+    if (snap_in_progress()) {
+        A.scheduled = 1;
+        return 1;
+    }
+    return start_rewrite(err, errlen);
+}
+
+int aof_rewrite_in_progress(void) { return A.rewriting; }
+
+/* ---- on / off ---- */
+
+static int enable(char *err, size_t errlen) {
+    if (make_dir(err, errlen) != 0) return -1;
+    aofm_free(&A.m);
+    aofm_init(&A.m);
+    /* Keep sequence numbers growing past whatever the directory holds. */
+    aof_manifest disk;
+    aofm_init(&disk);
+    if (aofm_load(server.cfg.appenddirname, server.cfg.appendfilename, &disk, err, errlen) == 0) {
+        A.m.curr_base_seq = disk.curr_base_seq;
+        A.m.curr_incr_seq = disk.curr_incr_seq;
+    }
+    aofm_free(&disk);
+    A.have_base = 0;
+    char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+    int fd = open_incr(incr, err, errlen);
+    if (fd < 0) { free(incr); return -1; }
+    A.m.incrs = xmalloc(sizeof(aof_file));
+    A.m.incrs[0] = (aof_file){incr, A.m.curr_incr_seq, 'i'};
+    A.m.nincr = 1;
+    A.base_size = 0;
+    A.incr_size_before = 0;
+    A.cur_incr_start = A.submitted;
+    if (start_writer(fd, err, errlen) != 0) return -1;
+    int rc = aof_rewrite(err, errlen);
+    return rc < 0 ? -1 : 0;
+}
+
+static void disable(void) {
+    if (!A.on) return;
+    aof_before_sleep();
+    A.on = 0;
+    cmd_set_propagate_hook(NULL);
+    if (A.rewriting) snap_abort("appendonly turned off");
+    aofw_stop(A.w);
+    A.w = NULL;
+    gate_inflight_clear();
+    release_held();
+    resume_parked(1);
+    net_flush_all();
+    log_notice("Append only file turned off");
+}
+
+int aof_set_enabled(int on, char *err, size_t errlen) {
+    if (on && !A.on) return enable(err, errlen);
+    if (!on) disable();
+    return 0;
+}
+
+void aof_set_fsync(int policy) {
+    if (A.w) aofw_set_policy(A.w, policy);
+    if (policy != FSYNC_ALWAYS) on_progress(NULL);
+}
+
+void aof_shutdown(void) {
+    if (!A.on) return;
+    aof_before_sleep();
+    A.on = 0;
+    aofw_stop(A.w);
+    A.w = NULL;
+}
+
+void aof_cron(void) {
+    if (!A.on) return;
+    if (A.scheduled && !snap_in_progress() && !A.rewriting && mono_ms() >= A.retry_after_ms) {
+        char err[512];
+        A.scheduled = 0;
+        if (start_rewrite(err, sizeof err) != 0) log_warning("AOF rewrite: %s", err);
+        return;
+    }
+    long long perc = server.cfg.auto_aof_rewrite_percentage;
+    uint64_t size = current_size(), base = A.size_after_rewrite ? A.size_after_rewrite : 1;
+    if (perc && !A.rewriting && !snap_in_progress() &&
+        size > (uint64_t)server.cfg.auto_aof_rewrite_min_size &&
+        (size - base) * 100 / base >= (uint64_t)perc) {
+        char err[512];
+        log_notice("Starting automatic rewriting of AOF on %llu%% growth",
+                   (unsigned long long)((size - base) * 100 / base));
+        if (start_rewrite(err, sizeof err) != 0) log_warning("AOF rewrite: %s", err);
+    }
+    on_progress(NULL); /* everysec: release what the timer fsynced */
+}
+
+/* ---- startup ---- */
+
+typedef struct exec_ctx {
+    client fake;
+} exec_ctx;
+
+static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {
+    exec_ctx *x = priv;
+    client *c = &x->fake;
+    if (argc > c->argv_cap) {
+        c->argv_cap = argc;
+        c->argv = xrealloc(c->argv, sizeof(arg) * (size_t)argc);
+    }
+    memcpy(c->argv, argv, sizeof(arg) * (size_t)argc);
+    c->argc = argc;
+    c->reply.len = 0;
+    cmd_dispatch(c);
+    if (c->reply.len > 0 && c->reply.data[0] == '-') {
+        size_t n = c->reply.len - 1;
+        while (n > 0 && (c->reply.data[n] == '\r' || c->reply.data[n] == '\n')) n--;
+        snprintf(err, errlen, "command %.*s failed: %.*s", (int)argv[0].len, argv[0].p,
+                 (int)n, c->reply.data + 1);
+        return -1;
+    }
+    return 0;
+}
+
+int aof_load_startup(char *err, size_t errlen) {
+    if (!server.cfg.appendonly) return 1;
+    int rc = aofm_load(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen);
+    if (rc != 0) return rc;
+    exec_ctx x;
+    memset(&x, 0, sizeof x);
+    x.fake.flags = CLIENT_AUTHED;
+    x.fake.id = UINT64_MAX;
+    aof_load_stats st;
+    memset(&st, 0, sizeof st);
+    int64_t start = mono_us();
+    server.loading = 1;
+    rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, wall_ms(),
+                        snap_load_callbacks(), NULL, exec_command, &x, &st, err, errlen);
+    server.loading = 0;
+    vbuf_free(&x.fake.reply);
+    free(x.fake.argv);
+    if (rc != 0) return -1;
+    server.dirty = 0;
+    A.have_base = A.m.base.name != NULL;
+    log_notice("DB loaded from append only file: %.3f seconds (%llu base keys, %llu commands)",
+               (double)(mono_us() - start) / 1e6, (unsigned long long)st.base_keys,
+               (unsigned long long)st.commands);
+    return 0;
+}
+
+int aof_open_startup(char *err, size_t errlen) {
+    cmd_add_write_gate(aof_write_gate);
+    if (!server.cfg.appendonly) return 0;
+    if (A.m.nincr == 0 && !A.m.base.name) return enable(err, errlen);
+    if (make_dir(err, errlen) != 0) return -1;
+    A.base_size = A.m.base.name ? file_size(A.m.base.name) : 0;
+    if (A.m.nincr == 0) {
+        char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+        A.m.incrs = xmalloc(sizeof(aof_file));
+        A.m.incrs[0] = (aof_file){incr, A.m.curr_incr_seq, 'i'};
+        A.m.nincr = 1;
+        if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
+            return -1;
+    }
+    int fd = open_incr(A.m.incrs[A.m.nincr - 1].name, err, errlen);
+    if (fd < 0) return -1;
+    set_current_incr_sizes();
+    A.size_after_rewrite = current_size();
+    return start_writer(fd, err, errlen);
+}
+
+/* ---- INFO ---- */
+
+void aof_info(vbuf *b) {
+    aofw_stats st;
+    memset(&st, 0, sizeof st);
+    st.write_ok = 1;
+    if (A.w) aofw_get_stats(A.w, &st);
+    char line[1536];
+    snprintf(line, sizeof line,
+             "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
+             "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
+             "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\naof_last_write_status:%s\r\n"
+             "aof_last_cow_size:0\r\naof_current_size:%llu\r\naof_base_size:%llu\r\n"
+             "aof_pending_bio_fsync:%llu\r\naof_delayed_fsync:%llu\r\n"
+             "aof_backlog_bytes:%llu\r\naof_parked_clients:%d\r\naof_parked_total:%llu\r\n"
+             "aof_fsyncs:%llu\r\naof_last_fsync_usec:%lld\r\naof_inflight_keys:%d\r\n",
+             A.on, A.rewriting, A.scheduled, A.last_rewrite_sec,
+             A.rewriting ? (long long)((mono_us() - A.rewrite_start_us) / 1000000) : -1LL,
+             A.last_rewrite_ok ? "ok" : "err", A.rewrites, st.write_ok ? "ok" : "err",
+             (unsigned long long)(A.on ? current_size() : 0), (unsigned long long)A.base_size,
+             (unsigned long long)st.pending_fsync, (unsigned long long)st.delayed_fsync,
+             (unsigned long long)(A.on ? backlog() : 0), gate_parked_count(),
+             (unsigned long long)gate_parked_total(), (unsigned long long)st.fsyncs,
+             (long long)st.last_fsync_us, gate_inflight_max() > A.synced);
+    vbuf_append_str(b, line);
+}

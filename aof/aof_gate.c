@@ -1,0 +1,155 @@
+/* aof_gate: in-flight key set and parked clients (see aof_gate.h). */
+#include "aof_gate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/util.h"
+#include "../src/vt.h"
+
+/* ---- keys of a command ---- */
+
+void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
+    if (d->first_key <= 0 || d->first_key >= c->argc) return;
+    int last = d->last_key < 0 ? c->argc + d->last_key : d->last_key;
+    if (last >= c->argc) last = c->argc - 1;
+    int step = d->key_step > 0 ? d->key_step : 1;
+    for (int i = d->first_key; i <= last; i += step) fn(priv, c->db, &c->argv[i]);
+}
+
+/* ---- in-flight set: open addressing on key hashes ----
+ * A hash collision only makes a read wait for an fsync it did not need. */
+
+typedef struct slot {
+    uint64_t h;    /* 0: free */
+    uint64_t off;
+} slot;
+
+static struct {
+    slot *slots;
+    size_t cap, n;
+    uint64_t max;
+} F;
+
+static uint64_t key_hash(int db, const arg *k) {
+    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)db * 0x9e3779b97f4a7c15ULL);
+    return h ? h : 1;
+}
+
+static void set_put(uint64_t h, uint64_t off);
+
+static void grow(void) {
+    slot *old = F.slots;
+    size_t oldcap = F.cap;
+    F.cap = F.cap ? F.cap * 2 : 1024;
+    F.slots = xcalloc(F.cap, sizeof(slot));
+    F.n = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].h) set_put(old[i].h, old[i].off);
+    free(old);
+}
+
+static void set_put(uint64_t h, uint64_t off) {
+    if ((F.n + 1) * 2 > F.cap) grow();
+    size_t i = h & (F.cap - 1);
+    while (F.slots[i].h && F.slots[i].h != h) i = (i + 1) & (F.cap - 1);
+    if (!F.slots[i].h) F.n++;
+    F.slots[i].h = h;
+    if (off > F.slots[i].off) F.slots[i].off = off;
+}
+
+static uint64_t set_get(uint64_t h) {
+    if (!F.n) return 0;
+    for (size_t i = h & (F.cap - 1); F.slots[i].h; i = (i + 1) & (F.cap - 1))
+        if (F.slots[i].h == h) return F.slots[i].off;
+    return 0;
+}
+
+typedef struct add_ctx { uint64_t off; } add_ctx;
+
+static void add_key(void *priv, int db, const arg *k) {
+    set_put(key_hash(db, k), ((add_ctx *)priv)->off);
+}
+
+void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
+    add_ctx ctx = {offset};
+    gate_for_each_key(c, d, add_key, &ctx);
+    if (offset > F.max) F.max = offset;
+}
+
+typedef struct wait_ctx { uint64_t synced, wait; } wait_ctx;
+
+static void wait_key(void *priv, int db, const arg *k) {
+    wait_ctx *w = priv;
+    uint64_t off = set_get(key_hash(db, k));
+    if (off > w->synced && off > w->wait) w->wait = off;
+}
+
+uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
+    if (F.max <= synced) return 0;
+    if (d->first_key <= 0) return F.max; /* keyless reads see the whole keyspace */
+    wait_ctx w = {synced, 0};
+    gate_for_each_key(c, d, wait_key, &w);
+    return w.wait;
+}
+
+uint64_t gate_inflight_max(void) { return F.max; }
+
+void gate_inflight_clear(void) {
+    if (F.n) memset(F.slots, 0, F.cap * sizeof(slot));
+    F.n = 0;
+    F.max = 0;
+}
+
+void gate_inflight_synced(uint64_t synced) {
+    if (F.max && synced >= F.max) gate_inflight_clear();
+}
+
+/* ---- parked clients ---- */
+
+static struct {
+    client *head;
+    int count;
+    uint64_t total;
+} P;
+
+void gate_park(client *c) {
+    c->flags |= CLIENT_PARKED;
+    c->parked_at_ms = mono_ms();
+    c->parked_bytes = c->req.pos;
+    c->park_next = P.head;
+    P.head = c;
+    P.count++;
+    P.total++;
+}
+
+int gate_parked_count(void) { return P.count; }
+uint64_t gate_parked_total(void) { return P.total; }
+
+void gate_unpark(client *c) {
+    if (!(c->flags & CLIENT_PARKED)) return;
+    for (client **p = &P.head; *p; p = &(*p)->park_next) {
+        if (*p == c) {
+            *p = c->park_next;
+            P.count--;
+            break;
+        }
+    }
+    c->flags &= ~CLIENT_PARKED;
+}
+
+client *gate_unpark_next(void) {
+    if (!P.head) return NULL;
+    int64_t now = mono_ms();
+    client *best = NULL;
+    double best_score = 0;
+    for (client *c = P.head; c; c = c->park_next) {
+        /* Payload shrinks with waiting time: every 100 ms waited halves a
+         * write's weight again, so no large write starves. */
+        double age = (double)(now - c->parked_at_ms);
+        double score = (double)c->parked_bytes / (1.0 + age / 100.0);
+        if (!best || score < best_score) { best = c; best_score = score; }
+    }
+    gate_unpark(best);
+    return best;
+}

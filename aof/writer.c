@@ -1,0 +1,521 @@
+/* writer: the AOF writer thread (see writer.h).
+ *
+ * Two threads per writer, meeting the main thread only through `lock`:
+ *
+ *  - the writer thread takes the whole submission queue at once, write()s
+ *    it in order and, under `always`, covers the batch with one fdatasync
+ *    right after. That is the group commit: while an fsync runs, submissions
+ *    pile up in the queue and become the next, bigger batch.
+ *  - the fsync thread runs the `everysec` fsyncs, so that a slow fsync never
+ *    holds up the writing of new batches (Redis postpones its writes instead).
+ *
+ * Only the writer thread writes, switches and closes files. Before an fsync
+ * of its own (always, file switch, stop) it waits until the fsync thread is
+ * idle, so the two never fsync at once and a file is never closed under the
+ * fsync thread.
+ *
+ * Failures. A failed write keeps exactly the unwritten bytes at the head of
+ * the writer's pending list (a chunk remembers how much of it is written) and
+ * retries every second; write_ok is 0 until a write succeeds. A failed fsync
+ * is sticky: Linux may drop the dirty pages after reporting the error once,
+ * so a later successful fsync proves nothing about them. `synced` then
+ * stops advancing and write_ok stays 0 for the life of this writer (Redis
+ * exits under `always`; the main thread decides what to do).
+ *
+ * delayed_fsync (everysec): the number of fsyncs that started when the oldest
+ * byte they cover had been written more than 2 s before, i.e. the times the
+ * everysec promise (at most ~2 s of writes lost) was broken, usually because
+ * the previous fsync was still running. Redis counts the writes it postponed
+ * for more than 2 s; we never postpone writes, so this is the closest figure.
+ *
+ * Stop: the writer drains everything, fsyncs and closes its file. A write
+ * that keeps failing while stopping is tried AOFW_STOP_TRIES more times,
+ * then the rest is dropped (logged), so that a full disk cannot hang a
+ * shutdown. */
+#include "writer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/conf.h"
+#include "../src/log.h"
+#include "../src/util.h"
+
+#define AOFW_RETRY_US 1000000    /* a failed write is retried after 1 s */
+#define AOFW_EVERYSEC_US 1000000
+#define AOFW_DELAYED_US 2000000  /* everysec: an fsync starting later is delayed */
+#define AOFW_STOP_TRIES 2        /* retries of a failing write once stopping */
+
+/* A submitted buffer, or a file switch (data == NULL). */
+typedef struct chunk {
+    struct chunk *next;
+    char *data;   /* malloc'd; the vbuf storage handed over */
+    size_t len;
+    size_t off;   /* bytes of data already written (writer thread only) */
+    int new_fd;   /* file switch: the file every later byte goes to */
+} chunk;
+
+struct aofw {
+    /* set in aofw_start, then read-only */
+    void (*on_progress)(void *priv);
+    void *priv;
+    ssize_t (*write_fn)(int, const void *, size_t);
+    int (*fsync_fn)(int);
+    uv_async_t async;           /* send: any thread; init, close: main thread */
+    pthread_t writer_tid;       /* main thread only */
+    pthread_t fsync_tid;        /* main thread only */
+
+    pthread_mutex_t lock;       /* held for a push, a swap or a flag, never I/O */
+    pthread_cond_t writer_cond; /* wakes the writer thread (monotonic clock) */
+    pthread_cond_t fsync_cond;  /* wakes the fsync thread */
+    chunk *q_head, *q_tail;     /* under lock: submitted, not yet taken */
+    int stop;                   /* under lock */
+    int fs_req;                 /* under lock: an everysec fsync is requested */
+    int fs_busy;                /* under lock: the fsync thread is fsyncing */
+    int fs_stop;                /* under lock */
+    int fs_fd;                  /* under lock: the request: fd, */
+    uint64_t fs_upto;           /*   the written count it covers, */
+    int64_t fs_since_us;        /*   when its oldest byte was written */
+    int write_ok;               /* under lock */
+    int sync_lost;              /* under lock: an fsync failed (sticky) */
+    char last_error[256];       /* under lock */
+
+    _Atomic int policy;              /* atomic: set by the main thread */
+    _Atomic uint64_t submitted;      /* atomic: main thread adds */
+    _Atomic uint64_t written;        /* atomic: writer thread adds */
+    _Atomic uint64_t synced;         /* atomic: whoever fsyncs raises it */
+    _Atomic uint64_t fsyncs;         /* atomic */
+    _Atomic uint64_t delayed_fsync;  /* atomic */
+    _Atomic uint64_t pending_fsync;  /* atomic */
+    _Atomic int64_t last_fsync_us;   /* atomic */
+
+    int fd;                     /* writer thread only: the current file */
+    chunk *p_head, *p_tail;     /* writer thread only: taken, not yet written */
+    int64_t retry_at_us;        /* writer thread only: after a failed write */
+    int stop_failures;          /* writer thread only */
+    uint64_t covered;           /* writer thread only: written count at the
+                                 * start of the last fsync */
+    int64_t unsynced_since_us;  /* writer thread only: when the oldest byte
+                                 * not covered was written (0: none) */
+    int64_t last_fsync_start_us;/* writer thread only: the everysec clock */
+};
+
+static ssize_t (*test_write_fn)(int, const void *, size_t);
+static int (*test_fsync_fn)(int);
+
+void aofw_test_set_write_fn(ssize_t (*fn)(int, const void *, size_t)) { test_write_fn = fn; }
+void aofw_test_set_fsync_fn(int (*fn)(int)) { test_fsync_fn = fn; }
+
+/* ---- shared helpers (writer and fsync threads) ---- */
+
+static const char *errtext(int err, char *buf, size_t len) {
+#if defined(_GNU_SOURCE)
+    return strerror_r(err, buf, len);
+#else
+    if (strerror_r(err, buf, len) != 0) snprintf(buf, len, "error %d", err);
+    return buf;
+#endif
+}
+
+/* Records a failure; logs only when write_ok goes from 1 to 0. */
+static void note_failure(aofw *w, int err, int is_fsync) {
+    char buf[256];
+    const char *msg = errtext(err, buf, sizeof buf);
+    pthread_mutex_lock(&w->lock);
+    int was_ok = w->write_ok;
+    w->write_ok = 0;
+    if (is_fsync) w->sync_lost = 1;
+    snprintf(w->last_error, sizeof w->last_error, "%s", msg);
+    pthread_mutex_unlock(&w->lock);
+    if (was_ok || is_fsync)
+        log_warning("%s the AOF file: %s", is_fsync ? "Error fsyncing" : "Error writing to", msg);
+}
+
+/* A write succeeded after failures: write_ok is 1 again, unless an fsync
+ * failed (sticky). */
+static void note_recovery(aofw *w) {
+    pthread_mutex_lock(&w->lock);
+    int recovered = !w->write_ok && !w->sync_lost;
+    if (recovered) w->write_ok = 1;
+    pthread_mutex_unlock(&w->lock);
+    if (recovered) log_warning("AOF write error looks solved, writing again.");
+}
+
+/* Runs one fsync of fd covering `upto` written bytes. since_us: when the
+ * oldest byte covered was written (0: do not count delays). */
+static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
+    int64_t t0 = mono_us();
+    if (since_us && t0 - since_us > AOFW_DELAYED_US) atomic_fetch_add(&w->delayed_fsync, 1);
+    atomic_store(&w->pending_fsync, 1);
+    int rc;
+    do rc = w->fsync_fn(fd);
+    while (rc < 0 && errno == EINTR);
+    int err = rc < 0 ? errno : 0;
+    atomic_store(&w->last_fsync_us, mono_us() - t0);
+    atomic_fetch_add(&w->fsyncs, 1);
+    if (err) {
+        note_failure(w, err, 1);
+    } else {
+        pthread_mutex_lock(&w->lock);
+        if (!w->sync_lost && atomic_load(&w->synced) < upto) atomic_store(&w->synced, upto);
+        pthread_mutex_unlock(&w->lock);
+    }
+    atomic_store(&w->pending_fsync, 0);
+}
+
+static void free_chunk(chunk *c) {
+    if (!c->data && c->new_fd >= 0) close(c->new_fd);
+    free(c->data);
+    free(c);
+}
+
+/* ---- the fsync thread (everysec) ---- */
+
+static void *fsync_main(void *arg) {
+    aofw *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->fs_req && !w->fs_stop) pthread_cond_wait(&w->fsync_cond, &w->lock);
+        if (!w->fs_req) break;
+        int fd = w->fs_fd;
+        uint64_t upto = w->fs_upto;
+        int64_t since = w->fs_since_us;
+        w->fs_req = 0;
+        w->fs_busy = 1;
+        pthread_mutex_unlock(&w->lock);
+        run_fsync(w, fd, upto, since);
+        uv_async_send(&w->async);
+        pthread_mutex_lock(&w->lock);
+        w->fs_busy = 0;
+        pthread_cond_signal(&w->writer_cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* ---- the writer thread ---- */
+
+/* Under lock: 1 when the writer has work now; else 0 and *deadline is the
+ * monotonic time to wake up at (0: only when signalled). */
+static int writer_due_locked(aofw *w, int64_t now, int64_t *deadline) {
+    *deadline = 0;
+    if (w->p_head) {
+        if (now >= w->retry_at_us) return 1;
+        *deadline = w->retry_at_us;
+    } else if (w->stop) {
+        return 1;
+    }
+    if (atomic_load(&w->written) == w->covered) return 0;
+    int policy = atomic_load(&w->policy);
+    if (policy == FSYNC_ALWAYS) return 1;
+    if (policy == FSYNC_EVERYSEC && !w->fs_req && !w->fs_busy) {
+        int64_t due = w->last_fsync_start_us + AOFW_EVERYSEC_US;
+        if (now >= due) return 1;
+        if (!*deadline || due < *deadline) *deadline = due;
+    }
+    return 0;
+}
+
+static void timed_wait(pthread_cond_t *cond, pthread_mutex_t *lock, int64_t deadline_us) {
+    struct timespec ts = {.tv_sec = deadline_us / 1000000,
+                          .tv_nsec = (long)(deadline_us % 1000000) * 1000};
+    pthread_cond_timedwait(cond, lock, &ts);
+}
+
+/* Waits for work, moving the submission queue to the pending list.
+ * Returns 1 once stop was asked. */
+static int writer_wait(aofw *w) {
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        if (w->q_head) {
+            if (w->p_tail) w->p_tail->next = w->q_head;
+            else w->p_head = w->q_head;
+            w->p_tail = w->q_tail;
+            w->q_head = w->q_tail = NULL;
+        }
+        int64_t deadline;
+        if (writer_due_locked(w, mono_us(), &deadline)) break;
+        if (deadline) timed_wait(&w->writer_cond, &w->lock, deadline);
+        else pthread_cond_wait(&w->writer_cond, &w->lock);
+    }
+    int stopping = w->stop;
+    pthread_mutex_unlock(&w->lock);
+    return stopping;
+}
+
+/* Fsyncs the current file now (always, switch, stop), once the fsync
+ * thread is done with it. */
+static void writer_fsync_now(aofw *w) {
+    pthread_mutex_lock(&w->lock);
+    while (w->fs_req || w->fs_busy) pthread_cond_wait(&w->writer_cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    uint64_t upto = atomic_load(&w->written);
+    if (upto == w->covered) return;
+    w->covered = upto;
+    w->unsynced_since_us = 0;
+    w->last_fsync_start_us = mono_us();
+    run_fsync(w, w->fd, upto, 0);
+}
+
+/* everysec: hands an fsync to the fsync thread when one is due and it is
+ * idle (when busy, it wakes us as it finishes). */
+static void writer_post_fsync(aofw *w) {
+    int64_t now = mono_us();
+    if (now - w->last_fsync_start_us < AOFW_EVERYSEC_US) return;
+    pthread_mutex_lock(&w->lock);
+    if (!w->fs_req && !w->fs_busy) {
+        w->fs_fd = w->fd;
+        w->fs_upto = atomic_load(&w->written);
+        w->fs_since_us = w->unsynced_since_us;
+        w->fs_req = 1;
+        pthread_cond_signal(&w->fsync_cond);
+        w->covered = w->fs_upto;
+        w->unsynced_since_us = 0;
+        w->last_fsync_start_us = now;
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void writer_sync(aofw *w) {
+    if (atomic_load(&w->written) == w->covered) return;
+    int policy = atomic_load(&w->policy);
+    if (policy == FSYNC_ALWAYS) writer_fsync_now(w);
+    else if (policy == FSYNC_EVERYSEC) writer_post_fsync(w);
+}
+
+/* Writes what is left of c. Returns 0, or the errno that stopped it (c->off
+ * then counts exactly the bytes written). */
+static int write_chunk(aofw *w, chunk *c) {
+    while (c->off < c->len) {
+        ssize_t n = w->write_fn(w->fd, c->data + c->off, c->len - c->off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno ? errno : EIO;
+        if (n == 0) return ENOSPC; /* a write of nothing: as Redis, the disk is full */
+        if (!w->unsynced_since_us) w->unsynced_since_us = mono_us();
+        c->off += (size_t)n;
+        atomic_fetch_add(&w->written, (uint64_t)n);
+    }
+    return 0;
+}
+
+/* File switch: everything before it is written; fsync and close the old. */
+static void switch_file(aofw *w, chunk *c) {
+    writer_fsync_now(w);
+    if (close(w->fd) < 0) {
+        char buf[128];
+        log_warning("Error closing the old AOF file: %s", errtext(errno, buf, sizeof buf));
+    }
+    w->fd = c->new_fd;
+    c->new_fd = -1;
+}
+
+/* Stopping and a write keeps failing: drop the rest so that shutdown ends. */
+static void drop_pending(aofw *w) {
+    uint64_t lost = 0;
+    while (w->p_head) {
+        chunk *c = w->p_head;
+        w->p_head = c->next;
+        if (c->data) lost += c->len - c->off;
+        free_chunk(c);
+    }
+    w->p_tail = NULL;
+    log_warning("AOF writer stopping with the file still failing: %llu bytes lost",
+                (unsigned long long)lost);
+}
+
+/* Writes the pending list in order, up to the first failure. */
+static void writer_flush(aofw *w, int stopping) {
+    if (!w->p_head || mono_us() < w->retry_at_us) return;
+    int err = 0;
+    while (w->p_head && !err) {
+        chunk *c = w->p_head;
+        if (c->data) err = write_chunk(w, c);
+        else switch_file(w, c);
+        if (err) break;
+        w->p_head = c->next;
+        if (!w->p_head) w->p_tail = NULL;
+        free_chunk(c);
+    }
+    if (!err) {
+        if (w->retry_at_us) note_recovery(w);
+        w->retry_at_us = 0;
+        return;
+    }
+    note_failure(w, err, 0);
+    w->retry_at_us = mono_us() + AOFW_RETRY_US;
+    if (stopping && ++w->stop_failures > AOFW_STOP_TRIES) drop_pending(w);
+}
+
+static void *writer_main(void *arg) {
+    aofw *w = arg;
+    for (;;) {
+        int stopping = writer_wait(w);
+        writer_flush(w, stopping);
+        writer_sync(w);
+        uv_async_send(&w->async);
+        if (stopping && !w->p_head) break;
+    }
+    writer_fsync_now(w);
+    close(w->fd);
+    w->fd = -1;
+    pthread_mutex_lock(&w->lock);
+    w->fs_stop = 1;
+    pthread_cond_signal(&w->fsync_cond);
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* ---- main thread ---- */
+
+static void on_async(uv_async_t *a) {
+    aofw *w = a->data;
+    if (w->on_progress) w->on_progress(w->priv);
+}
+
+static void on_closed(uv_handle_t *h) {
+    aofw *w = h->data;
+    while (w->q_head) {
+        chunk *c = w->q_head;
+        w->q_head = c->next;
+        free_chunk(c);
+    }
+    pthread_cond_destroy(&w->writer_cond);
+    pthread_cond_destroy(&w->fsync_cond);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+static int init_sync(aofw *w) {
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0) return -1;
+    int rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (rc == 0) rc = pthread_cond_init(&w->writer_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc != 0) return -1;
+    if (pthread_cond_init(&w->fsync_cond, NULL) != 0) {
+        pthread_cond_destroy(&w->writer_cond);
+        return -1;
+    }
+    if (pthread_mutex_init(&w->lock, NULL) != 0) {
+        pthread_cond_destroy(&w->writer_cond);
+        pthread_cond_destroy(&w->fsync_cond);
+        return -1;
+    }
+    return 0;
+}
+
+aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *priv),
+                 void *priv, char *err, size_t errlen) {
+    aofw *w = xcalloc(1, sizeof *w);
+    w->on_progress = on_progress;
+    w->priv = priv;
+    w->write_fn = test_write_fn ? test_write_fn : write;
+    w->fsync_fn = test_fsync_fn ? test_fsync_fn : fdatasync;
+    w->fd = fd;
+    w->write_ok = 1;
+    w->last_fsync_start_us = mono_us();
+    atomic_init(&w->policy, policy);
+    if (init_sync(w) != 0) {
+        snprintf(err, errlen, "Can't create the AOF writer's locks");
+        free(w);
+        return NULL;
+    }
+    int rc = uv_async_init(loop, &w->async, on_async);
+    if (rc != 0) {
+        snprintf(err, errlen, "Can't create the AOF writer's wake-up: %s", uv_strerror(rc));
+        w->async.data = w;
+        on_closed((uv_handle_t *)&w->async);
+        return NULL;
+    }
+    w->async.data = w;
+    rc = pthread_create(&w->fsync_tid, NULL, fsync_main, w);
+    if (rc == 0) {
+        rc = pthread_create(&w->writer_tid, NULL, writer_main, w);
+        if (rc != 0) {
+            pthread_mutex_lock(&w->lock);
+            w->fs_stop = 1;
+            pthread_cond_signal(&w->fsync_cond);
+            pthread_mutex_unlock(&w->lock);
+            pthread_join(w->fsync_tid, NULL);
+        }
+    }
+    if (rc != 0) {
+        char buf[128];
+        snprintf(err, errlen, "Can't start the AOF writer thread: %s", errtext(rc, buf, sizeof buf));
+        uv_close((uv_handle_t *)&w->async, on_closed);
+        return NULL;
+    }
+    return w;
+}
+
+static void enqueue(aofw *w, chunk *c) {
+    pthread_mutex_lock(&w->lock);
+    if (w->q_tail) w->q_tail->next = c;
+    else w->q_head = c;
+    w->q_tail = c;
+    pthread_cond_signal(&w->writer_cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+void aofw_submit(aofw *w, vbuf *buf) {
+    if (buf->len == 0) return;
+    chunk *c = xmalloc(sizeof *c);
+    *c = (chunk){.data = buf->data, .len = buf->len, .new_fd = -1};
+    vbuf_init(buf);
+    /* before the push: the writer never counts bytes not yet submitted */
+    atomic_fetch_add(&w->submitted, c->len);
+    enqueue(w, c);
+}
+
+void aofw_switch_file(aofw *w, int new_fd) {
+    chunk *c = xmalloc(sizeof *c);
+    *c = (chunk){.new_fd = new_fd};
+    enqueue(w, c);
+}
+
+void aofw_set_policy(aofw *w, int policy) {
+    atomic_store(&w->policy, policy);
+    pthread_mutex_lock(&w->lock);
+    pthread_cond_signal(&w->writer_cond); /* e.g. to always: fsync what is written */
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* The counters are read synced, written, submitted: each only grows and
+ * synced <= written <= submitted holds at every instant, so the copy keeps
+ * that order too. */
+void aofw_get_stats(aofw *w, aofw_stats *st) {
+    st->synced = atomic_load(&w->synced);
+    st->written = atomic_load(&w->written);
+    st->submitted = atomic_load(&w->submitted);
+    st->fsyncs = atomic_load(&w->fsyncs);
+    st->delayed_fsync = atomic_load(&w->delayed_fsync);
+    st->pending_fsync = atomic_load(&w->pending_fsync);
+    st->last_fsync_us = atomic_load(&w->last_fsync_us);
+    pthread_mutex_lock(&w->lock);
+    st->write_ok = w->write_ok;
+    memcpy(st->last_error, w->last_error, sizeof st->last_error);
+    pthread_mutex_unlock(&w->lock);
+}
+
+uint64_t aofw_backlog(aofw *w) {
+    uint64_t written = atomic_load(&w->written); /* first: the difference stays >= 0 */
+    return atomic_load(&w->submitted) - written;
+}
+
+int aofw_stop(aofw *w) {
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_signal(&w->writer_cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->writer_tid, NULL);
+    pthread_join(w->fsync_tid, NULL);
+    int rc = atomic_load(&w->synced) == atomic_load(&w->submitted) ? 0 : -1;
+    uv_close((uv_handle_t *)&w->async, on_closed);
+    return rc;
+}

@@ -1,0 +1,73 @@
+/* writer: the AOF writer thread. It writes the bytes the main thread hands
+ * over and fsyncs them according to the policy, so that the main thread
+ * never calls write() or fsync() on the AOF.
+ *
+ * The main thread submits whole buffers (once per loop iteration) and file
+ * switches, in order; the thread takes everything queued at once, writes
+ * it, and under `always` covers the whole batch with one fsync (group
+ * commit). Progress is published as two monotonic byte counters (written,
+ * synced) over all files since start, and the main loop is woken with a
+ * uv_async_t after each batch so that it can release held replies.
+ *
+ * Thread boundaries: the submission queue is under a mutex + condition
+ * variable (held for a push or a list swap, never across I/O); counters
+ * and the status are atomics; files handed over belong to the thread. */
+#ifndef VERSO_AOF_WRITER_H
+#define VERSO_AOF_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "../src/vbuf.h"
+
+typedef struct aofw aofw;
+
+typedef struct aofw_stats {
+    uint64_t submitted;     /* bytes handed over by the main thread */
+    uint64_t written;       /* bytes write()n to files */
+    uint64_t synced;        /* bytes covered by a completed fsync */
+    uint64_t fsyncs;        /* fsync calls done */
+    uint64_t delayed_fsync; /* everysec: fsyncs that started when the oldest
+                             * byte they cover had been written > 2 s before */
+    uint64_t pending_fsync; /* 1 while an fsync is running (aof_pending_bio_fsync) */
+    int write_ok;           /* 0 after a failed write until one succeeds; a
+                             * failed fsync makes it 0 for good (see writer.c) */
+    char last_error[256];   /* strerror of the last failure */
+    int64_t last_fsync_us;  /* duration of the last fsync */
+} aofw_stats;
+
+/* Main thread. `fd` is the open INCR file (O_APPEND); policy is FSYNC_*
+ * of conf.h. on_progress runs on the loop after each batch. On success the
+ * fd belongs to the writer; on failure (NULL, err filled) it stays the
+ * caller's. */
+aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *priv),
+                 void *priv, char *err, size_t errlen);
+/* Main thread: hands buf's bytes to the thread (the vbuf is emptied and
+ * may be reused at once; its storage changes hands). */
+void aofw_submit(aofw *w, vbuf *buf);
+/* Main thread: every byte submitted from now on goes to new_fd; the thread
+ * fsyncs and closes the old fd after writing what was queued before. */
+void aofw_switch_file(aofw *w, int new_fd);
+/* Main thread: change the fsync policy (CONFIG SET appendfsync). */
+void aofw_set_policy(aofw *w, int policy);
+/* Any thread: a consistent copy of the counters. */
+void aofw_get_stats(aofw *w, aofw_stats *st);
+/* Bytes submitted but not yet written (the backlog). */
+uint64_t aofw_backlog(aofw *w);
+/* Main thread: writes and fsyncs everything queued, stops the thread,
+ * closes the file. Waits (used at shutdown and when AOF is turned off).
+ * Returns 0 when every submitted byte was written and fsynced, -1 when some
+ * were lost (a write still failing after two more tries, or a failed
+ * fsync; logged). w must not be used afterwards: it is freed by the close
+ * callback of its uv_async_t, on the loop's next iteration (run the loop
+ * before uv_loop_close, as libuv requires anyway). */
+int aofw_stop(aofw *w);
+
+/* For tests only: replace write(2) / fdatasync(2) in writers started after
+ * the call (NULL restores the real one), to inject failures. */
+void aofw_test_set_write_fn(ssize_t (*fn)(int fd, const void *p, size_t n));
+void aofw_test_set_fsync_fn(int (*fn)(int fd));
+
+#endif

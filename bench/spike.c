@@ -1,0 +1,717 @@
+/* spike.c: load generator and sampler for the memory-spike comparison run.
+ *
+ * One invocation = one run against one already started server (verso forkless,
+ * verso fork or redis-server): fill N keys `key:%012d` with V seeded random
+ * bytes (pipelined), settle, then for the rest of the run
+ *   - 8 (--conns) threads send random SETs to existing keys (pipeline depth
+ *     --pipeline), counting completed SETs;
+ *   - one thread sends PING every 2 ms and keeps every round trip;
+ *   - one thread samples every 100 ms the summed Pss of the server and of any
+ *     child process (/proc/PID/smaps_rollup; children found by ppid in
+ *     /proc/STAT), the SETs completed and the worst PING of the interval;
+ *   - the main thread (a 10th connection) sends BGSAVE at t=2 s, polls INFO
+ *     persistence every 20 ms until rdb_bgsave_in_progress:0, keeps the load
+ *     for 1 s more, then reads the final INFO figures.
+ * It appends the samples to a CSV and one line of figures to a TSV; bench/
+ * spike.sh starts the servers, calls this per run and summarises. All times
+ * come from CLOCK_MONOTONIC; t_ms is relative to the start of the load.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POOL_BYTES (1u << 20)   /* random bytes the load takes values from */
+#define FILL_BATCH 1000         /* SETs per pipelined batch while filling */
+
+struct opts {
+    const char *host, *method, *csv, *tsv, *dir;
+    int port, run, conns, pipeline;
+    long pid;                   /* expected server pid, 0 = any */
+    long keys, vsize;
+    uint64_t seed;
+    int settle_ms, bgsave_at_ms, tail_ms, sample_ms, ping_ms, poll_ms;
+    int max_save_s;
+};
+
+struct sample {                 /* one row of the samples CSV */
+    int64_t t_ms, pss;
+    double sets_per_s, ping_ms;
+    int saving;
+};
+
+struct ping { int64_t sent_ns, rtt_ns; };
+
+/* Shared between the threads. Written as noted; all atomics, relaxed order. */
+static struct {
+    struct opts o;
+    int64_t t0_ns;                  /* load start; set before threads start */
+    long server_pid;                /* set before threads start */
+    const char *pool;               /* random value pool, read-only */
+    atomic_int go, stop;            /* main thread sets */
+    atomic_int saving;              /* main thread sets: BGSAVE sent, not done */
+    atomic_llong sets_done;         /* SET threads add */
+    atomic_llong ping_max_ns;       /* PING thread maxes, sampler resets */
+    struct ping *pings;             /* PING thread only, read after join */
+    size_t npings, cap_pings;
+    struct sample *samples;         /* sampler only, read after join */
+    size_t nsamples, cap_samples;
+    char errmsg[256];
+    atomic_int failed;              /* any thread sets on error */
+} G;
+
+/* ---------- small helpers ---------- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t_ns)
+{
+    struct timespec ts = { t_ns / 1000000000LL, t_ns % 1000000000LL };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+static void fail(const char *fmt, const char *what)
+{
+    if (atomic_exchange(&G.failed, 1) == 0)
+        snprintf(G.errmsg, sizeof G.errmsg, fmt, what);
+    atomic_store(&G.stop, 1);
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void fill_random(char *buf, size_t len, uint64_t *s)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t r = splitmix64(s);
+        memcpy(buf + i, &r, 8);
+    }
+    if (i < len) {
+        uint64_t r = splitmix64(s);
+        memcpy(buf + i, &r, len - i);
+    }
+}
+
+static redisContext *connect_server(void)
+{
+    struct timeval tv = { 5, 0 };
+    redisContext *c = redisConnectWithTimeout(G.o.host, G.o.port, tv);
+    if (!c || c->err) {
+        fprintf(stderr, "spike: connect %s:%d: %s\n", G.o.host, G.o.port,
+                c ? c->errstr : "out of memory");
+        redisFree(c);
+        return NULL;
+    }
+    struct timeval rt = { G.o.max_save_s + 30, 0 };
+    redisSetTimeout(c, rt);
+    return c;
+}
+
+/* Value of `field:` in an INFO reply, or -1 if absent. */
+static long long info_ll(const char *info, const char *field)
+{
+    char pat[96];
+    snprintf(pat, sizeof pat, "\n%s:", field);
+    const char *p = strstr(info, pat);
+    return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+static void info_str(const char *info, const char *field, char *out, size_t n)
+{
+    char pat[96];
+    snprintf(pat, sizeof pat, "\n%s:", field);
+    const char *p = strstr(info, pat);
+    size_t i = 0;
+    if (p)
+        for (p += strlen(pat); *p && *p != '\r' && *p != '\n' && i + 1 < n; p++)
+            out[i++] = *p;
+    out[i] = '\0';
+    if (i == 0)
+        snprintf(out, n, "-");
+}
+
+/* INFO <section> as a malloc'd string, NULL on error. */
+static char *info_get(redisContext *c, const char *section)
+{
+    redisReply *r = redisCommand(c, "INFO %s", section);
+    if (!r || r->type != REDIS_REPLY_STRING) {
+        if (r)
+            freeReplyObject(r);
+        return NULL;
+    }
+    char *s = malloc(r->len + 2);
+    s[0] = '\n';                    /* so every field follows a '\n' */
+    memcpy(s + 1, r->str, r->len + 1);
+    freeReplyObject(r);
+    return s;
+}
+
+/* ---------- fill ---------- */
+
+static int fill(redisContext *c)
+{
+    uint64_t s = G.o.seed;
+    char key[32], *val = malloc(G.o.vsize);
+    const char *argv[3] = { "SET", key, val };
+    size_t argl[3] = { 3, 0, (size_t)G.o.vsize };
+    for (long base = 0; base < G.o.keys; base += FILL_BATCH) {
+        long n = G.o.keys - base < FILL_BATCH ? G.o.keys - base : FILL_BATCH;
+        for (long i = 0; i < n; i++) {
+            argl[1] = (size_t)snprintf(key, sizeof key, "key:%012ld", base + i);
+            fill_random(val, G.o.vsize, &s);
+            redisAppendCommandArgv(c, 3, argv, argl);
+        }
+        for (long i = 0; i < n; i++) {
+            redisReply *r = NULL;
+            if (redisGetReply(c, (void **)&r) != REDIS_OK ||
+                r->type == REDIS_REPLY_ERROR) {
+                fprintf(stderr, "spike: fill SET failed: %s\n",
+                        r ? r->str : c->errstr);
+                free(val);
+                return -1;
+            }
+            freeReplyObject(r);
+        }
+    }
+    free(val);
+    return 0;
+}
+
+/* ---------- load threads ---------- */
+
+static void *set_thread(void *arg)
+{
+    long idx = (long)arg;
+    redisContext *c = connect_server();
+    if (!c) {
+        fail("%s", "SET connection failed");
+        return NULL;
+    }
+    uint64_t s = G.o.seed * 1000003ULL + (uint64_t)G.o.run * 131ULL + (uint64_t)idx;
+    char key[32];
+    const char *argv[3] = { "SET", key, NULL };
+    size_t argl[3] = { 3, 0, (size_t)G.o.vsize };
+    while (!atomic_load(&G.go) && !atomic_load(&G.stop))
+        usleep(200);
+    while (!atomic_load(&G.stop)) {
+        for (int i = 0; i < G.o.pipeline; i++) {
+            uint64_t r = splitmix64(&s);
+            argl[1] = (size_t)snprintf(key, sizeof key, "key:%012ld",
+                                       (long)(r % (uint64_t)G.o.keys));
+            argv[2] = G.pool + (r >> 32) % (POOL_BYTES - G.o.vsize);
+            redisAppendCommandArgv(c, 3, argv, argl);
+        }
+        for (int i = 0; i < G.o.pipeline; i++) {
+            redisReply *r = NULL;
+            if (redisGetReply(c, (void **)&r) != REDIS_OK ||
+                r->type == REDIS_REPLY_ERROR) {
+                fail("SET during load failed: %s", r ? r->str : c->errstr);
+                redisFree(c);
+                return NULL;
+            }
+            freeReplyObject(r);
+            atomic_fetch_add_explicit(&G.sets_done, 1, memory_order_relaxed);
+        }
+    }
+    redisFree(c);
+    return NULL;
+}
+
+static void ping_record(int64_t sent, int64_t rtt)
+{
+    if (G.npings == G.cap_pings) {
+        G.cap_pings = G.cap_pings ? G.cap_pings * 2 : 16384;
+        G.pings = realloc(G.pings, G.cap_pings * sizeof *G.pings);
+    }
+    G.pings[G.npings++] = (struct ping){ sent, rtt };
+    long long cur = atomic_load(&G.ping_max_ns);
+    while (rtt > cur && !atomic_compare_exchange_weak(&G.ping_max_ns, &cur, rtt))
+        ;
+}
+
+/* PING every ping_ms on a fixed schedule; a late reply skips missed slots. */
+static void *ping_thread(void *arg)
+{
+    (void)arg;
+    redisContext *c = connect_server();
+    if (!c) {
+        fail("%s", "PING connection failed");
+        return NULL;
+    }
+    int64_t period = (int64_t)G.o.ping_ms * 1000000LL, next = G.t0_ns;
+    while (!atomic_load(&G.go) && !atomic_load(&G.stop))
+        usleep(200);
+    while (!atomic_load(&G.stop)) {
+        sleep_until(next);
+        int64_t t = now_ns();
+        redisReply *r = redisCommand(c, "PING");
+        int64_t rtt = now_ns() - t;
+        if (!r || r->type != REDIS_REPLY_STATUS) {
+            fail("PING failed: %s", r ? r->str : c->errstr);
+            break;
+        }
+        freeReplyObject(r);
+        ping_record(t, rtt);
+        int64_t now = t + rtt;
+        next += period;
+        if (next <= now)
+            next += ((now - next) / period + 1) * period;
+    }
+    redisFree(c);
+    return NULL;
+}
+
+/* ---------- memory sampling ---------- */
+
+/* Pss of one process in bytes; 0 if it is gone or a zombie. */
+static int64_t pss_of(long pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%ld/smaps_rollup", pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nPss:");
+    return p ? strtoll(p + 5, NULL, 10) * 1024 : 0;
+}
+
+/* What /proc/PID/stat says of a process: ppid, and whether it is exiting
+ * (PF_EXITING: its memory may be going away while we read). -1 if gone. */
+#define PF_EXITING_FLAG 0x4u
+
+static long stat_of(const char *pid, int *exiting)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    char state;
+    long ppid;
+    unsigned flags;
+    /* after ")": state ppid pgrp session tty_nr tpgid flags */
+    if (!p || sscanf(p + 1, " %c %ld %*d %*d %*d %*d %u", &state, &ppid, &flags) != 3)
+        return -1;
+    *exiting = (flags & PF_EXITING_FLAG) && state != 'Z' && state != 'X';
+    return ppid;
+}
+
+#define MAX_CHILDREN 16
+
+/* Direct children of the server; returns how many, -1 if one is exiting. */
+static int list_children(long *pids)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int n = 0, busy = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int exiting = 0;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        if (stat_of(e->d_name, &exiting) != G.server_pid)
+            continue;
+        busy |= exiting;
+        if (n < MAX_CHILDREN)
+            pids[n++] = strtol(e->d_name, NULL, 10);
+    }
+    closedir(d);
+    return busy ? -1 : n;
+}
+
+/* Summed Pss of the server and its direct children. Pss splits shared pages
+ * between the processes, so the sum counts each page once, but only if no
+ * fork or exit happens between the reads: list the children before and
+ * after, and read again if the list changed or a child was exiting (a zombie
+ * has released its memory already and counts 0, which is consistent). */
+static int64_t pss_total(void)
+{
+    long before[MAX_CHILDREN], after[MAX_CHILDREN];
+    int64_t sum = 0;
+    for (int attempt = 0; attempt < 50; attempt++) {
+        int nb = list_children(before);
+        sum = pss_of(G.server_pid);
+        for (int i = 0; i < nb; i++)
+            sum += pss_of(before[i]);
+        int na = list_children(after);
+        if (nb >= 0 && na == nb && !memcmp(before, after, (size_t)nb * sizeof *before))
+            return sum;
+        usleep(2000);
+    }
+    return sum;   /* could not get a quiet moment in 100 ms: keep the last */
+}
+
+static void sample_add(struct sample s)
+{
+    if (G.nsamples == G.cap_samples) {
+        G.cap_samples = G.cap_samples ? G.cap_samples * 2 : 1024;
+        G.samples = realloc(G.samples, G.cap_samples * sizeof *G.samples);
+    }
+    G.samples[G.nsamples++] = s;
+}
+
+/* Samples from t = -settle until stop, on a fixed 100 ms schedule. */
+static void *sampler_thread(void *arg)
+{
+    (void)arg;
+    int64_t period = (int64_t)G.o.sample_ms * 1000000LL;
+    int64_t next = G.t0_ns - (int64_t)G.o.settle_ms * 1000000LL;
+    int64_t prev_t = next;
+    long long prev_sets = 0;
+    for (;;) {
+        sleep_until(next);
+        int64_t t = now_ns();
+        long long sets = atomic_load(&G.sets_done);
+        struct sample s = {
+            .t_ms = (t - G.t0_ns) / 1000000LL,
+            .pss = pss_total(),
+            .sets_per_s = (double)(sets - prev_sets) * 1e9 / (double)(t - prev_t),
+            .ping_ms = (double)atomic_exchange(&G.ping_max_ns, 0) / 1e6,
+            .saving = atomic_load(&G.saving),
+        };
+        sample_add(s);
+        prev_t = t;
+        prev_sets = sets;
+        if (atomic_load(&G.stop))
+            break;
+        next += period;
+        if (next <= now_ns())
+            next = now_ns() + period;
+    }
+    return NULL;
+}
+
+/* ---------- the save ---------- */
+
+struct save_result {
+    int64_t t_send, t_reply, t_done;    /* ns */
+    long long sets_at_send, sets_at_reply, sets_at_done;
+};
+
+/* BGSAVE at t0 + bgsave_at, then poll INFO until it is done. */
+static int run_save(redisContext *c, struct save_result *sr)
+{
+    sleep_until(G.t0_ns + (int64_t)G.o.bgsave_at_ms * 1000000LL);
+    atomic_store(&G.saving, 1);
+    sr->sets_at_send = atomic_load(&G.sets_done);
+    sr->t_send = now_ns();
+    redisReply *r = redisCommand(c, "BGSAVE");
+    sr->t_reply = now_ns();
+    sr->sets_at_reply = atomic_load(&G.sets_done);
+    if (!r || r->type == REDIS_REPLY_ERROR) {
+        fprintf(stderr, "spike: BGSAVE failed: %s\n", r ? r->str : c->errstr);
+        return -1;
+    }
+    freeReplyObject(r);
+    int64_t poll = (int64_t)G.o.poll_ms * 1000000LL, next = sr->t_reply;
+    int64_t deadline = sr->t_reply + (int64_t)G.o.max_save_s * 1000000000LL;
+    for (;;) {
+        next += poll;
+        sleep_until(next);
+        char *info = info_get(c, "persistence");
+        int64_t t = now_ns();
+        long long sets = atomic_load(&G.sets_done);
+        if (!info) {
+            fprintf(stderr, "spike: INFO failed: %s\n", c->errstr);
+            return -1;
+        }
+        long long busy = info_ll(info, "rdb_bgsave_in_progress");
+        free(info);
+        if (busy == 0) {
+            sr->t_done = t;
+            sr->sets_at_done = sets;
+            atomic_store(&G.saving, 0);
+            return 0;
+        }
+        if (t > deadline || atomic_load(&G.failed)) {
+            fprintf(stderr, "spike: save not done after %d s\n", G.o.max_save_s);
+            return -1;
+        }
+    }
+}
+
+/* ---------- results ---------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median Pss of the samples in [from_ms, to_ms). */
+static int64_t baseline_pss(int64_t from_ms, int64_t to_ms)
+{
+    int64_t *v = malloc((G.nsamples + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < G.nsamples; i++)
+        if (G.samples[i].t_ms >= from_ms && G.samples[i].t_ms < to_ms)
+            v[n++] = G.samples[i].pss;
+    qsort(v, n, sizeof *v, cmp_i64);
+    int64_t m = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+    free(v);
+    return m;
+}
+
+static int64_t peak_pss(int64_t from_ms, int64_t to_ms)
+{
+    int64_t m = 0;
+    for (size_t i = 0; i < G.nsamples; i++)
+        if (G.samples[i].t_ms >= from_ms && G.samples[i].t_ms <= to_ms &&
+            G.samples[i].pss > m)
+            m = G.samples[i].pss;
+    return m;
+}
+
+/* Worst round trip of the PINGs whose [sent, sent+rtt] overlaps [a, b];
+ * counts them and those slower than 2 ms. */
+static double worst_ping_ms(int64_t a, int64_t b, size_t *count, size_t *slow)
+{
+    int64_t m = 0;
+    size_t n = 0, n_slow = 0;
+    for (size_t i = 0; i < G.npings; i++) {
+        const struct ping *p = &G.pings[i];
+        if (p->sent_ns <= b && p->sent_ns + p->rtt_ns >= a) {
+            n++;
+            n_slow += p->rtt_ns > 2000000LL;
+            if (p->rtt_ns > m)
+                m = p->rtt_ns;
+        }
+    }
+    if (count)
+        *count = n;
+    if (slow)
+        *slow = n_slow;
+    return (double)m / 1e6;
+}
+
+static int write_csv(void)
+{
+    FILE *f = fopen(G.o.csv, "a");
+    if (!f) {
+        perror(G.o.csv);
+        return -1;
+    }
+    if (ftell(f) == 0)
+        fprintf(f, "method,run,t_ms,pss_bytes,sets_per_s,ping_ms,saving\n");
+    for (size_t i = 0; i < G.nsamples; i++) {
+        const struct sample *s = &G.samples[i];
+        fprintf(f, "%s,%d,%" PRId64 ",%" PRId64 ",%.0f,%.3f,%d\n", G.o.method,
+                G.o.run, s->t_ms, s->pss, s->sets_per_s, s->ping_ms, s->saving);
+    }
+    return fclose(f);
+}
+
+static const char *TSV_HEADER =
+    "method\trun\tkeys\tvsize\tconns\tpipeline\tfill_s\tbaseline_mb\tpeak_mb"
+    "\tgrowth_mb\tsave_s\tinfo_save_s\tbgsave_reply_ms\tsets_before\tsets_during"
+    "\tset_ratio\tping_worst_save_ms\tping_worst_all_ms\tpings_save\tpings_save_over_2ms\tcow_mb"
+    "\tfork_usec\tstall_usec\tpeak_retained_mb\tbgsave_type\tstatus\tdump_bytes\n";
+
+/* An INFO field as text, "-" if the server has no such field (redis has
+ * no stall or forkless fields), scaled to MB when mb is set. */
+static void info_fmt(const char *info, const char *field, int mb, char *out, size_t n)
+{
+    long long v = info_ll(info, field);
+    if (v < 0)
+        snprintf(out, n, "-");
+    else if (mb)
+        snprintf(out, n, "%.2f", (double)v / 1048576.0);
+    else
+        snprintf(out, n, "%lld", v);
+}
+
+static long long dump_size(void)
+{
+    char path[1024];
+    struct stat st;
+    if (!G.o.dir)
+        return -1;
+    snprintf(path, sizeof path, "%s/dump.rdb", G.o.dir);
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int write_tsv(const struct save_result *sr, double fill_s, const char *info)
+{
+    FILE *f = fopen(G.o.tsv, "a");
+    if (!f) {
+        perror(G.o.tsv);
+        return -1;
+    }
+    if (ftell(f) == 0)
+        fputs(TSV_HEADER, f);
+    int64_t at = G.o.bgsave_at_ms;
+    int64_t done_ms = (sr->t_done - G.t0_ns) / 1000000LL;
+    int64_t send_ms = (sr->t_send - G.t0_ns) / 1000000LL;
+    double base = (double)baseline_pss(at - 1000, at) / 1048576.0;
+    double peak = (double)peak_pss(send_ms, done_ms) / 1048576.0;
+    double save_s = (double)(sr->t_done - sr->t_reply) / 1e9;
+    double before = (double)sr->sets_at_send * 1e9 / (double)(sr->t_send - G.t0_ns);
+    double during = (double)(sr->sets_at_done - sr->sets_at_reply) / save_s;
+    size_t np = 0, slow = 0;
+    double pw_save = worst_ping_ms(sr->t_send, sr->t_done, &np, &slow);
+    double pw_all = worst_ping_ms(G.t0_ns, INT64_MAX, NULL, NULL);
+    char type[32], status[32], tsec[32], cow[32], fork_us[32], stall[32], ret[32];
+    info_str(info, "rdb_last_bgsave_type", type, sizeof type);
+    info_str(info, "rdb_last_bgsave_status", status, sizeof status);
+    info_fmt(info, "rdb_last_bgsave_time_sec", 0, tsec, sizeof tsec);
+    info_fmt(info, "rdb_last_cow_size", 1, cow, sizeof cow);
+    info_fmt(info, "latest_fork_usec", 0, fork_us, sizeof fork_us);
+    info_fmt(info, "rdb_last_bgsave_start_stall_usec", 0, stall, sizeof stall);
+    info_fmt(info, "forkless_peak_retained_bytes", 1, ret, sizeof ret);
+    fprintf(f, "%s\t%d\t%ld\t%ld\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%.2f"
+            "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld\n",
+            G.o.method, G.o.run, G.o.keys, G.o.vsize, G.o.conns, G.o.pipeline,
+            fill_s, base, peak, peak - base, save_s, tsec,
+            (double)(sr->t_reply - sr->t_send) / 1e6, before, during, during / before,
+            pw_save, pw_all, np, slow, cow, fork_us, stall, ret, type, status,
+            dump_size());
+    return fclose(f);
+}
+
+/* ---------- main ---------- */
+
+static void usage(void)
+{
+    fprintf(stderr,
+        "usage: spike --port N --method NAME --run R --csv FILE --tsv FILE\n"
+        "             [--dir D] [--keys 1000000] [--value 300] [--conns 8]\n"
+        "             [--pipeline 1] [--seed 1] [--host 127.0.0.1]\n"
+        "             [--max-save-s 300] [--pid SERVER_PID] [--sample-ms 100]\n");
+    exit(2);
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){ .host = "127.0.0.1", .method = NULL, .port = 0, .run = 1,
+        .conns = 8, .pipeline = 1, .keys = 1000000, .vsize = 300, .seed = 1,
+        .settle_ms = 1000, .bgsave_at_ms = 2000, .tail_ms = 1000,
+        .sample_ms = 100, .ping_ms = 2, .poll_ms = 20, .max_save_s = 300 };
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *k = argv[i], *v = argv[i + 1];
+        if (!strcmp(k, "--port")) o->port = atoi(v);
+        else if (!strcmp(k, "--host")) o->host = v;
+        else if (!strcmp(k, "--method")) o->method = v;
+        else if (!strcmp(k, "--run")) o->run = atoi(v);
+        else if (!strcmp(k, "--csv")) o->csv = v;
+        else if (!strcmp(k, "--tsv")) o->tsv = v;
+        else if (!strcmp(k, "--dir")) o->dir = v;
+        else if (!strcmp(k, "--keys")) o->keys = atol(v);
+        else if (!strcmp(k, "--value")) o->vsize = atol(v);
+        else if (!strcmp(k, "--conns")) o->conns = atoi(v);
+        else if (!strcmp(k, "--pipeline")) o->pipeline = atoi(v);
+        else if (!strcmp(k, "--seed")) o->seed = strtoull(v, NULL, 10);
+        else if (!strcmp(k, "--max-save-s")) o->max_save_s = atoi(v);
+        else if (!strcmp(k, "--pid")) o->pid = atol(v);
+        else if (!strcmp(k, "--sample-ms")) o->sample_ms = atoi(v);
+        else usage();
+    }
+    if (argc % 2 == 0 || !o->port || !o->method || !o->csv || !o->tsv ||
+        o->keys < 1 || o->vsize < 1 || o->vsize > (long)POOL_BYTES / 2 ||
+        o->conns < 1 || o->conns > 64 || o->pipeline < 1 || o->sample_ms < 10)
+        usage();
+}
+
+/* Starts the load, runs the save, stops; returns 0 if all went well. */
+static int run_load(redisContext *c, struct save_result *sr)
+{
+    pthread_t sets[64], ping, sampler;
+    G.t0_ns = now_ns() + (int64_t)G.o.settle_ms * 1000000LL;
+    pthread_create(&sampler, NULL, sampler_thread, NULL);
+    for (long i = 0; i < G.o.conns; i++)
+        pthread_create(&sets[i], NULL, set_thread, (void *)i);
+    pthread_create(&ping, NULL, ping_thread, NULL);
+    sleep_until(G.t0_ns);
+    atomic_store(&G.go, 1);
+    int rc = run_save(c, sr);
+    if (rc == 0)
+        sleep_until(sr->t_done + (int64_t)G.o.tail_ms * 1000000LL);
+    atomic_store(&G.stop, 1);
+    for (int i = 0; i < G.o.conns; i++)
+        pthread_join(sets[i], NULL);
+    pthread_join(ping, NULL);
+    pthread_join(sampler, NULL);
+    if (atomic_load(&G.failed)) {
+        fprintf(stderr, "spike: %s\n", G.errmsg);
+        return -1;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    parse_args(argc, argv, &G.o);
+    redisContext *c = connect_server();
+    if (!c)
+        return 1;
+    char *info = info_get(c, "server");
+    G.server_pid = info ? info_ll(info, "process_id") : -1;
+    free(info);
+    if (G.server_pid <= 0 || (G.o.pid && G.o.pid != G.server_pid)) {
+        fprintf(stderr, "spike: server on port %d has pid %ld, expected %ld\n",
+                G.o.port, G.server_pid, G.o.pid);
+        return 1;
+    }
+    char *pool = malloc(POOL_BYTES);
+    uint64_t ps = G.o.seed ^ 0x5deece66dULL;
+    fill_random(pool, POOL_BYTES, &ps);
+    G.pool = pool;
+    int64_t tf = now_ns();
+    if (fill(c) != 0)
+        return 1;
+    double fill_s = (double)(now_ns() - tf) / 1e9;
+    struct save_result sr = { 0 };
+    if (run_load(c, &sr) != 0)
+        return 1;
+    info = info_get(c, "persistence");
+    if (!info) {
+        fprintf(stderr, "spike: final INFO failed\n");
+        return 1;
+    }
+    int rc = write_csv() || write_tsv(&sr, fill_s, info);
+    fprintf(stderr, "spike: %s run %d: fill %.1f s, save %.2f s, %zu samples, %zu pings\n",
+            G.o.method, G.o.run, fill_s, (double)(sr.t_done - sr.t_reply) / 1e9,
+            G.nsamples, G.npings);
+    free(info);
+    free(pool);
+    free(G.samples);
+    free(G.pings);
+    redisFree(c);
+    return rc ? 1 : 0;
+}

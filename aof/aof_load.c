@@ -211,7 +211,14 @@ static int is_cut_command(const char *p, size_t n, size_t *bad) {
         if (i == n) return 1;
         if (p[i++] != '$') { i--; rc = -1; goto out; }
         if ((rc = prefix_number(p, n, &i, &len)) <= 0) goto out;
-        if (n - i < (size_t)len + 2) return 1;
+        if (n - i < (size_t)len + 2) {      /* cut in the payload or its CRLF */
+            if (n - i == (size_t)len + 1 && p[n - 1] != '\r') {
+                i = n - 1;
+                rc = -1;
+                goto out;
+            }
+            return 1;
+        }
         i += (size_t)len;
         if (p[i] != '\r' || p[i + 1] != '\n') { rc = -1; goto out; }
         i += 2;
@@ -238,8 +245,11 @@ static int short_read(loader *L, rfile *f, uint64_t valid, int last) {
     log_warning("!!! Warning: short read while loading the AOF file %s!!!", f->name);
     log_warning("!!! Truncating the AOF %s at offset %llu !!!", f->name,
                 (unsigned long long)valid);
+    /* No fsync, as Redis: the writer's next fsync of this file covers the
+     * new size, and a crash before it only brings back the same tail, which
+     * the next start cuts again. */
     int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)valid) != 0 || fsync(fd) != 0) {
+    if (fd < 0 || ftruncate(fd, (off_t)valid) != 0) {
         int saved = errno;
         if (fd >= 0) close(fd);
         return fail(L, f->name, valid, "error truncating the AOF file: %s", strerror(saved));
@@ -287,7 +297,10 @@ static int load_resp_file(loader *L, const char *name, int last) {
     f.name = name;
     f.fd = open(path, O_RDONLY | O_CLOEXEC);
     if (f.fd < 0) return fail(L, name, 0, "can't open the append log file: %s", strerror(errno));
-    f.cap = AOFL_CHUNK;
+    struct stat sb;
+    f.cap = AOFL_CHUNK;     /* no more than the file needs: most are small */
+    if (fstat(f.fd, &sb) == 0 && (uint64_t)sb.st_size < f.cap)
+        f.cap = sb.st_size < 4096 ? 4096 : (size_t)sb.st_size;
     f.buf = xmalloc(f.cap);
     resp_req_init(&f.req);
     int rc = load_resp_loop(L, &f, last);

@@ -33,8 +33,9 @@ void aofm_init(aof_manifest *m);
 void aofm_free(aof_manifest *m);
 /* Reads dir/<filename>.manifest. 0 ok, 1 when it does not exist, -1 with
  * err ("appendonly.aof.manifest: line 2: Invalid AOF manifest file format")
- * when malformed: unknown keys, missing fields, two bases, bad seq, a line
- * over 1024 bytes, no newline at the end, a file name with '/'. */
+ * when malformed, exactly as Redis 7.0: missing fields, two bases, seq 0 or
+ * non-increasing incr seqs, a line over 1024 bytes, no newline at the end,
+ * a file name with '/' or '\\'. Unknown keys are ignored, as Redis does. */
 int aofm_load(const char *dir, const char *filename, aof_manifest *m, char *err, size_t errlen);
 /* Writes the manifest atomically. 0 or -1 with err. */
 int aofm_save(const char *dir, const char *filename, const aof_manifest *m, char *err,

@@ -25,8 +25,9 @@
  * delayed_fsync (everysec): the number of fsyncs that started when the oldest
  * byte they cover had been written more than 2 s before, i.e. the times the
  * everysec promise (at most ~2 s of writes lost) was broken, usually because
- * the previous fsync was still running. Redis counts the writes it postponed
- * for more than 2 s; we never postpone writes, so this is the closest figure.
+ * the previous fsync was still running. Redis's aof_delayed_fsync counts the
+ * writes that waited 2 s for a running fsync and then went ahead anyway; we
+ * never hold writes back, so this is the closest figure.
  *
  * Stop: the writer drains everything, fsyncs and closes its file. A write
  * that keeps failing while stopping is tried AOFW_STOP_TRIES more times,

@@ -1,15 +1,16 @@
 /* rdb_read: the snapshot loader (see rdb.h for the contract and
  * doc/snapshot-format.md for the bytes).
  *
- * The file is read as a stream through one 1 MiB buffer of plain RDB bytes,
- * filled either by read(2) or by the LZ4 frame decompressor, so memory stays
- * bounded whatever the file size: the buffer, the 256 KB compressed input
- * buffer, and a scratch buffer for strings larger than the buffer, which
- * grows only as their bytes actually arrive. Strings that fit are handed out
- * as pointers into the buffer, without copying.
+ * The file is read as a stream through one buffer of plain RDB bytes (1 MiB,
+ * or the file size for smaller plain files), filled 256 KB at a time by
+ * read(2) or by the LZ4 frame decompressor, so memory stays bounded whatever
+ * the file size: that buffer, the 256 KB compressed input buffer, and a
+ * scratch buffer for strings larger than the buffer, which grows only as
+ * their bytes actually arrive. Strings that fit are handed out as pointers
+ * into the buffer, without copying.
  *
  * The CRC64 is advanced lazily over the bytes consumed, each time the buffer
- * is compacted, so that it costs one crc64 call per megabyte.
+ * is compacted, so that it costs one crc64 call per refill, not per field.
  *
  * Any damage stops the load with "<path>: offset <N>: <what>". Keys already
  * handed to the callback before the damage was found may be wrong (the CRC is

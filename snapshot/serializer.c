@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../src/log.h"
@@ -135,7 +136,6 @@ static void *ser_main(void *arg) {
         unlink(job->tmp);
         goto done;
     }
-    job->file_bytes = rdb_writer_bytes(w);
     if (rdb_writer_finish(w, err, sizeof err) != 0 ||
         rdb_commit_file(job->tmp, job->path, err, sizeof err) != 0) {
         job->status = -1;
@@ -143,6 +143,8 @@ static void *ser_main(void *arg) {
         unlink(job->tmp);
         goto done;
     }
+    struct stat sb;
+    job->file_bytes = stat(job->path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
     job->status = 0;
 done:
     job->duration_us = mono_us() - start;

@@ -125,8 +125,7 @@ static void on_forkless_done(uv_async_t *a) {
         if (job->dbs[i].table) vt_save_end(job->dbs[i].table);
     ser_finish(job);
     free_retired();
-    size_t peak;
-    ser_queue_bytes(job, &peak);
+    size_t peak = job->q_peak; /* ser_finish joined the thread and destroyed q_lock */
     S.last_peak_extra = peak;
     S.type = SNAP_NONE;
     S.job = NULL;
@@ -168,7 +167,9 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
     job->dbs = xcalloc((size_t)job->ndb, sizeof(ser_db));
     snprintf(job->path, sizeof job->path, "%s", path);
     snprintf(job->tmp, sizeof job->tmp, "%s", tmp);
-    job->compress = server.cfg.snapshot_compression;
+    /* An AOF base stays a plain RDB so that redis-check-aof and redis-server
+     * read the AOF directory as it is. */
+    job->compress = aof_base ? RDB_COMPRESS_NONE : server.cfg.snapshot_compression;
     fill_aux(&job->aux);
     job->aux.aof_base = aof_base;
     for (int i = 0; i < job->ndb; i++) {
@@ -194,8 +195,8 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
     S.type = SNAP_FORKLESS;
     S.keys_total = job->keys_total;
     S.stall_us = mono_us() - t0;
-    log_notice("Background saving started (forkless, epoch %llu, %llu keys, start took %lld us)",
-               (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
+    log_notice("%s started (forkless, epoch %llu, %llu keys, start took %lld us)",
+               aof_base ? "AOF base write" : "Background saving", (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
                (long long)S.stall_us);
     return 0;
 }

@@ -144,14 +144,15 @@ static void rec_free(rec *r) {
 
 static int fake_exec(void *priv, int argc, const arg *argv, char *err, size_t errlen) {
     rec *r = priv;
-    ck_assert_int_ge(argc, 1);
+    /* no ck_assert here: each one is a write to Check's pipe, and this
+     * runs for every command */
+    if (argc < 1 || argc > 64) abort();
     if (argv[0].len == 4 && memcmp(argv[0].p, "BOOM", 4) == 0) {
         snprintf(err, errlen, "unknown command 'BOOM'");
         return -1;
     }
     const char *ptrs[64];
     size_t lens[64];
-    ck_assert_int_le(argc, 64);
     for (int i = 0; i < argc; i++) {
         ptrs[i] = argv[i].p;
         lens[i] = argv[i].len;
@@ -541,6 +542,8 @@ static const garbage garbages[] = {
     { "*2\r\n$3\r\nGET\r\n$1\0\r\nk\r\n", 21, 15,
       "bad file format (damaged command at the end of the file)" },
     { "*2\r\n$3\r\nGETxx$1\r\n", 17, 11,
+      "bad file format (damaged command at the end of the file)" },
+    { "*2\r\n$3\r\nGET\r\n$1\0\r\nk\n", 20, 19,
       "bad file format (damaged command at the end of the file)" },
 };
 

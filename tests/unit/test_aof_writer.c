@@ -9,6 +9,7 @@
  * a copy of what was submitted. Failures are injected through the writer's
  * test hooks (aofw_test_set_write_fn / _fsync_fn) and /dev/full. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -466,6 +467,22 @@ START_TEST(test_fsync_failure_is_sticky) {
 }
 END_TEST
 
+/* A failed test leaves its files behind: clear the directory at the end. */
+static void remove_base_dir(void) {
+    DIR *d = opendir(base_dir);
+    if (d) {
+        struct dirent *e;
+        char p[512];
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.') continue;
+            snprintf(p, sizeof p, "%s/%s", base_dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(base_dir);
+}
+
 int main(void) {
     const char *tmp = getenv("TMPDIR");
     snprintf(base_dir, sizeof base_dir, "%s/aofw-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -492,6 +509,6 @@ int main(void) {
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    rmdir(base_dir);
+    remove_base_dir();
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

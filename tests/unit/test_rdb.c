@@ -576,8 +576,10 @@ static void crafted_all_forms(int ver, int ck) {
     for (size_t i = 0; i < sizeof plain; i++) plain[i] = "abcabcabd"[i % 9];
     unsigned cl = lzf_compress(plain, sizeof plain, comp, sizeof comp);
     ck_assert_uint_gt(cl, 0);
-    b_u8(&b, RDB_OP_EXPIRETIME_MS); b_le(&b, 1000, 8);  /* expired at now=5000 */
+    b_u8(&b, RDB_OP_EXPIRETIME_MS); b_le(&b, 4999, 8);  /* expired at now=5000 */
     b_u8(&b, 0); b_str(&b, "gone"); b_str(&b, "x");
+    b_u8(&b, RDB_OP_EXPIRETIME_MS); b_le(&b, 5000, 8);  /* not yet, as Redis */
+    b_u8(&b, 0); b_str(&b, "edge"); b_str(&b, "y");
     b_u8(&b, RDB_OP_SELECTDB); b_len(&b, 0);
     b_u8(&b, 0); b_u8(&b, 0xc3); b_len(&b, cl); b_len(&b, sizeof plain); b_bytes(&b, comp, cl);
     b_u8(&b, 0xc3); b_len(&b, cl); b_len(&b, sizeof plain); b_bytes(&b, comp, cl);
@@ -590,7 +592,7 @@ static void crafted_all_forms(int ver, int ck) {
     char err[RDB_ERRLEN];
     int rc = load_bytes(&b, 5000, &got, &st, err);
     ck_assert_msg(rc == 0, "version %d: %s", ver, err);
-    ck_assert_uint_eq(got.n, 8);
+    ck_assert_uint_eq(got.n, 9);
     ck_assert_uint_eq(st.keys_expired, 1);
     ck_assert_int_eq(got.resize_calls[3], 1);
     ck_assert_uint_le(got.resize_keys[3], b.len / 3);  /* clamped to the file */
@@ -602,19 +604,20 @@ static void crafted_all_forms(int ver, int ck) {
         { 3, "l14", big, 300, -1 },
         { 3, "l32", "abc", 3, -1 },
         { 3, "l64", "de", 2, -1 },
-        { 0, plain, plain, sizeof plain, -1 },
+        { 3, "edge", "y", 1, 5000 },
     };
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < 7; i++) {
         ck_assert_int_eq(got.v[i].db, w[i].db);
         ck_assert(obj_eq_bytes(got.v[i].key, w[i].k, strlen(w[i].k)));
         ck_assert(obj_eq_bytes(got.v[i].val, w[i].v, w[i].vl));
         ck_assert(got.v[i].expire == w[i].e);
     }
-    ck_assert(obj_eq_bytes(got.v[6].key, plain, sizeof plain));
-    ck_assert(obj_eq_bytes(got.v[6].val, plain, sizeof plain));
+    ck_assert_int_eq(got.v[7].db, 0);
+    ck_assert(obj_eq_bytes(got.v[7].key, plain, sizeof plain));
+    ck_assert(obj_eq_bytes(got.v[7].val, plain, sizeof plain));
     ck_assert_int_eq(got.v[1].val->enc, OBJ_ENC_INT);
-    ck_assert(obj_eq_bytes(got.v[7].key, "empty", 5));
-    ck_assert_uint_eq(obj_strlen(got.v[7].val), 0);
+    ck_assert(obj_eq_bytes(got.v[8].key, "empty", 5));
+    ck_assert_uint_eq(obj_strlen(got.v[8].val), 0);
     recs_free(&got);
     vbuf_free(&b);
 }

@@ -59,7 +59,14 @@ static double env_scale(double dflt) {
     return v > 0 ? v : dflt;
 }
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) /* gcc */
+#define VT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) /* clang */
+#define VT_TSAN 1
+#endif
+#endif
+#ifdef VT_TSAN
 static double scale(void) { return env_scale(0.15); }
 static double thread_scale(void) { return env_scale(0.7); }
 #else

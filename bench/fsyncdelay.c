@@ -1,0 +1,62 @@
+/* fsyncdelay: an LD_PRELOAD shim that makes fsync(2) and fdatasync(2) slower,
+ * to stand in for a slow network disk. Used the same way for verso and
+ * redis-server:
+ *
+ *   LD_PRELOAD=bench/fsyncdelay.so FSYNC_DELAY_US=3750 verso-server ...
+ *
+ * FSYNC_DELAY_US (microseconds, default 0) is slept before each real call.
+ * FSYNC_DELAY_FILE, when set, names a file whose content (a number of
+ * microseconds) is re-read at most every 100 ms, so a test can stall and
+ * release the disk while the server runs. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static long delay_from_file(const char *path) {
+    static _Atomic long cached = -1;
+    static _Atomic long long last_ns = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    if (cached >= 0 && now - last_ns < 100000000LL) return cached;
+    long v = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1) v = 0;
+        fclose(f);
+    }
+    cached = v;
+    last_ns = now;
+    return v;
+}
+
+static long delay_us(void) {
+    const char *file = getenv("FSYNC_DELAY_FILE");
+    if (file && *file) return delay_from_file(file);
+    const char *v = getenv("FSYNC_DELAY_US");
+    return v ? atol(v) : 0;
+}
+
+static void pause_us(long us) {
+    if (us <= 0) return;
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+
+int fsync(int fd) {
+    static int (*real)(int);
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    pause_us(delay_us());
+    return real(fd);
+}
+
+int fdatasync(int fd) {
+    static int (*real)(int);
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+    pause_us(delay_us());
+    return real(fd);
+}

@@ -1,0 +1,546 @@
+/* Integration tests: verso's snapshots against Redis 7.0 itself. A plain
+ * verso dump passes redis-check-rdb and redis-server serves the same keys,
+ * values and TTLs from it; an LZ4 dump passes redis-check-rdb after
+ * `lz4 -d`; verso loads a dump.rdb written by redis-server (int-encoded and
+ * LZF-compressed strings, expires, several databases).
+ *
+ * Needs redis-server, redis-check-rdb and lz4 on PATH. The dataset is
+ * generated here and kept as the expected state: every server is checked
+ * against it key by key. Every process and directory a test makes is
+ * removed by the fixture teardown, also on failure. */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PROCS 8
+#define BIG (1024 * 1024)
+
+/* ------------------------------------------------------------ fixture */
+
+static srv *g_srv[MAX_PROCS];
+static int g_nsrv;
+static pid_t g_redis[MAX_PROCS];
+static int g_nredis;
+static char g_dirs[MAX_PROCS][PATH_MAX];
+static int g_ndirs;
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+                    struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void setup(void) { g_nsrv = g_nredis = g_ndirs = 0; }
+
+static void teardown(void)
+{
+    for (int i = 0; i < g_nredis; i++) {
+        kill(g_redis[i], SIGKILL);
+        waitpid(g_redis[i], NULL, 0);
+    }
+    for (int i = 0; i < g_nsrv; i++)
+        srv_kill9(g_srv[i]);
+    for (int i = 0; i < g_nsrv; i++)
+        srv_stop(g_srv[i]);
+    for (int i = 0; i < g_ndirs; i++)
+        nftw(g_dirs[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    g_nsrv = g_nredis = g_ndirs = 0;
+}
+
+/* A fresh directory, removed by teardown. */
+static const char *new_dir(void)
+{
+    ck_assert_int_lt(g_ndirs, MAX_PROCS);
+    const char *tmp = getenv("TMPDIR");
+    char *d = g_dirs[g_ndirs];
+    snprintf(d, PATH_MAX, "%s/verso-interop.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    ck_assert_msg(mkdtemp(d) != NULL, "mkdtemp: %s", strerror(errno));
+    g_ndirs++;
+    return d;
+}
+
+static srv *start_verso(const char *dir, const char *extra)
+{
+    ck_assert_int_lt(g_nsrv, MAX_PROCS);
+    srv *s = srv_start("--dir '%s' --dbfilename dump.rdb %s", dir, extra);
+    g_srv[g_nsrv++] = s;
+    return s;
+}
+
+/* ------------------------------------------------------ redis-server */
+
+static pid_t spawn_redis(const char *dir, int port)
+{
+    char portstr[16], log[PATH_MAX + 16];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    snprintf(log, sizeof log, "%s/redis.log", dir);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        signal(SIGPIPE, SIG_DFL);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int in = open("/dev/null", O_RDONLY);
+        if (fd < 0 || in < 0)
+            _exit(127);
+        dup2(in, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        for (int i = 3; i < 1024; i++)
+            close(i);
+        execlp("redis-server", "redis-server", "--port", portstr, "--bind",
+               "127.0.0.1", "--dir", dir, "--dbfilename", "dump.rdb", "--save",
+               "", "--appendonly", "no", "--daemonize", "no", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* 0 once PING answers PONG, 1 if the process exited, -1 after 20 s. */
+static int wait_redis(pid_t pid, int port)
+{
+    long long end = h_now_ms() + 20000;
+    while (h_now_ms() < end) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return 1;
+        redisContext *c = redisConnect("127.0.0.1", port);
+        if (c && !c->err) {
+            redisReply *r = redisCommand(c, "PING");
+            int ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
+            if (r)
+                freeReplyObject(r);
+            redisFree(c);
+            if (ok)
+                return 0;
+        } else if (c) {
+            redisFree(c);
+        }
+        h_sleep_ms(20);
+    }
+    return -1;
+}
+
+/* Starts redis-server on dir (loading its dump.rdb if any); returns the
+ * port. Retries on another port if one was taken. */
+static int start_redis(const char *dir)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        int port = 20000 + (int)((unsigned)rand() % 12000);
+        ck_assert_int_lt(g_nredis, MAX_PROCS);
+        pid_t pid = spawn_redis(dir, port);
+        g_redis[g_nredis++] = pid;
+        int r = wait_redis(pid, port);
+        if (r == 0)
+            return port;
+        ck_assert_msg(r == 1, "redis-server did not answer within 20 s");
+        g_nredis--; /* reaped */
+    }
+    ck_abort_msg("redis-server did not start (see %s/redis.log)", dir);
+    return -1;
+}
+
+static redisContext *connect_port(int port)
+{
+    redisContext *c = redisConnect("127.0.0.1", port);
+    ck_assert_msg(c && !c->err, "connect %d", port);
+    struct timeval tv = { 30, 0 };
+    redisSetTimeout(c, tv);
+    return c;
+}
+
+/* ------------------------------------------------------------- files */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t len;
+    char *buf = slurp(from, &len);
+    FILE *f = fopen(to, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+    free(buf);
+}
+
+/* Runs a tool; fails unless it exits 0. Returns its output (malloc'd). */
+static char *run_ok(const char *const argv[])
+{
+    char *out = NULL;
+    int st = h_run(NULL, &out, 120000, argv);
+    ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "%s %s failed (status 0x%x): %.2000s", argv[0], argv[1], st, out);
+    return out;
+}
+
+static void check_rdb_ok(const char *path)
+{
+    const char *argv[] = { "redis-check-rdb", path, NULL };
+    char *out = run_ok(argv);
+    ck_assert_msg(strstr(out, "RDB looks OK") != NULL,
+                  "redis-check-rdb %s: %.2000s", path, out);
+    free(out);
+}
+
+/* ---------------------------------------------- the expected dataset */
+
+typedef struct item {
+    int db;
+    char *key, *val;
+    size_t klen, vlen;
+    long long expire; /* unix ms, -1 none */
+} item;
+
+static item *g_items;
+static size_t g_nitems, g_capitems;
+static uint64_t g_rng;
+
+static uint64_t rnd(void)
+{
+    g_rng ^= g_rng >> 12;
+    g_rng ^= g_rng << 25;
+    g_rng ^= g_rng >> 27;
+    return g_rng * 0x2545f4914f6cdd1dULL;
+}
+
+static long long wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void add_item(int db, const char *key, size_t klen, const char *val,
+                     size_t vlen, long long expire)
+{
+    if (g_nitems == g_capitems) {
+        g_capitems = g_capitems ? g_capitems * 2 : 1024;
+        g_items = realloc(g_items, g_capitems * sizeof *g_items);
+        ck_assert_ptr_nonnull(g_items);
+    }
+    item *it = &g_items[g_nitems++];
+    it->db = db;
+    it->key = malloc(klen + 1);
+    it->val = malloc(vlen + 1);
+    ck_assert(it->key && it->val);
+    memcpy(it->key, key, klen);
+    memcpy(it->val, val, vlen);
+    it->klen = klen;
+    it->vlen = vlen;
+    it->expire = expire;
+}
+
+static void add_str(int db, const char *key, const char *val, long long expire)
+{
+    add_item(db, key, strlen(key), val, strlen(val), expire);
+}
+
+static void free_items(void)
+{
+    for (size_t i = 0; i < g_nitems; i++) {
+        free(g_items[i].key);
+        free(g_items[i].val);
+    }
+    free(g_items);
+    g_items = NULL;
+    g_nitems = g_capitems = 0;
+}
+
+static const char *const g_ints[] = {
+    "0", "1", "-1", "127", "-128", "255", "32767", "-32768", "65535",
+    "2147483647", "-2147483648", "4294967295", "12345678901",
+    "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+    "007", "-0", "+1", " 5", "1e3", "3.14",
+};
+
+/* A value of len bytes: random binary, or words LZF squeezes well. */
+static char *make_val(size_t len, int compressible)
+{
+    static const char *words[] = { "snapshot ", "verso ", "redis ", "fork ", "lz4 " };
+    char *v = malloc(len + 1);
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < len;) {
+        if (!compressible) {
+            v[i++] = (char)(rnd() >> 56);
+            continue;
+        }
+        const char *w = words[rnd() % 5];
+        for (; *w && i < len; w++)
+            v[i++] = *w;
+    }
+    return v;
+}
+
+/* The special keys of one database. */
+static void gen_special(int db, long long now)
+{
+    char key[1200];
+    for (size_t i = 0; i < sizeof g_ints / sizeof *g_ints; i++) {
+        snprintf(key, sizeof key, "int:%zu", i);
+        add_str(db, key, g_ints[i], i % 4 == 0 ? now + 3600000 + (long long)i : -1);
+    }
+    add_str(db, "empty", "", -1);
+    add_str(db, "far", "expires in 2100", 4102444800123LL);
+    add_item(db, "bin\0key\r\n", 9, "bin\0val\r\n\xff", 10, now + 7200000);
+    memset(key, 'K', 1000);
+    snprintf(key + 1000, 16, ":%d", db);
+    add_str(db, key, "a long key", -1);
+    char *big = make_val(BIG, db != 0);  /* db 0: incompressible */
+    add_item(db, "big", 3, big, BIG, db == 2 ? now + 5400000 : -1);
+    free(big);
+}
+
+/* Strings of every kind in databases 0, 2 and 15; the whole expected state. */
+static void gen_items(uint64_t seed)
+{
+    g_rng = seed;
+    long long now = wall_ms();
+    static const int dbs[3] = { 0, 2, 15 };
+    for (int d = 0; d < 3; d++) {
+        int db = dbs[d];
+        gen_special(db, now);
+        char key[64], num[32];
+        for (int i = 0; i < 1500; i++) {
+            size_t len = 1 + rnd() % 400;
+            char *v = make_val(len, i % 3 == 0);
+            long long exp = i % 3 == 1 ? now + 3600000 + (long long)(rnd() % 3600000) : -1;
+            snprintf(key, sizeof key, "s:%d", i);
+            add_item(db, key, strlen(key), v, len, exp);
+            free(v);
+        }
+        for (int i = 0; i < 500; i++) {
+            long long n = (long long)(rnd() % 2000000000001ULL) - 1000000000000LL;
+            snprintf(key, sizeof key, "n:%d", i);
+            snprintf(num, sizeof num, "%lld", n >> (rnd() % 40));
+            add_str(db, key, num, i % 5 == 0 ? now + 3600000 + i : -1);
+        }
+    }
+}
+
+/* Writes the dataset with SET ... PXAT, pipelined. */
+static void fill_items(redisContext *c)
+{
+    int db = -1;
+    size_t n = 0;
+    for (size_t i = 0; i < g_nitems; i++) {
+        const item *it = &g_items[i];
+        if (it->db != db) {
+            db = it->db;
+            redisAppendCommand(c, "SELECT %d", db);
+            n++;
+        }
+        if (it->expire >= 0)
+            redisAppendCommand(c, "SET %b %b PXAT %lld", it->key, it->klen,
+                               it->val, it->vlen, it->expire);
+        else
+            redisAppendCommand(c, "SET %b %b", it->key, it->klen, it->val, it->vlen);
+        n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        redisReply *r = NULL;
+        ck_assert(redisGetReply(c, (void **)&r) == REDIS_OK && r);
+        ck_assert_msg(r->type == REDIS_REPLY_STATUS, "fill: %s", r->str);
+        freeReplyObject(r);
+    }
+    expect_status(c, "OK", "SELECT 0");
+}
+
+static void check_item(const char *who, const item *it, redisReply *v,
+                       redisReply *t)
+{
+    ck_assert_msg(v->type == REDIS_REPLY_STRING && v->len == it->vlen &&
+                  memcmp(v->str, it->val, it->vlen) == 0,
+                  "%s: db %d key '%.60s': value differs (type %d, %zu bytes, "
+                  "want %zu)", who, it->db, it->key, v->type,
+                  v->type == REDIS_REPLY_STRING ? v->len : 0, it->vlen);
+    ck_assert_msg(t->type == REDIS_REPLY_INTEGER && t->integer == it->expire,
+                  "%s: db %d key '%.60s': PEXPIRETIME %lld, want %lld", who,
+                  it->db, it->key, t->integer, it->expire);
+}
+
+/* The server at c holds exactly the dataset: per database the same number
+ * of keys, and every key with its value and PEXPIRETIME. */
+static void check_items(redisContext *c, const char *who)
+{
+    int db = -1;
+    size_t start = 0;
+    for (size_t i = 0; i <= g_nitems; i++) {
+        if (i < g_nitems && g_items[i].db == db)
+            continue;
+        if (db >= 0) {
+            expect_status(c, "OK", "SELECT %d", db);
+            expect_int(c, (long long)(i - start), "DBSIZE");
+            for (size_t j = start; j < i; j++) {
+                redisAppendCommand(c, "GET %b", g_items[j].key, g_items[j].klen);
+                redisAppendCommand(c, "PEXPIRETIME %b", g_items[j].key,
+                                   g_items[j].klen);
+            }
+            for (size_t j = start; j < i; j++) {
+                redisReply *v = NULL, *t = NULL;
+                ck_assert(redisGetReply(c, (void **)&v) == REDIS_OK && v);
+                ck_assert(redisGetReply(c, (void **)&t) == REDIS_OK && t);
+                check_item(who, &g_items[j], v, t);
+                freeReplyObject(v);
+                freeReplyObject(t);
+            }
+        }
+        if (i < g_nitems) {
+            db = g_items[i].db;
+            start = i;
+        }
+    }
+    expect_status(c, "OK", "SELECT 0");
+    for (int d = 0; d < 16; d++)
+        if (d != 0 && d != 2 && d != 15) {
+            expect_status(c, "OK", "SELECT %d", d);
+            expect_int(c, 0, "DBSIZE");
+        }
+    expect_status(c, "OK", "SELECT 0");
+}
+
+/* ---------------------------------------------------------------- tests */
+
+/* verso fills and SAVEs with the given compression; returns its dir, the
+ * server stopped. */
+static const char *verso_dump(const char *compression)
+{
+    const char *dir = new_dir();
+    srv *s = start_verso(dir, compression);
+    redisContext *c = srv_connect(s);
+    fill_items(c);
+    check_items(c, "verso before SAVE");
+    expect_status(c, "OK", "SAVE");
+    redisReply *r = redisCommand(c, "SHUTDOWN NOSAVE");
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+    ck_assert(srv_wait_exit(s, 20000));
+    return dir;
+}
+
+START_TEST(redis_reads_verso_plain_dump)
+{
+    gen_items(0x1234);
+    const char *vdir = verso_dump("--snapshot-compression none");
+    char src[PATH_MAX + 16], dst[PATH_MAX + 16];
+    snprintf(src, sizeof src, "%s/dump.rdb", vdir);
+    size_t len;
+    char *head = slurp(src, &len);
+    ck_assert_msg(memcmp(head, "REDIS0010", 9) == 0, "not a plain RDB 10 file");
+    free(head);
+    check_rdb_ok(src);
+
+    const char *rdir = new_dir();
+    snprintf(dst, sizeof dst, "%s/dump.rdb", rdir);
+    copy_file(src, dst);
+    int port = start_redis(rdir);
+    redisContext *c = connect_port(port);
+    check_items(c, "redis-server on verso's dump");
+    redisFree(c);
+    free_items();
+}
+END_TEST
+
+START_TEST(lz4_dump_is_an_rdb_inside)
+{
+    gen_items(0x5678);
+    const char *vdir = verso_dump("--snapshot-compression lz4");
+    char src[PATH_MAX + 16], plain[PATH_MAX + 16];
+    snprintf(src, sizeof src, "%s/dump.rdb", vdir);
+    snprintf(plain, sizeof plain, "%s/plain.rdb", vdir);
+    size_t len;
+    char *head = slurp(src, &len);
+    ck_assert_msg((unsigned char)head[0] == 0x04 && (unsigned char)head[1] == 0x22 &&
+                  (unsigned char)head[2] == 0x4d && (unsigned char)head[3] == 0x18,
+                  "not an LZ4 frame");
+    free(head);
+    const char *argv[] = { "lz4", "-d", "-f", "-q", src, plain, NULL };
+    free(run_ok(argv));
+    check_rdb_ok(plain);
+
+    /* and Redis serves the decompressed stream */
+    const char *rdir = new_dir();
+    char dst[PATH_MAX + 16];
+    snprintf(dst, sizeof dst, "%s/dump.rdb", rdir);
+    copy_file(plain, dst);
+    redisContext *c = connect_port(start_redis(rdir));
+    check_items(c, "redis-server on verso's lz4 -d dump");
+    redisFree(c);
+    free_items();
+}
+END_TEST
+
+START_TEST(verso_reads_redis_dump)
+{
+    gen_items(0x9abc);
+    const char *rdir = new_dir();
+    int port = start_redis(rdir);
+    redisContext *c = connect_port(port);
+    fill_items(c);
+    check_items(c, "redis-server");
+    expect_status(c, "OK", "SAVE");
+    redisFree(c);
+
+    char src[PATH_MAX + 16], dst[PATH_MAX + 16];
+    snprintf(src, sizeof src, "%s/dump.rdb", rdir);
+    size_t len, raw = 0;
+    free(slurp(src, &len));
+    for (size_t i = 0; i < g_nitems; i++)
+        raw += g_items[i].vlen;
+    ck_assert_msg(len + 1500000 < raw, "Redis did not compress (dump %zu B, "
+                  "values %zu B): LZF not exercised", len, raw);
+    const char *vdir = new_dir();
+    snprintf(dst, sizeof dst, "%s/dump.rdb", vdir);
+    copy_file(src, dst);
+    srv *s = start_verso(vdir, "");
+    redisContext *vc = srv_connect(s);
+    ck_assert_int_eq(h_info_int(vc, "persistence", "rdb_last_load_keys_loaded"),
+                     (long long)g_nitems);
+    check_items(vc, "verso on redis-server's dump");
+    redisFree(vc);
+    free_items();
+}
+END_TEST
+
+int main(void)
+{
+    srand((unsigned)getpid() ^ (unsigned)time(NULL));
+    Suite *su = suite_create("snapshot_interop");
+    TCase *tc = tcase_create("interop");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, redis_reads_verso_plain_dump);
+    tcase_add_test(tc, lz4_dump_is_an_rdb_inside);
+    tcase_add_test(tc, verso_reads_redis_dump);
+    suite_add_tcase(su, tc);
+    return h_main(su);
+}

@@ -25,6 +25,7 @@
 #include <hiredis.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,6 +68,7 @@ static struct {
     atomic_llong ping_max_ns;       /* PING thread maxes, sampler resets */
     struct ping *pings;             /* PING thread only, read after join */
     size_t npings, cap_pings;
+    int ping_fifo;                  /* PING thread got SCHED_FIFO; read after join */
     struct sample *samples;         /* sampler only, read after join */
     size_t nsamples, cap_samples;
     char errmsg[256];
@@ -263,6 +265,11 @@ static void *ping_thread(void *arg)
         fail("%s", "PING connection failed");
         return NULL;
     }
+    /* Real-time priority, so that the PING thread is never kept waiting by
+     * the SET threads on the load generator's core: its round trips then
+     * measure the server. Falls back to normal priority if not permitted. */
+    struct sched_param sp = { .sched_priority = 10 };
+    G.ping_fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
     int64_t period = (int64_t)G.o.ping_ms * 1000000LL, next = G.t0_ns;
     while (!atomic_load(&G.go) && !atomic_load(&G.stop))
         usleep(200);
@@ -420,9 +427,40 @@ static void *sampler_thread(void *arg)
 
 /* ---------- the save ---------- */
 
+/* Busy and total jiffies of cores 0 and 1 (server's and load's), from
+ * /proc/stat, to tell a saturated core from a waiting one. */
+struct cpu_snap { long long busy[2], total[2]; };
+
+static void cpu_snap_take(struct cpu_snap *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    FILE *f = fopen("/proc/stat", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        int cpu;
+        long long v[8] = { 0 };
+        if (sscanf(line, "cpu%d %lld %lld %lld %lld %lld %lld %lld %lld", &cpu,
+                   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 ||
+            cpu < 0 || cpu > 1)
+            continue;
+        for (int i = 0; i < 8; i++)
+            cs->total[cpu] += v[i];
+        cs->busy[cpu] = cs->total[cpu] - v[3] - v[4];   /* minus idle, iowait */
+    }
+    if (f)
+        fclose(f);
+}
+
+static double cpu_busy_pct(const struct cpu_snap *a, const struct cpu_snap *b, int cpu)
+{
+    long long t = b->total[cpu] - a->total[cpu];
+    return t > 0 ? 100.0 * (double)(b->busy[cpu] - a->busy[cpu]) / (double)t : -1.0;
+}
+
 struct save_result {
     int64_t t_send, t_reply, t_done;    /* ns */
     long long sets_at_send, sets_at_reply, sets_at_done;
+    struct cpu_snap cpu_go, cpu_send, cpu_done;
 };
 
 /* BGSAVE at t0 + bgsave_at, then poll INFO until it is done. */
@@ -430,6 +468,7 @@ static int run_save(redisContext *c, struct save_result *sr)
 {
     sleep_until(G.t0_ns + (int64_t)G.o.bgsave_at_ms * 1000000LL);
     atomic_store(&G.saving, 1);
+    cpu_snap_take(&sr->cpu_send);
     sr->sets_at_send = atomic_load(&G.sets_done);
     sr->t_send = now_ns();
     redisReply *r = redisCommand(c, "BGSAVE");
@@ -457,6 +496,7 @@ static int run_save(redisContext *c, struct save_result *sr)
         if (busy == 0) {
             sr->t_done = t;
             sr->sets_at_done = sets;
+            cpu_snap_take(&sr->cpu_done);
             atomic_store(&G.saving, 0);
             return 0;
         }
@@ -542,7 +582,8 @@ static const char *TSV_HEADER =
     "method\trun\tkeys\tvsize\tconns\tpipeline\tfill_s\tbaseline_mb\tpeak_mb"
     "\tgrowth_mb\tsave_s\tinfo_save_s\tbgsave_reply_ms\tsets_before\tsets_during"
     "\tset_ratio\tping_worst_save_ms\tping_worst_all_ms\tpings_save\tpings_save_over_2ms\tcow_mb"
-    "\tfork_usec\tstall_usec\tpeak_retained_mb\tbgsave_type\tstatus\tdump_bytes\n";
+    "\tfork_usec\tstall_usec\tpeak_retained_mb\tbgsave_type\tstatus\tdump_bytes"
+    "\tcore0_before\tcore1_before\tcore0_during\tcore1_during\tping_fifo\n";
 
 /* An INFO field as text, "-" if the server has no such field (redis has
  * no stall or forkless fields), scaled to MB when mb is set. */
@@ -596,12 +637,16 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
     info_fmt(info, "rdb_last_bgsave_start_stall_usec", 0, stall, sizeof stall);
     info_fmt(info, "forkless_peak_retained_bytes", 1, ret, sizeof ret);
     fprintf(f, "%s\t%d\t%ld\t%ld\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%.2f"
-            "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld\n",
+            "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld"
+            "\t%.0f\t%.0f\t%.0f\t%.0f\t%d\n",
             G.o.method, G.o.run, G.o.keys, G.o.vsize, G.o.conns, G.o.pipeline,
             fill_s, base, peak, peak - base, save_s, tsec,
             (double)(sr->t_reply - sr->t_send) / 1e6, before, during, during / before,
             pw_save, pw_all, np, slow, cow, fork_us, stall, ret, type, status,
-            dump_size());
+            dump_size(), cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 0),
+            cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 1),
+            cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 0),
+            cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 1), G.ping_fifo);
     return fclose(f);
 }
 
@@ -659,6 +704,7 @@ static int run_load(redisContext *c, struct save_result *sr)
     pthread_create(&ping, NULL, ping_thread, NULL);
     sleep_until(G.t0_ns);
     atomic_store(&G.go, 1);
+    cpu_snap_take(&sr->cpu_go);
     int rc = run_save(c, sr);
     if (rc == 0)
         sleep_until(sr->t_done + (int64_t)G.o.tail_ms * 1000000LL);

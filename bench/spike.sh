@@ -139,6 +139,12 @@ settle_machine() {
     [ "$b" -lt 10 ] || echo "spike.sh: warning: machine ${b}% busy before this run" >&2
 }
 
+ping_fifo() {
+    awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ping_fifo") c = i; next }
+        { n++; y += $c } END { print y == n ? "yes" : y ? "in " y " of " n " runs" : "no (not permitted)" }' \
+        "$OUT/spike-runs.tsv"
+}
+
 conditions() {
     local cpu mem thp rv fs
     cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -150,7 +156,8 @@ conditions() {
 == conditions ==
 keys            $KEYS x $VALUE B random values (key:%012d, splitmix64 seed $SEED, same data for every method)
 load            $CONNS connections of random SETs on existing keys, pipeline depth $PIPELINE (closed loop, as fast as the server answers)
-                + 1 connection PING every 2 ms + 1 connection BGSAVE at t=2 s then INFO persistence every 20 ms
+                + 1 connection PING every 2 ms (thread SCHED_FIFO on core 1: $(ping_fifo))
+                + 1 connection BGSAVE at t=2 s then INFO persistence every 20 ms
 sampling        every $SAMPLE_MS ms: Pss of server + children (/proc/PID/smaps_rollup), SETs done, worst PING
 timeline        fill (pipelined), 1 s settle, load from t=0, BGSAVE at t=2 s, load until save done + 1 s
 pinning         server (and its fork child / serializer thread) taskset -c 0, load generator taskset -c 1
@@ -229,6 +236,10 @@ fork_usec:latest_fork_usec
 cow_mb:rdb_last_cow_size (MB)
 peak_retained_mb:forkless_peak_retained_bytes (MB)
 dump_bytes:dump.rdb size (bytes)
+core0_before:core 0 (server) busy % before save
+core0_during:core 0 (server) busy % during save
+core1_before:core 1 (load generator) busy % before save
+core1_during:core 1 (load generator) busy % during save
 fill_s:fill time (s, not a target)"
 
 summary() {

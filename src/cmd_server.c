@@ -439,18 +439,22 @@ static void debug_populate(client *c) {
     db *d = db_get(c->db);
     char *key = xmalloc(plen + 32);
     char val[64];
+    char *pad = NULL;
+    size_t vbuf_cap = 0;
     for (long long j = 0; j < count; j++) {
         int klen = snprintf(key, plen + 32, "%.*s:%lld", (int)plen, prefix, j);
         if (db_lookup(d, key, (size_t)klen)) continue;
         int vlen = snprintf(val, sizeof val, "value:%lld", j);
         obj *v;
         if (size) {
-            v = obj_new_raw(NULL, 0);
-            v = obj_writable(v, (size_t)size);
-            memset(v->data, 0, (size_t)size);
-            memcpy(v->data, val, (size_t)vlen < (size_t)size ? (size_t)vlen : (size_t)size);
-            v->len = (uint32_t)size;
-            v->data[size] = '\0';
+            /* "value:N" zero-padded or cut to `size` bytes, as Redis */
+            if ((size_t)size > vbuf_cap) {
+                vbuf_cap = (size_t)size;
+                pad = xrealloc(pad, vbuf_cap);
+            }
+            memset(pad, 0, (size_t)size);
+            memcpy(pad, val, (size_t)vlen < (size_t)size ? (size_t)vlen : (size_t)size);
+            v = obj_new_raw(pad, (size_t)size);
         } else {
             v = obj_new_raw(val, (size_t)vlen);
         }
@@ -458,6 +462,7 @@ static void debug_populate(client *c) {
         server_dirty(1);
     }
     free(key);
+    free(pad);
     reply_ok(c);
 }
 

@@ -132,61 +132,65 @@ int str_to_memsize(const char *s, long long *out) {
     return 1;
 }
 
-static int glob_class(const char **pp, const char *end, char c, int nocase) {
-    const char *p = *pp + 1;  /* after '[' */
-    int neg = 0, match = 0;
-    if (p < end && *p == '^') { neg = 1; p++; }
-    for (; p < end && *p != ']'; p++) {
-        if (*p == '\\' && p + 1 < end) {
-            p++;
-            if (*p == c) match = 1;
-        } else if (p + 2 < end && p[1] == '-' && p[2] != ']') {
-            char lo = p[0], hi = p[2], x = c;
-            if (lo > hi) { char t = lo; lo = hi; hi = t; }
-            if (nocase) { lo = (char)tolower(lo); hi = (char)tolower(hi); x = (char)tolower(x); }
-            if (x >= lo && x <= hi) match = 1;
-            p += 2;
-        } else if (nocase ? tolower((unsigned char)*p) == tolower((unsigned char)c) : *p == c) {
-            match = 1;
+/* One pattern token at p (a literal, '?', "\\x" or a [class]) against c.
+ * Sets *len to the token's length in the pattern. */
+static int glob_one(const char *p, const char *pend, char c, int nocase, size_t *len) {
+    char pc = *p;
+    *len = 1;
+    if (pc == '?') return 1;
+    if (pc == '\\' && p + 1 < pend) {
+        *len = 2;
+        pc = p[1];
+    } else if (pc == '[') {
+        const char *q = p + 1;
+        int neg = 0, match = 0;
+        if (q < pend && *q == '^') { neg = 1; q++; }
+        for (; q < pend && *q != ']'; q++) {
+            if (*q == '\\' && q + 1 < pend) {
+                q++;
+                if (*q == c) match = 1;
+            } else if (q + 2 < pend && q[1] == '-' && q[2] != ']') {
+                char lo = q[0], hi = q[2], x = c;
+                if (lo > hi) { char t = lo; lo = hi; hi = t; }
+                if (nocase) { lo = (char)tolower(lo); hi = (char)tolower(hi); x = (char)tolower(x); }
+                if (x >= lo && x <= hi) match = 1;
+                q += 2;
+            } else if (nocase ? tolower((unsigned char)*q) == tolower((unsigned char)c) : *q == c) {
+                match = 1;
+            }
         }
+        *len = (size_t)(q < pend ? q + 1 - p : pend - p); /* through ']' */
+        return neg ? !match : match;
     }
-    *pp = p < end ? p : end - 1;  /* on ']' (or last char if unterminated) */
-    return neg ? !match : match;
+    return nocase ? tolower((unsigned char)pc) == tolower((unsigned char)c) : pc == c;
 }
 
+/* Iterative matching with one backtrack point (the last '*'): O(pattern x
+ * string) at worst, so no pattern can make KEYS or SCAN hang (Redis guards
+ * its recursive matcher for the same reason, CVE-2022-36021). */
 int glob_match(const char *pat, size_t patlen, const char *s, size_t slen, int nocase) {
     const char *p = pat, *pend = pat + patlen, *str = s, *send = s + slen;
-    while (p < pend) {
-        switch (*p) {
-        case '*':
-            while (p + 1 < pend && p[1] == '*') p++;
-            if (p + 1 == pend) return 1;
-            for (const char *t = str; t <= send; t++)
-                if (glob_match(p + 1, (size_t)(pend - p - 1), t, (size_t)(send - t), nocase))
-                    return 1;
-            return 0;
-        case '?':
-            if (str == send) return 0;
-            str++;
-            break;
-        case '[':
-            if (str == send) return 0;
-            if (!glob_class(&p, pend, *str, nocase)) return 0;
-            str++;
-            break;
-        case '\\':
-            if (p + 1 < pend) p++;
-            /* fall through */
-        default:
-            if (str == send) return 0;
-            if (nocase ? tolower((unsigned char)*p) != tolower((unsigned char)*str) : *p != *str)
-                return 0;
-            str++;
-            break;
+    const char *star_p = NULL, *star_s = NULL;
+    while (str < send) {
+        size_t tok;
+        if (p < pend && *p == '*') {
+            while (p < pend && *p == '*') p++;
+            if (p == pend) return 1;
+            star_p = p;
+            star_s = str;
+            continue;
         }
-        p++;
+        if (p < pend && glob_one(p, pend, *str, nocase, &tok)) {
+            p += tok;
+            str++;
+            continue;
+        }
+        if (!star_p) return 0;
+        p = star_p;
+        str = ++star_s;
     }
-    return str == send;
+    while (p < pend && *p == '*') p++;
+    return p == pend;
 }
 
 int64_t wall_us(void) {

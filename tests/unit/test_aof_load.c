@@ -543,7 +543,7 @@ static const garbage garbages[] = {
       "bad file format (damaged command at the end of the file)" },
     { "*2\r\n$3\r\nGETxx$1\r\n", 17, 11,
       "bad file format (damaged command at the end of the file)" },
-    { "*2\r\n$3\r\nGET\r\n$1\0\r\nk\n", 20, 19,
+    { "*2\r\n$3\r\nGET\r\n$1\r\nkX", 19, 18,
       "bad file format (damaged command at the end of the file)" },
 };
 

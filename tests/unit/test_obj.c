@@ -98,6 +98,15 @@ START_TEST(test_number_helpers) {
     ck_assert(!glob_match("h[^e]llo", 9, "hello", 5, 0));
     ck_assert(glob_match("HELLO", 5, "hello", 5, 1));
     ck_assert(!glob_match("a*b", 3, "acd", 3, 0));
+    ck_assert(glob_match("a\\*b", 4, "a*b", 3, 0));
+    ck_assert(!glob_match("a\\*b", 4, "axb", 3, 0));
+    ck_assert(glob_match("*[0-9]", 6, "abc5", 4, 0));
+    /* A pattern that is exponential for a naive recursive matcher (the
+     * Check timeout fails the test if it hangs). */
+    char text[4096];
+    memset(text, 'a', sizeof text);
+    const char *evil = "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b";
+    ck_assert(!glob_match(evil, strlen(evil), text, sizeof text, 0));
 }
 END_TEST
 

@@ -87,7 +87,8 @@ static void wait_key(void *priv, int db, const arg *k) {
 
 uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
     if (F.max <= synced) return 0;
-    if (d->first_key <= 0) return F.max; /* keyless reads see the whole keyspace */
+    /* keyless reads (KEYS, SCAN, DBSIZE...) see the whole keyspace; PING, INFO... none */
+    if (d->first_key <= 0) return (d->flags & CMD_READONLY) ? F.max : 0;
     wait_ctx w = {synced, 0};
     gate_for_each_key(c, d, wait_key, &w);
     return w.wait;

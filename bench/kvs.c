@@ -20,6 +20,10 @@
  * resolution, microseconds) merged at the end. Every reply is checked (SET:
  * +OK, GET: a bulk string of the value size); anything else counts as an error.
  *
+ * `kvs -F FILE` instead measures the disk: 50 x (append 4 KiB, fdatasync)
+ * to FILE (deleted after), and prints "FSYNC median_us=.. mean_us=..";
+ * bench/aof.sh runs it with and without the fsync-delay shim.
+ *
  * Output: a human-readable summary, then one machine-readable line
  *   RESULT ops=.. secs=.. ops_s=.. set_n=.. set_p50_us=.. set_p99_us=..
  *          set_max_us=.. get_n=.. get_p50_us=.. get_p99_us=.. get_max_us=..
@@ -55,7 +59,8 @@
 
 struct opts {
     const char *host;
-    int port, threads, conns, gets, vsize, fill;
+    int port, threads, conns, gets, vsize, fill; /* fill: 0 no, 1 yes, 2 only */
+    const char *probe;
     long keys;
     double duration;
     uint64_t seed;
@@ -86,7 +91,7 @@ typedef struct worker {
     int failed;
 } worker;
 
-static struct opts O = {"127.0.0.1", 6379, 4, 50, 10, 32, 1, 100001, 20.0, 1};
+static struct opts O = {"127.0.0.1", 6379, 4, 50, 10, 32, 1, NULL, 100001, 20.0, 1};
 static char *g_value;           /* the vsize-byte value every SET writes */
 static pthread_barrier_t g_start;
 static int64_t g_t0_us, g_end_us;
@@ -347,19 +352,55 @@ static int fill(void) {
     return rc;
 }
 
+/* ---- fsync probe ---- */
+
+static int fsync_probe(const char *path) {
+    enum { N = 50 };
+    char block[4096];
+    int64_t us[N], sum = 0;
+    memset(block, 'f', sizeof block);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "kvs: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    for (int i = 0; i < N; i++) {
+        int64_t t = now_us();
+        if (write(fd, block, sizeof block) != (ssize_t)sizeof block || fdatasync(fd) != 0) {
+            fprintf(stderr, "kvs: %s: %s\n", path, strerror(errno));
+            close(fd);
+            unlink(path);
+            return 1;
+        }
+        us[i] = now_us() - t;
+        sum += us[i];
+    }
+    close(fd);
+    unlink(path);
+    for (int i = 1; i < N; i++)         /* insertion sort: N is tiny */
+        for (int j = i; j > 0 && us[j - 1] > us[j]; j--) {
+            int64_t x = us[j];
+            us[j] = us[j - 1];
+            us[j - 1] = x;
+        }
+    printf("FSYNC median_us=%lld mean_us=%lld\n", (long long)us[N / 2], (long long)(sum / N));
+    return 0;
+}
+
 /* ---- main ---- */
 
 static void usage(void) {
     fprintf(stderr,
             "usage: kvs [-h host] [-p port] [-t threads=4] [-c conns/thread=50]\n"
             "           [-d seconds=20] [-k keys=100001] [-g gets-per-set=10]\n"
-            "           [-v value-bytes=32] [-s seed=1] [-n (no fill)]\n");
+            "           [-v value-bytes=32] [-s seed=1] [-n (no fill) | -f (fill only)]\n"
+            "       kvs -F file   (fsync probe)\n");
     exit(1);
 }
 
 static void parse(int argc, char **argv) {
     int ch;
-    while ((ch = getopt(argc, argv, "h:p:t:c:d:k:g:v:s:n")) != -1) {
+    while ((ch = getopt(argc, argv, "h:p:t:c:d:k:g:v:s:nfF:")) != -1) {
         switch (ch) {
         case 'h': O.host = optarg; break;
         case 'p': O.port = atoi(optarg); break;
@@ -371,6 +412,8 @@ static void parse(int argc, char **argv) {
         case 'v': O.vsize = atoi(optarg); break;
         case 's': O.seed = strtoull(optarg, NULL, 10); break;
         case 'n': O.fill = 0; break;
+        case 'f': O.fill = 2; break;
+        case 'F': O.probe = optarg; break;
         default: usage();
         }
     }
@@ -414,9 +457,14 @@ static void report(worker *ws) {
 
 int main(int argc, char **argv) {
     parse(argc, argv);
+    if (O.probe) return fsync_probe(O.probe);
     g_value = malloc((size_t)O.vsize);
     for (int i = 0; i < O.vsize; i++) g_value[i] = (char)('a' + i % 26);
     if (O.fill && fill() != 0) return 1;
+    if (O.fill == 2) {
+        printf("FILLED keys=%ld\n", O.keys);
+        return 0;
+    }
     worker *ws = calloc((size_t)O.threads, sizeof(worker));
     pthread_barrier_init(&g_start, NULL, (unsigned)O.threads + 1);
     for (int i = 0; i < O.threads; i++) {

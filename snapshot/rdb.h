@@ -72,6 +72,9 @@ typedef struct rdb_load_cb {
     /* Progress, every ~1s of loading. May be NULL. */
     void (*progress)(void *priv, uint64_t bytes_read, uint64_t bytes_total,
                      uint64_t keys);
+    /* The load ended (ok = 1) or failed (ok = 0): a callee that batches keys
+     * finishes or drops its batch. May be NULL. */
+    void (*end)(void *priv, int ok);
 } rdb_load_cb;
 
 typedef struct rdb_load_stats {

@@ -581,6 +581,7 @@ int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
     vbuf_init(&r.lzf);
 
     int rc = (rd_open(&r) || rd_header(&r) || rd_body(&r)) ? -1 : 0;
+    if (cb->end) cb->end(priv, rc == 0);
 
     st->compressed = r.lz4;
     st->file_bytes = r.fsize;

@@ -98,6 +98,10 @@ uint64_t vt_hash(const char *key, size_t len);
  * bucket, see vt.c). Only on an empty table, outside a save. */
 void vt_reserve(vt *t, size_t n);
 
+/* Brings the bucket of a key with hash h (vt_hash) into the cache ahead of
+ * a write: restore hashes a batch of keys, prefetches, then inserts. */
+void vt_prefetch(vt *t, uint64_t h);
+
 /* Read-only lookup; NULL when absent. The entry stays valid until the next
  * change to the table. No expiry logic here: see db.h. */
 vt_entry *vt_find(vt *t, const char *key, size_t len);

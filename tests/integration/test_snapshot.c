@@ -299,7 +299,8 @@ static void read_db(redisContext *c, int db, kvset *s)
         read_values(c, s, r->element[1]->element, r->element[1]->elements);
         freeReplyObject(r);
     } while (strcmp(cursor, "0") != 0);
-    qsort(s->e, s->n, sizeof *s->e, kv_cmp);
+    if (s->n > 1)
+        qsort(s->e, s->n, sizeof *s->e, kv_cmp);
     size_t o = 0; /* SCAN may repeat a key: keep one */
     for (size_t i = 0; i < s->n; i++) {
         if (o > 0 && kv_cmp(&s->e[o - 1], &s->e[i]) == 0) {

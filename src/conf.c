@@ -246,6 +246,15 @@ static int set_save(conf *c, int argc, char **argv, int loading, char *err, size
         c->nsave = 0;
         argc = 0;
     }
+    if (argc == 1 && strchr(argv[0], ' ')) {
+        /* --save "3600 1" as one argument, which redis-server accepts */
+        int n;
+        char **v = split_spaces(argv[0], &n);
+        int rc = set_save(c, n, v, loading, err, errlen);
+        for (int i = 0; i < n; i++) free(v[i]);
+        free(v);
+        return rc;
+    }
     if (argc % 2) return fail(err, errlen, "Invalid save parameters");
     for (int j = 0; j < argc; j++) {
         char *end;

@@ -26,6 +26,14 @@
 #define MAX_PROCS 8
 #define BIG (1024 * 1024)
 
+/* An assertion for loops over every key: ck_assert records each passing
+ * check as a message to the runner. */
+#define REQUIRE(cond, ...)                \
+    do {                                  \
+        if (!(cond))                      \
+            ck_abort_msg(__VA_ARGS__);    \
+    } while (0)
+
 /* ------------------------------------------------------------ fixture */
 
 static srv *g_srv[MAX_PROCS];
@@ -60,14 +68,16 @@ static void teardown(void)
     g_nsrv = g_nredis = g_ndirs = 0;
 }
 
-/* A fresh directory, removed by teardown. */
+/* One base directory per program (main removes it, also after failed
+ * tests), one fresh sub-directory per use. */
+static char g_base[1024];
+
 static const char *new_dir(void)
 {
     ck_assert_int_lt(g_ndirs, MAX_PROCS);
-    const char *tmp = getenv("TMPDIR");
     char *d = g_dirs[g_ndirs];
-    snprintf(d, PATH_MAX, "%s/verso-interop.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(d) != NULL, "mkdtemp: %s", strerror(errno));
+    snprintf(d, PATH_MAX, "%s/d.XXXXXX", g_base);
+    ck_assert_msg(mkdtemp(d) != NULL, "mkdtemp %s: %s", d, strerror(errno));
     g_ndirs++;
     return d;
 }
@@ -251,7 +261,7 @@ static void add_item(int db, const char *key, size_t klen, const char *val,
     it->db = db;
     it->key = malloc(klen + 1);
     it->val = malloc(vlen + 1);
-    ck_assert(it->key && it->val);
+    REQUIRE(it->key && it->val, "out of memory");
     memcpy(it->key, key, klen);
     memcpy(it->val, val, vlen);
     it->klen = klen;
@@ -367,8 +377,8 @@ static void fill_items(redisContext *c)
     }
     for (size_t i = 0; i < n; i++) {
         redisReply *r = NULL;
-        ck_assert(redisGetReply(c, (void **)&r) == REDIS_OK && r);
-        ck_assert_msg(r->type == REDIS_REPLY_STATUS, "fill: %s", r->str);
+        REQUIRE(redisGetReply(c, (void **)&r) == REDIS_OK && r, "fill: no reply");
+        REQUIRE(r->type == REDIS_REPLY_STATUS, "fill: %s", r->str);
         freeReplyObject(r);
     }
     expect_status(c, "OK", "SELECT 0");
@@ -377,14 +387,14 @@ static void fill_items(redisContext *c)
 static void check_item(const char *who, const item *it, redisReply *v,
                        redisReply *t)
 {
-    ck_assert_msg(v->type == REDIS_REPLY_STRING && v->len == it->vlen &&
-                  memcmp(v->str, it->val, it->vlen) == 0,
-                  "%s: db %d key '%.60s': value differs (type %d, %zu bytes, "
-                  "want %zu)", who, it->db, it->key, v->type,
-                  v->type == REDIS_REPLY_STRING ? v->len : 0, it->vlen);
-    ck_assert_msg(t->type == REDIS_REPLY_INTEGER && t->integer == it->expire,
-                  "%s: db %d key '%.60s': PEXPIRETIME %lld, want %lld", who,
-                  it->db, it->key, t->integer, it->expire);
+    REQUIRE(v->type == REDIS_REPLY_STRING && v->len == it->vlen &&
+            memcmp(v->str, it->val, it->vlen) == 0,
+            "%s: db %d key '%.60s': value differs (type %d, %zu bytes, want %zu)",
+            who, it->db, it->key, v->type,
+            v->type == REDIS_REPLY_STRING ? v->len : 0, it->vlen);
+    REQUIRE(t->type == REDIS_REPLY_INTEGER && t->integer == it->expire,
+            "%s: db %d key '%.60s': PEXPIRETIME %lld, want %lld", who, it->db,
+            it->key, t->integer, it->expire);
 }
 
 /* The server at c holds exactly the dataset: per database the same number
@@ -406,8 +416,9 @@ static void check_items(redisContext *c, const char *who)
             }
             for (size_t j = start; j < i; j++) {
                 redisReply *v = NULL, *t = NULL;
-                ck_assert(redisGetReply(c, (void **)&v) == REDIS_OK && v);
-                ck_assert(redisGetReply(c, (void **)&t) == REDIS_OK && t);
+                REQUIRE(redisGetReply(c, (void **)&v) == REDIS_OK && v &&
+                        redisGetReply(c, (void **)&t) == REDIS_OK && t,
+                        "%s: no reply", who);
                 check_item(who, &g_items[j], v, t);
                 freeReplyObject(v);
                 freeReplyObject(t);
@@ -542,5 +553,14 @@ int main(void)
     tcase_add_test(tc, lz4_dump_is_an_rdb_inside);
     tcase_add_test(tc, verso_reads_redis_dump);
     suite_add_tcase(su, tc);
-    return h_main(su);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(g_base, sizeof g_base, "%s/verso-interop.XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(g_base)) {
+        perror(g_base);
+        return 1;
+    }
+    int rc = h_main(su);
+    nftw(g_base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "../snapshot/snap.h"
+#include "../snapshot/syncsave.h"
 #include "../src/log.h"
 #include "../src/net.h"
 #include "../src/util.h"
@@ -152,7 +154,9 @@ static void on_progress(void *priv) {
     aofw_stats st;
     aofw_get_stats(A.w, &st);
     A.written = st.written;
-    A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? st.synced : st.written;
+    /* Until the AOF has a base and a manifest on disk nothing in it would be
+     * found after a crash: nothing counts as durable yet. */
+    if (A.have_base) A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? st.synced : st.written;
     gate_inflight_synced(A.synced);
     release_held();
     resume_parked(0);
@@ -171,9 +175,11 @@ static const char *aof_write_gate(void) {
 
 /* ---- files ---- */
 
-static int open_incr(const char *name, char *err, size_t errlen) {
+/* Opens an INCR file for appending: `fresh` empties a file of that name
+ * left by a crash before any manifest listed it. */
+static int open_incr(const char *name, int fresh, char *err, size_t errlen) {
     char *path = aof_path(name);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0644);
     if (fd < 0) snprintf(err, errlen, "Can't open the append-only file %s: %s", path, strerror(errno));
     free(path);
     return fd;
@@ -209,25 +215,65 @@ static int start_writer(int fd, char *err, size_t errlen) {
     return 0;
 }
 
-static void on_unlinked(uv_fs_t *req) {
-    if (req->result < 0) log_warning("Removing an old AOF file: %s", uv_strerror((int)req->result));
-    uv_fs_req_cleanup(req);
-    free(req);
+/* ---- manifest publication, on the writer thread ----
+ * A manifest is saved (temp file, fsync, rename, directory fsync) by the
+ * writer thread, in order with the stream: before the first byte of a new
+ * INCR file, or after a rewrite's base, followed by deleting the files the
+ * new manifest no longer lists. The job owns copies of everything. */
+
+typedef struct manifest_job {
+    aof_manifest m;
+    char *dir, *filename;
+    char **unlink;
+    int nunlink;
+} manifest_job;
+
+static int manifest_job_fn(void *arg, int run) {
+    manifest_job *j = arg;
+    if (!run) {
+        aofm_free(&j->m);
+        for (int i = 0; i < j->nunlink; i++) free(j->unlink[i]);
+        free(j->unlink);
+        free(j->dir);
+        free(j->filename);
+        free(j);
+        return 0;
+    }
+    char err[512];
+    if (aofm_save(j->dir, j->filename, &j->m, err, sizeof err) != 0) {
+        log_warning("Can't write the AOF manifest: %s", err);
+        return EIO;
+    }
+    for (int i = 0; i < j->nunlink; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", j->dir, j->unlink[i]);
+        if (unlink(path) != 0 && errno != ENOENT)
+            log_warning("Removing old AOF file %s: %s", path, strerror(errno));
+    }
+    return 0;
 }
 
-/* Deletes the files of m, except `keep`. */
-static void remove_files(const aof_manifest *m, const char *keep) {
-    /* Deleting a large file can take a while: libuv's thread pool does it. */
-    const aof_file *files[1 + 64];
+static manifest_job *manifest_job_new(const aof_manifest *m) {
+    manifest_job *j = xcalloc(1, sizeof *j);
+    aofm_copy(&j->m, m);
+    j->dir = xstrdup(server.cfg.appenddirname);
+    j->filename = xstrdup(server.cfg.appendfilename);
+    return j;
+}
+
+/* Files of `old` that `keep` does not list. */
+static void manifest_job_unlink_rest(manifest_job *j, const aof_manifest *old,
+                                     const aof_manifest *keep) {
+    const aof_file *files[256];
     int n = 0;
-    if (m->base.name) files[n++] = &m->base;
-    for (int i = 0; i < m->nincr && n < 65; i++)
-        if (strcmp(m->incrs[i].name, keep) != 0) files[n++] = &m->incrs[i];
+    if (old->base.name) files[n++] = &old->base;
+    for (int i = 0; i < old->nincr && n < 256; i++) files[n++] = &old->incrs[i];
     for (int i = 0; i < n; i++) {
-        uv_fs_t *req = xmalloc(sizeof *req);
-        char *path = aof_path(files[i]->name);
-        if (uv_fs_unlink(server.loop, req, path, on_unlinked) != 0) free(req);
-        free(path);
+        int listed = keep->base.name && !strcmp(keep->base.name, files[i]->name);
+        for (int k = 0; k < keep->nincr; k++) listed |= !strcmp(keep->incrs[k].name, files[i]->name);
+        if (listed) continue;
+        j->unlink = xrealloc(j->unlink, sizeof(char *) * (size_t)(j->nunlink + 1));
+        j->unlink[j->nunlink++] = xstrdup(files[i]->name);
     }
 }
 
@@ -248,23 +294,20 @@ static uint64_t current_size(void) {
 static int start_rewrite(char *err, size_t errlen) {
     aof_before_sleep(); /* everything before E goes to the old file */
     char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
-    int fd = open_incr(incr, err, errlen);
+    int fd = open_incr(incr, 1, err, errlen);
     if (fd < 0) { free(incr); return -1; }
     /* The new INCR must be in the manifest on disk before any write in it
      * is acknowledged; only a complete AOF (with a base) is published. */
     A.m.incrs = xrealloc(A.m.incrs, sizeof(aof_file) * (size_t)(A.m.nincr + 1));
     A.m.incrs[A.m.nincr++] = (aof_file){xstrdup(incr), A.m.curr_incr_seq, 'i'};
-    if (A.have_base && aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m,
-                                 err, errlen) != 0) {
-        close(fd);
-        free(incr);
-        return -1;
-    }
     char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
     char *base_path = aof_path(base);
     snprintf(A.tmp, sizeof A.tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
     char *tmp_path = aof_path(A.tmp);
-    aofw_switch_file(A.w, fd);
+    if (A.have_base) /* publish the new INCR before any byte in it counts */
+        aofw_switch_file_after(A.w, fd, manifest_job_fn, manifest_job_new(&A.m));
+    else
+        aofw_switch_file(A.w, fd);
     A.last_db = -1;
     A.incr_size_before = current_size() - A.base_size;
     A.cur_incr_start = A.submitted;
@@ -304,14 +347,25 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     for (int i = 0; i < next.nincr; i++) free(next.incrs[i].name);
     next.incrs[0] = (aof_file){xstrdup(A.rw_incr), next.curr_incr_seq, 'i'};
     next.nincr = 1;
-    char err[512];
-    if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &next, err, sizeof err)) {
-        log_warning("Background AOF rewrite failed writing the manifest: %s", err);
-        aofm_free(&next);
-        A.last_rewrite_ok = 0;
-        return;
-    }
     aof_manifest old = A.m; /* the old base and INCRs, plus the new INCR */
+    manifest_job *j = manifest_job_new(&next);
+    manifest_job_unlink_rest(j, &old, &next);
+    if (A.have_base) {
+        aofw_run(A.w, manifest_job_fn, j); /* in order with the stream */
+    } else {
+        /* The first base (AOF just turned on): held replies wait for this
+         * manifest, so publish it now rather than behind queued writes. */
+        int rc = manifest_job_fn(j, 1);
+        manifest_job_fn(j, 0);
+        if (rc != 0) {
+            aofm_free(&next);
+            A.last_rewrite_ok = 0;
+            A.scheduled = 1;
+            A.retry_after_ms = mono_ms() + 5000;
+            return;
+        }
+    }
+    aofm_free(&old);
     A.m = next;
     A.have_base = 1;
     A.rewrites++;
@@ -319,8 +373,7 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     A.incr_size_before = 0;
     A.size_after_rewrite = current_size();
     A.last_rewrite_ok = 1;
-    remove_files(&old, A.rw_incr);
-    aofm_free(&old);
+    on_progress(NULL); /* the first base releases what waited for it */
     log_notice("Background AOF rewrite terminated with success (%llu bytes base)",
                (unsigned long long)bytes);
 }
@@ -360,7 +413,7 @@ static int enable(char *err, size_t errlen) {
     aofm_free(&disk);
     A.have_base = 0;
     char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
-    int fd = open_incr(incr, err, errlen);
+    int fd = open_incr(incr, 1, err, errlen);
     if (fd < 0) { free(incr); return -1; }
     A.m.incrs = xmalloc(sizeof(aof_file));
     A.m.incrs[0] = (aof_file){incr, A.m.curr_incr_seq, 'i'};
@@ -481,10 +534,54 @@ int aof_load_startup(char *err, size_t errlen) {
     return 0;
 }
 
+/* Startup with appendonly on and no AOF yet: write the base of what was
+ * loaded (before serving, so nothing waits for it), publish the manifest,
+ * then append to a new INCR file. */
+static int create_at_startup(char *err, size_t errlen) {
+    if (make_dir(err, errlen) != 0) return -1;
+    char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
+    char *base_path = aof_path(base);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "temp-rewriteaof-%d.aof", (int)getpid());
+    char *tmp_path = aof_path(tmp);
+    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1};
+    uint64_t keys;
+    int rc = syncsave_write(tmp_path, base_path, RDB_COMPRESS_NONE, &aux, &keys, err, errlen);
+    free(base_path);
+    free(tmp_path);
+    if (rc != 0) { free(base); return -1; }
+    A.m.base = (aof_file){base, A.m.curr_base_seq, 'b'};
+    A.m.incrs = xmalloc(sizeof(aof_file));
+    A.m.incrs[0] = (aof_file){aofm_new_incr_name(&A.m, server.cfg.appendfilename),
+                              A.m.curr_incr_seq, 'i'};
+    A.m.nincr = 1;
+    if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
+        return -1;
+    A.have_base = 1;
+    A.rewrites++; /* Redis makes this base with a rewrite too */
+    log_notice("Creating AOF base file %s on server start (%llu keys)", base,
+               (unsigned long long)keys);
+    return 0;
+}
+
+/* Temp files of rewrites a crash interrupted. */
+static void remove_stale_temps(void) {
+    char *pattern = aof_path("temp-rewriteaof-*.aof");
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            if (unlink(g.gl_pathv[i]) == 0) log_notice("Removed stale %s", g.gl_pathv[i]);
+        }
+        globfree(&g);
+    }
+    free(pattern);
+}
+
 int aof_open_startup(char *err, size_t errlen) {
     cmd_add_write_gate(aof_write_gate);
     if (!server.cfg.appendonly) return 0;
-    if (A.m.nincr == 0 && !A.m.base.name) return enable(err, errlen);
+    remove_stale_temps();
+    if (A.m.nincr == 0 && !A.m.base.name && create_at_startup(err, errlen) != 0) return -1;
     if (make_dir(err, errlen) != 0) return -1;
     A.base_size = A.m.base.name ? file_size(A.m.base.name) : 0;
     if (A.m.nincr == 0) {
@@ -495,7 +592,7 @@ int aof_open_startup(char *err, size_t errlen) {
         if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
             return -1;
     }
-    int fd = open_incr(A.m.incrs[A.m.nincr - 1].name, err, errlen);
+    int fd = open_incr(A.m.incrs[A.m.nincr - 1].name, 0, err, errlen);
     if (fd < 0) return -1;
     set_current_incr_sizes();
     A.size_after_rewrite = current_size();

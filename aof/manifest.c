@@ -99,125 +99,6 @@ char *aofm_new_incr_name(aof_manifest *m, const char *filename) {
     return xstrdup(buf);
 }
 
-/* ---- splitting a line as sdssplitargs ---- */
-
-typedef struct words {
-    char **w;
-    int n;
-} words;
-
-static void words_free(words *ws) {
-    for (int i = 0; i < ws->n; i++) free(ws->w[i]);
-    free(ws->w);
-    ws->w = NULL;
-    ws->n = 0;
-}
-
-static int hexval(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static char unescape(char c) {
-    switch (c) {
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'b': return '\b';
-    case 'a': return '\a';
-    default: return c;
-    }
-}
-
-/* Inside "...": one unit at *pp into out. 1 closed, 0 go on, -1 error. */
-static int dquote_step(const char **pp, vbuf *out) {
-    const char *p = *pp;
-    if (p[0] == '\\' && p[1] == 'x' && hexval(p[2]) >= 0 && hexval(p[3]) >= 0) {
-        char c = (char)(hexval(p[2]) * 16 + hexval(p[3]));
-        vbuf_append(out, &c, 1);
-        *pp = p + 4;
-        return 0;
-    }
-    if (p[0] == '\\' && p[1]) {
-        char c = unescape(p[1]);
-        vbuf_append(out, &c, 1);
-        *pp = p + 2;
-        return 0;
-    }
-    if (p[0] == '"') {
-        if (p[1] && !isspace((unsigned char)p[1])) return -1;
-        *pp = p + 1;
-        return 1;
-    }
-    if (!p[0]) return -1;
-    vbuf_append(out, p, 1);
-    *pp = p + 1;
-    return 0;
-}
-
-/* Inside '...': only \' is an escape. Same returns as dquote_step. */
-static int squote_step(const char **pp, vbuf *out) {
-    const char *p = *pp;
-    if (p[0] == '\\' && p[1] == '\'') {
-        vbuf_append(out, "'", 1);
-        *pp = p + 2;
-        return 0;
-    }
-    if (p[0] == '\'') {
-        if (p[1] && !isspace((unsigned char)p[1])) return -1;
-        *pp = p + 1;
-        return 1;
-    }
-    if (!p[0]) return -1;
-    vbuf_append(out, p, 1);
-    *pp = p + 1;
-    return 0;
-}
-
-/* One word at *pp (not a blank) into out. 0 or -1 (unbalanced quotes). */
-static int read_word(const char **pp, vbuf *out) {
-    int quote = 0;
-    for (;;) {
-        int rc = 0;
-        if (quote == '"') {
-            rc = dquote_step(pp, out);
-        } else if (quote == '\'') {
-            rc = squote_step(pp, out);
-        } else {
-            char c = **pp;
-            if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0') return 0;
-            if (c == '"' || c == '\'') quote = c;
-            else vbuf_append(out, &c, 1);
-            (*pp)++;
-        }
-        if (rc < 0) return -1;
-        if (rc > 0) return 0;
-    }
-}
-
-/* Splits the NUL-terminated line s. A word holding a NUL (from "\x00") is
- * cut there, as Redis's sdsnew(argv[i]) does. 0 or -1. */
-static int split_args(const char *s, words *ws) {
-    vbuf cur;
-    vbuf_init(&cur);
-    for (;;) {
-        while (*s && isspace((unsigned char)*s)) s++;
-        if (!*s) break;
-        cur.len = 0;
-        if (read_word(&s, &cur) != 0) {
-            vbuf_free(&cur);
-            words_free(ws);
-            return -1;
-        }
-        ws->w = xrealloc(ws->w, (size_t)(ws->n + 1) * sizeof *ws->w);
-        ws->w[ws->n++] = xstrndup(cur.data ? cur.data : "", cur.len);
-    }
-    vbuf_free(&cur);
-    return 0;
-}
-
 /* ---- reading ---- */
 
 /* The line trimmed of " \t\r\n" at both ends, in place. */
@@ -228,10 +109,12 @@ static char *trim(char *s) {
     return s;
 }
 
-/* The key/value pairs of one line into f. NULL or Redis's error text. */
-static const char *parse_pairs(const words *ws, aof_file *f) {
-    for (int i = 0; i + 1 < ws->n; i += 2) {
-        const char *k = ws->w[i], *v = ws->w[i + 1];
+/* The key/value pairs of one line's words into f. NULL or Redis's error
+ * text. A word holding a NUL (from "\x00") reads as cut there, as Redis's
+ * sdsnew(argv[i]) does. */
+static const char *parse_pairs(char **w, int n, aof_file *f) {
+    for (int i = 0; i + 1 < n; i += 2) {
+        const char *k = w[i], *v = w[i + 1];
         if (!strcasecmp(k, "file")) {
             free(f->name);
             f->name = xstrdup(v);
@@ -275,14 +158,15 @@ static const char *parse_line(aof_manifest *m, char *buf, long long *maxseq) {
     if (!strchr(buf, '\n')) return ERR_LONG;
     char *line = trim(buf);
     if (!*line) return ERR_FORMAT;
-    words ws = { NULL, 0 };
-    if (split_args(line, &ws) != 0 || ws.n < 6 || ws.n % 2) {
-        words_free(&ws);
+    int argc = 0;
+    char **argv = split_args(line, &argc);
+    if (!argv || argc < 6 || argc % 2) {
+        free_args(argv, argc);
         return ERR_FORMAT;
     }
     aof_file f = { NULL, 0, 0 };
-    const char *e = parse_pairs(&ws, &f);
-    words_free(&ws);
+    const char *e = parse_pairs(argv, argc, &f);
+    free_args(argv, argc);
     if (!e) e = add_file(m, &f, maxseq);
     free(f.name);
     return e;
@@ -346,37 +230,16 @@ static int needs_quotes(const char *s) {
     return 0;
 }
 
-/* As Redis's sdscatrepr. */
-static void append_quoted(vbuf *b, const char *s) {
-    vbuf_append(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        char tmp[8];
-        switch (c) {
-        case '\\': vbuf_append_str(b, "\\\\"); break;
-        case '"': vbuf_append_str(b, "\\\""); break;
-        case '\n': vbuf_append_str(b, "\\n"); break;
-        case '\r': vbuf_append_str(b, "\\r"); break;
-        case '\t': vbuf_append_str(b, "\\t"); break;
-        case '\a': vbuf_append_str(b, "\\a"); break;
-        case '\b': vbuf_append_str(b, "\\b"); break;
-        default:
-            if (isprint(c)) {
-                vbuf_append(b, s, 1);
-            } else {
-                snprintf(tmp, sizeof tmp, "\\x%02x", c);
-                vbuf_append_str(b, tmp);
-            }
-        }
-    }
-    vbuf_append(b, "\"", 1);
-}
-
 static void format_file(vbuf *b, const aof_file *f) {
     char tail[64];
     vbuf_append_str(b, "file ");
-    if (needs_quotes(f->name)) append_quoted(b, f->name);
-    else vbuf_append_str(b, f->name);
+    if (needs_quotes(f->name)) {
+        char *q = quote_arg(f->name);
+        vbuf_append_str(b, q);
+        free(q);
+    } else {
+        vbuf_append_str(b, f->name);
+    }
     snprintf(tail, sizeof tail, " seq %lld type %c\n", f->seq, f->type);
     vbuf_append_str(b, tail);
 }

@@ -60,6 +60,8 @@ typedef struct chunk {
     size_t len;
     size_t off;   /* bytes of data already written (writer thread only) */
     int new_fd;   /* file switch: the file every later byte goes to */
+    aofw_switch_fn before; /* file switch: runs first (writer thread) */
+    void *arg;
 } chunk;
 
 struct aofw {
@@ -172,6 +174,7 @@ static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
 
 static void free_chunk(chunk *c) {
     if (!c->data && c->new_fd >= 0) close(c->new_fd);
+    if (c->before) c->before(c->arg, 0);
     free(c->data);
     free(c);
 }
@@ -305,8 +308,17 @@ static int write_chunk(aofw *w, chunk *c) {
     return 0;
 }
 
-/* File switch: everything before it is written; fsync and close the old. */
-static void switch_file(aofw *w, chunk *c) {
+/* File switch: everything before it is written; run the switch's own step
+ * (the AOF persists the manifest naming the new file), then fsync and close
+ * the old file. 0, or an errno when the step failed (retried later). */
+static int switch_file(aofw *w, chunk *c) {
+    if (c->before) {
+        int err = c->before(c->arg, 1);
+        if (err) return err;
+        c->before(c->arg, 0);
+        c->before = NULL;
+    }
+    if (c->new_fd < 0) return 0; /* a step only, no switch */
     writer_fsync_now(w);
     if (close(w->fd) < 0) {
         char buf[128];
@@ -314,6 +326,7 @@ static void switch_file(aofw *w, chunk *c) {
     }
     w->fd = c->new_fd;
     c->new_fd = -1;
+    return 0;
 }
 
 /* Stopping and a write keeps failing: drop the rest so that shutdown ends. */
@@ -337,7 +350,7 @@ static void writer_flush(aofw *w, int stopping) {
     while (w->p_head && !err) {
         chunk *c = w->p_head;
         if (c->data) err = write_chunk(w, c);
-        else switch_file(w, c);
+        else err = switch_file(w, c);
         if (err) break;
         w->p_head = c->next;
         if (!w->p_head) w->p_tail = NULL;
@@ -474,11 +487,13 @@ void aofw_submit(aofw *w, vbuf *buf) {
     enqueue(w, c);
 }
 
-void aofw_switch_file(aofw *w, int new_fd) {
+void aofw_switch_file_after(aofw *w, int new_fd, aofw_switch_fn before, void *arg) {
     chunk *c = xmalloc(sizeof *c);
-    *c = (chunk){.new_fd = new_fd};
+    *c = (chunk){.new_fd = new_fd, .before = before, .arg = arg};
     enqueue(w, c);
 }
+
+void aofw_switch_file(aofw *w, int new_fd) { aofw_switch_file_after(w, new_fd, NULL, NULL); }
 
 void aofw_set_policy(aofw *w, int policy) {
     atomic_store(&w->policy, policy);

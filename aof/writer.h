@@ -50,6 +50,19 @@ void aofw_submit(aofw *w, vbuf *buf);
 /* Main thread: every byte submitted from now on goes to new_fd; the thread
  * fsyncs and closes the old fd after writing what was queued before. */
 void aofw_switch_file(aofw *w, int new_fd);
+/* The same, with a step the writer thread runs before the switch (after
+ * writing what was queued before it): before(arg, 1) does the work and
+ * returns 0 or an errno (then the switch is retried like a failed write);
+ * before(arg, 0) releases arg, and is always called once. The AOF uses it to
+ * persist the manifest naming the new file before any byte of that file can
+ * be acknowledged, without an fsync on the main thread. */
+typedef int (*aofw_switch_fn)(void *arg, int run);
+void aofw_switch_file_after(aofw *w, int new_fd, aofw_switch_fn before, void *arg);
+/* Runs before(arg, ...) on the writer thread in queue order, with no file
+ * switch (new_fd -1): e.g. publish a manifest, then delete old files. */
+static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *arg) {
+    aofw_switch_file_after(w, -1, fn, arg);
+}
 /* Main thread: change the fsync policy (CONFIG SET appendfsync). */
 void aofw_set_policy(aofw *w, int policy);
 /* Any thread: a consistent copy of the counters. */

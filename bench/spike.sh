@@ -162,7 +162,7 @@ sampling        every $SAMPLE_MS ms: Pss of server + children (/proc/PID/smaps_r
 timeline        fill (pipelined), 1 s settle, load from t=0, BGSAVE at t=2 s, load until save done + 1 s
 pinning         server (and its fork child / serializer thread) taskset -c 0, load generator taskset -c 1
 runs            $RUNS per method, interleaved ($METHODS, repeated); figures are median [min-max] of runs
-servers         verso: $($VERSO --version) (--snapshot-compression $COMPRESSION); redis: $rv (defaults: rdbcompression yes)
+servers         verso: $($VERSO --version) (--snapshot-compression $COMPRESSION), copied from $VERSO_SRC; redis: $rv (defaults: rdbcompression yes)
 machine         $(nproc) CPU x $cpu, $mem RAM, kernel $(uname -r), THP $thp
 dump dir        $WORK ($fs)
 other load      machine busy before each run (0.5 s, % of all CPUs): median $(median_of <"$WORK/busy.txt")%, max $(sort -g "$WORK/busy.txt" | tail -1)%
@@ -295,6 +295,8 @@ main() {
     [ "$(stat -f -c %T "$WORK")" = tmpfs ] &&
         echo "spike.sh: warning: $WORK is tmpfs; dumps go to RAM (set SPIKE_TMP)" >&2
     build_spike
+    # The build tree may be rebuilt while we run: use one copy for all runs.
+    cp "$VERSO" "$WORK/verso-server" && VERSO_SRC=$VERSO && VERSO=$WORK/verso-server
     rm -f "$OUT/spike-samples.csv" "$OUT/spike-runs.tsv"
     local t0=$SECONDS r m
     for r in $(seq "$RUNS"); do

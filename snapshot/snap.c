@@ -4,6 +4,7 @@
 #include "snap.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,10 @@ static const char *misconf_gate(void) {
 
 static void on_sigchld(uv_signal_t *s, int sig);
 
+static void remove_stale_temps(void);
+
 void snap_init(void) {
+    remove_stale_temps();
     S.last_ok = 1;
     S.lastsave = wall_ms() / 1000;
     S.last_time_sec = -1;
@@ -480,6 +484,15 @@ static void load_progress(void *priv, uint64_t done, uint64_t total, uint64_t ke
 static const rdb_load_cb load_cb = {load_resize, load_key, load_progress, load_end};
 
 const rdb_load_cb *snap_load_callbacks(void) { return &load_cb; }
+
+/* Temp files of saves a crash interrupted (ours are temp-<pid>*.rdb). */
+static void remove_stale_temps(void) {
+    glob_t g;
+    if (glob("temp-[0-9]*.rdb", 0, NULL, &g) != 0) return;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (unlink(g.gl_pathv[i]) == 0) log_notice("Removed stale %s", g.gl_pathv[i]);
+    globfree(&g);
+}
 
 int snap_load_startup(char *err, size_t errlen) {
     rdb_load_cb cb = load_cb;

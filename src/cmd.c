@@ -247,9 +247,15 @@ void reply_bulk_obj(client *c, const obj *o) {
     resp_add_bulk(&c->reply, s, len);
 }
 
+/* The running command's name, for error texts. */
+static const char *running_name(const client *c) { return c->cmd ? c->cmd->name : "unknown"; }
+
 void reply_wrong_args(client *c) {
-    reply_errorf(c, "ERR wrong number of arguments for '%s' command",
-                 c->cmd ? c->cmd->name : "unknown");
+    reply_errorf(c, "ERR wrong number of arguments for '%s' command", running_name(c));
+}
+
+void reply_invalid_expire(client *c) {
+    reply_errorf(c, "ERR invalid expire time in '%s' command", running_name(c));
 }
 
 int arg_is(const arg *a, const char *lower) {

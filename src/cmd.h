@@ -63,6 +63,7 @@ void reply_array(client *c, long long n);
 void reply_syntax_error(client *c);                /* "ERR syntax error" */
 void reply_wrong_args(client *c);                  /* for c->cmd */
 void reply_not_int(client *c);    /* "ERR value is not an integer or out of range" */
+void reply_invalid_expire(client *c);  /* "ERR invalid expire time in '<cmd>' command" */
 
 /* Argument helpers. */
 int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */

@@ -18,8 +18,6 @@
 #include "db.h"
 #include "util.h"
 
-static const char *cmd_name(const client *c) { return c->cmd ? c->cmd->name : "expire"; }
-
 static db *cur_db(const client *c) { return db_get(c->db); }
 
 /* ---- DEL, EXISTS, TYPE ------------------------------------------------- */
@@ -297,18 +295,8 @@ static int expire_arg(client *c, long long basetime, int seconds, long long *whe
     *when = w + basetime;
     return 1;
 bad:
-    reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_name(c));
+    reply_invalid_expire(c);
     return 0;
-}
-
-static int key_set_expire(db *d, const arg *k, int64_t when) {
-    vt_wr w;
-    int created;
-    vt_entry *e = db_write(d, k->p, k->len, 0, &w, &created);
-    if (!e) return 0;
-    vt_set_expire(&w, e, when);
-    vt_write_done(&w);
-    return 1;
 }
 
 /* PEXPIREAT k when [flags...]: Redis rewrites the command name and the time
@@ -344,7 +332,7 @@ static void expire_generic(client *c, long long basetime, int seconds) {
         reply_int(c, 1);
         return;
     }
-    if (!key_set_expire(d, k, when)) {
+    if (!db_set_expire(d, k->p, k->len, when)) {
         reply_int(c, 0);
         return;
     }
@@ -384,7 +372,7 @@ void cmd_persist(client *c) {
     const arg *k = &c->argv[1];
     db *d = cur_db(c);
     vt_entry *e = db_lookup(d, k->p, k->len);
-    if (!e || e->expire == VT_NO_EXPIRE || !key_set_expire(d, k, VT_NO_EXPIRE)) {
+    if (!e || e->expire == VT_NO_EXPIRE || !db_set_expire(d, k->p, k->len, VT_NO_EXPIRE)) {
         reply_int(c, 0);
         return;
     }

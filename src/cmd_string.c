@@ -35,8 +35,6 @@ enum {
 /* Room for INCRBYFLOAT's result, as Redis's MAX_LONG_DOUBLE_CHARS. */
 #define LD_BUF (5 * 1024)
 
-static const char *cmd_name(const client *c) { return c->cmd ? c->cmd->name : "set"; }
-
 /* ---- option parsing and expire times ---------------------------------- */
 
 /* One expiry option (EX/PX/EXAT/PXAT) is accepted when no other expiry,
@@ -101,34 +99,33 @@ static int expire_when(client *c, int flags, const arg *a, long long *when) {
     *when = ms;
     return 1;
 bad:
-    reply_errorf(c, "ERR invalid expire time in '%s' command", cmd_name(c));
+    reply_invalid_expire(c);
     return 0;
 }
 
-/* Sets the expire of an existing key; 0 when it is gone (expired). */
-static int key_set_expire(db *d, const arg *k, int64_t when) {
-    vt_wr w;
-    int created;
-    vt_entry *e = db_write(d, k->p, k->len, 0, &w, &created);
-    if (!e) return 0;
-    vt_set_expire(&w, e, when);
-    vt_write_done(&w);
-    return 1;
-}
-
-static void propagate_del(client *c, const arg *k) {
+/* Deletes k; when it was there, counts the change and propagates a DEL. */
+static void delete_propagated(client *c, db *d, const arg *k) {
+    if (!db_delete(d, k->p, k->len)) return;
+    server_dirty(1);
     arg v[2] = {{"DEL", 3}, *k};
     cmd_propagate(c, 2, v);
 }
 
 /* ---- GET / SET family ----------------------------------------------- */
 
-/* Replies the value of argv[1] or nil (counting a hit or a miss). */
-static void reply_value(client *c) {
+/* The entry of argv[1] (counting a hit or a miss), or NULL after replying
+ * nil. */
+static vt_entry *lookup_or_nil(client *c, db *d) {
     const arg *k = &c->argv[1];
-    vt_entry *e = db_lookup_read(db_get(c->db), k->p, k->len);
+    vt_entry *e = db_lookup_read(d, k->p, k->len);
+    if (!e) reply_nil(c);
+    return e;
+}
+
+/* Replies the value of argv[1] or nil. */
+static void reply_value(client *c) {
+    vt_entry *e = lookup_or_nil(c, db_get(c->db));
     if (e) reply_bulk_obj(c, e->val);
-    else reply_nil(c);
 }
 
 void cmd_get(client *c) { reply_value(c); }
@@ -198,18 +195,11 @@ void cmd_getset(client *c) {
 }
 
 void cmd_getdel(client *c) {
-    const arg *k = &c->argv[1];
     db *d = db_get(c->db);
-    vt_entry *e = db_lookup_read(d, k->p, k->len);
-    if (!e) {
-        reply_nil(c);
-        return;
-    }
+    vt_entry *e = lookup_or_nil(c, d);
+    if (!e) return;
     reply_bulk_obj(c, e->val);
-    if (db_delete(d, k->p, k->len)) {
-        server_dirty(1);
-        propagate_del(c, k);
-    }
+    delete_propagated(c, d, &c->argv[1]);
 }
 
 /* What GETEX does to the key once the value is replied (Redis's getexCommand):
@@ -218,12 +208,9 @@ void cmd_getdel(client *c) {
 static void getex_apply(client *c, db *d, int flags, int has_expire, long long when) {
     const arg *k = &c->argv[1];
     if ((flags & (SO_EXAT | SO_PXAT)) && when <= wall_ms() && !server.loading) {
-        if (db_delete(d, k->p, k->len)) {
-            server_dirty(1);
-            propagate_del(c, k);
-        }
+        delete_propagated(c, d, k);
     } else if (has_expire) {
-        if (!key_set_expire(d, k, when)) return;
+        if (!db_set_expire(d, k->p, k->len, when)) return;
         server_dirty(1);
         char buf[32];
         size_t n = ll_to_str(buf, when);
@@ -232,7 +219,7 @@ static void getex_apply(client *c, db *d, int flags, int has_expire, long long w
     } else if (flags & SO_PERSIST) {
         vt_entry *e = db_lookup(d, k->p, k->len);
         if (!e || e->expire == VT_NO_EXPIRE) return;
-        if (!key_set_expire(d, k, VT_NO_EXPIRE)) return;
+        if (!db_set_expire(d, k->p, k->len, VT_NO_EXPIRE)) return;
         server_dirty(1);
         arg v[2] = {{"PERSIST", 7}, *k};
         cmd_propagate(c, 2, v);
@@ -243,13 +230,9 @@ void cmd_getex(client *c) {
     int flags = 0;
     const arg *expire = NULL;
     if (!parse_set_opts(c, 2, 0, &flags, &expire)) return;
-    const arg *k = &c->argv[1];
     db *d = db_get(c->db);
-    vt_entry *e = db_lookup_read(d, k->p, k->len);
-    if (!e) {
-        reply_nil(c);
-        return;
-    }
+    vt_entry *e = lookup_or_nil(c, d);
+    if (!e) return;
     long long when = 0;
     if (expire && !expire_when(c, flags, expire, &when)) return;
     reply_bulk_obj(c, e->val);

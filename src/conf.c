@@ -10,7 +10,6 @@
 #include "util.h"
 
 #include <assert.h>
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -48,107 +47,7 @@ static void sb_ll(sbuf *b, long long v)
 
 static char *sb_take(sbuf *b) { return b->p ? b->p : xstrdup(""); }
 
-/* Appends s quoted as Redis's sdscatrepr, so that splitting gives s back. */
-static void sb_repr(sbuf *b, const char *s)
-{
-    static const char plain[] = "\\\"\n\r\t\a\b", shown[] = "\\\"nrtab";
-    sb_str(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        const char *e = strchr(plain, c);
-        char t[8];
-        if (e) snprintf(t, sizeof(t), "\\%c", shown[e - plain]);
-        else if (isprint(c)) snprintf(t, sizeof(t), "%c", c);
-        else snprintf(t, sizeof(t), "\\x%02x", c);
-        sb_str(b, t);
-    }
-    sb_str(b, "\"");
-}
-
-/* ---- splitting a line into arguments, as Redis's sdssplitargs ---- */
-
-static void free_args(char **argv, int argc)
-{
-    for (int i = 0; i < argc; i++) free(argv[i]);
-    free(argv);
-}
-
-static int hexval(char c)
-{
-    return isdigit((unsigned char)c) ? c - '0' : tolower((unsigned char)c) - 'a' + 10;
-}
-
-/* The character that "\c" stands for inside double quotes. */
-static char unescape(char c)
-{
-    static const char from[] = "nrtba", to[] = "\n\r\t\b\a";
-    const char *e = strchr(from, c);
-    return e && c ? to[e - from] : c;
-}
-
-/* Reads one token at *pp into tok. "..." takes \n \r \t \b \a \xHH and
- * \<any>; '...' takes \' only; a closing quote must be followed by a blank
- * or the end of the line. Returns -1 on unbalanced quotes. */
-static int split_token(const char **pp, sbuf *tok)
-{
-    const char *p = *pp;
-    int inq = 0, insq = 0;
-    for (;;) {
-        char c;
-        if (inq || insq) {
-            char q = inq ? '"' : '\'';
-            if (!*p) return -1;
-            if (inq && p[0] == '\\' && p[1] == 'x' && isxdigit((unsigned char)p[2]) &&
-                isxdigit((unsigned char)p[3])) {
-                c = (char)(hexval(p[2]) * 16 + hexval(p[3]));
-                p += 3;
-            } else if (inq && p[0] == '\\' && p[1]) {
-                c = unescape(*++p);
-            } else if (insq && p[0] == '\\' && p[1] == '\'') {
-                c = *++p;
-            } else if (*p == q) {
-                if (p[1] && !isspace((unsigned char)p[1])) return -1;
-                p++;
-                break;
-            } else {
-                c = *p;
-            }
-        } else {
-            if (!*p || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') break;
-            if (*p == '"' || *p == '\'') {
-                inq = *p == '"', insq = !inq, p++;
-                continue;
-            }
-            c = *p;
-        }
-        sb_add(tok, &c, 1);
-        p++;
-    }
-    *pp = p;
-    return 0;
-}
-
-/* Returns a heap vector of heap strings (free with free_args), or NULL when
- * the quotes are unbalanced. */
-static char **split_args(const char *p, int *argc)
-{
-    char **v = xmalloc(sizeof(*v));
-    int n = 0;
-    for (;;) {
-        while (*p && isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        sbuf tok = {0};
-        if (split_token(&p, &tok) < 0) {
-            free(tok.p);
-            free_args(v, n);
-            return NULL;
-        }
-        v = xrealloc(v, sizeof(*v) * (size_t)(n + 1));
-        v[n++] = sb_take(&tok);
-    }
-    *argc = n;
-    return v;
-}
+/* ---- splitting (config lines go through util's split_args) ---- */
 
 /* Splits a CONFIG SET value of a multi-argument parameter on single spaces,
  * as Redis does ("" gives no argument, "a  b" gives an empty one). */
@@ -711,8 +610,10 @@ static char *args_to_text(int argc, char **argv)
                 name_done = 1;
             }
         } else {
-            sb_repr(&o, argv[j]);
+            char *q = quote_arg(argv[j]);
+            sb_str(&o, q);
             sb_str(&o, " ");
+            free(q);
             name_done = 1;
         }
     }

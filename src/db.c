@@ -67,6 +67,16 @@ void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
     if (old) obj_decref(old);
 }
 
+int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
+    vt_wr w;
+    int created;
+    vt_entry *e = db_write(d, key, len, 0, &w, &created);
+    if (!e) return 0;
+    vt_set_expire(&w, e, expire);
+    vt_write_done(&w);
+    return 1;
+}
+
 int db_delete(db *d, const char *key, size_t len) {
     if (!db_lookup(d, key, len)) return 0;
     return vt_delete(d->t, key, len);

@@ -177,109 +177,7 @@ static int parse_multibulk(resp_req *r, const char *buf, size_t len,
     return RESP_DONE;
 }
 
-/* ---- inline (sdssplitargs rules) ---- */
-
-static int is_blank(char c) {             /* isspace() in the C locale */
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
-           c == '\r';
-}
-
-static int hex_val(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static char unescape(char c) {
-    switch (c) {
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'b': return '\b';
-    case 'a': return '\a';
-    default: return c;
-    }
-}
-
-/* The line s[0..n) read as a NUL-terminated string, as sdssplitargs sees
- * it (a NUL never occurs before n: see line_end). */
-#define AT(k) ((k) < n ? s[k] : '\0')
-
-/* Inside "...": consumes one unit at s[*ip], appending to out. Returns 1
- * when the quote closed, 0 to go on, -1 on unbalanced quotes. */
-static int dquote_step(const char *s, size_t n, size_t *ip, char *out,
-                       size_t *op) {
-    size_t i = *ip;
-    char c = AT(i);
-    if (c == '\\' && AT(i + 1) == 'x' && hex_val(AT(i + 2)) >= 0 &&
-        hex_val(AT(i + 3)) >= 0) {
-        out[(*op)++] = (char)(hex_val(s[i + 2]) * 16 + hex_val(s[i + 3]));
-        *ip = i + 4;
-        return 0;
-    }
-    if (c == '\\' && AT(i + 1) != '\0') {
-        out[(*op)++] = unescape(s[i + 1]);
-        *ip = i + 2;
-        return 0;
-    }
-    if (c == '"') {
-        /* the closing quote must be followed by a blank or the end */
-        if (AT(i + 1) != '\0' && !is_blank(s[i + 1])) return -1;
-        *ip = i + 1;
-        return 1;
-    }
-    if (c == '\0') return -1;
-    out[(*op)++] = c;
-    *ip = i + 1;
-    return 0;
-}
-
-/* Inside '...': only \' is an escape. Same returns as dquote_step. */
-static int squote_step(const char *s, size_t n, size_t *ip, char *out,
-                       size_t *op) {
-    size_t i = *ip;
-    char c = AT(i);
-    if (c == '\\' && AT(i + 1) == '\'') {
-        out[(*op)++] = '\'';
-        *ip = i + 2;
-        return 0;
-    }
-    if (c == '\'') {
-        if (AT(i + 1) != '\0' && !is_blank(s[i + 1])) return -1;
-        *ip = i + 1;
-        return 1;
-    }
-    if (c == '\0') return -1;
-    out[(*op)++] = c;
-    *ip = i + 1;
-    return 0;
-}
-
-/* One word starting at s[*ip] (not a blank), appended to out at *op.
- * Quotes may open in the middle of a word (ab"cd" is abcd) and end it. */
-static int read_word(const char *s, size_t n, size_t *ip, char *out,
-                     size_t *op) {
-    int quote = 0;
-    for (;;) {
-        int rc = 0;
-        if (quote == '"') {
-            rc = dquote_step(s, n, ip, out, op);
-        } else if (quote == '\'') {
-            rc = squote_step(s, n, ip, out, op);
-        } else {
-            char c = AT(*ip);
-            if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0')
-                return 0;
-            if (c == '"' || c == '\'') quote = c;
-            else out[(*op)++] = c;
-            (*ip)++;
-        }
-        if (rc != 0) return rc < 0 ? -1 : 0;
-    }
-}
-
-#undef AT
+/* ---- inline (sdssplitargs rules, util.h's split_word) ---- */
 
 /* Splits the line s[0..n) into r's arguments, copied into inline_buf. */
 static int split_line(resp_req *r, const char *s, size_t n) {
@@ -290,10 +188,9 @@ static int split_line(resp_req *r, const char *s, size_t n) {
         r->inline_cap = n;
     }
     for (;;) {
-        while (i < n && is_blank(s[i])) i++;
-        if (i == n) return 0;
         size_t start = out;
-        if (read_word(s, n, &i, r->inline_buf, &out) != 0) return -1;
+        int rc = split_word(s, n, &i, r->inline_buf, &out);
+        if (rc <= 0) return rc;
         push_arg(r, start, out - start, INT_MAX);
     }
 }

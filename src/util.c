@@ -1,5 +1,6 @@
 /* util: allocation, Redis-exact number parsing/formatting, glob matching,
- * clocks and randomness (see util.h). Thread-safe throughout. */
+ * sdssplitargs/sdscatrepr words, clocks and randomness (see util.h).
+ * Thread-safe throughout. */
 #include "util.h"
 
 #include <ctype.h>
@@ -191,6 +192,134 @@ int glob_match(const char *pat, size_t patlen, const char *s, size_t slen, int n
     }
     while (p < pend && *p == '*') p++;
     return p == pend;
+}
+
+/* ---- words as Redis's sdssplitargs reads and sdscatrepr writes them ---- */
+
+static int is_blank(char c) {             /* isspace() in the C locale */
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static int hex_val(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The character that "\c" stands for inside double quotes. */
+static char unescape(char c) {
+    switch (c) {
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'b': return '\b';
+    case 'a': return '\a';
+    default: return c;
+    }
+}
+
+/* s[0..n) read as a C string that ends at n. */
+static char at(const char *s, size_t n, size_t k) { return k < n ? s[k] : '\0'; }
+
+/* Inside quotes q: consumes one unit at s[*ip], appending to out at *op.
+ * Returns 1 when the quote closed, 0 to go on, -1 on unbalanced quotes. */
+static int quoted_step(const char *s, size_t n, char q, size_t *ip, char *out, size_t *op) {
+    size_t i = *ip, used = 2;
+    char c = at(s, n, i), next = at(s, n, i + 1);
+    if (c == '\0') return -1;
+    if (q == '"' && c == '\\' && next == 'x' && hex_val(at(s, n, i + 2)) >= 0 &&
+        hex_val(at(s, n, i + 3)) >= 0) {
+        c = (char)(hex_val(s[i + 2]) * 16 + hex_val(s[i + 3]));
+        used = 4;
+    } else if (q == '"' && c == '\\' && next != '\0') {
+        c = unescape(next);
+    } else if (q == '\'' && c == '\\' && next == '\'') {
+        c = '\'';
+    } else if (c == q) {
+        /* the closing quote must be followed by a blank or the end */
+        if (next != '\0' && !is_blank(next)) return -1;
+        *ip = i + 1;
+        return 1;
+    } else {
+        used = 1;
+    }
+    out[(*op)++] = c;
+    *ip = i + used;
+    return 0;
+}
+
+int split_word(const char *s, size_t n, size_t *pos, char *out, size_t *outlen) {
+    size_t i = *pos;
+    while (i < n && is_blank(s[i])) i++;
+    *pos = i;
+    if (at(s, n, i) == '\0') return 0;
+    char quote = 0;
+    for (;;) {
+        if (quote) {
+            int rc = quoted_step(s, n, quote, &i, out, outlen);
+            if (rc < 0) return -1;
+            if (rc > 0) break;      /* a closing quote ends the word */
+            continue;
+        }
+        char c = at(s, n, i);
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0') break;
+        if (c == '"' || c == '\'') quote = c;  /* ab"cd" is abcd */
+        else out[(*outlen)++] = c;
+        i++;
+    }
+    *pos = i;
+    return 1;
+}
+
+char **split_args(const char *line, int *argc) {
+    size_t n = strlen(line), pos = 0, len = 0;
+    char *buf = xmalloc(n + 1);
+    char **v = xmalloc(sizeof *v);
+    int k = 0, rc;
+    while ((rc = split_word(line, n, &pos, buf, &len)) > 0) {
+        v = xrealloc(v, (size_t)(k + 1) * sizeof *v);
+        v[k++] = xstrndup(buf, len);
+        len = 0;
+    }
+    free(buf);
+    if (rc < 0) {
+        free_args(v, k);
+        return NULL;
+    }
+    *argc = k;
+    return v;
+}
+
+void free_args(char **argv, int argc) {
+    if (!argv) return;
+    for (int i = 0; i < argc; i++) free(argv[i]);
+    free(argv);
+}
+
+char *quote_arg(const char *s) {
+    static const char plain[] = "\\\"\n\r\t\a\b", shown[] = "\\\"nrtab";
+    static const char hex[] = "0123456789abcdef";
+    char *q = xmalloc(4 * strlen(s) + 3), *p = q;
+    *p++ = '"';
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *e = strchr(plain, c);
+        if (e) {
+            *p++ = '\\';
+            *p++ = shown[e - plain];
+        } else if (isprint(c)) {
+            *p++ = (char)c;
+        } else {
+            *p++ = '\\';
+            *p++ = 'x';
+            *p++ = hex[c >> 4];
+            *p++ = hex[c & 15];
+        }
+    }
+    *p++ = '"';
+    *p = '\0';
+    return q;
 }
 
 int64_t wall_us(void) {

@@ -1,5 +1,6 @@
 /* util: allocation that never returns NULL, number <-> string conversions
- * with Redis's exact rules, glob matching, and clocks.
+ * with Redis's exact rules, glob matching, splitting and quoting words as
+ * Redis does, and clocks.
  *
  * Every function here is pure or thread-safe; any thread may call them. */
 #ifndef VERSO_UTIL_H
@@ -31,6 +32,26 @@ int str_to_memsize(const char *s, long long *out);
 
 /* Glob-style pattern matching as Redis's stringmatchlen (KEYS, SCAN MATCH). */
 int glob_match(const char *pat, size_t patlen, const char *s, size_t slen, int nocase);
+
+/* Words as Redis's sdssplitargs splits a line (config files, manifests,
+ * inline commands): blanks separate words; "..." takes \n \r \t \b \a,
+ * \xHH and \<any other> (that character); '...' takes \' only; a quote may
+ * open in the middle of a word (ab"cd" is abcd) and its closing quote must
+ * be followed by a blank or the end. Empty words ("" or '') are kept.
+ *
+ * split_word reads the next word of s[0..n) (a C string ending at n or at a
+ * NUL) from *pos, appending its bytes at out + *outlen and advancing both;
+ * out needs room for n bytes over all the words of s. A word may hold a NUL
+ * ("\x00"). Returns 1 for a word, 0 when none is left, -1 on unbalanced
+ * quotes. */
+int split_word(const char *s, size_t n, size_t *pos, char *out, size_t *outlen);
+/* All the words of a C string as NUL-terminated heap strings (a word holding
+ * a NUL reads as cut there, as Redis's sdsnew(argv[i]) sees it), or NULL on
+ * unbalanced quotes. Free with free_args (which takes NULL). */
+char **split_args(const char *line, int *argc);
+void free_args(char **argv, int argc);
+/* s quoted as Redis's sdscatrepr, so that split_args gives it back; heap. */
+char *quote_arg(const char *s);
 
 /* Clocks. Wall-clock time is for what users see (TTLs, LASTSAVE, TIME);
  * durations and scheduling use the monotonic clock. */

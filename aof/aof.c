@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@ static struct {
     char *rw_incr;            /* INCR started at the rewrite's epoch */
     char *rw_base;            /* BASE being written */
     int rewrites;             /* successful rewrites */
+    uint64_t publish_seq;     /* rewrites whose manifest went to the writer */
+    uint64_t publish_wait;    /* the one the running rewrite waits for, or 0 */
     int64_t retry_after_ms;   /* mono ms: a failed rewrite is retried then */
     uint64_t rw_incr_start;   /* `submitted` at the switch */
     char tmp[64];
@@ -56,7 +59,11 @@ static char *aof_path(const char *name) {
     return p;
 }
 
+/* atomic: the writer thread stores the seq of each manifest it made durable */
+static _Atomic uint64_t published_seq;
+
 static void on_progress(void *priv);
+static void finish_rewrite(void);
 static void on_rewrite_done(void *priv, int status, const char *err, uint64_t bytes);
 
 void aof_init(void) {
@@ -158,6 +165,10 @@ static void on_progress(void *priv) {
      * found after a crash: nothing counts as durable yet. */
     if (A.have_base) A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? st.synced : st.written;
     gate_inflight_synced(A.synced);
+    if (A.publish_wait && atomic_load(&published_seq) >= A.publish_wait) {
+        A.publish_wait = 0;
+        finish_rewrite();
+    }
     release_held();
     resume_parked(0);
     net_flush_all();
@@ -222,6 +233,7 @@ static int start_writer(int fd, char *err, size_t errlen) {
  * new manifest no longer lists. The job owns copies of everything. */
 
 typedef struct manifest_job {
+    uint64_t seq;      /* 0, or the rewrite's publication number */
     aof_manifest m;
     char *dir, *filename;
     char **unlink;
@@ -244,6 +256,7 @@ static int manifest_job_fn(void *arg, int run) {
         log_warning("Can't write the AOF manifest: %s", err);
         return EIO;
     }
+    if (j->seq) atomic_store(&published_seq, j->seq);
     for (int i = 0; i < j->nunlink; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", j->dir, j->unlink[i]);
@@ -326,11 +339,22 @@ static int start_rewrite(char *err, size_t errlen) {
     return 0;
 }
 
+/* The rewrite's manifest is on disk: the rewrite is over. */
+static void finish_rewrite(void) {
+    A.rewriting = 0;
+    A.have_base = 1;
+    A.rewrites++;
+    A.last_rewrite_ok = 1;
+    A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
+    log_notice("Background AOF rewrite terminated with success (%llu bytes base)",
+               (unsigned long long)A.base_size);
+}
+
 static void on_rewrite_done(void *priv, int status, const char *why, uint64_t bytes) {
     (void)priv;
-    A.rewriting = 0;
-    A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
     if (status != 0) {
+        A.rewriting = 0;
+        A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
         A.last_rewrite_ok = status == 1; /* aborted is not a failure */
         log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
         /* The AOF stays valid (old base + INCRs), but try again: without a
@@ -350,8 +374,12 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     aof_manifest old = A.m; /* the old base and INCRs, plus the new INCR */
     manifest_job *j = manifest_job_new(&next);
     manifest_job_unlink_rest(j, &old, &next);
-    if (A.have_base) {
-        aofw_run(A.w, manifest_job_fn, j); /* in order with the stream */
+    int first = !A.have_base;
+    if (!first) {
+        /* In order with the stream; the rewrite ends when it is durable
+         * (on_progress sees published_seq reach publish_wait). */
+        j->seq = A.publish_wait = ++A.publish_seq;
+        aofw_run(A.w, manifest_job_fn, j);
     } else {
         /* The first base (AOF just turned on): held replies wait for this
          * manifest, so publish it now rather than behind queued writes. */
@@ -367,15 +395,13 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     }
     aofm_free(&old);
     A.m = next;
-    A.have_base = 1;
-    A.rewrites++;
     A.base_size = bytes;
     A.incr_size_before = 0;
     A.size_after_rewrite = current_size();
-    A.last_rewrite_ok = 1;
-    on_progress(NULL); /* the first base releases what waited for it */
-    log_notice("Background AOF rewrite terminated with success (%llu bytes base)",
-               (unsigned long long)bytes);
+    if (first) {
+        finish_rewrite();
+        on_progress(NULL); /* the first base releases what waited for it */
+    }
 }
 
 int aof_rewrite(char *err, size_t errlen) {

@@ -315,6 +315,14 @@ static int over_output_limit(client *c) {
     return over;
 }
 
+/* Output drained below the pause mark: read again and run what is
+ * already buffered. */
+static void resume_if_drained(client *c) {
+    if (!(c->flags & CLIENT_READ_PAUSED)) return;
+    net_update_reading(c);
+    if (!(c->flags & CLIENT_READ_PAUSED)) net_process_input(c);
+}
+
 static void on_write(uv_write_t *req, int status) {
     client *c = req->data;
     c->writing = 0;
@@ -325,10 +333,7 @@ static void on_write(uv_write_t *req, int status) {
     }
     c->inflight.len = 0;
     vbuf_shrink(&c->inflight, 1u << 20);
-    if (c->flags & CLIENT_READ_PAUSED) {
-        net_update_reading(c);
-        if (!(c->flags & CLIENT_READ_PAUSED)) net_process_input(c);
-    }
+    resume_if_drained(c);
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
 }
 
@@ -357,7 +362,13 @@ static void client_flush(client *c) {
     if ((size_t)n == c->reply.len) {
         c->reply.len = 0;
         vbuf_shrink(&c->reply, 1u << 20);
-        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) net_close_client(c);
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
+            net_close_client(c);
+            return;
+        }
+        /* Reading may have been paused for this output: with no uv_write
+         * callback to come, resume it here. */
+        resume_if_drained(c);
         return;
     }
     /* The kernel took part: hand the rest to libuv and collect new replies

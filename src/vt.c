@@ -151,6 +151,11 @@ static void capture_entry(vt *t, vt_entry *e) {
 
 /* ---- segments and directory ----------------------------------------- */
 
+/* LeakSanitizer does not scan mmap'd memory: slabs are registered as roots
+ * so that the keys and values they point to are not reported as leaks. */
+extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+extern void __lsan_unregister_root_region(const void *p, size_t size) __attribute__((weak));
+
 /* A zeroed, 2 MiB aligned region with huge pages where the kernel has them. */
 static char *slab_map(void) {
     size_t len = 2 * VT_SLAB_BYTES;
@@ -161,6 +166,7 @@ static char *slab_map(void) {
     if (base > p) munmap(p, (size_t)(base - p));
     munmap(base + VT_SLAB_BYTES, (size_t)(p + len - (base + VT_SLAB_BYTES)));
     madvise(base, VT_SLAB_BYTES, MADV_HUGEPAGE); /* advisory: fine if refused */
+    if (__lsan_register_root_region) __lsan_register_root_region(base, VT_SLAB_BYTES);
     return base;
 }
 
@@ -324,6 +330,8 @@ static void seg_drop(void *priv, vt_seg *s) {
 static void slabs_free(vt *t) {
     while (t->slabs) {
         vt_slab *next = t->slabs->next;
+        if (__lsan_unregister_root_region)
+            __lsan_unregister_root_region(t->slabs->base, VT_SLAB_BYTES);
         munmap(t->slabs->base, VT_SLAB_BYTES);
         free(t->slabs);
         t->slabs = next;

@@ -145,7 +145,10 @@ static void release_held(void) {
 
 static void resume_parked(int all) {
     client *c;
-    while ((all || backlog() <= (uint64_t)server.cfg.aof_max_backlog / 2) &&
+    /* Resume as soon as there is room, one client at a time: each resumed
+     * write refills the backlog, so clients are paced by the disk in turn
+     * instead of waiting for a large drain. */
+    while ((all || backlog() <= (uint64_t)server.cfg.aof_max_backlog) &&
            (c = gate_unpark_next()) != NULL) {
         A.resuming = c;
         net_process_input(c);

@@ -295,15 +295,22 @@ static void writer_sync(aofw *w) {
 
 /* Writes what is left of c. Returns 0, or the errno that stopped it (c->off
  * then counts exactly the bytes written). */
+/* Writes at most this much per write(2) and reports progress after each:
+ * parked clients resume as the backlog drains, not when a large batch ends. */
+#define AOFW_WRITE_STEP ((size_t)1 << 20)
+
 static int write_chunk(aofw *w, chunk *c) {
     while (c->off < c->len) {
-        ssize_t n = w->write_fn(w->fd, c->data + c->off, c->len - c->off);
+        size_t want = c->len - c->off;
+        if (want > AOFW_WRITE_STEP) want = AOFW_WRITE_STEP;
+        ssize_t n = w->write_fn(w->fd, c->data + c->off, want);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return errno ? errno : EIO;
         if (n == 0) return ENOSPC; /* a write of nothing: as Redis, the disk is full */
         if (!w->unsynced_since_us) w->unsynced_since_us = mono_us();
         c->off += (size_t)n;
         atomic_fetch_add(&w->written, (uint64_t)n);
+        uv_async_send(&w->async); /* coalesced by libuv: cheap */
     }
     return 0;
 }

@@ -737,7 +737,11 @@ START_TEST(parking)
             "SETs done at %lld..%lld ms (median %lld), the 1 MB SET at %lld ms\n", worst,
             done[0] - release, done[NSMALL - 1] - release, done[NSMALL / 2] - release,
             g_big.done_ms - release);
-    ck_assert_int_le(done[NSMALL / 2], g_big.done_ms);
+    /* Replies under `always` go out per fsync batch, so writes resumed
+     * together answer within the same millisecond or so in any order: the
+     * order they ran in is the AOF's (check_aof_order); the reply times
+     * only must not put the small ones behind the big one by a batch. */
+    ck_assert_int_le(done[NSMALL / 2], g_big.done_ms + 50);
     check_aof_order(s);
     ck_assert_int_eq(info_int(c, "aof_parked_clients"), 0);
     ck_assert_int_ge(info_int(c, "aof_parked_total") - parked_before, 2 + NSMALL);

@@ -28,6 +28,9 @@ static struct {
     int last_db;              /* database of the last command in the stream */
     uint64_t submitted;       /* bytes handed to the writer so far */
     uint64_t written, synced; /* the writer's progress, as last reported */
+    uint64_t fsynced;         /* the writer's synced count (synced is that,
+                                 once the AOF has a base) */
+    uint64_t writer_origin;   /* `submitted` when the current writer started */
     uint64_t cmd_start;       /* stream offset when the running command began */
     client *resuming;         /* the parked client being resumed */
     aof_manifest m;           /* as on disk (or about to be, while enabling) */
@@ -100,8 +103,10 @@ static void aof_feed(int db, int argc, const arg *argv) {
 }
 
 static uint64_t stream_end(void) { return A.submitted + A.buf.len; }
-static uint64_t backlog(void) { return stream_end() - A.written; }
 static int always(void) { return A.on && server.cfg.appendfsync == FSYNC_ALWAYS; }
+/* What the writer still owes: under `always` bytes not yet fsynced (a slow
+ * fsync is the disk falling behind), otherwise bytes not yet written. */
+static uint64_t backlog(void) { return stream_end() - (always() ? A.fsynced : A.written); }
 
 void aof_before_sleep(void) {
     if (!A.on || A.buf.len == 0) return;
@@ -163,10 +168,11 @@ static void on_progress(void *priv) {
     if (!A.w) return;
     aofw_stats st;
     aofw_get_stats(A.w, &st);
-    A.written = st.written;
+    A.written = A.writer_origin + st.written;
+    A.fsynced = A.writer_origin + st.synced;
     /* Until the AOF has a base and a manifest on disk nothing in it would be
      * found after a crash: nothing counts as durable yet. */
-    if (A.have_base) A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? st.synced : st.written;
+    if (A.have_base) A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? A.fsynced : A.written;
     gate_inflight_synced(A.synced);
     if (A.publish_wait && atomic_load(&published_seq) >= A.publish_wait) {
         A.publish_wait = 0;
@@ -224,7 +230,8 @@ static int start_writer(int fd, char *err, size_t errlen) {
     }
     A.on = 1;
     A.last_db = -1;
-    A.written = A.synced = A.submitted;
+    A.writer_origin = A.submitted; /* the writer counts from 0 */
+    A.written = A.synced = A.fsynced = A.submitted;
     cmd_set_propagate_hook(aof_feed);
     return 0;
 }

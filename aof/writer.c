@@ -53,6 +53,9 @@
 #define AOFW_DELAYED_US 2000000  /* everysec: an fsync starting later is delayed */
 #define AOFW_STOP_TRIES 2        /* retries of a failing write once stopping */
 
+/* fsync threads: `always` overlaps up to this many fsyncs. */
+#define AOFW_FSYNC_THREADS 4
+
 /* A submitted buffer, or a file switch (data == NULL). */
 typedef struct chunk {
     struct chunk *next;
@@ -72,7 +75,8 @@ struct aofw {
     int (*fsync_fn)(int);
     uv_async_t async;           /* send: any thread; init, close: main thread */
     pthread_t writer_tid;       /* main thread only */
-    pthread_t fsync_tid;        /* main thread only */
+    pthread_t fsync_tid[AOFW_FSYNC_THREADS]; /* main thread only */
+    int nfsync_threads;         /* main thread only: started */
 
     pthread_mutex_t lock;       /* held for a push, a swap or a flag, never I/O */
     pthread_cond_t writer_cond; /* wakes the writer thread (monotonic clock) */
@@ -80,7 +84,7 @@ struct aofw {
     chunk *q_head, *q_tail;     /* under lock: submitted, not yet taken */
     int stop;                   /* under lock */
     int fs_req;                 /* under lock: an everysec fsync is requested */
-    int fs_busy;                /* under lock: the fsync thread is fsyncing */
+    int fs_busy;                /* under lock: fsync threads now fsyncing */
     int fs_stop;                /* under lock */
     int fs_fd;                  /* under lock: the request: fd, */
     uint64_t fs_upto;           /*   the written count it covers, */
@@ -155,7 +159,7 @@ static void note_recovery(aofw *w) {
 static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
     int64_t t0 = mono_us();
     if (since_us && t0 - since_us > AOFW_DELAYED_US) atomic_fetch_add(&w->delayed_fsync, 1);
-    atomic_store(&w->pending_fsync, 1);
+    atomic_fetch_add(&w->pending_fsync, 1);
     int rc;
     do rc = w->fsync_fn(fd);
     while (rc < 0 && errno == EINTR);
@@ -169,7 +173,7 @@ static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
         if (!w->sync_lost && atomic_load(&w->synced) < upto) atomic_store(&w->synced, upto);
         pthread_mutex_unlock(&w->lock);
     }
-    atomic_store(&w->pending_fsync, 0);
+    atomic_fetch_sub(&w->pending_fsync, 1);
 }
 
 static void free_chunk(chunk *c) {
@@ -179,7 +183,12 @@ static void free_chunk(chunk *c) {
     free(c);
 }
 
-/* ---- the fsync thread (everysec) ---- */
+/* ---- the fsync threads ----
+ * One request slot (fd, written count it covers); a newer request replaces
+ * one not yet taken, since it covers more. `always` lets several fsyncs
+ * overlap: a write that arrives while one runs starts its own at once
+ * instead of waiting for it to end (on a slow network disk the fsync is
+ * latency, not bandwidth). `everysec` keeps one at a time. */
 
 static void *fsync_main(void *arg) {
     aofw *w = arg;
@@ -191,13 +200,13 @@ static void *fsync_main(void *arg) {
         uint64_t upto = w->fs_upto;
         int64_t since = w->fs_since_us;
         w->fs_req = 0;
-        w->fs_busy = 1;
+        w->fs_busy++;
         pthread_mutex_unlock(&w->lock);
         run_fsync(w, fd, upto, since);
         uv_async_send(&w->async);
         pthread_mutex_lock(&w->lock);
-        w->fs_busy = 0;
-        pthread_cond_signal(&w->writer_cond);
+        w->fs_busy--;
+        pthread_cond_broadcast(&w->writer_cond);
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -217,7 +226,7 @@ static int writer_due_locked(aofw *w, int64_t now, int64_t *deadline) {
     }
     if (atomic_load(&w->written) == w->covered) return 0;
     int policy = atomic_load(&w->policy);
-    if (policy == FSYNC_ALWAYS) return 1;
+    if (policy == FSYNC_ALWAYS) return 1; /* post a request (never waits) */
     if (policy == FSYNC_EVERYSEC && !w->fs_req && !w->fs_busy) {
         int64_t due = w->last_fsync_start_us + AOFW_EVERYSEC_US;
         if (now >= due) return 1;
@@ -286,10 +295,24 @@ static void writer_post_fsync(aofw *w) {
     pthread_mutex_unlock(&w->lock);
 }
 
+/* always: asks an fsync thread to cover everything written so far; the
+ * writer goes on writing meanwhile. */
+static void writer_post_fsync_always(aofw *w) {
+    pthread_mutex_lock(&w->lock);
+    w->fs_fd = w->fd;
+    w->fs_upto = atomic_load(&w->written);
+    w->fs_since_us = 0;
+    w->fs_req = 1;
+    pthread_cond_signal(&w->fsync_cond);
+    w->covered = w->fs_upto;
+    w->unsynced_since_us = 0;
+    pthread_mutex_unlock(&w->lock);
+}
+
 static void writer_sync(aofw *w) {
     if (atomic_load(&w->written) == w->covered) return;
     int policy = atomic_load(&w->policy);
-    if (policy == FSYNC_ALWAYS) writer_fsync_now(w);
+    if (policy == FSYNC_ALWAYS) writer_post_fsync_always(w);
     else if (policy == FSYNC_EVERYSEC) writer_post_fsync(w);
 }
 
@@ -387,7 +410,7 @@ static void *writer_main(void *arg) {
     w->fd = -1;
     pthread_mutex_lock(&w->lock);
     w->fs_stop = 1;
-    pthread_cond_signal(&w->fsync_cond);
+    pthread_cond_broadcast(&w->fsync_cond);
     pthread_mutex_unlock(&w->lock);
     return NULL;
 }
@@ -455,16 +478,18 @@ aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *
         return NULL;
     }
     w->async.data = w;
-    rc = pthread_create(&w->fsync_tid, NULL, fsync_main, w);
-    if (rc == 0) {
-        rc = pthread_create(&w->writer_tid, NULL, writer_main, w);
-        if (rc != 0) {
-            pthread_mutex_lock(&w->lock);
-            w->fs_stop = 1;
-            pthread_cond_signal(&w->fsync_cond);
-            pthread_mutex_unlock(&w->lock);
-            pthread_join(w->fsync_tid, NULL);
-        }
+    rc = 0;
+    for (int i = 0; i < AOFW_FSYNC_THREADS && rc == 0; i++) {
+        rc = pthread_create(&w->fsync_tid[i], NULL, fsync_main, w);
+        if (rc == 0) w->nfsync_threads++;
+    }
+    if (rc == 0) rc = pthread_create(&w->writer_tid, NULL, writer_main, w);
+    if (rc != 0) {
+        pthread_mutex_lock(&w->lock);
+        w->fs_stop = 1;
+        pthread_cond_broadcast(&w->fsync_cond);
+        pthread_mutex_unlock(&w->lock);
+        for (int i = 0; i < w->nfsync_threads; i++) pthread_join(w->fsync_tid[i], NULL);
     }
     if (rc != 0) {
         char buf[128];
@@ -537,7 +562,7 @@ int aofw_stop(aofw *w) {
     pthread_cond_signal(&w->writer_cond);
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->writer_tid, NULL);
-    pthread_join(w->fsync_tid, NULL);
+    for (int i = 0; i < w->nfsync_threads; i++) pthread_join(w->fsync_tid[i], NULL);
     int rc = atomic_load(&w->synced) == atomic_load(&w->submitted) ? 0 : -1;
     uv_close((uv_handle_t *)&w->async, on_closed);
     return rc;

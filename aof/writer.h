@@ -4,8 +4,10 @@
  *
  * The main thread submits whole buffers (once per loop iteration) and file
  * switches, in order; the thread takes everything queued at once, writes
- * it, and under `always` covers the whole batch with one fsync (group
- * commit). Progress is published as two monotonic byte counters (written,
+ * it, and under `always` asks for one fsync covering the whole batch (group
+ * commit); up to four such fsyncs may overlap, so a write arriving while an
+ * fsync runs need not wait for it to end (on a slow network disk an fsync is
+ * mostly latency). Progress is published as two monotonic byte counters (written,
  * synced) over all files since start, and the main loop is woken with a
  * uv_async_t after each batch so that it can release held replies.
  *

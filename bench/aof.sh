@@ -25,7 +25,7 @@
 #
 # Variables: RUNS=3 DURATION=20 PARTS="kvs wall" SERVERS="verso redis"
 #   CONFIGS="off always shim" FSYNC_DELAY_US=3750 WALL_N_OFF=300000
-#   WALL_N_ON=100000 VERSO=path REDIS=path SHIM=path (fsyncdelay.so) OUT=dir
+#   WALL_N_ON=50000 VERSO=path REDIS=path SHIM=path (fsyncdelay.so) OUT=dir
 #   AOF_TMP=dir (data dirs; a real disk, not tmpfs) WAIT_IDLE=0 DOC=auto
 #   (DURATION in whole seconds)
 # Quick check: RUNS=1 DURATION=3 WALL_N_OFF=20000 WALL_N_ON=10000 bench/aof.sh
@@ -40,7 +40,7 @@ SERVERS=${SERVERS:-"verso redis"}
 CONFIGS=${CONFIGS:-"off always shim"}
 FSYNC_DELAY_US=${FSYNC_DELAY_US:-3750}
 WALL_N_OFF=${WALL_N_OFF:-300000}
-WALL_N_ON=${WALL_N_ON:-100000}
+WALL_N_ON=${WALL_N_ON:-50000}
 WALL_VALUE=180000 WALL_CLIENTS=20 WALL_KEYS=1000
 KVS_ARGS="-t 4 -c 50 -g 10 -v 32 -k 100001"
 OUT=${OUT:-$HERE/out}
@@ -413,7 +413,7 @@ write_doc() {
     local doc=$TOP/doc/benchmarks.md marker='<!-- bench-aof: new results go above this line -->'
     local sec="$WORK/doc-section.md"
     { echo "### Results $(date -u '+%Y-%m-%d') ($(hostname), \`make bench-aof\`)"; echo
-      sed 's/^### /#### /' "$1"; echo; } >"$sec"
+      sed -e '1{/^## /d}' -e 's/^### /#### /' "$1" | sed '1{/^$/d}'; echo; } >"$sec"
     if [ -f "$doc" ] && grep -qF "$marker" "$doc"; then
         awk -v m="$marker" -v f="$sec" '$0 == m { while ((getline l < f) > 0) print l } { print }' \
             "$doc" >"$doc.tmp.$$" && mv "$doc.tmp.$$" "$doc"

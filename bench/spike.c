@@ -43,6 +43,7 @@ struct opts {
     int port, run, conns, pipeline;
     long pid;                   /* expected server pid, 0 = any */
     long keys, vsize;
+    long rate;                  /* total SET/s to aim at, 0 = as fast as possible */
     uint64_t seed;
     int settle_ms, bgsave_at_ms, tail_ms, sample_ms, ping_ms, poll_ms;
     int max_save_s;
@@ -218,9 +219,22 @@ static void *set_thread(void *arg)
     char key[32];
     const char *argv[3] = { "SET", key, NULL };
     size_t argl[3] = { 3, 0, (size_t)G.o.vsize };
+    /* With --rate, each connection owes rate/conns SETs per second from t0
+     * and sends what it owes, sleeping at least 1 ms when ahead (a wakeup per
+     * SET would cost the load generator's core more than the SETs), and
+     * catching up when the server was slow: the offered load stays the same. */
+    double per_ns = (double)G.o.rate / G.o.conns / 1e9;
+    long long sent = 0;
     while (!atomic_load(&G.go) && !atomic_load(&G.stop))
         usleep(200);
     while (!atomic_load(&G.stop)) {
+        if (per_ns > 0) {
+            int64_t due = G.t0_ns + (int64_t)((double)(sent + 1) / per_ns);
+            int64_t now = now_ns();
+            if (due > now)
+                sleep_until(due > now + 1000000 ? due : now + 1000000);
+            sent += G.o.pipeline;
+        }
         for (int i = 0; i < G.o.pipeline; i++) {
             uint64_t r = splitmix64(&s);
             argl[1] = (size_t)snprintf(key, sizeof key, "key:%012ld",
@@ -427,15 +441,43 @@ static void *sampler_thread(void *arg)
 
 /* ---------- the save ---------- */
 
-/* Busy and total jiffies of cores 0 and 1 (server's and load's), from
- * /proc/stat, to tell a saturated core from a waiting one. */
-struct cpu_snap { long long busy[2], total[2]; };
+/* Jiffies of cores 0 and 1 (server's and load's) from /proc/stat, and the
+ * CPU time of the server (with its reaped children) and of this process, to
+ * tell a saturated core from a waiting one and our work from anyone else's. */
+struct cpu_snap {
+    long long busy[2], total[2];    /* busy = all but idle and iowait */
+    long long proc;                 /* user + nice + system of both cores */
+    long long ours;                 /* server + children + spike */
+};
+
+/* utime + stime (+ cutime + cstime if children) of a process, in jiffies. */
+static long long proc_jiffies(const char *pid, int children)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    long long ut, st, cut, cst;
+    /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt
+     * majflt cmajflt utime stime cutime cstime */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
+                     &ut, &st, &cut, &cst) != 4)
+        return 0;
+    return ut + st + (children ? cut + cst : 0);
+}
 
 static void cpu_snap_take(struct cpu_snap *cs)
 {
     memset(cs, 0, sizeof *cs);
     FILE *f = fopen("/proc/stat", "r");
-    char line[512];
+    char line[512], pid[32];
     while (f && fgets(line, sizeof line, f)) {
         int cpu;
         long long v[8] = { 0 };
@@ -445,16 +487,27 @@ static void cpu_snap_take(struct cpu_snap *cs)
             continue;
         for (int i = 0; i < 8; i++)
             cs->total[cpu] += v[i];
-        cs->busy[cpu] = cs->total[cpu] - v[3] - v[4];   /* minus idle, iowait */
+        cs->busy[cpu] = cs->total[cpu] - v[3] - v[4];
+        cs->proc += v[0] + v[1] + v[2];
     }
     if (f)
         fclose(f);
+    snprintf(pid, sizeof pid, "%ld", G.server_pid);
+    cs->ours = proc_jiffies(pid, 1) + proc_jiffies("self", 0);
 }
 
 static double cpu_busy_pct(const struct cpu_snap *a, const struct cpu_snap *b, int cpu)
 {
     long long t = b->total[cpu] - a->total[cpu];
     return t > 0 ? 100.0 * (double)(b->busy[cpu] - a->busy[cpu]) / (double)t : -1.0;
+}
+
+/* CPU time of other processes on cores 0 and 1, % of both cores' time. */
+static double cpu_other_pct(const struct cpu_snap *a, const struct cpu_snap *b)
+{
+    long long t = b->total[0] - a->total[0] + b->total[1] - a->total[1];
+    long long other = (b->proc - a->proc) - (b->ours - a->ours);
+    return t > 0 ? 100.0 * (double)(other > 0 ? other : 0) / (double)t : -1.0;
 }
 
 struct save_result {
@@ -583,7 +636,8 @@ static const char *TSV_HEADER =
     "\tgrowth_mb\tsave_s\tinfo_save_s\tbgsave_reply_ms\tsets_before\tsets_during"
     "\tset_ratio\tping_worst_save_ms\tping_worst_all_ms\tpings_save\tpings_save_over_2ms\tcow_mb"
     "\tfork_usec\tstall_usec\tpeak_retained_mb\tbgsave_type\tstatus\tdump_bytes"
-    "\tcore0_before\tcore1_before\tcore0_during\tcore1_during\tping_fifo\n";
+    "\tcore0_before\tcore1_before\tcore0_during\tcore1_during\tping_fifo"
+    "\tother_cpu_pct\trate\n";
 
 /* An INFO field as text, "-" if the server has no such field (redis has
  * no stall or forkless fields), scaled to MB when mb is set. */
@@ -638,7 +692,7 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
     info_fmt(info, "forkless_peak_retained_bytes", 1, ret, sizeof ret);
     fprintf(f, "%s\t%d\t%ld\t%ld\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%.2f"
             "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld"
-            "\t%.0f\t%.0f\t%.0f\t%.0f\t%d\n",
+            "\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%.1f\t%ld\n",
             G.o.method, G.o.run, G.o.keys, G.o.vsize, G.o.conns, G.o.pipeline,
             fill_s, base, peak, peak - base, save_s, tsec,
             (double)(sr->t_reply - sr->t_send) / 1e6, before, during, during / before,
@@ -646,7 +700,8 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
             dump_size(), cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 0),
             cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 1),
             cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 0),
-            cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 1), G.ping_fifo);
+            cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 1), G.ping_fifo,
+            cpu_other_pct(&sr->cpu_go, &sr->cpu_done), G.o.rate);
     return fclose(f);
 }
 
@@ -658,7 +713,8 @@ static void usage(void)
         "usage: spike --port N --method NAME --run R --csv FILE --tsv FILE\n"
         "             [--dir D] [--keys 1000000] [--value 300] [--conns 8]\n"
         "             [--pipeline 1] [--seed 1] [--host 127.0.0.1]\n"
-        "             [--max-save-s 300] [--pid SERVER_PID] [--sample-ms 100]\n");
+        "             [--max-save-s 300] [--pid SERVER_PID] [--sample-ms 100]\n"
+        "             [--rate TOTAL_SET_PER_S (0 = closed loop)]\n");
     exit(2);
 }
 
@@ -685,11 +741,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(k, "--max-save-s")) o->max_save_s = atoi(v);
         else if (!strcmp(k, "--pid")) o->pid = atol(v);
         else if (!strcmp(k, "--sample-ms")) o->sample_ms = atoi(v);
+        else if (!strcmp(k, "--rate")) o->rate = atol(v);
         else usage();
     }
     if (argc % 2 == 0 || !o->port || !o->method || !o->csv || !o->tsv ||
         o->keys < 1 || o->vsize < 1 || o->vsize > (long)POOL_BYTES / 2 ||
-        o->conns < 1 || o->conns > 64 || o->pipeline < 1 || o->sample_ms < 10)
+        o->conns < 1 || o->conns > 64 || o->pipeline < 1 || o->sample_ms < 10 ||
+        o->rate < 0)
         usage();
 }
 
@@ -745,11 +803,17 @@ int main(int argc, char **argv)
     struct save_result sr = { 0 };
     if (run_load(c, &sr) != 0)
         return 1;
-    info = info_get(c, "persistence");
-    if (!info) {
+    /* redis has latest_fork_usec in stats, verso in persistence */
+    char *ip = info_get(c, "persistence"), *is = info_get(c, "stats");
+    if (!ip || !is) {
         fprintf(stderr, "spike: final INFO failed\n");
         return 1;
     }
+    info = malloc(strlen(ip) + strlen(is) + 1);
+    strcpy(info, ip);
+    strcat(info, is);
+    free(ip);
+    free(is);
     int rc = write_csv() || write_tsv(&sr, fill_s, info);
     fprintf(stderr, "spike: %s run %d: fill %.1f s, save %.2f s, %zu samples, %zu pings\n",
             G.o.method, G.o.run, fill_s, (double)(sr.t_done - sr.t_reply) / 1e9,

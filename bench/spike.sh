@@ -13,7 +13,7 @@
 #   $OUT/spike-memory.png, $OUT/spike-ping.png   (median run of each method)
 #
 # Variables (environment): KEYS=1000000 VALUE=300 RUNS=7 CONNS=8 PIPELINE=1
-#   SEED=1 SAMPLE_MS=100 METHODS="forkless fork redis" COMPRESSION=lz4 (verso's
+#   RATE=0 (total SET/s to pace the load at; 0 = closed loop) SEED=1 SAMPLE_MS=100 METHODS="forkless fork redis" COMPRESSION=lz4 (verso's
 #   --snapshot-compression) VERSO=path REDIS=path OUT=dir SPIKE_TMP=dir
 #   (where the servers write their dumps; must be a real disk, not tmpfs)
 #   WAIT_IDLE=0 (seconds to wait before each run for other work to stop).
@@ -25,6 +25,7 @@ VALUE=${VALUE:-300}
 RUNS=${RUNS:-7}
 CONNS=${CONNS:-8}
 PIPELINE=${PIPELINE:-1}
+RATE=${RATE:-0}
 SEED=${SEED:-1}
 SAMPLE_MS=${SAMPLE_MS:-100}
 METHODS=${METHODS:-"forkless fork redis"}
@@ -103,7 +104,7 @@ one_run() {
     start_server "$m" "$d" "$p"
     if ! taskset -c 1 "$WORK/spike" --port "$p" --pid "$SERVER_PID" \
         --method "$m" --run "$r" --keys "$KEYS" --value "$VALUE" \
-        --conns "$CONNS" --pipeline "$PIPELINE" --seed "$SEED" --dir "$d" --sample-ms "$SAMPLE_MS" \
+        --conns "$CONNS" --pipeline "$PIPELINE" --seed "$SEED" --dir "$d" --sample-ms "$SAMPLE_MS" --rate "$RATE" \
         --csv "$OUT/spike-samples.csv" --tsv "$OUT/spike-runs.tsv"; then
         tail -5 "$d/server.log" >&2
         stop_server
@@ -155,7 +156,7 @@ conditions() {
     cat <<EOF
 == conditions ==
 keys            $KEYS x $VALUE B random values (key:%012d, splitmix64 seed $SEED, same data for every method)
-load            $CONNS connections of random SETs on existing keys, pipeline depth $PIPELINE (closed loop, as fast as the server answers)
+load            $CONNS connections of random SETs on existing keys, pipeline depth $PIPELINE, $( [ "$RATE" -gt 0 ] && echo "paced at $RATE SET/s in all (a connection catches up after a stall)" || echo "closed loop (as fast as the server answers)")
                 + 1 connection PING every 2 ms (thread SCHED_FIFO on core 1: $(ping_fifo))
                 + 1 connection BGSAVE at t=2 s then INFO persistence every 20 ms
 sampling        every $SAMPLE_MS ms: Pss of server + children (/proc/PID/smaps_rollup), SETs done, worst PING
@@ -165,8 +166,9 @@ runs            $RUNS per method, interleaved ($METHODS, repeated); figures are 
 servers         verso: $($VERSO --version) (--snapshot-compression $COMPRESSION), copied from $VERSO_SRC; redis: $rv (defaults: rdbcompression yes)
 machine         $(nproc) CPU x $cpu, $mem RAM, kernel $(uname -r), THP $thp
 dump dir        $WORK ($fs)
-other load      machine busy before each run (0.5 s, % of all CPUs): median $(median_of <"$WORK/busy.txt")%, max $(sort -g "$WORK/busy.txt" | tail -1)%
-                (anything above ~0% is other work sharing the cores; WAIT_IDLE=s waits for < 10%)
+other load      machine busy before each run (0.5 s, % of all CPUs): median $(median_of <"$WORK/busy.txt")%, max $(sort -g "$WORK/busy.txt" | tail -1)%;
+                other processes' CPU during the load: see the per-method figure (should be ~0;
+                WAIT_IDLE=s waits before each run for the machine to be < 10% busy)
 date            $(date -u +%Y-%m-%dT%H:%MZ), total time $1 s
 EOF
 }
@@ -240,6 +242,7 @@ core0_before:core 0 (server) busy % before save
 core0_during:core 0 (server) busy % during save
 core1_before:core 1 (load generator) busy % before save
 core1_during:core 1 (load generator) busy % during save
+other_cpu_pct:other processes' CPU during the load (% of cores 0+1)
 fill_s:fill time (s, not a target)"
 
 summary() {

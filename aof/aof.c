@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../snapshot/restore.h"
 #include "../snapshot/snap.h"
 #include "../snapshot/syncsave.h"
 #include "../src/log.h"
@@ -557,7 +558,7 @@ int aof_load_startup(char *err, size_t errlen) {
     int64_t start = mono_us();
     server.loading = 1;
     rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, wall_ms(),
-                        snap_load_callbacks(), NULL, exec_command, &x, &st, err, errlen);
+                        restore_callbacks(), NULL, exec_command, &x, &st, err, errlen);
     server.loading = 0;
     vbuf_free(&x.fake.reply);
     free(x.fake.argv);

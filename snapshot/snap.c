@@ -17,6 +17,7 @@
 #include "../src/log.h"
 #include "../src/util.h"
 #include "forksave.h"
+#include "restore.h"
 #include "serializer.h"
 #include "syncsave.h"
 
@@ -398,93 +399,6 @@ int snap_shutdown(int nosave, int save, char *err, size_t errlen) {
 
 /* ---- restore ---- */
 
-/* Keys are inserted in batches: hash and prefetch the buckets of the whole
- * batch, then insert, so that the cache misses of a batch overlap (restore
- * is bound by them: one random bucket per key). */
-#define LOAD_BATCH 32
-
-typedef struct load_item {
-    int db;
-    obj *key;
-    obj *val;
-    int64_t expire;
-    uint64_t hash;
-} load_item;
-
-static struct {
-    load_item items[LOAD_BATCH];
-    int n;
-} LB;
-
-static void load_insert(const load_item *it) {
-    vt_wr w;
-    int created;
-    vt_entry *e = vt_write(db_get(it->db)->t, it->key->data, it->key->len, 1, &w, &created);
-    obj *old = e->val;
-    e->val = it->val;
-    vt_set_expire(&w, e, it->expire);
-    vt_write_done(&w);
-    if (old) obj_decref(old);
-    obj_decref(it->key);
-}
-
-static void load_flush(void) {
-    for (int i = 0; i < LB.n; i++) {
-        load_item *it = &LB.items[i];
-        it->hash = vt_hash(it->key->data, it->key->len);
-        vt_prefetch(db_get(it->db)->t, it->hash);
-    }
-    for (int i = 0; i < LB.n; i++) load_insert(&LB.items[i]);
-    LB.n = 0;
-}
-
-static void load_end(void *priv, int ok) {
-    (void)priv;
-    if (ok) {
-        load_flush();
-        return;
-    }
-    for (int i = 0; i < LB.n; i++) {
-        obj_decref(LB.items[i].key);
-        obj_decref(LB.items[i].val);
-    }
-    LB.n = 0;
-}
-
-static void load_resize(void *priv, int dbi, uint64_t keys, uint64_t expires) {
-    (void)priv;
-    (void)expires;
-    load_flush(); /* keys of the previous database go in before a resize */
-    if (dbi >= 0 && dbi < server.cfg.databases && vt_size(db_get(dbi)->t) == 0)
-        vt_reserve(db_get(dbi)->t, (size_t)keys);
-}
-
-static int load_key(void *priv, int dbi, obj *key, obj *val, int64_t expire, char *err,
-                    size_t errlen) {
-    (void)priv;
-    if (dbi < 0 || dbi >= server.cfg.databases) {
-        snprintf(err, errlen, "database %d out of range (databases is %d)", dbi,
-                 server.cfg.databases);
-        obj_decref(key);
-        obj_decref(val);
-        return -1;
-    }
-    LB.items[LB.n++] = (load_item){dbi, key, val, expire, 0};
-    if (LB.n == LOAD_BATCH) load_flush();
-    return 0;
-}
-
-static void load_progress(void *priv, uint64_t done, uint64_t total, uint64_t keys) {
-    (void)priv;
-    log_notice("Loading: %llu keys, %.0f%% of the file (%llu/%llu bytes)",
-               (unsigned long long)keys, total ? 100.0 * (double)done / (double)total : 0.0,
-               (unsigned long long)done, (unsigned long long)total);
-}
-
-static const rdb_load_cb load_cb = {load_resize, load_key, load_progress, load_end};
-
-const rdb_load_cb *snap_load_callbacks(void) { return &load_cb; }
-
 /* Temp files of saves a crash interrupted (ours are temp-<pid>*.rdb). */
 static void remove_stale_temps(void) {
     glob_t g;
@@ -495,12 +409,11 @@ static void remove_stale_temps(void) {
 }
 
 int snap_load_startup(char *err, size_t errlen) {
-    rdb_load_cb cb = load_cb;
     rdb_load_stats st;
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
     server.loading = 1;
-    int rc = rdb_load_file(server.cfg.dbfilename, wall_ms(), &cb, NULL, &st, err, errlen);
+    int rc = restore_file(server.cfg.dbfilename, &st, err, errlen);
     server.loading = 0;
     if (rc == 1) return 0; /* no file: start empty */
     if (rc != 0) return -1;

@@ -24,11 +24,6 @@ void snap_init(void);
  * there is no file), -1 with err naming file, offset and reason. */
 int snap_load_startup(char *err, size_t errlen);
 
-/* The callbacks that put loaded keys into the databases (also used for
- * the AOF base). */
-#include "rdb.h"
-const rdb_load_cb *snap_load_callbacks(void);
-
 /* Starts a background save with cfg.bgsave_method. 0, or -1 with the error
  * to send (e.g. "ERR Background save already in progress"). */
 int snap_bgsave(char *err, size_t errlen);

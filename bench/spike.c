@@ -309,19 +309,27 @@ static void *ping_thread(void *arg)
 
 /* ---------- memory sampling ---------- */
 
+/* Reads a small /proc file into buf (NUL-terminated); -1 if it is gone. */
+static int read_proc(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, n - 1);
+    close(fd);
+    if (r <= 0)
+        return -1;
+    buf[r] = '\0';
+    return 0;
+}
+
 /* Pss of one process in bytes; 0 if it is gone or a zombie. */
 static int64_t pss_of(long pid)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%ld/smaps_rollup", pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    if (read_proc(path, buf, sizeof buf) != 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     const char *p = strstr(buf, "\nPss:");
     return p ? strtoll(p + 5, NULL, 10) * 1024 : 0;
 }
@@ -334,14 +342,8 @@ static long stat_of(const char *pid, int *exiting)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%s/stat", pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    if (read_proc(path, buf, sizeof buf) != 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     const char *p = strrchr(buf, ')');
     char state;
     long ppid;
@@ -455,14 +457,8 @@ static long long proc_jiffies(const char *pid, int children)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%s/stat", pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    if (read_proc(path, buf, sizeof buf) != 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     const char *p = strrchr(buf, ')');
     long long ut, st, cut, cst;
     /* after ")": state ppid pgrp session tty tpgid flags minflt cminflt
@@ -634,7 +630,7 @@ static int write_csv(void)
 static const char *TSV_HEADER =
     "method\trun\tkeys\tvsize\tconns\tpipeline\tfill_s\tbaseline_mb\tpeak_mb"
     "\tgrowth_mb\tsave_s\tinfo_save_s\tbgsave_reply_ms\tsets_before\tsets_during"
-    "\tset_ratio\tping_worst_save_ms\tping_worst_all_ms\tpings_save\tpings_save_over_2ms\tcow_mb"
+    "\tset_ratio\tping_worst_save_ms\tping_worst_before_ms\tping_worst_all_ms\tpings_save\tpings_save_over_2ms\tcow_mb"
     "\tfork_usec\tstall_usec\tpeak_retained_mb\tbgsave_type\tstatus\tdump_bytes"
     "\tcore0_before\tcore1_before\tcore0_during\tcore1_during\tping_fifo"
     "\tother_cpu_pct\trate\n";
@@ -682,6 +678,7 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
     size_t np = 0, slow = 0;
     double pw_save = worst_ping_ms(sr->t_send, sr->t_done, &np, &slow);
     double pw_all = worst_ping_ms(G.t0_ns, INT64_MAX, NULL, NULL);
+    double pw_before = worst_ping_ms(G.t0_ns + 500000000LL, sr->t_send, NULL, NULL);
     char type[32], status[32], tsec[32], cow[32], fork_us[32], stall[32], ret[32];
     info_str(info, "rdb_last_bgsave_type", type, sizeof type);
     info_str(info, "rdb_last_bgsave_status", status, sizeof status);
@@ -691,12 +688,12 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
     info_fmt(info, "rdb_last_bgsave_start_stall_usec", 0, stall, sizeof stall);
     info_fmt(info, "forkless_peak_retained_bytes", 1, ret, sizeof ret);
     fprintf(f, "%s\t%d\t%ld\t%ld\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%.2f"
-            "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld"
+            "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld"
             "\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%.1f\t%ld\n",
             G.o.method, G.o.run, G.o.keys, G.o.vsize, G.o.conns, G.o.pipeline,
             fill_s, base, peak, peak - base, save_s, tsec,
             (double)(sr->t_reply - sr->t_send) / 1e6, before, during, during / before,
-            pw_save, pw_all, np, slow, cow, fork_us, stall, ret, type, status,
+            pw_save, pw_before, pw_all, np, slow, cow, fork_us, stall, ret, type, status,
             dump_size(), cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 0),
             cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 1),
             cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 0),

@@ -231,6 +231,8 @@ sets_during:SET/s during the save
 set_ratio:SET/s during / before
 ping_worst_save_ms:worst PING during save (ms)
 pings_save_over_2ms:PINGs over 2 ms during save (count)
+pings_save:PINGs during save (count)
+ping_worst_before_ms:worst PING before save, t=0.5-2 s (ms)
 ping_worst_all_ms:worst PING whole load (ms)
 bgsave_reply_ms:BGSAVE round trip (ms)
 stall_usec:rdb_last_bgsave_start_stall_usec
@@ -242,7 +244,7 @@ core0_before:core 0 (server) busy % before save
 core0_during:core 0 (server) busy % during save
 core1_before:core 1 (load generator) busy % before save
 core1_during:core 1 (load generator) busy % during save
-other_cpu_pct:other processes' CPU during the load (% of cores 0+1)
+other_cpu_pct:other processes' CPU in the run (% of 2 cores)
 fill_s:fill time (s, not a target)"
 
 summary() {

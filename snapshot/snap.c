@@ -37,6 +37,7 @@ static struct {
     vt **retired;             /* tables replaced while the save reads them */
     int nretired;
     int scheduled;            /* BGSAVE SCHEDULE */
+    int save_after_abort;     /* FLUSHALL aborted a save: save when it ends */
     snap_done_fn aof_done;    /* running forkless job writes an AOF base */
     void *aof_priv;
     /* results */
@@ -140,6 +141,10 @@ static void on_forkless_done(uv_async_t *a) {
         S.aborted = 0;
         done(S.aof_priv, job->status, job->err, job->file_bytes);
         uv_close((uv_handle_t *)&job->done, on_job_closed);
+        if (S.save_after_abort && S.type == SNAP_NONE) {
+            S.save_after_abort = 0;
+            snap_after_flushall();
+        }
         return;
     }
     S.last_time_sec = job->duration_us / 1000000;
@@ -153,6 +158,13 @@ static void on_forkless_done(uv_async_t *a) {
         record_result(SNAP_FORKLESS, 1, S.dirty_at_start);
     } else if (job->status == 1 || S.aborted) {
         log_notice("Background saving (forkless) aborted");
+        if (S.save_after_abort) {
+            S.save_after_abort = 0;
+            S.aborted = 0;
+            uv_close((uv_handle_t *)&job->done, on_job_closed);
+            snap_after_flushall();
+            return;
+        }
     } else {
         log_warning("Background saving (forkless) error: %s", job->err);
         record_result(SNAP_FORKLESS, 0, 0);
@@ -325,6 +337,18 @@ int snap_save_sync(char *err, size_t errlen) {
     S.lastsave = wall_ms() / 1000;
     server.dirty -= dirty;
     return 0;
+}
+
+void snap_after_flushall(void) {
+    if (server.cfg.nsave == 0) return;
+    if (S.type != SNAP_NONE) { /* the aborted forkless save ends first */
+        S.save_after_abort = 1;
+        return;
+    }
+    long long dirty = server.dirty; /* the FLUSHALL itself still counts */
+    char err[SNAP_ERRLEN];
+    if (snap_save_sync(err, sizeof err) != 0) log_warning("Saving after FLUSHALL: %s", err);
+    server.dirty = dirty;
 }
 
 void snap_abort(const char *why) {

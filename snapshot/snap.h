@@ -42,6 +42,9 @@ int snap_save_sync(char *err, size_t errlen);
 int snap_in_progress(void);
 /* FLUSHALL/FLUSHDB: abort a running save cleanly (not a failure). */
 void snap_abort(const char *why);
+/* FLUSHALL with save points: save the empty dataset at once, as Redis does,
+ * so that a restart cannot bring the flushed keys back. */
+void snap_after_flushall(void);
 /* A table that FLUSHDB/FLUSHALL replaced: freed now, or once the running
  * save no longer reads it. */
 void snap_retire_table(vt *t);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
 #include "util.h"
@@ -416,6 +417,7 @@ void cmd_flushdb(client *c) {
     long long n = (long long)db_size(d);
     db_flush(d);
     server_dirty(n);
+    snap_after_flushall();
     cmd_propagate(c, c->argc, c->argv);
     reply_ok(c);
 }
@@ -432,6 +434,7 @@ void cmd_flushall(client *c) {
         db_flush(d);
     }
     server_dirty(n);
+    snap_after_flushall();
     cmd_propagate(c, c->argc, c->argv);
     reply_ok(c);
 }

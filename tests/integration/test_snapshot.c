@@ -1036,6 +1036,39 @@ START_TEST(expired_keys_skipped_at_load)
 }
 END_TEST
 
+/* ------------------------------- 10: FLUSHALL with save points saves at once */
+
+START_TEST(flushall_saves_with_save_points)
+{
+    /* As Redis: with save points, FLUSHALL writes the empty dataset at once,
+     * also when it aborts a running forkless save, so that a crash right
+     * after it cannot bring the flushed keys back. */
+    srv *s = start_srv("--save 3600 1");
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "DEBUG POPULATE 200000 k 100");
+    expect_status(c, "OK", "SAVE");
+    redisReply *r = redisCommand(c, "BGSAVE");
+    ck_assert(r && r->type == REDIS_REPLY_STATUS);
+    freeReplyObject(r);
+    expect_status(c, "OK", "FLUSHALL");
+    expect_status(c, "OK", "SET after flush");
+    long long deadline = h_now_ms() + 10000;
+    while (pinfo(c, "rdb_bgsave_in_progress") != 0 && h_now_ms() < deadline)
+        h_sleep_ms(10);
+    redisFree(c);
+    srv_kill9(s);
+    srv *s2 = restart_on(s, NULL);
+    redisContext *c2 = srv_connect(s2);
+    /* The flushed keys are gone; the SET after FLUSHALL may be in the
+     * dump (the save after an aborted forkless save runs when it ends). */
+    expect_int(c2, 0, "EXISTS k:0 k:1 k:199999");
+    redisReply *n = redisCommand(c2, "DBSIZE");
+    ck_assert(n && n->type == REDIS_REPLY_INTEGER && n->integer <= 1);
+    freeReplyObject(n);
+    redisFree(c2);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ main */
 
 static void add(Suite *su, const char *name, const TTest *t, int timeout)
@@ -1064,5 +1097,6 @@ int main(void)
     add(su, "kill9_during_bgsave", kill9_during_bgsave, 60);
     add(su, "shutdown_saves_when_it_should", shutdown_saves_when_it_should, 60);
     add(su, "expired_keys_skipped_at_load", expired_keys_skipped_at_load, 60);
+    add(su, "flushall_saves_with_save_points", flushall_saves_with_save_points, 60);
     return h_main(su);
 }

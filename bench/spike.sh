@@ -13,7 +13,8 @@
 #   $OUT/spike-memory.png, $OUT/spike-ping.png   (median run of each method)
 #
 # Variables (environment): KEYS=1000000 VALUE=300 RUNS=7 CONNS=8 PIPELINE=1
-#   RATE=0 (total SET/s to pace the load at; 0 = closed loop) SEED=1 SAMPLE_MS=100 METHODS="forkless fork redis" COMPRESSION=lz4 (verso's
+#   RATE=0 (total SET/s to pace the load at; 0 = closed loop) SEED=1
+#   SAMPLE_MS=100 METHODS="forkless fork redis" COMPRESSION=lz4 (verso's
 #   --snapshot-compression) VERSO=path REDIS=path OUT=dir SPIKE_TMP=dir
 #   (where the servers write their dumps; must be a real disk, not tmpfs)
 #   WAIT_IDLE=0 (seconds to wait before each run for other work to stop).
@@ -39,6 +40,12 @@ if [ -z "${VERSO:-}" ]; then
 fi
 
 die() { echo "spike.sh: $*" >&2; exit 1; }
+
+SERVER_PID=
+cleanup() {   # on any exit: our server (by its pid) and the scratch dir
+    [ -n "$SERVER_PID" ] && stop_server
+    [ -n "${WORK:-}" ] && rm -rf "$WORK"
+}
 
 check_tools() {
     [ -x "${VERSO:-}" ] || die "no verso-server (build it, or set VERSO=path)"
@@ -83,6 +90,7 @@ start_server() {
         sleep 0.1
     done
     tail -5 "$d/server.log" >&2
+    stop_server
     die "$m server did not start on port $p"
 }
 
@@ -94,6 +102,7 @@ stop_server() {
     done
     kill -KILL "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
 }
 
 # one_run METHOD RUN
@@ -104,7 +113,8 @@ one_run() {
     start_server "$m" "$d" "$p"
     if ! taskset -c 1 "$WORK/spike" --port "$p" --pid "$SERVER_PID" \
         --method "$m" --run "$r" --keys "$KEYS" --value "$VALUE" \
-        --conns "$CONNS" --pipeline "$PIPELINE" --seed "$SEED" --dir "$d" --sample-ms "$SAMPLE_MS" --rate "$RATE" \
+        --conns "$CONNS" --pipeline "$PIPELINE" --rate "$RATE" --seed "$SEED" \
+        --dir "$d" --sample-ms "$SAMPLE_MS" \
         --csv "$OUT/spike-samples.csv" --tsv "$OUT/spike-runs.tsv"; then
         tail -5 "$d/server.log" >&2
         stop_server
@@ -296,7 +306,8 @@ main() {
     check_tools
     mkdir -p "$OUT"
     WORK=$(mktemp -d "${SPIKE_TMP:-${TMPDIR:-/tmp}}/verso-spike.XXXXXX")
-    trap 'rm -rf "$WORK"' EXIT
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
     [ "$(stat -f -c %T "$WORK")" = tmpfs ] &&
         echo "spike.sh: warning: $WORK is tmpfs; dumps go to RAM (set SPIKE_TMP)" >&2
     build_spike

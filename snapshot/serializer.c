@@ -4,9 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../src/info.h"
 #include "../src/log.h"
 #include "../src/util.h"
 
@@ -97,6 +102,18 @@ static int write_bucket(ser_job *job, rdb_writer *w, int db, vt_bucket *b) {
     return rc;
 }
 
+/* The serializer runs below the main thread's priority: when both share a
+ * core (a server pinned to one CPU), the scheduler gives the main thread the
+ * CPU as soon as it has a client to serve, and the save takes what is left.
+ * Linux applies a nice value to the calling thread alone. */
+#define SER_NICE 0
+
+/* Every this many buckets (~200 us of work) the serializer yields the CPU:
+ * when it shares a core with the main thread, a client never waits long for
+ * the save, whatever the scheduler's slice; when the main thread is idle the
+ * yield returns at once. */
+#define SER_YIELD_BUCKETS 16
+
 /* Serializer: the walk. 0 done, -1 write error, 1 aborted. */
 static int walk(ser_job *job, rdb_writer *w) {
     for (int d = 0; d < job->ndb; d++) {
@@ -104,6 +121,7 @@ static int walk(ser_job *job, rdb_writer *w) {
         for (size_t s = 0; s < sd->nsegs; s++) {
             for (unsigned b = 0; b < VT_SEG_BUCKETS; b++) {
                 if (atomic_load_explicit(&job->abort, memory_order_relaxed)) return 1;
+                if ((b & (SER_YIELD_BUCKETS - 1)) == 0) sched_yield();
                 if (drain_queue(job, w) != 0) return -1;
                 if (write_bucket(job, w, sd->id, vt_seg_bucket(sd->segs[s], b)) != 0) return -1;
             }
@@ -116,7 +134,10 @@ static int walk(ser_job *job, rdb_writer *w) {
 
 static void *ser_main(void *arg) {
     ser_job *job = arg;
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), SER_NICE) != 0)
+        log_verbose("serializer: setpriority: %s", strerror(errno));
     int64_t start = mono_us();
+    if (job->aux.used_mem < 0) job->aux.used_mem = (int64_t)info_allocated();
     char err[RDB_ERRLEN];
     rdb_writer *w = rdb_writer_open(job->tmp, job->compress, &job->aux, err, sizeof err);
     if (!w) {

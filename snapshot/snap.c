@@ -188,6 +188,9 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
      * read the AOF directory as it is. */
     job->compress = aof_base ? RDB_COMPRESS_NONE : server.cfg.snapshot_compression;
     fill_aux(&job->aux);
+    /* mallinfo walks the allocator's arenas (hundreds of us with a million
+     * objects): the serializer thread measures used-mem, not the start. */
+    job->aux.used_mem = -1;
     job->aux.aof_base = aof_base;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];

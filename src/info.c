@@ -17,24 +17,24 @@
 #include "net.h"
 #include "util.h"
 
-static size_t peak_memory; /* used_memory_peak */
+static size_t peak_memory; /* main thread only: used_memory_peak */
 
 /* Under AddressSanitizer malloc is ASan's, which mallinfo does not see. */
 extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
 
-size_t info_used_memory(void) {
-    if (__sanitizer_get_current_allocated_bytes) {
-        size_t used = __sanitizer_get_current_allocated_bytes();
-        if (used > peak_memory) peak_memory = used;
-        return used;
-    }
+size_t info_allocated(void) {
+    if (__sanitizer_get_current_allocated_bytes) return __sanitizer_get_current_allocated_bytes();
 #ifdef HAVE_MALLINFO2
     struct mallinfo2 mi = mallinfo2();
-    size_t used = mi.uordblks + mi.hblkhd;
+    return mi.uordblks + mi.hblkhd;
 #else
     struct mallinfo mi = mallinfo();
-    size_t used = (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
+    return (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
 #endif
+}
+
+size_t info_used_memory(void) {
+    size_t used = info_allocated();
     if (used > peak_memory) peak_memory = used;
     return used;
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <xxhash.h>
 
 #include "util.h"
@@ -108,11 +109,18 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* The lock is held for a few entries' work. If it is still taken after a
+ * short spin, its holder was preempted: sleep (not sched_yield, which does
+ * not let a lower-priority holder run) so that it can finish. */
 static void bucket_lock(vt_bucket *b) {
     unsigned spins = 0;
     while (atomic_flag_test_and_set_explicit(&b->lock, memory_order_acquire)) {
-        if (++spins < 64) cpu_relax();
-        else sched_yield(); /* holder preempted: let it run */
+        if (++spins < 128) {
+            cpu_relax();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
     }
 }
 

@@ -91,10 +91,12 @@ void snap_init(void) {
 int snap_in_progress(void) { return S.type != SNAP_NONE; }
 int64_t snap_lastsave(void) { return S.lastsave; }
 
-static void fill_aux(rdb_aux *aux) {
+/* used_mem -1 leaves it to the writer's thread: mallinfo walks the
+ * allocator's arenas, hundreds of us with a million objects. */
+static void fill_aux(rdb_aux *aux, int measure_mem) {
     aux->redis_ver = VERSO_REDIS_VERSION;
     aux->ctime = wall_ms() / 1000;
-    aux->used_mem = (int64_t)info_used_memory();
+    aux->used_mem = measure_mem ? (int64_t)info_used_memory() : -1;
     aux->aof_base = 0;
 }
 
@@ -187,10 +189,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
     /* An AOF base stays a plain RDB so that redis-check-aof and redis-server
      * read the AOF directory as it is. */
     job->compress = aof_base ? RDB_COMPRESS_NONE : server.cfg.snapshot_compression;
-    fill_aux(&job->aux);
-    /* mallinfo walks the allocator's arenas (hundreds of us with a million
-     * objects): the serializer thread measures used-mem, not the start. */
-    job->aux.used_mem = -1;
+    fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
@@ -256,7 +255,7 @@ static void on_sigchld(uv_signal_t *s, int sig) {
 
 static int start_fork(char *err, size_t errlen) {
     rdb_aux aux;
-    fill_aux(&aux);
+    fill_aux(&aux, 1);
     snprintf(S.tmp, sizeof S.tmp, "temp-%d-fork.rdb", (int)getpid());
     int64_t fork_us;
     pid_t pid = forksave_start(S.tmp, server.cfg.dbfilename, server.cfg.snapshot_compression,
@@ -319,7 +318,7 @@ int snap_save_sync(char *err, size_t errlen) {
         return -1;
     }
     rdb_aux aux;
-    fill_aux(&aux);
+    fill_aux(&aux, 1);
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)getpid());
     int64_t start = mono_us();

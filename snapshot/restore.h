@@ -1,12 +1,11 @@
 /* restore: putting a snapshot's keys into the databases.
  *
- * Restore is bound by two things of about the same cost: decoding the file
- * (read, checksum, parse, allocate the objects) and inserting into the
- * tables (one random bucket, a cache and TLB miss, per key). restore_file
- * does them at once: a decoder thread runs rdb_load_file and hands batches
- * of decoded keys to the main thread, which prefetches each batch's buckets
- * and inserts it. restore_callbacks inserts on the calling thread (the AOF
- * base, loaded in line with its INCR files). Startup only, main thread. */
+ * Inserting is bound by one random bucket per key (a cache and TLB miss):
+ * keys are inserted in batches of 64 whose buckets are prefetched first, so
+ * the misses of a batch overlap; table segments live on huge pages. (A
+ * decoder thread handing batches to the main thread was tried and measured
+ * slower: 0.92-1.12 s vs 0.58-0.93 s for 1M keys, the objects then cross
+ * cores.) Startup only, main thread. */
 #ifndef VERSO_RESTORE_H
 #define VERSO_RESTORE_H
 
@@ -17,7 +16,7 @@
 /* Loads the snapshot at path into the databases: 0, 1 when there is no
  * file, -1 with err (file, offset, reason) on any damage. */
 int restore_file(const char *path, rdb_load_stats *st, char *err, size_t errlen);
-/* Callbacks for rdb_load_file that insert on the calling (main) thread. */
+/* The same callbacks for rdb_load_file (the AOF base). */
 const rdb_load_cb *restore_callbacks(void);
 
 #endif

@@ -86,6 +86,9 @@ struct aofw {
     int fs_req;                 /* under lock: an everysec fsync is requested */
     int fs_busy;                /* under lock: fsync threads now fsyncing */
     int fs_stop;                /* under lock */
+    int close_req;              /* under lock: an old file to fsync and close */
+    int close_fd;               /* under lock:   its fd, */
+    uint64_t close_upto;        /*   the written count it covers */
     int fs_fd;                  /* under lock: the request: fd, */
     uint64_t fs_upto;           /*   the written count it covers, */
     int64_t fs_since_us;        /*   when its oldest byte was written */
@@ -194,7 +197,22 @@ static void *fsync_main(void *arg) {
     aofw *w = arg;
     pthread_mutex_lock(&w->lock);
     for (;;) {
-        while (!w->fs_req && !w->fs_stop) pthread_cond_wait(&w->fsync_cond, &w->lock);
+        while (!w->fs_req && !w->close_req && !w->fs_stop)
+            pthread_cond_wait(&w->fsync_cond, &w->lock);
+        if (w->close_req) { /* everysec file switch: the old file's last fsync */
+            int fd = w->close_fd;
+            uint64_t upto = w->close_upto;
+            w->close_req = 0;
+            w->fs_busy++;
+            pthread_mutex_unlock(&w->lock);
+            run_fsync(w, fd, upto, 0);
+            if (close(fd) < 0) log_warning("Error closing the old AOF file: %s", strerror(errno));
+            uv_async_send(&w->async);
+            pthread_mutex_lock(&w->lock);
+            w->fs_busy--;
+            pthread_cond_broadcast(&w->writer_cond);
+            continue;
+        }
         if (!w->fs_req) break;
         int fd = w->fs_fd;
         uint64_t upto = w->fs_upto;
@@ -266,7 +284,8 @@ static int writer_wait(aofw *w) {
  * thread is done with it. */
 static void writer_fsync_now(aofw *w) {
     pthread_mutex_lock(&w->lock);
-    while (w->fs_req || w->fs_busy) pthread_cond_wait(&w->writer_cond, &w->lock);
+    while (w->fs_req || w->fs_busy || w->close_req)
+        pthread_cond_wait(&w->writer_cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
     uint64_t upto = atomic_load(&w->written);
     if (upto == w->covered) return;
@@ -349,6 +368,23 @@ static int switch_file(aofw *w, chunk *c) {
         c->before = NULL;
     }
     if (c->new_fd < 0) return 0; /* a step only, no switch */
+    if (atomic_load(&w->policy) == FSYNC_EVERYSEC) {
+        /* The old file may hold hundreds of MB not yet fsynced: the fsync
+         * thread fsyncs and closes it while the writer goes on in the new
+         * file (a rewrite must not stall the stream, and so the clients). */
+        pthread_mutex_lock(&w->lock);
+        while (w->close_req) pthread_cond_wait(&w->writer_cond, &w->lock);
+        w->close_fd = w->fd;
+        w->close_upto = atomic_load(&w->written);
+        w->close_req = 1;
+        pthread_cond_signal(&w->fsync_cond);
+        pthread_mutex_unlock(&w->lock);
+        w->covered = w->close_upto;
+        w->unsynced_since_us = 0;
+        w->fd = c->new_fd;
+        c->new_fd = -1;
+        return 0;
+    }
     writer_fsync_now(w);
     if (close(w->fd) < 0) {
         char buf[128];

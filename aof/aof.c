@@ -52,7 +52,6 @@ static struct {
     uint64_t publish_seq;     /* rewrites whose manifest went to the writer */
     uint64_t publish_wait;    /* the one the running rewrite waits for, or 0 */
     int64_t retry_after_ms;   /* mono ms: a failed rewrite is retried then */
-    uint64_t rw_incr_start;   /* `submitted` at the switch */
     char tmp[64];
 } A;
 
@@ -335,7 +334,6 @@ static int start_rewrite(char *err, size_t errlen) {
     A.last_db = -1;
     A.incr_size_before = current_size() - A.base_size;
     A.cur_incr_start = A.submitted;
-    A.rw_incr_start = A.submitted;
     int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done, NULL, err, errlen);
     free(base_path);
     free(tmp_path);
@@ -431,8 +429,6 @@ int aof_rewrite(char *err, size_t errlen) {
     }
     return start_rewrite(err, errlen);
 }
-
-int aof_rewrite_in_progress(void) { return A.rewriting; }
 
 /* ---- on / off ---- */
 

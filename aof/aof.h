@@ -61,8 +61,4 @@ void aof_set_fsync(int policy);
 void aof_shutdown(void);
 void aof_info(vbuf *b);
 
-/* BGREWRITEAOF / BGSAVE interplay: a BGSAVE refused because a rewrite runs
- * and a rewrite waiting for a BGSAVE. */
-int aof_rewrite_in_progress(void);
-
 #endif

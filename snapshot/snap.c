@@ -52,7 +52,6 @@ static struct {
     uint64_t total_forks;
     size_t last_peak_extra;   /* forkless: peak of retained pre-images */
     uint64_t last_keys;
-    uint64_t last_file_bytes;
     /* loading */
     uint64_t load_keys, load_expired;
     int64_t load_start_ms;
@@ -151,7 +150,6 @@ static void on_forkless_done(uv_async_t *a) {
     }
     S.last_time_sec = job->duration_us / 1000000;
     S.last_keys = atomic_load(&job->keys_done);
-    S.last_file_bytes = job->file_bytes;
     S.last_cow = 0;
     if (job->status == 0) {
         log_notice("Background saving (forkless) terminated with success: %llu keys, "

@@ -410,9 +410,3 @@ void net_clients_cron(void) {
         if (net_pending_output(c) > 0 && over_output_limit(c)) net_close_client(c);
     }
 }
-
-client *net_find_client(uint64_t id) {
-    for (client *c = server.clients; c; c = c->next)
-        if (c->id == id) return c;
-    return NULL;
-}

@@ -32,7 +32,6 @@ void net_clients_cron(void);
 size_t net_pending_output(const client *c);
 /* Resumes processing a client's buffered commands (after a pause). */
 void net_process_input(client *c);
-client *net_find_client(uint64_t id);
 /* Stops or resumes reading a client after its output backlog or parked
  * state changed. */
 void net_update_reading(client *c);

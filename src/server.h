@@ -35,7 +35,6 @@ enum {
     CLIENT_READ_PAUSED = 1 << 2,       /* output backlog: reading stopped */
     CLIENT_AUTHED = 1 << 3,
     CLIENT_PENDING_WRITE = 1 << 4,     /* on server.pending_writes */
-    CLIENT_KILLED = 1 << 5,            /* CLIENT KILL / limits */
     CLIENT_PARKED = 1 << 6,            /* AOF backlog: a write waits to run */
     CLIENT_HELD = 1 << 7,              /* AOF always: replies wait for fsync */
 };
@@ -93,7 +92,6 @@ typedef struct stats {
     uint64_t connections;         /* total_connections_received */
     uint64_t rejected_conn;       /* rejected_connections */
     uint64_t expired_keys;
-    uint64_t expired_stale_perc;  /* unused, kept 0 */
     uint64_t keyspace_hits;
     uint64_t keyspace_misses;
     uint64_t net_input_bytes;

@@ -332,20 +332,14 @@ vt *vt_create(void) {
     return t;
 }
 
-/* Calls fn once per distinct segment, in directory order. */
-static void each_seg(vt *t, void (*fn)(void *, vt_seg *), void *priv) {
-    size_t n = (size_t)1 << t->gd;
-    for (size_t i = 0; i < n;) {
-        vt_seg *s = t->dir[i];
-        i += seg_span(t, s); /* before fn, which may free s */
-        fn(priv, s);
+/* Frees every segment and the references its entries hold. */
+static void segs_drop(vt *t) {
+    for (size_t i = 0; i < t->nsegs; i++) {
+        vt_seg *s = t->segs[i];
+        seg_free_entries(s);
+        if (!s->in_slab) free(s);
     }
-}
-
-static void seg_drop(void *priv, vt_seg *s) {
-    (void)priv;
-    seg_free_entries(s);
-    if (!s->in_slab) free(s);
+    t->nsegs = 0;
 }
 
 static void slabs_free(vt *t) {
@@ -361,7 +355,7 @@ static void slabs_free(vt *t) {
 
 void vt_free(vt *t) {
     if (!t) return;
-    each_seg(t, seg_drop, NULL);
+    segs_drop(t);
     slabs_free(t);
     free(t->segs);
     free(t->dir);
@@ -382,12 +376,11 @@ void vt_reserve(vt *t, size_t n) {
     uint32_t gd = 0;
     while (gd < VT_RESERVE_MAX_DEPTH && ((size_t)per_seg << gd) < n) gd++;
     if (gd <= t->gd) return;
-    each_seg(t, seg_drop, NULL);
+    segs_drop(t);
     slabs_free(t);
     free(t->dir);
     size_t nd = (size_t)1 << gd;
     t->dir = xmalloc(nd * sizeof *t->dir);
-    t->nsegs = 0;
     for (size_t i = 0; i < nd; i++) {
         t->dir[i] = seg_new(t, gd, 0);
         seg_register(t, t->dir[i]);

@@ -32,6 +32,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib.sh"
 TOP=$(cd "$HERE/.." && pwd)
 RUNS=${RUNS:-3}
 DURATION=${DURATION:-20}
@@ -115,22 +116,11 @@ start_on_port() {
     "${pre[@]}" taskset -c 0 "$bin" --port "$p" --dir "$d" --save "" "${aof[@]}" \
         "${extra[@]}" >"$d/server.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 100); do
-        redis-cli -p "$p" ping 2>/dev/null | grep -q PONG && return 0
-        kill -0 "$SERVER_PID" 2>/dev/null || { wait "$SERVER_PID" 2>/dev/null; return 1; }
-        sleep 0.1
-    done
+    local rc=0
+    wait_ready "$p" || rc=$?
+    [ $rc -eq 0 ] && return 0
+    [ $rc -eq 1 ] && { wait "$SERVER_PID" 2>/dev/null; return 1; }
     die "$s ($c) did not answer PING on port $p in 10 s"
-}
-
-stop_server() {
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 300); do
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
 }
 
 # aof_info PORT: "aof_fsyncs aof_parked_total aof_delayed_fsync aof_rewrites"
@@ -182,14 +172,14 @@ kvs_run() {
     p=$PORT
     settle_machine
     taskset -c 1 "$WORK/kvs" -p "$p" $KVS_ARGS -f >/dev/null ||
-        { stop_server; die "kvs fill failed ($s $c run $r)"; }
+        { stop_server 30; die "kvs fill failed ($s $c run $r)"; }
     before=$(aof_info "$p")
     if ! res=$(taskset -c 1 "$WORK/kvs" -p "$p" $KVS_ARGS -n -d "$DURATION"); then
-        echo "$res" >&2; tail -5 "$d/server.log" >&2; stop_server
+        echo "$res" >&2; tail -5 "$d/server.log" >&2; stop_server 30
         die "kvs load failed ($s $c run $r)"
     fi
     after=$(aof_info "$p")
-    stop_server
+    stop_server 30
     rm -rf "$d"
     local dl; dl=$(delta "$before" "$after")
     { echo "== kvs $s $c run $r (busy before ${BUSY}%)"; echo "$res"
@@ -227,9 +217,9 @@ wall_run() {
         sz=$(du -sm "$d" 2>/dev/null | awk '{ print $1 }'); [ "${sz:-0}" -gt "$peak" ] && peak=$sz
         sleep 1
     done
-    wait $bpid || { cat "$WORK/wall.csv" >&2; stop_server; die "redis-benchmark failed ($s $c run $r)"; }
+    wait $bpid || { cat "$WORK/wall.csv" >&2; stop_server 30; die "redis-benchmark failed ($s $c run $r)"; }
     after=$(aof_info "$p")
-    stop_server
+    stop_server 30
     rm -rf "$d"
     local dl; dl=$(delta "$before" "$after")
     { echo "== wall $s $c run $r -n $n (busy before ${BUSY}%, peak dir ${peak} MB)"
@@ -426,7 +416,7 @@ write_doc() {
 
 # On any exit: stop a server still running, delete its data dir and WORK.
 cleanup() {
-    [ -n "${SERVER_PID:-}" ] && kill -0 "$SERVER_PID" 2>/dev/null && stop_server
+    [ -n "${SERVER_PID:-}" ] && kill -0 "$SERVER_PID" 2>/dev/null && stop_server 30
     [ -n "${RUN_DIR:-}" ] && rm -rf "$RUN_DIR"
     rm -rf "$WORK"
 }

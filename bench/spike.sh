@@ -21,6 +21,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib.sh"
 KEYS=${KEYS:-1000000}
 VALUE=${VALUE:-300}
 RUNS=${RUNS:-7}
@@ -84,25 +85,10 @@ start_server() {
     *) die "unknown method $m";;
     esac
     SERVER_PID=$!
-    for _ in $(seq 100); do
-        redis-cli -p "$p" ping 2>/dev/null | grep -q PONG && return 0
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_ready "$p" && return 0
     tail -5 "$d/server.log" >&2
     stop_server
     die "$m server did not start on port $p"
-}
-
-stop_server() {
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 100); do
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
 }
 
 # one_run METHOD RUN

@@ -11,6 +11,7 @@
 # Variables: N=1000000 ROUNDS=3 VERSO=path REDIS=path
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib.sh"
 TOP=$(cd "$HERE/.." && pwd)
 N=${N:-1000000}
 ROUNDS=${ROUNDS:-3}
@@ -18,16 +19,17 @@ VERSO=${VERSO:-$TOP/build/src/verso-server}
 REDIS=${REDIS:-$(command -v redis-server)}
 PORT=${PORT:-27111}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-tput.XXXXXX")
-trap 'redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+SERVER_PID=
+trap 'stop_server; rm -rf "$WORK"' EXIT
 
 start() { # binary
     rm -rf "$WORK/d" && mkdir -p "$WORK/d"
     taskset -c 0 "$1" --port "$PORT" --dir "$WORK/d" --save "" --appendonly no \
         >"$WORK/server.log" 2>&1 &
-    for _ in $(seq 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && return; sleep 0.05; done
+    SERVER_PID=$!
+    wait_ready "$PORT" && return
     echo "server $1 did not start" >&2; exit 1
 }
-stop() { redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; sleep 0.3; }
 
 # rps SET and GET for one pipeline depth: "set get"
 run() { # pipeline
@@ -46,7 +48,7 @@ for r in $(seq "$ROUNDS"); do
             read -r s g < <(run "$p")
             R[$who,$p,set,$r]=$s; R[$who,$p,get,$r]=$g
         done
-        stop
+        stop_server
     done
 done
 

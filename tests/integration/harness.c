@@ -384,6 +384,51 @@ srv *srv_start(const char *extra_fmt, ...)
     return start_with(NULL, extra);
 }
 
+#define H_MAX_TRACKED 64 /* the crash test restarts its server 30 times */
+static srv *h_tracked[H_MAX_TRACKED];
+static int h_ntracked;
+
+srv *h_srv_start(const char *extra_fmt, ...)
+{
+    char extra[4096];
+    va_list ap;
+    va_start(ap, extra_fmt);
+    vsnprintf(extra, sizeof extra, extra_fmt, ap);
+    va_end(ap);
+    ck_assert_int_lt(h_ntracked, H_MAX_TRACKED);
+    srv *s = start_with(NULL, extra);
+    h_tracked[h_ntracked++] = s;
+    return s;
+}
+
+void h_srv_drop_all(void)
+{
+    for (int i = 0; i < h_ntracked; i++)
+        srv_kill9(h_tracked[i]);
+    for (int i = h_ntracked - 1; i >= 0; i--)
+        srv_stop(h_tracked[i]); /* dead already: only removes the dir */
+    h_ntracked = 0;
+}
+
+char *h_slurp(const char *path, size_t *len, int must_exist)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ck_assert_msg(!must_exist, "open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
 srv *srv_start_conf(const char *conf_text, const char *extra_fmt, ...)
 {
     char extra[4096] = "";

@@ -72,6 +72,16 @@ int srv_run_bad(const char *conf_text, const char *args, char **out,
 
 /* ---- connections ---- */
 redisContext *srv_connect(const srv *s);   /* fails the test on error */
+
+/* srv_start, and the server is remembered: h_srv_drop_all (a fixture's
+ * teardown calls it) kills every remembered server with -9 and removes its
+ * dir, so that a failing test leaves no process behind. */
+srv *h_srv_start(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
+void h_srv_drop_all(void);
+
+/* A whole file, NUL-terminated, its length in *len. NULL when it cannot be
+ * opened, or the test fails then when must_exist. */
+char *h_slurp(const char *path, size_t *len, int must_exist);
 /* Raw TCP socket to the server (blocking), for protocol tests. */
 int raw_connect(int port);
 /* 0 when all was sent, -1 when the peer closed or 10 s passed blocked. */

@@ -30,16 +30,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_SRV 16
 #define MAX_FILES 16
 
 /* ------------------------------------------------------------ fixture */
 
-static srv *g_srv[MAX_SRV];
-static int g_nsrv;
 static pid_t g_redis = -1;      /* a redis-server started by the interop test */
 
-static void setup(void) { g_nsrv = 0; }
+static void setup(void) {}
 
 static void teardown(void)
 {
@@ -48,32 +45,10 @@ static void teardown(void)
         waitpid(g_redis, NULL, 0);
         g_redis = -1;
     }
-    for (int i = 0; i < g_nsrv; i++)
-        srv_kill9(g_srv[i]);
-    for (int i = g_nsrv - 1; i >= 0; i--)
-        srv_stop(g_srv[i]); /* dead already: only removes the dir */
-    g_nsrv = 0;
+    h_srv_drop_all();
 }
 
-static srv *vstart(const char *fmt, va_list ap)
-{
-    char extra[4096];
-    vsnprintf(extra, sizeof extra, fmt, ap);
-    ck_assert_int_lt(g_nsrv, MAX_SRV);
-    srv *s = srv_start("%s", extra);
-    g_srv[g_nsrv++] = s;
-    return s;
-}
-
-/* srv_start, remembered so that teardown kills it whatever happens. */
-static srv *start_srv(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    srv *s = vstart(fmt, ap);
-    va_end(ap);
-    return s;
-}
+#define start_srv h_srv_start /* remembered: teardown kills it */
 
 /* A server on the data dir of an earlier one (its own dir holds its log). */
 static srv *start_on(const srv *owner, const char *fmt, ...)
@@ -117,22 +92,7 @@ static void wait_rewrites(redisContext *c, long long n)
     ck_assert_str_eq(v, "ok");
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
+static char *slurp(const char *path, size_t *len) { return h_slurp(path, len, 0); }
 
 static void put_file(const char *path, const char *buf, size_t len)
 {

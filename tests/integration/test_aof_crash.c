@@ -39,7 +39,6 @@
 #error "build with -DVERSO_FSYNC_SHIM='\"<absolute path of bench/fsyncdelay.so>\"'"
 #endif
 
-#define MAX_SRV 64
 #define NTHREADS 8
 #define NKEYS 40     /* keys of each kind per thread */
 #define NKINDS 3     /* s: SET, n: INCR, a: APPEND */
@@ -48,10 +47,7 @@
 
 /* ------------------------------------------------------------ fixture */
 
-static srv *g_srv[MAX_SRV];
-static int g_nsrv;
-
-static void setup(void) { g_nsrv = 0; }
+static void setup(void) {}
 
 static char g_delay[4096];      /* the shim's FSYNC_DELAY_FILE, if any */
 static void shim_off(void);
@@ -62,28 +58,13 @@ static void teardown(void)
     if (g_delay[0])
         unlink(g_delay);
     g_delay[0] = '\0';
-    for (int i = 0; i < g_nsrv; i++)
-        srv_kill9(g_srv[i]);
-    for (int i = g_nsrv - 1; i >= 0; i--)
-        srv_stop(g_srv[i]); /* dead already: only removes the dir */
-    g_nsrv = 0;
+    h_srv_drop_all();
 }
 
 /* srv_start, remembered so that teardown kills it whatever happens. The
  * first server of a test owns the data dir; later ones are started on it
  * with "--dir" (their own dir only holds their log). */
-static srv *start_srv(const char *fmt, ...)
-{
-    char extra[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(extra, sizeof extra, fmt, ap);
-    va_end(ap);
-    ck_assert_int_lt(g_nsrv, MAX_SRV);
-    srv *s = srv_start("%s", extra);
-    g_srv[g_nsrv++] = s;
-    return s;
-}
+#define start_srv h_srv_start
 
 /* The next srv_start runs under bench/fsyncdelay.so: FSYNC_DELAY_FILE=file
  * when file is not NULL, else FSYNC_DELAY_US=us. shim_off() restores. */
@@ -466,21 +447,7 @@ static void put_text(const char *path, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
+static char *slurp(const char *path, size_t *len) { return h_slurp(path, len, 1); }
 
 /* The manifest of s's data dir: *nbase base lines, *nincr incr lines, the
  * last incr's path into incr. 0 when there is no manifest. */

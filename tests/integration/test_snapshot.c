@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #define NDB 16
-#define MAX_SRV 8
 
 /* An assertion for hot loops: ck_assert records every passing check as a
  * message to the runner, which costs seconds over 400k keys. */
@@ -40,33 +39,11 @@
 
 /* ------------------------------------------------------------ fixture */
 
-static srv *g_srv[MAX_SRV];
-static int g_nsrv;
+#define start_srv h_srv_start /* remembered: teardown kills it */
 
-/* srv_start, remembered so that teardown kills it whatever happens. */
-static srv *start_srv(const char *fmt, ...)
-{
-    char extra[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(extra, sizeof extra, fmt, ap);
-    va_end(ap);
-    ck_assert_int_lt(g_nsrv, MAX_SRV);
-    srv *s = srv_start("%s", extra);
-    g_srv[g_nsrv++] = s;
-    return s;
-}
+static void setup(void) {}
 
-static void setup(void) { g_nsrv = 0; }
-
-static void teardown(void)
-{
-    for (int i = 0; i < g_nsrv; i++)
-        srv_kill9(g_srv[i]);
-    for (int i = 0; i < g_nsrv; i++)
-        srv_stop(g_srv[i]); /* dead already: only removes the dir */
-    g_nsrv = 0;
-}
+static void teardown(void) { h_srv_drop_all(); }
 
 /* ------------------------------------------------------------- helpers */
 
@@ -111,21 +88,7 @@ static size_t rnd_val(char *buf, size_t lo, size_t hi)
     return len;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+static char *slurp(const char *path, size_t *len) { return h_slurp(path, len, 0); }
 
 static void put_file(const char *path, const char *buf, size_t len)
 {

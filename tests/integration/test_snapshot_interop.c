@@ -36,8 +36,6 @@
 
 /* ------------------------------------------------------------ fixture */
 
-static srv *g_srv[MAX_PROCS];
-static int g_nsrv;
 static pid_t g_redis[MAX_PROCS];
 static int g_nredis;
 static char g_dirs[MAX_PROCS][PATH_MAX];
@@ -51,7 +49,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
     return 0;
 }
 
-static void setup(void) { g_nsrv = g_nredis = g_ndirs = 0; }
+static void setup(void) { g_nredis = g_ndirs = 0; }
 
 static void teardown(void)
 {
@@ -59,13 +57,10 @@ static void teardown(void)
         kill(g_redis[i], SIGKILL);
         waitpid(g_redis[i], NULL, 0);
     }
-    for (int i = 0; i < g_nsrv; i++)
-        srv_kill9(g_srv[i]);
-    for (int i = 0; i < g_nsrv; i++)
-        srv_stop(g_srv[i]);
+    h_srv_drop_all();
     for (int i = 0; i < g_ndirs; i++)
         nftw(g_dirs[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    g_nsrv = g_nredis = g_ndirs = 0;
+    g_nredis = g_ndirs = 0;
 }
 
 /* One base directory per program (main removes it, also after failed
@@ -84,10 +79,7 @@ static const char *new_dir(void)
 
 static srv *start_verso(const char *dir, const char *extra)
 {
-    ck_assert_int_lt(g_nsrv, MAX_PROCS);
-    srv *s = srv_start("--dir '%s' --dbfilename dump.rdb %s", dir, extra);
-    g_srv[g_nsrv++] = s;
-    return s;
+    return h_srv_start("--dir '%s' --dbfilename dump.rdb %s", dir, extra);
 }
 
 /* ------------------------------------------------------ redis-server */
@@ -176,20 +168,7 @@ static redisContext *connect_port(int port)
 
 /* ------------------------------------------------------------- files */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+static char *slurp(const char *path, size_t *len) { return h_slurp(path, len, 1); }
 
 static void copy_file(const char *from, const char *to)
 {

@@ -309,9 +309,13 @@ static void dup_key_refused(int compress)
     ck_assert_msg(st != -1, "server still running on a duplicated key: %s", out);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 0,
                   "server did not fail on a duplicated key (status 0x%x): %s", st, out);
-    ck_assert_msg(strstr(out, "Duplicated key") && strstr(out, "dupkey") &&
-                      strstr(out, "offset") && strstr(out, "dup.rdb"),
-                  "message names no key/offset: %s", out);
+    /* Redis: "RDB has duplicated key 'dupkey' in DB 0" then a panic */
+    ck_assert_msg(strstr(out, "uplicated key") && strstr(out, "dupkey"),
+                  "message names no key: %s", out);
+    if (!srv_is_reference())
+        ck_assert_msg(strstr(out, "dup.rdb: offset 101") && /* the second copy's record */
+                          strstr(out, ": Duplicated key 'dupkey' found in RDB file (database 0)"),
+                      "message names no file/offset: %s", out);
     char *after = h_slurp(path, &len2, 1);
     ck_assert_msg(len2 == len && memcmp(after, before, len) == 0, "the file was changed");
     free(after);

@@ -162,8 +162,10 @@ START_TEST(config_set_fsync_always_and_aof_on)
     for (int i = 0; i < 10; i++) expect_status(c, "OK", "SET k%d v", i);
     expect_bulk(c, "v", "GET k3");
     expect_int(c, 10, "DBSIZE");
-    long long fsyncs = h_info_int(c, "persistence", "aof_fsyncs");
-    ck_assert_msg(fsyncs > 0, "aof_fsyncs %lld", fsyncs);
+    if (!srv_is_reference()) { /* a verso field */
+        long long fsyncs = h_info_int(c, "persistence", "aof_fsyncs");
+        ck_assert_msg(fsyncs > 0, "aof_fsyncs %lld", fsyncs);
+    }
     redisFree(c);
 }
 END_TEST
@@ -237,6 +239,21 @@ static void break_dump(const srv *s)
     fclose(f);
 }
 
+/* Polls the log up to timeout_ms until needle occurs n times. */
+static int log_count_wait(const srv *s, const char *needle, int n, int timeout_ms)
+{
+    long long t0 = h_now_ms();
+    do {
+        char *log = srv_log_read(s);
+        int k = 0;
+        for (const char *p = log; (p = strstr(p, needle)) != NULL; p += strlen(needle)) k++;
+        free(log);
+        if (k >= n) return 1;
+        h_sleep_ms(50);
+    } while (h_now_ms() - t0 < timeout_ms);
+    return 0;
+}
+
 START_TEST(shutdown_force_exits_on_failed_save)
 {
     srv *s = h_srv_start("--save '3600 1' --dbfilename dump.rdb");
@@ -247,8 +264,8 @@ START_TEST(shutdown_force_exits_on_failed_save)
     expect_alive(s, c, "after a refused SHUTDOWN");
     /* SIGTERM behaves as before: the save fails, the server keeps running */
     kill(s->pid, SIGTERM);
-    ck_assert_msg(srv_log_wait(s, "SIGTERM received but errors", 10000),
-                  "no SIGTERM failure in the log");
+    ck_assert_msg(log_count_wait(s, "Error trying to save the DB, can't exit.", 2, 10000),
+                  "no second refusal (SIGTERM) in the log");
     expect_alive(s, c, "after a SIGTERM whose save failed");
     redisReply *r = redisCommand(c, "SHUTDOWN FORCE");
     if (r) freeReplyObject(r); /* no reply: the server exits */
@@ -306,16 +323,17 @@ static void dup_key_refused(int compress)
                            "--dir", s->dir, "--dbfilename", "dup.rdb",
                            "--save", "", NULL };
     int st = h_run(NULL, &out, 30000, argv);
-    ck_assert_msg(st != -1, "server still running on a duplicated key: %s", out);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 0,
-                  "server did not fail on a duplicated key (status 0x%x): %s", st, out);
+    ck_assert_msg(st != -1, "server still running on a duplicated key: %.2000s", out);
+    /* verso exits 1; Redis panics (a signal) */
+    ck_assert_msg(!WIFEXITED(st) || WEXITSTATUS(st) != 0,
+                  "server did not fail on a duplicated key (status 0x%x): %.2000s", st, out);
     /* Redis: "RDB has duplicated key 'dupkey' in DB 0" then a panic */
     ck_assert_msg(strstr(out, "uplicated key") && strstr(out, "dupkey"),
-                  "message names no key: %s", out);
+                  "message names no key: %.2000s", out);
     if (!srv_is_reference())
         ck_assert_msg(strstr(out, "dup.rdb: offset 101") && /* the second copy's record */
                           strstr(out, ": Duplicated key 'dupkey' found in RDB file (database 0)"),
-                      "message names no file/offset: %s", out);
+                      "message names no file/offset: %.2000s", out);
     char *after = h_slurp(path, &len2, 1);
     ck_assert_msg(len2 == len && memcmp(after, before, len) == 0, "the file was changed");
     free(after);

@@ -311,7 +311,7 @@ static void write_dup_rdb(const char *path, int compress)
 
 static void dup_key_refused(int compress)
 {
-    srv *s = h_srv_start(NULL); /* a scratch dir */
+    srv *s = h_srv_start("%s", ""); /* a scratch dir */
     char path[4096];
     snprintf(path, sizeof path, "%s/dup.rdb", s->dir);
     write_dup_rdb(path, compress);

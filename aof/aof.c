@@ -1,10 +1,12 @@
 /* aof: the append-only file, main-thread side (see aof.h). */
 #include "aof.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <glob.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,9 @@ static struct {
     uint64_t size_after_rewrite;
     /* rewrite */
     int rewriting, scheduled;
+    uint64_t rewrite_gen;     /* the running rewrite's number; turning the
+                                 AOF off bumps it, so a completion that
+                                 arrives later is recognised as stale */
     int64_t rewrite_start_us;
     long long last_rewrite_sec;
     int last_rewrite_ok;
@@ -334,7 +339,9 @@ static int start_rewrite(char *err, size_t errlen) {
     A.last_db = -1;
     A.incr_size_before = current_size() - A.base_size;
     A.cur_incr_start = A.submitted;
-    int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done, NULL, err, errlen);
+    A.rewrite_gen++;
+    int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done,
+                                 (void *)(uintptr_t)A.rewrite_gen, err, errlen);
     free(base_path);
     free(tmp_path);
     if (rc != 0) { free(base); free(incr); return -1; }
@@ -359,8 +366,16 @@ static void finish_rewrite(void) {
                (unsigned long long)A.base_size);
 }
 
+/* The base's completion (main thread). The AOF may have been turned off
+ * (and on again, with a new writer and manifest) since this rewrite
+ * started: then it is stale and changes nothing. */
 static void on_rewrite_done(void *priv, int status, const char *why, uint64_t bytes) {
-    (void)priv;
+    if ((uint64_t)(uintptr_t)priv != A.rewrite_gen || !A.rewriting) {
+        log_notice("Background AOF rewrite %s after the AOF was turned off: discarded",
+                   status == 0 ? "completed" : status == 1 ? "aborted" : "failed");
+        return;
+    }
+    assert(A.on && A.w);
     if (status != 0) {
         A.rewriting = 0;
         A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
@@ -465,6 +480,12 @@ static void disable(void) {
     A.on = 0;
     cmd_set_propagate_hook(NULL);
     if (A.rewriting) snap_abort("appendonly turned off");
+    /* The rewrite is abandoned: its completion, whenever it comes, is stale,
+     * and a manifest it queued on this writer no longer ends anything. */
+    A.rewriting = 0;
+    A.rewrite_gen++;
+    A.publish_wait = 0;
+    A.scheduled = 0;
     aofw_stop(A.w);
     A.w = NULL;
     gate_inflight_clear();

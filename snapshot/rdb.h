@@ -75,6 +75,15 @@ typedef struct rdb_load_cb {
     /* The load ended (ok = 1) or failed (ok = 0): a callee that batches keys
      * finishes or drops its batch. May be NULL. */
     void (*end)(void *priv, int ok);
+    /* May be NULL; used instead of `key` when set, by a callee that inserts
+     * keys later (in batches) and so may refuse a key after the fact (a
+     * duplicated key). *at is the offset of this key's record, as the
+     * loader's errors give it; on -1 the callee sets *at to the offset of
+     * the key it refused (a record it saw earlier) and err to why. Called
+     * once more with key == NULL (val NULL) when the data ends, before the
+     * checksum: the callee inserts what it still holds. */
+    int (*key_at)(void *priv, int db, obj *key, obj *val, int64_t expire, uint64_t *at,
+                  char *err, size_t errlen);
 } rdb_load_cb;
 
 typedef struct rdb_load_stats {

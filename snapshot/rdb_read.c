@@ -384,9 +384,21 @@ static int rd_key(rd *r, uint64_t at, int db, int64_t expire) {
         return 0;
     }
     char cerr[RDB_ERRLEN] = "";
-    if (r->cb->key(r->priv, db, key, val, expire, cerr, sizeof cerr) != 0)
-        return rd_fail(r, at, "%s", cerr[0] ? cerr : "key refused by the loader");
+    int rc = r->cb->key_at
+                 ? r->cb->key_at(r->priv, db, key, val, expire, &at, cerr, sizeof cerr)
+                 : r->cb->key(r->priv, db, key, val, expire, cerr, sizeof cerr);
+    if (rc != 0) return rd_fail(r, at, "%s", cerr[0] ? cerr : "key refused by the loader");
     r->st->keys_loaded++;
+    return 0;
+}
+
+/* The data ended at `at`: a batching callee inserts what it holds now, and
+ * may refuse a key it saw earlier (its offset comes back in at). */
+static int rd_flush_keys(rd *r, uint64_t at) {
+    if (!r->cb->key_at) return 0;
+    char cerr[RDB_ERRLEN] = "";
+    if (r->cb->key_at(r->priv, -1, NULL, NULL, -1, &at, cerr, sizeof cerr) != 0)
+        return rd_fail(r, at, "%s", cerr[0] ? cerr : "key refused by the loader");
     return 0;
 }
 
@@ -508,7 +520,7 @@ static int rd_body(rd *r) {
         case RDB_OP_AUX: rc = rd_aux(r); break;
         case RDB_OP_IDLE: rc = rd_len(r, &v, "IDLE"); break;   /* LRU hint: ignored */
         case RDB_OP_FREQ: rc = rd_le(r, 1, &v); break;         /* LFU hint: ignored */
-        case RDB_OP_EOF: return rd_trailer(r);
+        case RDB_OP_EOF: return rd_flush_keys(r, at) || rd_trailer(r) ? -1 : 0;
         default: return rd_refuse(r, at, op);
         }
         if (rc) return -1;

@@ -2,6 +2,7 @@
  * Main thread only (startup). */
 #include "restore.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,30 +19,52 @@ typedef struct item {
     obj *val;
     int64_t expire;
     uint64_t hash;
+    uint64_t at;          /* offset of the key's record, for errors */
 } item;
 
 /* ---- inserting (main thread) ---- */
 
-static void insert(const item *it) {
+/* 0, or -1 when the key is already there (a duplicated key in the file:
+ * Redis refuses to load it). The insert looks the key up anyway, so the
+ * check costs nothing; a refused item is left to the caller. */
+static int insert(const item *it) {
     vt_wr w;
     int created;
     vt_entry *e = vt_write(db_get(it->db)->t, it->key->data, it->key->len, 1, &w, &created);
-    obj *old = e->val;
+    if (!created) {
+        vt_write_done(&w);
+        return -1;
+    }
+    assert(e->val == NULL);
     e->val = it->val;
     vt_set_expire(&w, e, it->expire);
     vt_write_done(&w);
-    if (old) obj_decref(old);
     obj_decref(it->key);
+    return 0;
 }
 
+static void drop_items(item *items, int n);
+
 /* Hash and prefetch the whole batch's buckets, then insert: the misses of a
- * batch overlap instead of coming one after the other. */
-static void insert_batch(item *items, int n) {
+ * batch overlap instead of coming one after the other. 0, or -1 on a
+ * duplicated key with err naming it and *at its offset (the batch is
+ * consumed either way). */
+static int insert_batch(item *items, int n, uint64_t *at, char *err, size_t errlen) {
     for (int i = 0; i < n; i++) {
         items[i].hash = vt_hash(items[i].key->data, items[i].key->len);
         vt_prefetch(db_get(items[i].db)->t, items[i].hash);
     }
-    for (int i = 0; i < n; i++) insert(&items[i]);
+    for (int i = 0; i < n; i++) {
+        if (insert(&items[i]) == 0) continue;
+        const obj *k = items[i].key;
+        snprintf(err, errlen, "Duplicated key '%.*s%s' found in RDB file (database %d)",
+                 k->len > 200 ? 200 : (int)k->len, k->data, k->len > 200 ? "..." : "",
+                 items[i].db);
+        *at = items[i].at;
+        drop_items(items + i, n - i);
+        return -1;
+    }
+    return 0;
 }
 
 static void drop_items(item *items, int n) {
@@ -77,39 +100,73 @@ static struct {
     int n;
 } L;
 
-static void inline_flush(void) {
-    insert_batch(L.items, L.n);
+static int inline_flush(uint64_t *at, char *err, size_t errlen) {
+    int rc = insert_batch(L.items, L.n, at, err, errlen);
     L.n = 0;
+    return rc;
 }
+
+/* A resize comes between keys; a duplicate found by its flush is reported
+ * at the next key (or at the end of the data). */
+static struct {
+    int failed;
+    uint64_t at;
+    char err[RDB_ERRLEN];
+} pending;
 
 static void inline_resize(void *priv, int db, uint64_t keys, uint64_t expires) {
     (void)priv;
     (void)expires;
-    inline_flush(); /* keys read before go in before a resize */
+    /* keys read before go in before a resize */
+    if (!pending.failed && inline_flush(&pending.at, pending.err, sizeof pending.err) != 0)
+        pending.failed = 1;
     reserve(db, keys);
 }
 
-static int inline_key(void *priv, int db, obj *key, obj *val, int64_t expire, char *err,
-                      size_t errlen) {
+/* key == NULL: the data ended, insert the rest. */
+static int inline_key_at(void *priv, int db, obj *key, obj *val, int64_t expire, uint64_t *at,
+                         char *err, size_t errlen) {
     (void)priv;
+    if (pending.failed) {
+        if (key) obj_decref(key);
+        if (val) obj_decref(val);
+        *at = pending.at;
+        snprintf(err, errlen, "%s", pending.err);
+        return -1;
+    }
+    if (!key) return inline_flush(at, err, errlen);
     if (check_db(db, err, errlen) != 0) {
         obj_decref(key);
         obj_decref(val);
         return -1;
     }
-    L.items[L.n++] = (item){db, key, val, expire, 0};
-    if (L.n == BATCH) inline_flush();
+    L.items[L.n++] = (item){db, key, val, expire, 0, *at};
+    if (L.n == BATCH) return inline_flush(at, err, errlen);
     return 0;
+}
+
+static int inline_key(void *priv, int db, obj *key, obj *val, int64_t expire, char *err,
+                      size_t errlen) {
+    uint64_t at = 0;
+    return inline_key_at(priv, db, key, val, expire, &at, err, errlen);
 }
 
 static void inline_end(void *priv, int ok) {
     (void)priv;
-    if (ok) inline_flush();
+    uint64_t at;
+    char err[RDB_ERRLEN];
+    if (ok && L.n) {
+        /* a loader without key_at never flushed: insert the rest (a refused
+         * key cannot be reported from here) */
+        if (inline_flush(&at, err, sizeof err) != 0) log_warning("%s", err);
+    }
     drop_items(L.items, L.n);
     L.n = 0;
+    pending.failed = 0;
 }
 
-static const rdb_load_cb inline_cb = {inline_resize, inline_key, log_progress, inline_end};
+static const rdb_load_cb inline_cb = {inline_resize, inline_key, log_progress, inline_end,
+                                      inline_key_at};
 
 const rdb_load_cb *restore_callbacks(void) { return &inline_cb; }
 

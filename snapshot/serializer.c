@@ -157,6 +157,13 @@ static void *ser_main(void *arg) {
         unlink(job->tmp);
         goto done;
     }
+    if (atomic_load(&job->abort)) { /* aborted while finishing: keep the old file */
+        job->status = 1;
+        snprintf(job->err, sizeof job->err, "aborted");
+        rdb_writer_abort(w);
+        unlink(job->tmp);
+        goto done;
+    }
     if (rdb_writer_finish(w, err, sizeof err) != 0 ||
         rdb_commit_file(job->tmp, job->path, err, sizeof err) != 0) {
         job->status = -1;

@@ -3,6 +3,7 @@
  * restore on startup, INFO persistence. Main thread only. */
 #include "snap.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <glob.h>
 #include <signal.h>
@@ -125,52 +126,56 @@ static void on_job_closed(uv_handle_t *h) {
     free(job);
 }
 
-/* Runs on the loop when the serializer thread has ended. */
+/* Runs on the loop when the serializer thread has ended (or directly from
+ * snap_shutdown, after it asked the thread to stop). The state may have
+ * moved on since the thread finished: FLUSHALL/FLUSHDB or AOF off asked for
+ * an abort (S.aborted) after the file was already written, so a job that
+ * ended well still counts as aborted then. */
 static void on_forkless_done(uv_async_t *a) {
     ser_job *job = a->data;
+    assert(job == S.job);
     for (int i = 0; i < job->ndb; i++)
         if (job->dbs[i].table) vt_save_end(job->dbs[i].table);
     ser_finish(job);
     free_retired();
     size_t peak = job->q_peak; /* ser_finish joined the thread and destroyed q_lock */
+    int aborted = job->status == 1 || S.aborted;
     S.last_peak_extra = peak;
     S.type = SNAP_NONE;
     S.job = NULL;
+    S.aborted = 0;
     if (S.aof_done) {
         snap_done_fn done = S.aof_done;
         S.aof_done = NULL;
-        S.aborted = 0;
-        done(S.aof_priv, job->status, job->err, job->file_bytes);
-        uv_close((uv_handle_t *)&job->done, on_job_closed);
-        if (S.save_after_abort && S.type == SNAP_NONE) {
-            S.save_after_abort = 0;
-            snap_after_flushall();
-        }
-        return;
-    }
-    S.last_time_sec = job->duration_us / 1000000;
-    S.last_keys = atomic_load(&job->keys_done);
-    S.last_cow = 0;
-    if (job->status == 0) {
-        log_notice("Background saving (forkless) terminated with success: %llu keys, "
-                   "%.3f s, peak retained %zu bytes", (unsigned long long)S.last_keys,
-                   (double)job->duration_us / 1e6, peak);
-        record_result(SNAP_FORKLESS, 1, S.dirty_at_start);
-    } else if (job->status == 1 || S.aborted) {
-        log_notice("Background saving (forkless) aborted");
-        if (S.save_after_abort) {
-            S.save_after_abort = 0;
-            S.aborted = 0;
-            uv_close((uv_handle_t *)&job->done, on_job_closed);
-            snap_after_flushall();
-            return;
-        }
+        /* A base renamed into place after the abort is listed by no
+         * manifest: it goes. */
+        if (aborted && job->status == 0 && unlink(job->path) != 0)
+            log_warning("Removing the aborted AOF base %s: %s", job->path, strerror(errno));
+        done(S.aof_priv, aborted ? 1 : job->status, aborted ? "aborted" : job->err,
+             job->file_bytes);
     } else {
-        log_warning("Background saving (forkless) error: %s", job->err);
-        record_result(SNAP_FORKLESS, 0, 0);
+        S.last_time_sec = job->duration_us / 1000000;
+        S.last_keys = atomic_load(&job->keys_done);
+        S.last_cow = 0;
+        if (aborted) {
+            log_notice("Background saving (forkless) aborted");
+        } else if (job->status == 0) {
+            log_notice("Background saving (forkless) terminated with success: %llu keys, "
+                       "%.3f s, peak retained %zu bytes", (unsigned long long)S.last_keys,
+                       (double)job->duration_us / 1e6, peak);
+            record_result(SNAP_FORKLESS, 1, S.dirty_at_start);
+        } else {
+            log_warning("Background saving (forkless) error: %s", job->err);
+            record_result(SNAP_FORKLESS, 0, 0);
+        }
     }
-    S.aborted = 0;
     uv_close((uv_handle_t *)&job->done, on_job_closed);
+    /* FLUSHALL with save points: the empty dataset replaces whatever the
+     * aborted job wrote, also a dump it had already renamed into place. */
+    if (S.save_after_abort && S.type == SNAP_NONE) {
+        S.save_after_abort = 0;
+        snap_after_flushall();
+    }
 }
 
 /* Starts the serializer on every table at a new epoch, writing tmp then
@@ -405,19 +410,16 @@ void snap_cron(void) {
 void snap_schedule(void) { S.scheduled = 1; }
 
 int snap_shutdown(int nosave, int save, char *err, size_t errlen) {
-    if (S.type == SNAP_FORKLESS) {
-        atomic_store(&S.job->abort, 1);
-        pthread_join(S.job->thread, NULL);
-        S.aborted = 1;
-        unlink(S.job->tmp);
-    } else if (S.type == SNAP_FORK) {
-        S.aborted = 1;
-        forksave_kill(S.child);
-        unlink(S.tmp);
-    }
+    /* The running save ends here, completely (a failed final save leaves the
+     * server running): the fork child is killed and reaped by snap_abort;
+     * the serializer is told to stop and its completion runs now (it joins
+     * the thread; the pending wake-up dies with the closed handle). */
+    S.save_after_abort = 0; /* the final save below, if any, replaces it */
+    if (S.type != SNAP_NONE) snap_abort("shutdown");
+    if (S.type == SNAP_FORKLESS) on_forkless_done(&S.job->done);
+    assert(S.type == SNAP_NONE);
     if (nosave || (!save && server.cfg.nsave == 0)) return 0;
     log_notice("Saving the final RDB snapshot before exiting.");
-    S.type = SNAP_NONE;
     return snap_save_sync(err, errlen);
 }
 

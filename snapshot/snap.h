@@ -40,7 +40,10 @@ void snap_schedule(void);
 /* SAVE: a synchronous save on the main thread (blocks clients, as Redis). */
 int snap_save_sync(char *err, size_t errlen);
 int snap_in_progress(void);
-/* FLUSHALL/FLUSHDB: abort a running save cleanly (not a failure). */
+/* FLUSHALL/FLUSHDB, AOF off: abort a running save cleanly (not a failure).
+ * A forkless save whose thread has already finished but whose completion
+ * has not run yet counts as aborted too (no success recorded; an AOF base
+ * it renamed into place is removed, the rewrite is told status 1). */
 void snap_abort(const char *why);
 /* FLUSHALL with save points: save the empty dataset at once, as Redis does,
  * so that a restart cannot bring the flushed keys back. */

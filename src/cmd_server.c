@@ -413,16 +413,17 @@ void cmd_client(client *c) {
 /* ---- SHUTDOWN / DEBUG ---- */
 
 void cmd_shutdown(client *c) {
-    int nosave = 0, save = 0;
+    int nosave = 0, save = 0, force = 0;
     for (int i = 1; i < c->argc; i++) {
         if (arg_is(&c->argv[i], "nosave")) nosave = 1;
         else if (arg_is(&c->argv[i], "save")) save = 1;
-        else if (arg_is(&c->argv[i], "now") || arg_is(&c->argv[i], "force")) continue;
+        else if (arg_is(&c->argv[i], "force")) force = 1;
+        else if (arg_is(&c->argv[i], "now")) continue;
         else { reply_syntax_error(c); return; }
     }
     if (nosave && save) { reply_syntax_error(c); return; }
     char err[512];
-    server_shutdown(nosave, save, err, sizeof err);
+    server_shutdown(nosave, save, force, err, sizeof err);
     reply_error(c, err); /* only reached when shutdown failed */
 }
 

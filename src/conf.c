@@ -704,20 +704,28 @@ static int set_values(conf *now, int n, const conf_param **ps, char **values, ch
     return 0;
 }
 
-/* Asks the hook about every changed parameter; on a veto, calls the hooks
- * that accepted again with old and new swapped, so they can undo. */
-static int run_hooks(const conf *old, const conf *now, int n, const conf_param **ps,
-                     char *err, size_t errlen)
+/* Asks the hook about every changed parameter. `live` already holds the
+ * new values (the hooks read the server's conf, so every value is in place
+ * before the first hook runs, as Redis applies all then calls the apply
+ * functions); `old` holds the previous ones. On a veto, `live` gets the old
+ * values back and the hooks that accepted are called again with old and
+ * new swapped, so they can undo; *live then owns the old values and
+ * `old` the rejected ones. */
+static int run_hooks(conf *old, conf *live, int n, const conf_param **ps, char *err,
+                     size_t errlen)
 {
     if (!conf_hook) return 0;
     for (int i = 0; i < n; i++) {
         char reason[CONF_ERRLEN] = "";
-        if (!param_changed(old, now, ps[i])) continue;
-        if (conf_hook(old, now, ps[i]->name, reason, sizeof(reason)) == 0) continue;
+        if (!param_changed(old, live, ps[i])) continue;
+        if (conf_hook(old, live, ps[i]->name, reason, sizeof(reason)) == 0) continue;
+        conf rejected = *live;
+        *live = *old;
+        *old = rejected;
         for (int j = i - 1; j >= 0; j--) {
             char ignored[CONF_ERRLEN];
-            if (param_changed(old, now, ps[j]))
-                conf_hook(now, old, ps[j]->name, ignored, sizeof(ignored));
+            if (param_changed(old, live, ps[j]))
+                conf_hook(old, live, ps[j]->name, ignored, sizeof(ignored));
         }
         if (reason[0]) snprintf(err, errlen, SET_FAILED, ps[i]->name, reason);
         else snprintf(err, errlen, "ERR CONFIG SET failed (possibly related to argument '%s')",
@@ -735,11 +743,11 @@ int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t
     if (resolve_names(npairs, names, ps, err, errlen) == 0) {
         conf now;
         conf_dup(&now, c);
-        if (set_values(&now, npairs, ps, values, err, errlen) == 0 &&
-            run_hooks(c, &now, npairs, ps, err, errlen) == 0) {
-            conf_free(c);
-            *c = now; /* c takes over now's strings */
-            rc = 0;
+        if (set_values(&now, npairs, ps, values, err, errlen) == 0) {
+            conf old = *c; /* c takes over now's strings, old keeps c's */
+            *c = now;
+            rc = run_hooks(&old, c, npairs, ps, err, errlen);
+            conf_free(&old); /* on a veto: the rejected values */
         } else {
             conf_free(&now);
         }

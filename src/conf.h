@@ -102,11 +102,14 @@ void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
 /* CONFIG SET name value [name value ...]: all or nothing. Parameters that
  * cannot change at runtime answer "ERR CONFIG SET failed (possibly related
  * to argument 'port') - can't set immutable config" as Redis; err receives
- * the whole reply text, starting with "ERR ". Before a new value is kept,
- * the hook (if set) is called once per changed parameter, in argument order,
- * with the current conf and the new one (a temporary: keep no pointer into
- * it); a non-zero return undoes the whole change: the hooks that already
- * accepted are called again with old and new swapped, and the client gets
+ * the whole reply text, starting with "ERR ". Every value is parsed and
+ * stored in c first; then the hook (if set) is called once per changed
+ * parameter, in argument order, with the old values (a temporary: keep no
+ * pointer into it) and c, which already holds every new value (so a hook
+ * that reads another parameter, e.g. appendonly reading appendfsync, sees
+ * the new one). A non-zero return undoes the whole change: c gets its old
+ * values back, the hooks that already accepted are called again with old
+ * and new swapped (now = c), and the client gets
  * "ERR CONFIG SET failed (possibly related to argument 'x') - <hook's err>". */
 typedef int (*conf_hook_fn)(const conf *old, const conf *now, const char *name,
                             char *err, size_t errlen);

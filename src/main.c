@@ -82,7 +82,7 @@ static void on_cron(uv_timer_t *t) {
     if (server.shutdown_asap) {
         char err[512];
         log_warning("Received SIGTERM scheduling shutdown...");
-        server_shutdown(0, 0, err, sizeof err);
+        server_shutdown(0, 0, 0, err, sizeof err);
         log_warning("SIGTERM received but errors trying to shut down the server: %s", err);
         server.shutdown_asap = 0;
     }
@@ -105,12 +105,16 @@ static void on_signal(uv_signal_t *s, int signum) {
     server.shutdown_asap = 1;
 }
 
-int server_shutdown(int nosave, int save, char *err, size_t errlen) {
+int server_shutdown(int nosave, int save, int force, char *err, size_t errlen) {
     log_warning("User requested shutdown...");
     if (snap_shutdown(nosave, save, err, errlen) != 0) {
-        log_warning("Error trying to save the DB, can't exit.");
-        snprintf(err, errlen, "ERR Errors trying to SHUTDOWN. Check logs.");
-        return -1;
+        if (force) {
+            log_warning("Error trying to save the DB. Exit anyway.");
+        } else {
+            log_warning("Error trying to save the DB, can't exit.");
+            snprintf(err, errlen, "ERR Errors trying to SHUTDOWN. Check logs.");
+            return -1;
+        }
     }
     aof_shutdown();
     net_flush_all();

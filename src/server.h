@@ -133,7 +133,8 @@ extern server_t server;
 static inline void server_dirty(long long n) { server.dirty += n; }
 
 /* Shuts down as SHUTDOWN does: save if asked (or save points set and
- * nosave == 0), close clients, exit. Returns only on failure, with err. */
-int server_shutdown(int nosave, int save, char *err, size_t errlen);
+ * nosave == 0), close clients, exit. Returns only on failure, with err;
+ * with force (SHUTDOWN FORCE) a failed save is logged and it exits anyway. */
+int server_shutdown(int nosave, int save, int force, char *err, size_t errlen);
 
 #endif

@@ -785,6 +785,61 @@ START_TEST(test_set_hook)
 }
 END_TEST
 
+/* The hooks read the live conf (server.cfg): every new value must be there
+ * before the first hook runs, and the old ones back before the undo. */
+static struct {
+    conf *live;
+    int fsync_seen, fsync_in_undo, calls;
+} lv;
+
+static int live_hook(const conf *old, const conf *now, const char *name, char *err,
+                     size_t errlen)
+{
+    ck_assert_ptr_eq(now, lv.live);
+    lv.calls++;
+    if (!strcmp(name, "appendonly") && now->appendonly) lv.fsync_seen = lv.live->appendfsync;
+    if (!strcmp(name, "appendonly") && !now->appendonly) lv.fsync_in_undo = lv.live->appendfsync;
+    if (!strcmp(name, "timeout") && now->timeout == 7) {
+        (void)old;
+        snprintf(err, errlen, "no");
+        return -1;
+    }
+    return 0;
+}
+
+START_TEST(test_set_hooks_see_all_values)
+{
+    conf c;
+    char err[CONF_ERRLEN];
+    conf_init(&c);
+    memset(&lv, 0, sizeof(lv));
+    lv.live = &c;
+    conf_set_hook(live_hook);
+    ck_assert_int_eq(c.appendfsync, FSYNC_EVERYSEC);
+    /* appendonly's hook (the writer starts) reads the new appendfsync */
+    ck_assert_int_eq(set_pairs(&c, err, 2, "appendonly", "yes", "appendfsync", "always"), 0);
+    ck_assert_int_eq(lv.fsync_seen, FSYNC_ALWAYS);
+    ck_assert_int_eq(c.appendonly, 1);
+    ck_assert_int_eq(c.appendfsync, FSYNC_ALWAYS);
+    /* a veto: the undo of appendonly runs with the old appendfsync back */
+    ck_assert_int_eq(set_pairs(&c, err, 2, "appendfsync", "no", "appendonly", "no"), 0);
+    memset(&lv, 0, sizeof(lv));
+    lv.live = &c;
+    lv.fsync_in_undo = -1;
+    ck_assert_int_eq(set_pairs(&c, err, 3, "appendfsync", "always", "appendonly", "yes",
+                               "timeout", "7"), -1);
+    ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
+                          "'timeout') - no");
+    ck_assert_int_eq(lv.fsync_seen, FSYNC_ALWAYS);
+    ck_assert_int_eq(lv.fsync_in_undo, FSYNC_NO);
+    ck_assert_int_eq(c.appendonly, 0);
+    ck_assert_int_eq(c.appendfsync, FSYNC_NO);
+    ck_assert_int_eq(c.timeout, 0);
+    conf_set_hook(NULL);
+    conf_free(&c);
+}
+END_TEST
+
 /* ---- conf_apply ---- */
 
 START_TEST(test_apply)
@@ -826,6 +881,7 @@ static Suite *conf_suite(void)
     tcase_add_test(tc, test_set_errors);
     tcase_add_test(tc, test_set_all_or_nothing);
     tcase_add_test(tc, test_set_hook);
+    tcase_add_test(tc, test_set_hooks_see_all_values);
     tcase_add_test(tc, test_apply);
     suite_add_tcase(s, tc);
     return s;

@@ -548,6 +548,67 @@ static int load_bytes(const vbuf *b, int64_t now, recs *got, rdb_load_stats *st,
     return load(tpath, now, got, st, err);
 }
 
+/* key_at: a callee that refuses a key after the fact names its offset;
+ * the end of the data is announced with key == NULL before the checksum. */
+static struct {
+    uint64_t offs[8];
+    int n, saw_end, refuse; /* refuse: at the end, blame key index refuse */
+} ka;
+
+static int ka_key(void *priv, int db, obj *k, obj *v, int64_t expire, uint64_t *at,
+                  char *err, size_t errlen) {
+    (void)priv, (void)db, (void)expire;
+    if (!k) {
+        ka.saw_end = 1;
+        if (ka.refuse < 0) return 0;
+        *at = ka.offs[ka.refuse];
+        snprintf(err, errlen, "Duplicated key 'k' found in RDB file (database 0)");
+        return -1;
+    }
+    ck_assert_int_lt(ka.n, 8);
+    ka.offs[ka.n++] = *at;
+    obj_decref(k);
+    obj_decref(v);
+    return 0;
+}
+
+static const rdb_load_cb KA_CB = { NULL, cb_key, NULL, NULL, ka_key };
+
+START_TEST(test_key_at_offsets) {
+    vbuf b;
+    vbuf_init(&b);
+    b_header(&b, 10);
+    b_u8(&b, RDB_OP_SELECTDB); b_len(&b, 0);
+    size_t off1 = b.len;
+    b_u8(&b, RDB_TYPE_STRING); b_str(&b, "k"); b_str(&b, "v1");
+    size_t off2 = b.len;
+    b_u8(&b, RDB_TYPE_STRING); b_str(&b, "k"); b_str(&b, "v2");
+    b_end(&b, 10, CK_RIGHT);
+    write_file(tpath, b.data, b.len);
+    rdb_load_stats st;
+    char err[RDB_ERRLEN];
+    for (int refuse = -1; refuse <= 1; refuse++) {
+        memset(&ka, 0, sizeof ka);
+        ka.refuse = refuse;
+        int rc = rdb_load_file(tpath, 0, &KA_CB, NULL, &st, err, sizeof err);
+        ck_assert_int_eq(ka.n, 2);
+        ck_assert_uint_eq(ka.offs[0], off1);
+        ck_assert_uint_eq(ka.offs[1], off2);
+        ck_assert_int_eq(ka.saw_end, 1);
+        if (refuse < 0) {
+            ck_assert_int_eq(rc, 0);
+            continue;
+        }
+        ck_assert_int_eq(rc, -1);
+        char want[RDB_ERRLEN + 320];
+        snprintf(want, sizeof want, "%s: offset %zu: Duplicated key 'k' found in RDB file "
+                 "(database 0)", tpath, refuse ? off2 : off1);
+        ck_assert_str_eq(err, want);
+    }
+    vbuf_free(&b);
+}
+END_TEST
+
 /* Old versions, every opcode we accept and every string form. */
 static void crafted_all_forms(int ver, int ck) {
     vbuf b;
@@ -876,6 +937,7 @@ static Suite *rdb_suite(void) {
     tcase_add_test(tc, test_trailing_garbage);
     tcase_add_test(tc, test_full_disk);
     tcase_add_test(tc, test_open_errors_and_commit);
+    tcase_add_test(tc, test_key_at_offsets);
     suite_add_tcase(s, tc);
     return s;
 }

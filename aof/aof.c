@@ -1,6 +1,7 @@
 /* aof: the append-only file, main-thread side (see aof.h). */
 #include "aof.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -284,19 +285,25 @@ static manifest_job *manifest_job_new(const aof_manifest *m) {
     return j;
 }
 
-/* Files of `old` that `keep` does not list. */
+/* 1 when m names the file (base, incr or history). */
+static int manifest_names(const aof_manifest *m, const char *name) {
+    if (m->base.name && !strcmp(m->base.name, name)) return 1;
+    for (int i = 0; i < m->nincr; i++)
+        if (!strcmp(m->incrs[i].name, name)) return 1;
+    for (int i = 0; i < m->nhistory; i++)
+        if (!strcmp(m->history[i].name, name)) return 1;
+    return 0;
+}
+
+/* Files of `old` that `keep` does not list (however many: a manifest may
+ * have gathered many INCR files while rewrites failed). */
 static void manifest_job_unlink_rest(manifest_job *j, const aof_manifest *old,
                                      const aof_manifest *keep) {
-    const aof_file *files[256];
-    int n = 0;
-    if (old->base.name) files[n++] = &old->base;
-    for (int i = 0; i < old->nincr && n < 256; i++) files[n++] = &old->incrs[i];
-    for (int i = 0; i < n; i++) {
-        int listed = keep->base.name && !strcmp(keep->base.name, files[i]->name);
-        for (int k = 0; k < keep->nincr; k++) listed |= !strcmp(keep->incrs[k].name, files[i]->name);
-        if (listed) continue;
+    for (int i = -1; i < old->nincr; i++) {
+        const char *name = i < 0 ? old->base.name : old->incrs[i].name;
+        if (!name || manifest_names(keep, name)) continue;
         j->unlink = xrealloc(j->unlink, sizeof(char *) * (size_t)(j->nunlink + 1));
-        j->unlink[j->nunlink++] = xstrdup(files[i]->name);
+        j->unlink[j->nunlink++] = xstrdup(name);
     }
 }
 
@@ -520,9 +527,23 @@ typedef struct exec_ctx {
     client fake;
 } exec_ctx;
 
+/* What an AOF may hold: write commands and SELECT (and MULTI/EXEC once
+ * they exist). Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
+ * on the server in the middle of its startup: it is a load error. */
+static int replayable(const cmd_def *d) {
+    return (d->flags & CMD_WRITE) || d->proc == cmd_select;
+}
+
 static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {
     exec_ctx *x = priv;
     client *c = &x->fake;
+    const cmd_def *d = cmd_lookup(argv[0].p, argv[0].len);
+    if (!d || !replayable(d)) {
+        int n = argv[0].len > 128 ? 128 : (int)argv[0].len;
+        snprintf(err, errlen, "%s command '%.*s' in the AOF (only write commands and "
+                 "SELECT are replayed)", d ? "not replayable" : "unknown", n, argv[0].p);
+        return -1;
+    }
     if (argc > c->argv_cap) {
         c->argv_cap = argc;
         c->argv = xrealloc(c->argv, sizeof(arg) * (size_t)argc);
@@ -553,7 +574,8 @@ int aof_load_startup(char *err, size_t errlen) {
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
     server.loading = 1;
-    rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, wall_ms(),
+    /* INT64_MIN: the base keeps its expired keys (see aof_load.h) */
+    rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, INT64_MIN,
                         restore_callbacks(), NULL, exec_command, &x, &st, err, errlen);
     server.loading = 0;
     vbuf_free(&x.fake.reply);
@@ -568,10 +590,9 @@ int aof_load_startup(char *err, size_t errlen) {
 }
 
 /* Startup with appendonly on and no AOF yet: write the base of what was
- * loaded (before serving, so nothing waits for it), publish the manifest,
- * then append to a new INCR file. */
+ * loaded (before serving, so nothing waits for it); aof_open_startup then
+ * adds the INCR file and publishes the manifest. */
 static int create_at_startup(char *err, size_t errlen) {
-    if (make_dir(err, errlen) != 0) return -1;
     char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
     char *base_path = aof_path(base);
     char tmp[64];
@@ -584,13 +605,6 @@ static int create_at_startup(char *err, size_t errlen) {
     free(tmp_path);
     if (rc != 0) { free(base); return -1; }
     A.m.base = (aof_file){base, A.m.curr_base_seq, 'b'};
-    A.m.incrs = xmalloc(sizeof(aof_file));
-    A.m.incrs[0] = (aof_file){aofm_new_incr_name(&A.m, server.cfg.appendfilename),
-                              A.m.curr_incr_seq, 'i'};
-    A.m.nincr = 1;
-    if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
-        return -1;
-    A.have_base = 1;
     A.rewrites++; /* Redis makes this base with a rewrite too */
     log_notice("Creating AOF base file %s on server start (%llu keys)", base,
                (unsigned long long)keys);
@@ -610,23 +624,63 @@ static void remove_stale_temps(void) {
     free(pattern);
 }
 
+/* 1 when name has the shape of an AOF file of ours:
+ * "<appendfilename>.<seq>.base.rdb", ".base.aof" or ".incr.aof". */
+static int is_aof_file_name(const char *name) {
+    size_t n = strlen(server.cfg.appendfilename);
+    if (strncmp(name, server.cfg.appendfilename, n) != 0 || name[n] != '.') return 0;
+    const char *p = name + n + 1;
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') p++;
+    return !strcmp(p, ".base.rdb") || !strcmp(p, ".base.aof") || !strcmp(p, ".incr.aof");
+}
+
+
+/* AOF files that the manifest (A.m, as loaded) does not name: the INCR a
+ * crash left before the first base of an AOF turned on at runtime, or a
+ * base whose manifest never came. They are never replayed, and are deleted
+ * so that no new file of the same name can inherit their bytes. */
+static void remove_orphans(void) {
+    DIR *d = opendir(server.cfg.appenddirname);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!is_aof_file_name(e->d_name) || manifest_names(&A.m, e->d_name)) continue;
+        char *path = aof_path(e->d_name);
+        if (unlink(path) == 0)
+            log_notice("Removed %s: no AOF manifest names it", path);
+        else
+            log_warning("Removing %s (no AOF manifest names it): %s", path, strerror(errno));
+        free(path);
+    }
+    closedir(d);
+}
+
 int aof_open_startup(char *err, size_t errlen) {
     cmd_add_write_gate(aof_write_gate);
     if (!server.cfg.appendonly) return 0;
-    remove_stale_temps();
-    if (A.m.nincr == 0 && !A.m.base.name && create_at_startup(err, errlen) != 0) return -1;
     if (make_dir(err, errlen) != 0) return -1;
+    remove_stale_temps();
+    remove_orphans();
+    if (A.m.nincr == 0 && !A.m.base.name && create_at_startup(err, errlen) != 0) return -1;
     A.base_size = A.m.base.name ? file_size(A.m.base.name) : 0;
+    int fd;
     if (A.m.nincr == 0) {
+        /* A new INCR: created empty before the manifest names it. */
         char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+        fd = open_incr(incr, 1, err, errlen);
+        if (fd < 0) { free(incr); return -1; }
         A.m.incrs = xmalloc(sizeof(aof_file));
         A.m.incrs[0] = (aof_file){incr, A.m.curr_incr_seq, 'i'};
         A.m.nincr = 1;
-        if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
+        if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen)) {
+            close(fd);
             return -1;
+        }
+    } else {
+        fd = open_incr(A.m.incrs[A.m.nincr - 1].name, 0, err, errlen);
+        if (fd < 0) return -1;
     }
-    int fd = open_incr(A.m.incrs[A.m.nincr - 1].name, 0, err, errlen);
-    if (fd < 0) return -1;
+    A.have_base = A.m.base.name != NULL;
     set_current_incr_sizes();
     A.size_after_rewrite = current_size();
     return start_writer(fd, err, errlen);

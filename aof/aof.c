@@ -1,6 +1,7 @@
 /* aof: the append-only file, main-thread side (see aof.h). */
 #include "aof.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "../snapshot/syncsave.h"
 #include "../src/log.h"
 #include "../src/net.h"
+#include "../src/resp.h"
 #include "../src/util.h"
 #include "aof_gate.h"
 #include "aof_load.h"
@@ -52,7 +54,10 @@ static struct {
     int rewrites;             /* successful rewrites */
     uint64_t publish_seq;     /* rewrites whose manifest went to the writer */
     uint64_t publish_wait;    /* the one the running rewrite waits for, or 0 */
-    int64_t retry_after_ms;   /* mono ms: a failed rewrite is retried then */
+    int64_t retry_after_ms;   /* mono ms: no automatic rewrite before then */
+    int rw_failures;          /* consecutive failed rewrites */
+    char base_error[256];     /* why the first base failed ("" when not) */
+    size_t cmd_reply_start;   /* reply length when the running command began */
     char tmp[64];
 } A;
 
@@ -119,6 +124,7 @@ void aof_before_sleep(void) {
 
 int aof_before_command(client *c, const cmd_def *d) {
     A.cmd_start = stream_end();
+    A.cmd_reply_start = c->reply.len;
     if (!A.on || !(d->flags & CMD_WRITE)) return 0;
     int queue_ahead = gate_parked_count() > 0 && A.resuming != c;
     if (!queue_ahead && backlog() <= (uint64_t)server.cfg.aof_max_backlog) return 0;
@@ -128,12 +134,16 @@ int aof_before_command(client *c, const cmd_def *d) {
 
 void aof_after_command(client *c, const cmd_def *d) {
     if (!always()) return;
+    int was_held = c->hold_offset > A.synced;
     uint64_t wait = gate_inflight_wait(c, d, A.synced);
     if (stream_end() > A.cmd_start) {
         gate_inflight_add(c, d, stream_end());
         wait = stream_end();
     }
     if (wait > c->hold_offset) c->hold_offset = wait;
+    /* where the held replies begin, to answer them with an error if the
+     * first base fails (fail_held) */
+    if (!was_held && c->hold_offset > A.synced) c->hold_reply_at = A.cmd_reply_start;
 }
 
 int aof_reply_held(const client *c) { return always() && c->hold_offset > A.synced; }
@@ -163,6 +173,45 @@ static void resume_parked(int all) {
     }
 }
 
+/* Number of whole RESP2 replies in p[0..n) (as verso writes them). */
+static size_t count_replies(const char *p, size_t n) {
+    size_t count = 0, i = 0;
+    while (i < n) {
+        long long need = 1;
+        while (need > 0) {
+            const char *nl = i < n ? memchr(p + i, '\n', n - i) : NULL;
+            if (!nl) return count;
+            char type = p[i];
+            long long v = strtoll(p + i + 1, NULL, 10);
+            i = (size_t)(nl - p) + 1;
+            need--;
+            if (type == '$' && v >= 0) i += (size_t)v + 2;
+            else if (type == '*' && v > 0) need += v;
+        }
+        count++;
+    }
+    return count;
+}
+
+/* The first base failed (always): the writes whose replies wait for it are
+ * not durable. Their replies, and those queued behind them on the same
+ * connection, become `msg` (one error per reply), and the clients are
+ * released instead of waiting for a base that may never come. */
+static void fail_held(const char *msg) {
+    for (client *c = server.clients; c; c = c->next) {
+        if (c->hold_offset <= A.synced) continue;
+        assert(c->hold_reply_at <= c->reply.len);
+        size_t n = count_replies(c->reply.data + c->hold_reply_at,
+                                 c->reply.len - c->hold_reply_at);
+        c->reply.len = c->hold_reply_at;
+        for (size_t i = 0; i < n; i++) resp_add_error(&c->reply, msg);
+        c->hold_offset = 0;
+    }
+    gate_inflight_clear(); /* reads no longer wait for those writes */
+    release_held();
+    net_flush_all();
+}
+
 /* The writer finished a batch (runs on the loop). */
 static void on_progress(void *priv) {
     (void)priv;
@@ -186,10 +235,14 @@ static void on_progress(void *priv) {
 
 static const char *aof_write_gate(void) {
     if (!A.w) return NULL;
+    static char msg[384];
+    if (A.base_error[0]) { /* on, but no base could be written */
+        snprintf(msg, sizeof msg, "MISCONF Errors writing to the AOF file: %s", A.base_error);
+        return msg;
+    }
     aofw_stats st;
     aofw_get_stats(A.w, &st);
     if (st.write_ok) return NULL;
-    static char msg[384];
     snprintf(msg, sizeof msg, "MISCONF Errors writing to the AOF file: %s", st.last_error);
     return msg;
 }
@@ -323,24 +376,33 @@ static uint64_t current_size(void) {
  * the BASE of the same instant with the forkless serializer. */
 static int start_rewrite(char *err, size_t errlen) {
     aof_before_sleep(); /* everything before E goes to the old file */
-    char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
-    int fd = open_incr(incr, 1, err, errlen);
-    if (fd < 0) { free(incr); return -1; }
-    /* The new INCR must be in the manifest on disk before any write in it
-     * is acknowledged; only a complete AOF (with a base) is published. */
-    A.m.incrs = xrealloc(A.m.incrs, sizeof(aof_file) * (size_t)(A.m.nincr + 1));
-    A.m.incrs[A.m.nincr++] = (aof_file){xstrdup(incr), A.m.curr_incr_seq, 'i'};
+    /* An INCR file that nothing was appended to since it began (a failed
+     * rewrite's, say) can follow the base of this instant as it is: reused,
+     * so that retries add no files. */
+    int reuse = A.m.nincr > 0 && stream_end() == A.cur_incr_start;
+    char *incr;
+    if (reuse) {
+        incr = xstrdup(A.m.incrs[A.m.nincr - 1].name);
+    } else {
+        incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+        int fd = open_incr(incr, 1, err, errlen);
+        if (fd < 0) { free(incr); return -1; }
+        /* The new INCR must be in the manifest on disk before any write in
+         * it is acknowledged; only a complete AOF (with a base) is published. */
+        A.m.incrs = xrealloc(A.m.incrs, sizeof(aof_file) * (size_t)(A.m.nincr + 1));
+        A.m.incrs[A.m.nincr++] = (aof_file){xstrdup(incr), A.m.curr_incr_seq, 'i'};
+        if (A.have_base) /* publish the new INCR before any byte in it counts */
+            aofw_switch_file_after(A.w, fd, manifest_job_fn, manifest_job_new(&A.m));
+        else
+            aofw_switch_file(A.w, fd);
+        A.last_db = -1;
+        A.incr_size_before = current_size() - A.base_size;
+        A.cur_incr_start = A.submitted;
+    }
     char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
     char *base_path = aof_path(base);
     snprintf(A.tmp, sizeof A.tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
     char *tmp_path = aof_path(A.tmp);
-    if (A.have_base) /* publish the new INCR before any byte in it counts */
-        aofw_switch_file_after(A.w, fd, manifest_job_fn, manifest_job_new(&A.m));
-    else
-        aofw_switch_file(A.w, fd);
-    A.last_db = -1;
-    A.incr_size_before = current_size() - A.base_size;
-    A.cur_incr_start = A.submitted;
     int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done, NULL, err, errlen);
     free(base_path);
     free(tmp_path);
@@ -361,9 +423,40 @@ static void finish_rewrite(void) {
     A.have_base = 1;
     A.rewrites++;
     A.last_rewrite_ok = 1;
+    A.rw_failures = 0;
+    A.base_error[0] = '\0';
+    A.retry_after_ms = 0;
     A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
     log_notice("Background AOF rewrite terminated with success (%llu bytes base)",
                (unsigned long long)A.base_size);
+}
+
+/* A rewrite failed (not aborted). With a base, the AOF on disk stays valid
+ * (old base + INCRs): automatic rewrites back off as Redis's do, 5 s after
+ * the first two failures in a row, then 1, 2, 4... up to 60 minutes
+ * (BGREWRITEAOF still starts one at once). Without a base (AOF just turned
+ * on), nothing a restart would read holds the writes: they are refused
+ * with MISCONF and those held for the base are answered with it, and the
+ * base is retried every 5 s (its INCR file stays empty meanwhile and is
+ * reused, so retries add no files). */
+static void rewrite_failed(const char *why) {
+    A.last_rewrite_ok = 0;
+    A.rw_failures++;
+    A.scheduled = A.on;
+    if (!A.have_base) {
+        snprintf(A.base_error, sizeof A.base_error, "%s", why);
+        A.retry_after_ms = mono_ms() + 5000;
+        if (always()) fail_held(aof_write_gate());
+        return;
+    }
+    int64_t delay = 5000;
+    if (A.rw_failures >= 3) {
+        delay = (int64_t)60000 << (A.rw_failures - 3 < 6 ? A.rw_failures - 3 : 6);
+        if (delay > 3600000) delay = 3600000;
+        log_warning("Background AOF rewrite has failed %d times in a row: the next automatic "
+                    "one in %lld minutes", A.rw_failures, (long long)(delay / 60000));
+    }
+    A.retry_after_ms = mono_ms() + delay;
 }
 
 static void on_rewrite_done(void *priv, int status, const char *why, uint64_t bytes) {
@@ -371,12 +464,13 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     if (status != 0) {
         A.rewriting = 0;
         A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
-        A.last_rewrite_ok = status == 1; /* aborted is not a failure */
         log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
-        /* The AOF stays valid (old base + INCRs), but try again: without a
-         * base (AOF just turned on) it is not published at all. */
-        A.scheduled = A.on;
-        A.retry_after_ms = mono_ms() + (status == 1 ? 0 : 5000);
+        if (status == 1) { /* aborted (FLUSHALL) is not a failure: again at once */
+            A.scheduled = A.on;
+            A.retry_after_ms = mono_ms();
+        } else {
+            rewrite_failed(why);
+        }
         return;
     }
     /* New manifest: the new base and the INCR that started at its epoch. */
@@ -403,9 +497,7 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
         manifest_job_fn(j, 0);
         if (rc != 0) {
             aofm_free(&next);
-            A.last_rewrite_ok = 0;
-            A.scheduled = 1;
-            A.retry_after_ms = mono_ms() + 5000;
+            rewrite_failed("can't write the AOF manifest");
             return;
         }
     }
@@ -452,6 +544,9 @@ static int enable(char *err, size_t errlen) {
     }
     aofm_free(&disk);
     A.have_base = 0;
+    A.base_error[0] = '\0';
+    A.rw_failures = 0;
+    A.retry_after_ms = 0;
     char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
     int fd = open_incr(incr, 1, err, errlen);
     if (fd < 0) { free(incr); return -1; }
@@ -470,6 +565,7 @@ static void disable(void) {
     if (!A.on) return;
     aof_before_sleep();
     A.on = 0;
+    A.base_error[0] = '\0';
     cmd_set_propagate_hook(NULL);
     if (A.rewriting) snap_abort("appendonly turned off");
     aofw_stop(A.w);
@@ -510,7 +606,7 @@ void aof_cron(void) {
     }
     long long perc = server.cfg.auto_aof_rewrite_percentage;
     uint64_t size = current_size(), base = A.size_after_rewrite ? A.size_after_rewrite : 1;
-    if (perc && !A.rewriting && !snap_in_progress() &&
+    if (perc && !A.rewriting && !snap_in_progress() && mono_ms() >= A.retry_after_ms &&
         size > (uint64_t)server.cfg.auto_aof_rewrite_min_size &&
         (size - base) * 100 / base >= (uint64_t)perc) {
         char err[512];
@@ -697,14 +793,16 @@ void aof_info(vbuf *b) {
     snprintf(line, sizeof line,
              "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
              "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
-             "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\naof_last_write_status:%s\r\n"
+             "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\n"
+             "aof_rewrites_consecutive_failures:%d\r\naof_last_write_status:%s\r\n"
              "aof_last_cow_size:0\r\naof_current_size:%llu\r\naof_base_size:%llu\r\n"
              "aof_pending_bio_fsync:%llu\r\naof_delayed_fsync:%llu\r\n"
              "aof_backlog_bytes:%llu\r\naof_parked_clients:%d\r\naof_parked_total:%llu\r\n"
              "aof_fsyncs:%llu\r\naof_last_fsync_usec:%lld\r\naof_inflight_keys:%d\r\n",
              A.on, A.rewriting, A.scheduled, A.last_rewrite_sec,
              A.rewriting ? (long long)((mono_us() - A.rewrite_start_us) / 1000000) : -1LL,
-             A.last_rewrite_ok ? "ok" : "err", A.rewrites, st.write_ok ? "ok" : "err",
+             A.last_rewrite_ok ? "ok" : "err", A.rewrites, A.rw_failures,
+             st.write_ok ? "ok" : "err",
              (unsigned long long)(A.on ? current_size() : 0), (unsigned long long)A.base_size,
              (unsigned long long)st.pending_fsync, (unsigned long long)st.delayed_fsync,
              (unsigned long long)(A.on ? backlog() : 0), gate_parked_count(),

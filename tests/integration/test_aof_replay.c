@@ -476,7 +476,7 @@ static void put_file(const char *path, const char *buf, size_t len)
  * its name, and its bytes, to the AOF's new INCR. */
 START_TEST(orphan_incr_not_replayed)
 {
-    srv *s = start_srv(NULL);
+    srv *s = start_srv("--appendonly no");
     redisContext *c = srv_connect(s);
     expect_status(c, "OK", "SET counter 10");
     expect_status(c, "OK", "SAVE");

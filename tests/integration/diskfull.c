@@ -5,8 +5,10 @@
  *   LD_PRELOAD=diskfull.so DISKFULL_MATCH=temp-rewriteaof DISKFULL_FILE=/tmp/x
  *
  * While the file DISKFULL_FILE exists, open()/openat() with O_CREAT of a
- * path containing DISKFULL_MATCH fails with ENOSPC; otherwise (and for
- * every other path) the real call runs. */
+ * path containing DISKFULL_MATCH fails with ENOSPC, after sleeping
+ * DISKFULL_DELAY_US microseconds (default 0: a slow failure, so that a test
+ * can act while it is pending); otherwise (and for every other path) the
+ * real call runs. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,7 +23,11 @@ static int full(const char *path, int flags) {
     if (!(flags & O_CREAT) || !path) return 0;
     const char *match = getenv("DISKFULL_MATCH"), *file = getenv("DISKFULL_FILE");
     if (!match || !*match || !file || !*file || !strstr(path, match)) return 0;
-    return access(file, F_OK) == 0;
+    if (access(file, F_OK) != 0) return 0;
+    const char *d = getenv("DISKFULL_DELAY_US");
+    long us = d ? atol(d) : 0;
+    if (us > 0) usleep((useconds_t)us);
+    return 1;
 }
 
 static mode_t mode_arg(int flags, va_list ap) {

@@ -45,6 +45,7 @@ static void shim_off(void)
     unsetenv("LD_PRELOAD");
     unsetenv("DISKFULL_MATCH");
     unsetenv("DISKFULL_FILE");
+    unsetenv("DISKFULL_DELAY_US");
     if (g_saved_asan)
         setenv("ASAN_OPTIONS", g_saved_asan, 1);
     else
@@ -54,9 +55,12 @@ static void shim_off(void)
 }
 
 /* The next server starts under the shim: rewrite temp files fail while
- * g_full exists (it does not yet). */
-static void shim_on(void)
+ * g_full exists (it does not yet), after delay_us. */
+static void shim_on(long delay_us)
 {
+    char d[32];
+    snprintf(d, sizeof d, "%ld", delay_us);
+    setenv("DISKFULL_DELAY_US", d, 1);
     g_shim = 1;
     snprintf(g_full, sizeof g_full, "/tmp/verso-diskfull-%d", (int)getpid());
     unlink(g_full);
@@ -96,9 +100,9 @@ static void teardown(void)
 #define start_srv h_srv_start
 
 /* A server under the shim (the disk not full yet). */
-static srv *start_shimmed(const char *extra)
+static srv *start_shimmed(long delay_us, const char *extra)
 {
-    shim_on();
+    shim_on(delay_us);
     srv *s = start_srv("%s", extra);
     shim_off();
     return s;
@@ -223,7 +227,7 @@ END_TEST
 
 START_TEST(failed_rewrites_add_no_files)
 {
-    srv *s = start_shimmed("--appendonly yes --appendfsync everysec "
+    srv *s = start_shimmed(0, "--appendonly yes --appendfsync everysec "
                            "--auto-aof-rewrite-percentage 1 --auto-aof-rewrite-min-size 1");
     redisContext *c = srv_connect(s);
     expect_status(c, "OK", "SET k 0");
@@ -264,14 +268,14 @@ END_TEST
 
 START_TEST(first_base_fails_always)
 {
-    srv *s = start_shimmed("--appendfsync always");
+    /* the base fails 500 ms after it starts: the SET runs while it is
+     * pending, so its reply waits for the base */
+    srv *s = start_shimmed(500000, "--appendfsync always");
     redisContext *c = srv_connect(s);
     struct timeval tv = { 20, 0 };
     redisSetTimeout(c, tv); /* a write blocked for good fails the test */
     expect_status(c, "OK", "SET before 1");
     disk_full(1);
-    /* pipelined: the SET may run before the base fails (its reply then
-     * waits for the base) or after (refused): either way an error */
     redisAppendCommand(c, "CONFIG SET appendonly yes");
     redisAppendCommand(c, "SET k 1");
     redisAppendCommand(c, "PING");
@@ -284,8 +288,11 @@ START_TEST(first_base_fails_always)
                       !strncmp(r->str, "MISCONF Errors writing to the AOF file: ", 40),
                   "SET: %s", r->str);
     freeReplyObject(r);
+    /* queued behind the held SET on the same connection: the same error */
     ck_assert_msg(redisGetReply(c, (void **)&r) == REDIS_OK, "PING: no reply (%s)", c->errstr);
+    ck_assert_msg(r->type == REDIS_REPLY_ERROR, "PING: %s", r->str);
     freeReplyObject(r);
+    expect_bulk(c, "1", "GET k"); /* it ran in memory, but was not acknowledged */
     /* later writes: refused with the reason, at once */
     expect_error_prefix(c, "MISCONF Errors writing to the AOF file: ", "SET k 2");
     char v[32];

@@ -2,6 +2,7 @@
 #include "aof.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #include "../snapshot/syncsave.h"
 #include "../src/log.h"
 #include "../src/net.h"
+#include "../src/resp.h"
 #include "../src/util.h"
 #include "aof_gate.h"
 #include "aof_load.h"
@@ -56,7 +58,10 @@ static struct {
     int rewrites;             /* successful rewrites */
     uint64_t publish_seq;     /* rewrites whose manifest went to the writer */
     uint64_t publish_wait;    /* the one the running rewrite waits for, or 0 */
-    int64_t retry_after_ms;   /* mono ms: a failed rewrite is retried then */
+    int64_t retry_after_ms;   /* mono ms: no automatic rewrite before then */
+    int rw_failures;          /* consecutive failed rewrites */
+    char base_error[256];     /* why the first base failed ("" when not) */
+    size_t cmd_reply_start;   /* reply length when the running command began */
     char tmp[64];
 } A;
 
@@ -123,6 +128,7 @@ void aof_before_sleep(void) {
 
 int aof_before_command(client *c, const cmd_def *d) {
     A.cmd_start = stream_end();
+    A.cmd_reply_start = c->reply.len;
     if (!A.on || !(d->flags & CMD_WRITE)) return 0;
     int queue_ahead = gate_parked_count() > 0 && A.resuming != c;
     if (!queue_ahead && backlog() <= (uint64_t)server.cfg.aof_max_backlog) return 0;
@@ -132,12 +138,16 @@ int aof_before_command(client *c, const cmd_def *d) {
 
 void aof_after_command(client *c, const cmd_def *d) {
     if (!always()) return;
+    int was_held = c->hold_offset > A.synced;
     uint64_t wait = gate_inflight_wait(c, d, A.synced);
     if (stream_end() > A.cmd_start) {
         gate_inflight_add(c, d, stream_end());
         wait = stream_end();
     }
     if (wait > c->hold_offset) c->hold_offset = wait;
+    /* where the held replies begin, to answer them with an error if the
+     * first base fails (fail_held) */
+    if (!was_held && c->hold_offset > A.synced) c->hold_reply_at = A.cmd_reply_start;
 }
 
 int aof_reply_held(const client *c) { return always() && c->hold_offset > A.synced; }
@@ -167,6 +177,45 @@ static void resume_parked(int all) {
     }
 }
 
+/* Number of whole RESP2 replies in p[0..n) (as verso writes them). */
+static size_t count_replies(const char *p, size_t n) {
+    size_t count = 0, i = 0;
+    while (i < n) {
+        long long need = 1;
+        while (need > 0) {
+            const char *nl = i < n ? memchr(p + i, '\n', n - i) : NULL;
+            if (!nl) return count;
+            char type = p[i];
+            long long v = strtoll(p + i + 1, NULL, 10);
+            i = (size_t)(nl - p) + 1;
+            need--;
+            if (type == '$' && v >= 0) i += (size_t)v + 2;
+            else if (type == '*' && v > 0) need += v;
+        }
+        count++;
+    }
+    return count;
+}
+
+/* The first base failed (always): the writes whose replies wait for it are
+ * not durable. Their replies, and those queued behind them on the same
+ * connection, become `msg` (one error per reply), and the clients are
+ * released instead of waiting for a base that may never come. */
+static void fail_held(const char *msg) {
+    for (client *c = server.clients; c; c = c->next) {
+        if (c->hold_offset <= A.synced) continue;
+        assert(c->hold_reply_at <= c->reply.len);
+        size_t n = count_replies(c->reply.data + c->hold_reply_at,
+                                 c->reply.len - c->hold_reply_at);
+        c->reply.len = c->hold_reply_at;
+        for (size_t i = 0; i < n; i++) resp_add_error(&c->reply, msg);
+        c->hold_offset = 0;
+    }
+    gate_inflight_clear(); /* reads no longer wait for those writes */
+    release_held();
+    net_flush_all();
+}
+
 /* The writer finished a batch (runs on the loop). */
 static void on_progress(void *priv) {
     (void)priv;
@@ -190,10 +239,14 @@ static void on_progress(void *priv) {
 
 static const char *aof_write_gate(void) {
     if (!A.w) return NULL;
+    static char msg[384];
+    if (A.base_error[0]) { /* on, but no base could be written */
+        snprintf(msg, sizeof msg, "MISCONF Errors writing to the AOF file: %s", A.base_error);
+        return msg;
+    }
     aofw_stats st;
     aofw_get_stats(A.w, &st);
     if (st.write_ok) return NULL;
-    static char msg[384];
     snprintf(msg, sizeof msg, "MISCONF Errors writing to the AOF file: %s", st.last_error);
     return msg;
 }
@@ -289,19 +342,25 @@ static manifest_job *manifest_job_new(const aof_manifest *m) {
     return j;
 }
 
-/* Files of `old` that `keep` does not list. */
+/* 1 when m names the file (base, incr or history). */
+static int manifest_names(const aof_manifest *m, const char *name) {
+    if (m->base.name && !strcmp(m->base.name, name)) return 1;
+    for (int i = 0; i < m->nincr; i++)
+        if (!strcmp(m->incrs[i].name, name)) return 1;
+    for (int i = 0; i < m->nhistory; i++)
+        if (!strcmp(m->history[i].name, name)) return 1;
+    return 0;
+}
+
+/* Files of `old` that `keep` does not list (however many: a manifest may
+ * have gathered many INCR files while rewrites failed). */
 static void manifest_job_unlink_rest(manifest_job *j, const aof_manifest *old,
                                      const aof_manifest *keep) {
-    const aof_file *files[256];
-    int n = 0;
-    if (old->base.name) files[n++] = &old->base;
-    for (int i = 0; i < old->nincr && n < 256; i++) files[n++] = &old->incrs[i];
-    for (int i = 0; i < n; i++) {
-        int listed = keep->base.name && !strcmp(keep->base.name, files[i]->name);
-        for (int k = 0; k < keep->nincr; k++) listed |= !strcmp(keep->incrs[k].name, files[i]->name);
-        if (listed) continue;
+    for (int i = -1; i < old->nincr; i++) {
+        const char *name = i < 0 ? old->base.name : old->incrs[i].name;
+        if (!name || manifest_names(keep, name)) continue;
         j->unlink = xrealloc(j->unlink, sizeof(char *) * (size_t)(j->nunlink + 1));
-        j->unlink[j->nunlink++] = xstrdup(files[i]->name);
+        j->unlink[j->nunlink++] = xstrdup(name);
     }
 }
 
@@ -321,24 +380,33 @@ static uint64_t current_size(void) {
  * the BASE of the same instant with the forkless serializer. */
 static int start_rewrite(char *err, size_t errlen) {
     aof_before_sleep(); /* everything before E goes to the old file */
-    char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
-    int fd = open_incr(incr, 1, err, errlen);
-    if (fd < 0) { free(incr); return -1; }
-    /* The new INCR must be in the manifest on disk before any write in it
-     * is acknowledged; only a complete AOF (with a base) is published. */
-    A.m.incrs = xrealloc(A.m.incrs, sizeof(aof_file) * (size_t)(A.m.nincr + 1));
-    A.m.incrs[A.m.nincr++] = (aof_file){xstrdup(incr), A.m.curr_incr_seq, 'i'};
+    /* An INCR file that nothing was appended to since it began (a failed
+     * rewrite's, say) can follow the base of this instant as it is: reused,
+     * so that retries add no files. */
+    int reuse = A.m.nincr > 0 && stream_end() == A.cur_incr_start;
+    char *incr;
+    if (reuse) {
+        incr = xstrdup(A.m.incrs[A.m.nincr - 1].name);
+    } else {
+        incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+        int fd = open_incr(incr, 1, err, errlen);
+        if (fd < 0) { free(incr); return -1; }
+        /* The new INCR must be in the manifest on disk before any write in
+         * it is acknowledged; only a complete AOF (with a base) is published. */
+        A.m.incrs = xrealloc(A.m.incrs, sizeof(aof_file) * (size_t)(A.m.nincr + 1));
+        A.m.incrs[A.m.nincr++] = (aof_file){xstrdup(incr), A.m.curr_incr_seq, 'i'};
+        if (A.have_base) /* publish the new INCR before any byte in it counts */
+            aofw_switch_file_after(A.w, fd, manifest_job_fn, manifest_job_new(&A.m));
+        else
+            aofw_switch_file(A.w, fd);
+        A.last_db = -1;
+        A.incr_size_before = current_size() - A.base_size;
+        A.cur_incr_start = A.submitted;
+    }
     char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
     char *base_path = aof_path(base);
     snprintf(A.tmp, sizeof A.tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
     char *tmp_path = aof_path(A.tmp);
-    if (A.have_base) /* publish the new INCR before any byte in it counts */
-        aofw_switch_file_after(A.w, fd, manifest_job_fn, manifest_job_new(&A.m));
-    else
-        aofw_switch_file(A.w, fd);
-    A.last_db = -1;
-    A.incr_size_before = current_size() - A.base_size;
-    A.cur_incr_start = A.submitted;
     A.rewrite_gen++;
     int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done,
                                  (void *)(uintptr_t)A.rewrite_gen, err, errlen);
@@ -361,9 +429,40 @@ static void finish_rewrite(void) {
     A.have_base = 1;
     A.rewrites++;
     A.last_rewrite_ok = 1;
+    A.rw_failures = 0;
+    A.base_error[0] = '\0';
+    A.retry_after_ms = 0;
     A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
     log_notice("Background AOF rewrite terminated with success (%llu bytes base)",
                (unsigned long long)A.base_size);
+}
+
+/* A rewrite failed (not aborted). With a base, the AOF on disk stays valid
+ * (old base + INCRs): automatic rewrites back off as Redis's do, 5 s after
+ * the first two failures in a row, then 1, 2, 4... up to 60 minutes
+ * (BGREWRITEAOF still starts one at once). Without a base (AOF just turned
+ * on), nothing a restart would read holds the writes: they are refused
+ * with MISCONF and those held for the base are answered with it, and the
+ * base is retried every 5 s (its INCR file stays empty meanwhile and is
+ * reused, so retries add no files). */
+static void rewrite_failed(const char *why) {
+    A.last_rewrite_ok = 0;
+    A.rw_failures++;
+    A.scheduled = A.on;
+    if (!A.have_base) {
+        snprintf(A.base_error, sizeof A.base_error, "%s", why);
+        A.retry_after_ms = mono_ms() + 5000;
+        if (always()) fail_held(aof_write_gate());
+        return;
+    }
+    int64_t delay = 5000;
+    if (A.rw_failures >= 3) {
+        delay = (int64_t)60000 << (A.rw_failures - 3 < 6 ? A.rw_failures - 3 : 6);
+        if (delay > 3600000) delay = 3600000;
+        log_warning("Background AOF rewrite has failed %d times in a row: the next automatic "
+                    "one in %lld minutes", A.rw_failures, (long long)(delay / 60000));
+    }
+    A.retry_after_ms = mono_ms() + delay;
 }
 
 /* The base's completion (main thread). The AOF may have been turned off
@@ -379,12 +478,13 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     if (status != 0) {
         A.rewriting = 0;
         A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
-        A.last_rewrite_ok = status == 1; /* aborted is not a failure */
         log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
-        /* The AOF stays valid (old base + INCRs), but try again: without a
-         * base (AOF just turned on) it is not published at all. */
-        A.scheduled = A.on;
-        A.retry_after_ms = mono_ms() + (status == 1 ? 0 : 5000);
+        if (status == 1) { /* aborted (FLUSHALL) is not a failure: again at once */
+            A.scheduled = A.on;
+            A.retry_after_ms = mono_ms();
+        } else {
+            rewrite_failed(why);
+        }
         return;
     }
     /* New manifest: the new base and the INCR that started at its epoch. */
@@ -411,9 +511,7 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
         manifest_job_fn(j, 0);
         if (rc != 0) {
             aofm_free(&next);
-            A.last_rewrite_ok = 0;
-            A.scheduled = 1;
-            A.retry_after_ms = mono_ms() + 5000;
+            rewrite_failed("can't write the AOF manifest");
             return;
         }
     }
@@ -460,6 +558,9 @@ static int enable(char *err, size_t errlen) {
     }
     aofm_free(&disk);
     A.have_base = 0;
+    A.base_error[0] = '\0';
+    A.rw_failures = 0;
+    A.retry_after_ms = 0;
     char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
     int fd = open_incr(incr, 1, err, errlen);
     if (fd < 0) { free(incr); return -1; }
@@ -478,6 +579,7 @@ static void disable(void) {
     if (!A.on) return;
     aof_before_sleep();
     A.on = 0;
+    A.base_error[0] = '\0';
     cmd_set_propagate_hook(NULL);
     if (A.rewriting) snap_abort("appendonly turned off");
     /* The rewrite is abandoned: its completion, whenever it comes, is stale,
@@ -524,7 +626,7 @@ void aof_cron(void) {
     }
     long long perc = server.cfg.auto_aof_rewrite_percentage;
     uint64_t size = current_size(), base = A.size_after_rewrite ? A.size_after_rewrite : 1;
-    if (perc && !A.rewriting && !snap_in_progress() &&
+    if (perc && !A.rewriting && !snap_in_progress() && mono_ms() >= A.retry_after_ms &&
         size > (uint64_t)server.cfg.auto_aof_rewrite_min_size &&
         (size - base) * 100 / base >= (uint64_t)perc) {
         char err[512];
@@ -541,9 +643,23 @@ typedef struct exec_ctx {
     client fake;
 } exec_ctx;
 
+/* What an AOF may hold: write commands and SELECT (and MULTI/EXEC once
+ * they exist). Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
+ * on the server in the middle of its startup: it is a load error. */
+static int replayable(const cmd_def *d) {
+    return (d->flags & CMD_WRITE) || d->proc == cmd_select;
+}
+
 static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {
     exec_ctx *x = priv;
     client *c = &x->fake;
+    const cmd_def *d = cmd_lookup(argv[0].p, argv[0].len);
+    if (!d || !replayable(d)) {
+        int n = argv[0].len > 128 ? 128 : (int)argv[0].len;
+        snprintf(err, errlen, "%s command '%.*s' in the AOF (only write commands and "
+                 "SELECT are replayed)", d ? "not replayable" : "unknown", n, argv[0].p);
+        return -1;
+    }
     if (argc > c->argv_cap) {
         c->argv_cap = argc;
         c->argv = xrealloc(c->argv, sizeof(arg) * (size_t)argc);
@@ -574,7 +690,8 @@ int aof_load_startup(char *err, size_t errlen) {
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
     server.loading = 1;
-    rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, wall_ms(),
+    /* INT64_MIN: the base keeps its expired keys (see aof_load.h) */
+    rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, INT64_MIN,
                         restore_callbacks(), NULL, exec_command, &x, &st, err, errlen);
     server.loading = 0;
     vbuf_free(&x.fake.reply);
@@ -589,10 +706,9 @@ int aof_load_startup(char *err, size_t errlen) {
 }
 
 /* Startup with appendonly on and no AOF yet: write the base of what was
- * loaded (before serving, so nothing waits for it), publish the manifest,
- * then append to a new INCR file. */
+ * loaded (before serving, so nothing waits for it); aof_open_startup then
+ * adds the INCR file and publishes the manifest. */
 static int create_at_startup(char *err, size_t errlen) {
-    if (make_dir(err, errlen) != 0) return -1;
     char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
     char *base_path = aof_path(base);
     char tmp[64];
@@ -605,13 +721,6 @@ static int create_at_startup(char *err, size_t errlen) {
     free(tmp_path);
     if (rc != 0) { free(base); return -1; }
     A.m.base = (aof_file){base, A.m.curr_base_seq, 'b'};
-    A.m.incrs = xmalloc(sizeof(aof_file));
-    A.m.incrs[0] = (aof_file){aofm_new_incr_name(&A.m, server.cfg.appendfilename),
-                              A.m.curr_incr_seq, 'i'};
-    A.m.nincr = 1;
-    if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
-        return -1;
-    A.have_base = 1;
     A.rewrites++; /* Redis makes this base with a rewrite too */
     log_notice("Creating AOF base file %s on server start (%llu keys)", base,
                (unsigned long long)keys);
@@ -631,23 +740,63 @@ static void remove_stale_temps(void) {
     free(pattern);
 }
 
+/* 1 when name has the shape of an AOF file of ours:
+ * "<appendfilename>.<seq>.base.rdb", ".base.aof" or ".incr.aof". */
+static int is_aof_file_name(const char *name) {
+    size_t n = strlen(server.cfg.appendfilename);
+    if (strncmp(name, server.cfg.appendfilename, n) != 0 || name[n] != '.') return 0;
+    const char *p = name + n + 1;
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') p++;
+    return !strcmp(p, ".base.rdb") || !strcmp(p, ".base.aof") || !strcmp(p, ".incr.aof");
+}
+
+
+/* AOF files that the manifest (A.m, as loaded) does not name: the INCR a
+ * crash left before the first base of an AOF turned on at runtime, or a
+ * base whose manifest never came. They are never replayed, and are deleted
+ * so that no new file of the same name can inherit their bytes. */
+static void remove_orphans(void) {
+    DIR *d = opendir(server.cfg.appenddirname);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!is_aof_file_name(e->d_name) || manifest_names(&A.m, e->d_name)) continue;
+        char *path = aof_path(e->d_name);
+        if (unlink(path) == 0)
+            log_notice("Removed %s: no AOF manifest names it", path);
+        else
+            log_warning("Removing %s (no AOF manifest names it): %s", path, strerror(errno));
+        free(path);
+    }
+    closedir(d);
+}
+
 int aof_open_startup(char *err, size_t errlen) {
     cmd_add_write_gate(aof_write_gate);
     if (!server.cfg.appendonly) return 0;
-    remove_stale_temps();
-    if (A.m.nincr == 0 && !A.m.base.name && create_at_startup(err, errlen) != 0) return -1;
     if (make_dir(err, errlen) != 0) return -1;
+    remove_stale_temps();
+    remove_orphans();
+    if (A.m.nincr == 0 && !A.m.base.name && create_at_startup(err, errlen) != 0) return -1;
     A.base_size = A.m.base.name ? file_size(A.m.base.name) : 0;
+    int fd;
     if (A.m.nincr == 0) {
+        /* A new INCR: created empty before the manifest names it. */
         char *incr = aofm_new_incr_name(&A.m, server.cfg.appendfilename);
+        fd = open_incr(incr, 1, err, errlen);
+        if (fd < 0) { free(incr); return -1; }
         A.m.incrs = xmalloc(sizeof(aof_file));
         A.m.incrs[0] = (aof_file){incr, A.m.curr_incr_seq, 'i'};
         A.m.nincr = 1;
-        if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen))
+        if (aofm_save(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen)) {
+            close(fd);
             return -1;
+        }
+    } else {
+        fd = open_incr(A.m.incrs[A.m.nincr - 1].name, 0, err, errlen);
+        if (fd < 0) return -1;
     }
-    int fd = open_incr(A.m.incrs[A.m.nincr - 1].name, 0, err, errlen);
-    if (fd < 0) return -1;
+    A.have_base = A.m.base.name != NULL;
     set_current_incr_sizes();
     A.size_after_rewrite = current_size();
     return start_writer(fd, err, errlen);
@@ -664,14 +813,16 @@ void aof_info(vbuf *b) {
     snprintf(line, sizeof line,
              "aof_enabled:%d\r\naof_rewrite_in_progress:%d\r\naof_rewrite_scheduled:%d\r\n"
              "aof_last_rewrite_time_sec:%lld\r\naof_current_rewrite_time_sec:%lld\r\n"
-             "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\naof_last_write_status:%s\r\n"
+             "aof_last_bgrewrite_status:%s\r\naof_rewrites:%d\r\n"
+             "aof_rewrites_consecutive_failures:%d\r\naof_last_write_status:%s\r\n"
              "aof_last_cow_size:0\r\naof_current_size:%llu\r\naof_base_size:%llu\r\n"
              "aof_pending_bio_fsync:%llu\r\naof_delayed_fsync:%llu\r\n"
              "aof_backlog_bytes:%llu\r\naof_parked_clients:%d\r\naof_parked_total:%llu\r\n"
              "aof_fsyncs:%llu\r\naof_last_fsync_usec:%lld\r\naof_inflight_keys:%d\r\n",
              A.on, A.rewriting, A.scheduled, A.last_rewrite_sec,
              A.rewriting ? (long long)((mono_us() - A.rewrite_start_us) / 1000000) : -1LL,
-             A.last_rewrite_ok ? "ok" : "err", A.rewrites, st.write_ok ? "ok" : "err",
+             A.last_rewrite_ok ? "ok" : "err", A.rewrites, A.rw_failures,
+             st.write_ok ? "ok" : "err",
              (unsigned long long)(A.on ? current_size() : 0), (unsigned long long)A.base_size,
              (unsigned long long)st.pending_fsync, (unsigned long long)st.delayed_fsync,
              (unsigned long long)(A.on ? backlog() : 0), gate_parked_count(),

@@ -29,7 +29,11 @@ typedef struct aof_load_stats {
     uint64_t total_bytes;
 } aof_load_stats;
 
-/* dir is the appendonly directory. 0 or -1 with err. */
+/* dir is the appendonly directory. Keys of an RDB base whose expire time is
+ * before now_ms are skipped (counted in base_expired); the server passes
+ * INT64_MIN, keeping them all as Redis does for an AOF base: the INCRs
+ * after it may still act on them (PERSIST, RENAME...), and expiry runs once
+ * the whole AOF is loaded. 0 or -1 with err. */
 int aof_load_files(const char *dir, const aof_manifest *m, int truncated_ok, int64_t now_ms,
                    const rdb_load_cb *base_cb, void *base_priv, aof_exec_fn exec,
                    void *exec_priv, aof_load_stats *st, char *err, size_t errlen);

@@ -205,7 +205,10 @@ int cmd_dispatch(client *c) {
     md->usec += (uint64_t)(mono_us() - start);
     md->calls++;
     if (server.stat.errors != errors) md->failed++;
-    if (server.dirty != dirty && !propagated && propagate_hook)
+    /* Only write commands that changed something reach the AOF: SAVE lowers
+     * server.dirty and DEBUG POPULATE raises it, neither may be replayed
+     * (the AOF loader refuses them), as in Redis. */
+    if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated && propagate_hook)
         propagate_hook(c->db, c->argc, c->argv);
     aof_after_command(c, d);
     c->cmd = NULL;

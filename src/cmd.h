@@ -72,7 +72,7 @@ int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */
 int arg_ll(client *c, const arg *a, long long *out);
 
 /* Replication to the AOF: the dispatcher logs every write command that
- * changed something (server.dirty moved) exactly as it was sent. A handler
+ * changed something (server.dirty grew) exactly as it was sent. A handler
  * whose command must be replayed in another form (a relative expiry made
  * absolute: SET k v EX 10 -> SET k v PXAT <ms>; EXPIRE -> PEXPIREAT; GETEX
  * EX -> PEXPIREAT; SETEX -> SET PXAT ...; INCRBYFLOAT -> SET KEEPTTL) calls

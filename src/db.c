@@ -35,9 +35,12 @@ static void expire_now(db *d, const char *key, size_t len) {
     cmd_propagate_raw(d->id, 2, argv);
 }
 
+/* While loading (AOF replay, RDB restore) nothing expires: the replay must
+ * rebuild the dataset the logged writes built, whatever the clock says now
+ * (a PERSIST after SET PX must find its key); expiry acts once loaded. */
 vt_entry *db_lookup(db *d, const char *key, size_t len) {
     vt_entry *e = vt_find(d->t, key, len);
-    if (e && db_expired(e, wall_ms())) {
+    if (e && !server.loading && db_expired(e, wall_ms())) {
         expire_now(d, key, len);
         return NULL;
     }

@@ -3,7 +3,8 @@
  * Every command reaches keys through these functions so that expiry is
  * applied the same way everywhere: a key whose expire time has passed is
  * deleted on access (lazy) and by the active cycle on the cron timer, which
- * walks each table with a cursor within a time budget. Main thread only. */
+ * walks each table with a cursor within a time budget. While server.loading
+ * (startup replay) no key expires, as in Redis. Main thread only. */
 #ifndef VERSO_DB_H
 #define VERSO_DB_H
 

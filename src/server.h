@@ -72,6 +72,7 @@ typedef struct client {
     /* AOF (aof.c) */
     uint64_t hold_offset;         /* replies wait until the AOF is fsynced
                                      up to this offset (always) */
+    size_t hold_reply_at;         /* reply.len where the held replies begin */
     struct client *park_next;     /* aof.c's parked list */
     int64_t parked_at_ms;
     size_t parked_bytes;

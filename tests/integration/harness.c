@@ -346,9 +346,9 @@ static srv *start_with(const char *conf_text, const char *extra)
         s->port = pick_port();
         char base_args[PATH_MAX + 128];
         snprintf(base_args, sizeof base_args,
-                 "--port %d --bind 127.0.0.1 --dir '%s' --save ''%s",
-                 s->port, s->dir,
-                 srv_is_reference() ? " --enable-debug-command local" : "");
+                 "--port %d --bind 127.0.0.1 --dir '%s' --save '' "
+                 "--enable-debug-command yes",
+                 s->port, s->dir);
         argc += split_args(base_args, argv + argc, 60 - argc);
         argc += split_args(extra, argv + argc, 60 - argc);
         argv[argc] = NULL;

@@ -4,8 +4,12 @@
  * commands (CLIENT HELLO AUTH) and connection limits are in test_clients.c. */
 #include "harness.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -410,6 +414,67 @@ START_TEST(debug_populate)
 }
 END_TEST
 
+#define DEBUG_REFUSED                                                             \
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to " \
+    "\"local\", you can run it from a local connection, otherwise you need to "    \
+    "set this option in the configuration file, and then restart the server."
+
+/* A client whose address is 127.0.0.2 (loopback, but not "local" for
+ * enable-debug-command, which admits 127.0.0.1 and ::1 only). */
+static redisContext *connect_from_127_0_0_2(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in src = { .sin_family = AF_INET };
+    struct sockaddr_in dst = { .sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)port) };
+    inet_pton(AF_INET, "127.0.0.2", &src.sin_addr);
+    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+    ck_assert_msg(fd >= 0 && bind(fd, (struct sockaddr *)&src, sizeof src) == 0 &&
+                      connect(fd, (struct sockaddr *)&dst, sizeof dst) == 0,
+                  "connect from 127.0.0.2: %s", strerror(errno));
+    redisContext *c = redisConnectFd(fd);
+    ck_assert_msg(c && !c->err, "redisConnectFd");
+    return c;
+}
+
+/* enable-debug-command no|yes|local (Redis 7.0): refused by default with
+ * Redis's text, before AUTH; immutable. */
+START_TEST(debug_command_protected)
+{
+    srv *s = h_srv_start("--enable-debug-command no --requirepass pw");
+    redisContext *c = srv_connect(s);
+    expect_error(c, DEBUG_REFUSED, "DEBUG POPULATE 1");  /* before AUTH too */
+    expect_status(c, "OK", "AUTH pw");
+    expect_error(c, DEBUG_REFUSED, "DEBUG POPULATE 1");
+    expect_error(c, DEBUG_REFUSED, "DEBUG SLEEP 0");
+    expect_int(c, 0, "DBSIZE");
+    redisReply *r = expect_array(c, 2, "CONFIG GET enable-debug-command");
+    check_bulk(r->element[1], "no");
+    freeReplyObject(r);
+    expect_error(c, "ERR CONFIG SET failed (possibly related to argument "
+                    "'enable-debug-command') - can't set immutable config",
+                 "CONFIG SET enable-debug-command yes");
+    redisFree(c);
+
+    s = h_srv_start("--enable-debug-command local --protected-mode no");
+    c = srv_connect(s);                                /* from 127.0.0.1 */
+    expect_status(c, "OK", "DEBUG POPULATE 2");
+    expect_int(c, 2, "DBSIZE");
+    redisFree(c);
+    c = connect_from_127_0_0_2(s->port);
+    expect_error(c, DEBUG_REFUSED, "DEBUG POPULATE 5");
+    expect_int(c, 2, "DBSIZE");
+    redisFree(c);
+
+    s = h_srv_start("--enable-debug-command yes --protected-mode no");
+    c = connect_from_127_0_0_2(s->port);
+    expect_status(c, "OK", "DEBUG POPULATE 3");
+    expect_int(c, 3, "DBSIZE");
+    redisFree(c);
+    h_srv_drop_all();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server");
@@ -431,6 +496,7 @@ int main(void)
     tcase_add_test(tc, shutdown_nosave);
     tcase_add_test(tc, shutdown_plain);
     tcase_add_test(tc, debug_populate);
+    tcase_add_test(tc, debug_command_protected);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

@@ -91,8 +91,8 @@ static cmd_def table[] = {
 
 static cmd_def *lookup[LOOKUP_SIZE];
 static cmd_propagate_fn propagate_hook;
-static cmd_gate_fn write_gates[4];
-static int nwrite_gates;
+static cmd_gate_fn *write_gates; /* grows with each registration */
+static size_t nwrite_gates;
 static int propagated;  /* the running handler called cmd_propagate */
 
 static unsigned name_hash(const char *s, size_t len) {
@@ -125,8 +125,8 @@ const cmd_def *cmd_at(size_t i) { return i < NCMDS ? &table[i] : NULL; }
 void cmd_set_propagate_hook(cmd_propagate_fn fn) { propagate_hook = fn; }
 
 void cmd_add_write_gate(cmd_gate_fn fn) {
-    if (nwrite_gates < (int)(sizeof write_gates / sizeof write_gates[0]))
-        write_gates[nwrite_gates++] = fn;
+    write_gates = xrealloc(write_gates, (nwrite_gates + 1) * sizeof *write_gates);
+    write_gates[nwrite_gates++] = fn;
 }
 
 void cmd_propagate(client *c, int argc, const arg *argv) {
@@ -192,7 +192,7 @@ static int may_run(client *c, const cmd_def *d) {
         return 0;
     }
     if (d->flags & CMD_WRITE) {
-        for (int i = 0; i < nwrite_gates; i++) {
+        for (size_t i = 0; i < nwrite_gates; i++) {
             const char *why = write_gates[i]();
             if (why) {
                 reply_error(c, why);

@@ -51,6 +51,10 @@ srv *srv_start(const char *extra_fmt, ...);
 /* Same, with a config file (conf_text written to <dir>/server.conf) as the
  * first argument, as redis-server takes it. */
 srv *srv_start_conf(const char *conf_text, const char *extra_fmt, ...);
+/* srv_start with RLIMIT_NOFILE (soft and hard) set to nofile in the
+ * server's process, as `prlimit --nofile=N:N` would. */
+srv *srv_start_nofile(int nofile, const char *extra_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* SIGTERM, wait up to 10 s, then SIGKILL; removes the dir; frees s. */
 void srv_stop(srv *s);
 /* SIGKILL and reap (dir and struct stay until srv_stop). */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -475,6 +476,65 @@ START_TEST(debug_command_protected)
 }
 END_TEST
 
+/* Copies the file src to dst, mode 0755. */
+static void copy_exec(const char *src, const char *dst)
+{
+    size_t len;
+    char *bytes = h_slurp(src, &len, 1);
+    FILE *f = fopen(dst, "wb");
+    ck_assert_msg(f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0,
+                  "copy to %s: %s", dst, strerror(errno));
+    ck_assert_int_eq(chmod(dst, 0755), 0);
+    free(bytes);
+}
+
+/* Finding 13: INFO lines were cut at 1 KiB each, so the server section lost
+ * its end when the executable's path was long. The binary is copied to a
+ * path of ~1.2 KB (same file name, so the harness still knows it) and
+ * every field of the section must come back whole. Runs without the
+ * default fixture: srv_binary() is read once per test process. */
+START_TEST(info_long_lines_whole)
+{
+    const char *env = getenv("VERSO_SERVER");
+    const char *src = env && *env ? env : VERSO_SERVER_PATH;
+    const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+    char path[4096];
+    snprintf(path, sizeof path, "/tmp/verso-info.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(path));
+    char top[64];
+    snprintf(top, sizeof top, "%s", path);
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(path);
+        path[n] = '/';
+        memset(path + n + 1, 'd' + i, 200);
+        path[n + 201] = '\0';
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    char exe[4096 + 64];
+    snprintf(exe, sizeof exe, "%s/%s", path, base);
+    copy_exec(src, exe);
+    setenv("VERSO_SERVER", exe, 1);
+    srv *s = srv_start(NULL);
+    redisContext *c = srv_connect(s);
+    char *info = h_info(c, "server");
+    char v[4096 + 64];
+    ck_assert(h_info_field(info, "executable", v, sizeof v));
+    ck_assert_str_eq(v, exe);
+    ck_assert_msg(strstr(info, "\r\nconfig_file:") != NULL, "INFO server cut short");
+    free(info);
+    info = h_info(c, "everything");
+    ck_assert_msg(strstr(info, "# Keyspace\r\n") != NULL, "INFO everything cut short");
+    ck_assert(h_info_field(info, "executable", v, sizeof v));
+    ck_assert_str_eq(v, exe);
+    free(info);
+    redisFree(c);
+    srv_stop(s);
+    char cmdline[256];
+    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", top);
+    ck_assert_int_eq(system(cmdline), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server");
@@ -498,5 +558,9 @@ int main(void)
     tcase_add_test(tc, debug_populate);
     tcase_add_test(tc, debug_command_protected);
     suite_add_tcase(s, tc);
+    TCase *bare = tcase_create("no fixture");
+    tcase_set_timeout(bare, 30);
+    tcase_add_test(bare, info_long_lines_whole);
+    suite_add_tcase(s, bare);
     return h_main(s);
 }

@@ -315,9 +315,9 @@ void cmd_command(client *c) {
 /* ---- CLIENT ---- */
 
 static void client_line(vbuf *b, const client *c) {
-    char line[512];
     int64_t now = mono_ms();
-    snprintf(line, sizeof line,
+    /* straight into b: a long name must not cut the line */
+    vbuf_appendf(b,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d "
              "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
              "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
@@ -327,7 +327,6 @@ static void client_line(vbuf *b, const client *c) {
              c->db, c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
              c->inflight.len, c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
              c->lastcmd ? c->lastcmd->name : "NULL");
-    vbuf_append_str(b, line);
 }
 
 /* CLIENT KILL ip:port (old form) or filters ID / ADDR / LADDR / SKIPME. */

@@ -303,6 +303,32 @@ START_TEST(maxclients)
 }
 END_TEST
 
+/* Finding 13's kind: a CLIENT LIST line was cut at 512 bytes, newline
+ * included, so a long client name merged it with the next one. */
+START_TEST(client_list_long_name)
+{
+    char name[1201];
+    memset(name, 'n', 1200);
+    name[1200] = '\0';
+    redisContext *other = srv_connect(h_srv);
+    expect_status(h_c, "OK", "CLIENT SETNAME %s", name);
+    redisReply *r = cmd(h_c, "CLIENT LIST");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    int lines = 0, found = 0;
+    for (char *p = r->str, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+        lines++;
+        *nl = '\0';
+        ck_assert_msg(strstr(p, "id=") == p && strstr(p, " resp=2") != NULL,
+                      "bad CLIENT LIST line: %.80s...", p);
+        if (strstr(p, name)) found++;
+    }
+    ck_assert_int_eq(lines, 2);
+    ck_assert_int_eq(found, 1);
+    freeReplyObject(r);
+    redisFree(other);
+}
+END_TEST
+
 /* Sends `req` on a new raw connection and checks that the reply is exactly
  * `want` followed by the server closing the connection. */
 static void expect_closed_with(int port, const char *req, size_t reqlen, const char *want)
@@ -622,6 +648,7 @@ int main(void)
     tcase_add_test(tc, idle_timeout);
     tcase_add_test(tc, maxclients);
     tcase_add_test(tc, maxclients_fits_fd_limit);
+    tcase_add_test(tc, client_list_long_name);
     tcase_add_test(tc, unauthenticated_limits);
     tcase_add_test(tc, concurrent_clients);
     tcase_add_test(tc, redis_cli_commands);

@@ -331,10 +331,10 @@ END_TEST
 
 /* Sends `req` on a new raw connection and checks that the reply is exactly
  * `want` followed by the server closing the connection. */
-static void expect_closed_with(int port, const char *req, size_t reqlen, const char *want)
+static void expect_closed_with(int port, const char *req, const char *want)
 {
     int fd = raw_connect(port);
-    raw_send(fd, req, reqlen);
+    raw_send_str(fd, req);
     char got[256];
     int closed = 0;
     raw_read(fd, got, sizeof got, sizeof got - 1, 5000, &closed);
@@ -349,13 +349,13 @@ static void expect_closed_with(int port, const char *req, size_t reqlen, const c
 START_TEST(unauthenticated_limits)
 {
     srv *s = srv_start("--requirepass pw");
-    expect_closed_with(s->port, "*11\r\n", 5,
+    expect_closed_with(s->port, "*11\r\n",
                        "-ERR Protocol error: unauthenticated multibulk length\r\n");
-    expect_closed_with(s->port, "*100\r\n$3\r\nSET\r\n", 15,
+    expect_closed_with(s->port, "*100\r\n$3\r\nSET\r\n",
                        "-ERR Protocol error: unauthenticated multibulk length\r\n");
-    expect_closed_with(s->port, "*2\r\n$4\r\nECHO\r\n$16385\r\n", 24,
+    expect_closed_with(s->port, "*2\r\n$4\r\nECHO\r\n$16385\r\n",
                        "-ERR Protocol error: unauthenticated bulk length\r\n");
-    expect_closed_with(s->port, "*2\r\n$4\r\nECHO\r\n$100000\r\nxyz", 28,
+    expect_closed_with(s->port, "*2\r\n$4\r\nECHO\r\n$100000\r\nxyz",
                        "-ERR Protocol error: unauthenticated bulk length\r\n");
 
     /* at the limits: parsed, then refused with NOAUTH, connection kept */

@@ -154,10 +154,12 @@ static rlim_t raise_nofile(rlim_t want, int *oserr) {
         *oserr = errno;
         return 1024; /* what Redis assumes */
     }
-    rlim_t old = lim.rlim_cur, best = want;
+    rlim_t old = lim.rlim_cur, hard = lim.rlim_max, best = want;
     if (old >= want) return old;
     while (best > old) {
-        lim.rlim_cur = lim.rlim_max = best;
+        /* a hard limit above `best` stays (Redis lowers it to best) */
+        lim.rlim_cur = best;
+        lim.rlim_max = best > hard ? best : hard;
         if (setrlimit(RLIMIT_NOFILE, &lim) == 0) break;
         *oserr = errno;
         if (best < 16) { best = old; break; }

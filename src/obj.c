@@ -2,10 +2,18 @@
 #include "obj.h"
 
 #include <assert.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
+
+_Static_assert(sizeof(obj) == 16, "obj header: 16 bytes per key and per value");
+
+/* Bytes of data room: what the allocator gave beyond the header (at least
+ * what was asked for). Any thread holding a reference: the block is not
+ * reallocated while shared. */
+static size_t obj_cap(const obj *o) { return malloc_usable_size((void *)o) - sizeof(obj); }
 
 static obj *obj_alloc_raw(size_t cap) {
     assert(cap <= OBJ_MAX_LEN + 1);
@@ -15,7 +23,6 @@ static obj *obj_alloc_raw(size_t cap) {
     o->enc = OBJ_ENC_RAW;
     o->unused = 0;
     o->len = 0;
-    o->cap = cap;
     return o;
 }
 
@@ -35,7 +42,6 @@ obj *obj_new_zeroed(size_t len) {
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_RAW;
     o->len = len;
-    o->cap = len + 1;
     return o;
 }
 
@@ -46,7 +52,6 @@ obj *obj_new_int(int64_t v) {
     o->enc = OBJ_ENC_INT;
     o->unused = 0;
     o->len = 0;
-    o->cap = sizeof(int64_t);
     memcpy(o->data, &v, sizeof v);
     return o;
 }
@@ -89,7 +94,7 @@ int obj_get_ll(const obj *o, long long *out) {
     return str_to_ll(o->data, o->len, out);
 }
 
-size_t obj_mem(const obj *o) { return sizeof(obj) + o->cap; }
+size_t obj_mem(const obj *o) { return sizeof(obj) + obj_cap(o); }
 
 int obj_eq_bytes(const obj *o, const char *p, size_t len) {
     char buf[OBJ_INTBUF];
@@ -100,7 +105,7 @@ int obj_eq_bytes(const obj *o, const char *p, size_t len) {
 
 obj *obj_writable(obj *o, size_t need) {
     assert(need <= OBJ_MAX_LEN);
-    if (o->enc == OBJ_ENC_RAW && !obj_shared(o) && o->cap >= need + 1) return o;
+    if (o->enc == OBJ_ENC_RAW && !obj_shared(o) && obj_cap(o) >= need + 1) return o;
     char buf[OBJ_INTBUF];
     size_t len;
     const char *s = obj_str(o, buf, &len);
@@ -110,9 +115,7 @@ obj *obj_writable(obj *o, size_t need) {
     if (cap < (1u << 20)) cap *= 2; else cap += 1u << 20;
     if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1; /* room to grow is optional */
     if (!obj_shared(o) && o->enc == OBJ_ENC_RAW) {
-        obj *n = xrealloc(o, sizeof(obj) + cap);
-        n->cap = cap;
-        return n;
+        return xrealloc(o, sizeof(obj) + cap);
     }
     obj *n = obj_alloc_raw(cap);
     memcpy(n->data, s, len);
@@ -123,7 +126,7 @@ obj *obj_writable(obj *o, size_t need) {
 }
 
 void obj_raw_append(obj *o, const char *p, size_t n) {
-    assert(n < o->cap - o->len);
+    assert(n < obj_cap(o) - o->len);
     memcpy(o->data + o->len, p, n);
     o->len += n;
     o->data[o->len] = '\0';

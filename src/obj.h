@@ -32,8 +32,10 @@ typedef struct obj {
     uint8_t type;              /* OBJ_STRING; fixed at creation */
     uint8_t enc;               /* OBJ_ENC_*; changed only while unshared */
     uint16_t unused;
-    size_t len;                /* RAW: byte length; INT: 0 */
-    size_t cap;                /* RAW: bytes allocated for data (len+1 <= cap) */
+    size_t len;                /* RAW: byte length; INT: 0. The room for
+                                  data is what the allocator gave
+                                  (malloc_usable_size), so the header stays
+                                  16 bytes with a size_t length. */
     char data[];               /* RAW: len bytes + NUL; INT: an int64 (memcpy) */
 } obj;
 

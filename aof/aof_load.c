@@ -273,7 +273,7 @@ static int at_eof(loader *L, rfile *f, int last) {
 /* ---- one RESP file ---- */
 
 static int load_resp_loop(loader *L, rfile *f, int last) {
-    resp_limits lim = { (long long)OBJ_MAX_LEN, (long long)1 << 30, 64 * 1024 };
+    resp_limits lim = { (long long)OBJ_MAX_LEN, (long long)1 << 30, 64 * 1024, 0 };
     for (;;) {
         if (f->start == f->len) {
             if (f->eof) return 0;

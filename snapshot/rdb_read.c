@@ -306,7 +306,7 @@ static int rd_lzf(rd *r, uint64_t at, rstr *s) {
     uint64_t clen, len;
     if (rd_len(r, &clen, "LZF compressed length") || rd_len(r, &len, "LZF length"))
         return -1;
-    if (clen == 0 || len == 0 || clen > OBJ_MAX_LEN || len > clen * LZF_MAX_RATIO)
+    if (clen == 0 || len == 0 || clen > LZF_MAX_LEN || len > clen * LZF_MAX_RATIO)
         return rd_fail(r, at, "bad LZF string lengths (compressed %llu, plain %llu)",
                        (unsigned long long)clen, (unsigned long long)len);
     if (len > LZF_MAX_LEN)

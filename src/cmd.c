@@ -78,7 +78,7 @@ static cmd_def table[] = {
     {"time", cmd_time, 1, F | L, 0, 0, 0, "server", "Returns the server time.", 0, 0, 0},
     {"quit", cmd_quit, -1, N | F | L, 0, 0, 0, "connection", "Closes the connection.", 0, 0, 0},
     {"shutdown", cmd_shutdown, -1, A | L, 0, 0, 0, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", 0, 0, 0},
-    {"debug", cmd_debug, -2, A | L, 0, 0, 0, "server", "A container for debugging commands.", 0, 0, 0},
+    {"debug", cmd_debug, -2, A | L | CMD_PROTECTED, 0, 0, 0, "server", "A container for debugging commands.", 0, 0, 0},
     /* persistence */
     {"save", cmd_save, 1, A, 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", 0, 0, 0},
     {"bgsave", cmd_bgsave, -1, A, 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.", 0, 0, 0},
@@ -91,8 +91,8 @@ static cmd_def table[] = {
 
 static cmd_def *lookup[LOOKUP_SIZE];
 static cmd_propagate_fn propagate_hook;
-static cmd_gate_fn write_gates[4];
-static int nwrite_gates;
+static cmd_gate_fn *write_gates; /* grows with each registration */
+static size_t nwrite_gates;
 static int propagated;  /* the running handler called cmd_propagate */
 
 static unsigned name_hash(const char *s, size_t len) {
@@ -125,8 +125,8 @@ const cmd_def *cmd_at(size_t i) { return i < NCMDS ? &table[i] : NULL; }
 void cmd_set_propagate_hook(cmd_propagate_fn fn) { propagate_hook = fn; }
 
 void cmd_add_write_gate(cmd_gate_fn fn) {
-    if (nwrite_gates < (int)(sizeof write_gates / sizeof write_gates[0]))
-        write_gates[nwrite_gates++] = fn;
+    write_gates = xrealloc(write_gates, (nwrite_gates + 1) * sizeof *write_gates);
+    write_gates[nwrite_gates++] = fn;
 }
 
 void cmd_propagate(client *c, int argc, const arg *argv) {
@@ -158,10 +158,33 @@ static int arity_ok(const cmd_def *d, int argc) {
     return d->arity > 0 ? argc == d->arity : argc >= -d->arity;
 }
 
-/* Checks that refuse a command before it runs; 1 when it may run. */
+/* Whether the peer is 127.0.0.1 or ::1, as Redis's islocalClient (c->addr
+ * is "ip:port"). */
+static int client_is_local(const client *c) {
+    const char *colon = strrchr(c->addr, ':');
+    size_t n = colon ? (size_t)(colon - c->addr) : strlen(c->addr);
+    return (n == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) ||
+           (n == 3 && memcmp(c->addr, "::1", 3) == 0);
+}
+
+/* enable-debug-command: yes, or local and the client is local. */
+static int protected_allowed(const client *c) {
+    int v = server.cfg.enable_debug_command;
+    return v == DEBUG_CMD_YES || (v == DEBUG_CMD_LOCAL && client_is_local(c));
+}
+
+/* Checks that refuse a command before it runs; 1 when it may run. The
+ * order is Redis's processCommand: arity, protected, auth, writes. */
 static int may_run(client *c, const cmd_def *d) {
     if (!arity_ok(d, c->argc)) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->name);
+        return 0;
+    }
+    if ((d->flags & CMD_PROTECTED) && !protected_allowed(c)) {
+        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option "
+                       "is set to \"local\", you can run it from a local connection, "
+                       "otherwise you need to set this option in the configuration file, "
+                       "and then restart the server.");
         return 0;
     }
     if (!(c->flags & CLIENT_AUTHED) && !(d->flags & CMD_NOAUTH)) {
@@ -169,7 +192,7 @@ static int may_run(client *c, const cmd_def *d) {
         return 0;
     }
     if (d->flags & CMD_WRITE) {
-        for (int i = 0; i < nwrite_gates; i++) {
+        for (size_t i = 0; i < nwrite_gates; i++) {
             const char *why = write_gates[i]();
             if (why) {
                 reply_error(c, why);

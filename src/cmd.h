@@ -18,6 +18,7 @@ enum {
     CMD_ADMIN = 1 << 4,
     CMD_LOADING = 1 << 5,   /* allowed while loading */
     CMD_DENYOOM = 1 << 6,
+    CMD_PROTECTED = 1 << 7, /* refused unless enable-debug-command allows it */
 };
 
 typedef void cmd_proc(client *c);

@@ -315,9 +315,9 @@ void cmd_command(client *c) {
 /* ---- CLIENT ---- */
 
 static void client_line(vbuf *b, const client *c) {
-    char line[512];
     int64_t now = mono_ms();
-    snprintf(line, sizeof line,
+    /* straight into b: a long name must not cut the line */
+    vbuf_appendf(b,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d "
              "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
              "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
@@ -327,7 +327,6 @@ static void client_line(vbuf *b, const client *c) {
              c->db, c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
              c->inflight.len, c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
              c->lastcmd ? c->lastcmd->name : "NULL");
-    vbuf_append_str(b, line);
 }
 
 /* CLIENT KILL ip:port (old form) or filters ID / ADDR / LADDR / SKIPME. */
@@ -437,33 +436,33 @@ static void debug_populate(client *c) {
     size_t plen = 3;
     if (c->argc >= 4) { prefix = c->argv[3].p; plen = c->argv[3].len; }
     if (c->argc >= 5 && (!arg_ll(c, &c->argv[4], &size) || size < 0)) return;
+    /* verso's own bound (Redis has none and dies of it): a value no bigger
+     * than a client may SET. */
+    if (size > server.cfg.proto_max_bulk_len) {
+        reply_error(c, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+        return;
+    }
     db *d = db_get(c->db);
-    char *key = xmalloc(plen + 32);
+    char *key = xmalloc(plen + 32);  /* "<prefix>:<j>" */
+    memcpy(key, prefix, plen);
+    key[plen] = ':';
     char val[64];
-    char *pad = NULL;
-    size_t vbuf_cap = 0;
     for (long long j = 0; j < count; j++) {
-        int klen = snprintf(key, plen + 32, "%.*s:%lld", (int)plen, prefix, j);
-        if (db_lookup(d, key, (size_t)klen)) continue;
-        int vlen = snprintf(val, sizeof val, "value:%lld", j);
+        size_t klen = plen + 1 + ll_to_str(key + plen + 1, j);
+        if (db_lookup(d, key, klen)) continue;
+        size_t vlen = (size_t)snprintf(val, sizeof val, "value:%lld", j);
         obj *v;
         if (size) {
             /* "value:N" zero-padded or cut to `size` bytes, as Redis */
-            if ((size_t)size > vbuf_cap) {
-                vbuf_cap = (size_t)size;
-                pad = xrealloc(pad, vbuf_cap);
-            }
-            memset(pad, 0, (size_t)size);
-            memcpy(pad, val, (size_t)vlen < (size_t)size ? (size_t)vlen : (size_t)size);
-            v = obj_new_raw(pad, (size_t)size);
+            v = obj_new_zeroed((size_t)size);
+            memcpy(v->data, val, vlen < (size_t)size ? vlen : (size_t)size);
         } else {
-            v = obj_new_raw(val, (size_t)vlen);
+            v = obj_new_raw(val, vlen);
         }
-        db_set(d, key, (size_t)klen, v, VT_NO_EXPIRE);
+        db_set(d, key, klen, v, VT_NO_EXPIRE);
         server_dirty(1);
     }
     free(key);
-    free(pad);
     reply_ok(c);
 }
 

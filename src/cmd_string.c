@@ -299,7 +299,7 @@ static void raw_write_at(obj *o, size_t off, const char *p, size_t n) {
     if (off > o->len) memset(o->data + o->len, 0, off - o->len);
     memcpy(o->data + off, p, n);
     if (off + n > o->len) {
-        o->len = (uint32_t)(off + n);
+        o->len = off + n;
         o->data[o->len] = '\0';
     }
 }

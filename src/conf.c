@@ -112,6 +112,8 @@ static const conf_enum policy_enum[] = {
     {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3},
     {"allkeys-lru", 4}, {"allkeys-lfu", 5}, {"allkeys-random", 6}, {"noeviction", 7},
     {NULL, 0}};
+static const conf_enum protected_enum[] = {
+    {"no", DEBUG_CMD_NO}, {"yes", DEBUG_CMD_YES}, {"local", DEBUG_CMD_LOCAL}, {NULL, 0}};
 static const conf_enum supervised_enum[] = {
     {"upstart", 0}, {"systemd", 1}, {"auto", 2}, {"no", 3}, {NULL, 0}};
 
@@ -282,6 +284,8 @@ static const conf_param params[] = {
     {"logfile", P_STR, PF_IMMUTABLE, FIELD(logfile), .sdef = ""},
     {"pidfile", P_STR, PF_IMMUTABLE, FIELD(pidfile), .sdef = ""},
     {"hz", P_INT, 0, FIELD(hz), .min = 0, .max = INT_MAX, .def = 10, .check = check_hz},
+    {"enable-debug-command", P_ENUM, PF_IMMUTABLE, FIELD(enable_debug_command),
+     .def = DEBUG_CMD_NO, .enums = protected_enum},
     {"dir", P_STR, PF_PROTECTED, FIELD(dir), .sdef = "./data"},
     /* snapshots */
     {"dbfilename", P_STR, PF_PROTECTED | PF_FILENAME, FIELD(dbfilename), .sdef = "dump.rdb"},

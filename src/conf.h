@@ -20,6 +20,8 @@ enum { LOG_DEBUG = 0, LOG_VERBOSE = 1, LOG_NOTICE = 2, LOG_WARNING = 3 };
 enum { FSYNC_NO = 0, FSYNC_ALWAYS = 1, FSYNC_EVERYSEC = 2 };
 enum { BGSAVE_FORKLESS = 0, BGSAVE_FORK = 1 };
 enum { SNAP_COMPRESS_NONE = 0, SNAP_COMPRESS_LZ4 = 1 };
+/* enable-debug-command: Redis 7.0's protected-action setting */
+enum { DEBUG_CMD_NO = 0, DEBUG_CMD_YES = 1, DEBUG_CMD_LOCAL = 2 };
 
 typedef struct conf_savepoint {
     long long seconds;
@@ -49,6 +51,8 @@ typedef struct conf {
     char *logfile;                      /* logfile ("" = stdout) */
     char *pidfile;                      /* pidfile ("") */
     int hz;                             /* hz (10) */
+    int enable_debug_command;           /* enable-debug-command no|yes|local
+                                           (no); immutable, as Redis */
     char *dir;                          /* dir ("./data" for verso) */
     /* snapshots */
     char *dbfilename;                   /* dbfilename (dump.rdb) */

@@ -48,15 +48,8 @@ size_t info_rss(void) {
     return n == 2 ? rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-static void addf(vbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void addf(vbuf *b, const char *fmt, ...) {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0) vbuf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
+/* Whole lines, however long (a path in executable:, many fields). */
+#define addf vbuf_appendf
 
 static void human(char *out, size_t len, double n) {
     const char *units = "BKMGTP";

@@ -69,11 +69,12 @@ static int enter_dir(const char *dir, char *err, size_t errlen) {
 
 static int conf_hook(const conf *old, const conf *now, const char *name, char *err,
                      size_t errlen) {
-    (void)old;
     if (!strcmp(name, "loglevel")) log_set_level(now->loglevel);
     if (!strcmp(name, "dir")) return enter_dir(now->dir, err, errlen);
     if (!strcmp(name, "appendonly")) return aof_set_enabled(now->appendonly, err, errlen);
     if (!strcmp(name, "appendfsync")) aof_set_fsync(now->appendfsync);
+    if (!strcmp(name, "maxclients") && now->maxclients > old->maxclients)
+        return net_set_maxclients(now->maxclients, err, errlen);
     return 0;
 }
 
@@ -230,6 +231,10 @@ int main(int argc, char **argv) {
     log_notice("verso version=%s, Redis compatibility=%s, bits=64, pid=%d", VERSO_VERSION,
                VERSO_REDIS_VERSION, (int)server.pid);
     if (enter_dir(server.cfg.dir, err, sizeof err) != 0) {
+        log_warning("%s", err);
+        return 1;
+    }
+    if (net_adjust_fd_limit(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;
     }

@@ -3,6 +3,9 @@
 #include "net.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,13 @@
 #include "../aof/aof.h"
 
 #define NET_READ_CHUNK (64u * 1024)
+/* No single uv_buf_t handed to libuv is longer than this (uv_buf_init
+ * takes an unsigned int, uv_try_write returns an int): longer replies go
+ * out as several buffers. */
+#define NET_WRITE_CHUNK ((size_t)1 << 30)
+/* A bulk argument at least this long gets a query buffer of exactly its
+ * size (Redis's PROTO_MBULK_BIG_ARG), not one grown by 1.5x steps. */
+#define NET_BIG_ARG ((size_t)32 * 1024)
 
 static void on_close(uv_handle_t *h);
 static void client_flush(client *c);
@@ -45,17 +55,35 @@ static int is_loopback(const struct sockaddr_storage *ss) {
     return 1;
 }
 
+/* A buffer for libuv, n <= NET_WRITE_CHUNK (uv_buf_init would take an
+ * unsigned int). */
+static uv_buf_t net_buf(char *p, size_t n) {
+    assert(n <= NET_WRITE_CHUNK);
+    uv_buf_t b;
+    b.base = p;
+    b.len = n;
+    return b;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     client *c = h->data;
     (void)suggested;
-    vbuf_reserve(&c->in, NET_READ_CHUNK);
+    size_t want = NET_READ_CHUNK;
+    if (c->req.kind == '*' && c->req.bulklen >= (long long)NET_BIG_ARG) {
+        /* the rest of a big bulk (and its CRLF), in one allocation */
+        size_t need = c->qpos + c->req.pos + (size_t)c->req.bulklen + 2;
+        if (need > c->in.len) want = need - c->in.len;
+        vbuf_reserve_exact(&c->in, want);
+    } else {
+        vbuf_reserve(&c->in, want);
+    }
     buf->base = c->in.data + c->in.len;
     buf->len = c->in.cap - c->in.len;
 }
 
 static void reject(client *c, const char *msg) {
     /* Best effort: the socket is new, its send buffer is empty. */
-    uv_buf_t b = uv_buf_init((char *)msg, (unsigned)strlen(msg));
+    uv_buf_t b = net_buf((char *)msg, strlen(msg));
     uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
     c->flags |= CLIENT_CLOSING;
     uv_close((uv_handle_t *)&c->tcp, on_close);
@@ -111,6 +139,72 @@ static void on_connection(uv_stream_t *listener, int status) {
     server.clients = c;
     server.nclients++;
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+/* ---- open files ---- */
+
+/* Raises the open-files limit toward `want`, as Redis's
+ * adjustOpenFilesLimit: the whole of it, else the highest value the OS
+ * accepts in steps of 16 down to the current limit. Returns the limit now in
+ * force; *oserr is the errno of the last refusal (0 if none). */
+static rlim_t raise_nofile(rlim_t want, int *oserr) {
+    struct rlimit lim;
+    *oserr = 0;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+        *oserr = errno;
+        return 1024; /* what Redis assumes */
+    }
+    rlim_t old = lim.rlim_cur, hard = lim.rlim_max, best = want;
+    if (old >= want) return old;
+    while (best > old) {
+        /* a hard limit above `best` stays (Redis lowers it to best) */
+        lim.rlim_cur = best;
+        lim.rlim_max = best > hard ? best : hard;
+        if (setrlimit(RLIMIT_NOFILE, &lim) == 0) break;
+        *oserr = errno;
+        if (best < 16) { best = old; break; }
+        best -= 16;
+    }
+    return best < old ? old : best;
+}
+
+int net_adjust_fd_limit(char *err, size_t errlen) {
+    int maxclients = server.cfg.maxclients, oserr;
+    rlim_t want = (rlim_t)maxclients + NET_RESERVED_FDS;
+    struct rlimit before;
+    int known = getrlimit(RLIMIT_NOFILE, &before) == 0;
+    rlim_t got = raise_nofile(want, &oserr);
+    if (got >= want) {
+        if (known && before.rlim_cur < want)
+            log_notice("Increased maximum number of open files to %llu (it was originally "
+                       "set to %llu).", (unsigned long long)want,
+                       (unsigned long long)before.rlim_cur);
+        return 0;
+    }
+    if (got <= NET_RESERVED_FDS) {
+        snprintf(err, errlen, "Your current 'ulimit -n' of %llu is not enough for the server "
+                 "to start. Please increase your open file limit to at least %llu. Exiting.",
+                 (unsigned long long)got, (unsigned long long)want);
+        return -1;
+    }
+    server.cfg.maxclients = (int)(got - NET_RESERVED_FDS);
+    log_warning("You requested maxclients of %d requiring at least %llu max file descriptors.",
+                maxclients, (unsigned long long)want);
+    log_warning("Server can't set maximum open files to %llu because of OS error: %s.",
+                (unsigned long long)want, strerror(oserr));
+    log_warning("Current maximum open files is %llu. maxclients has been reduced to %d to "
+                "compensate for low ulimit. If you need higher maxclients increase "
+                "'ulimit -n'.", (unsigned long long)got, server.cfg.maxclients);
+    return 0;
+}
+
+int net_set_maxclients(int maxclients, char *err, size_t errlen) {
+    int oserr;
+    rlim_t got = raise_nofile((rlim_t)maxclients + NET_RESERVED_FDS, &oserr);
+    if (got >= (rlim_t)maxclients + NET_RESERVED_FDS) return 0;
+    snprintf(err, errlen, "The operating system is not able to handle the specified number "
+             "of clients, try with %lld", (long long)got - NET_RESERVED_FDS);
+    return -1;
 }
 
 int net_listen(char *err, size_t errlen) {
@@ -215,6 +309,8 @@ void net_process_input(client *c) {
            (c->req_ready || c->qpos < c->in.len)) {
         if (!c->req_ready) {
             const char *err = NULL;
+            /* per command: an AUTH earlier in the pipeline lifts it */
+            lim.unauthenticated = !(c->flags & CLIENT_AUTHED);
             int rc = resp_parse(&c->req, c->in.data + c->qpos, c->in.len - c->qpos, &lim, &err);
             if (rc == RESP_MORE) break;
             if (rc == RESP_ERROR) {
@@ -337,6 +433,22 @@ static void on_write(uv_write_t *req, int status) {
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
 }
 
+/* uv_write of p[0..len) as buffers of at most NET_WRITE_CHUNK bytes
+ * (libuv copies the array of buffers, not the bytes). */
+static int write_rest(client *c, char *p, size_t len) {
+    uv_buf_t one[1];
+    size_t nbufs = (len + NET_WRITE_CHUNK - 1) / NET_WRITE_CHUNK;
+    uv_buf_t *bufs = nbufs > 1 ? xmalloc(nbufs * sizeof *bufs) : one;
+    for (size_t i = 0; i < nbufs; i++) {
+        size_t n = len - i * NET_WRITE_CHUNK;
+        bufs[i] = net_buf(p + i * NET_WRITE_CHUNK, n < NET_WRITE_CHUNK ? n : NET_WRITE_CHUNK);
+    }
+    assert(nbufs <= UINT_MAX);
+    int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, bufs, (unsigned)nbufs, on_write);
+    if (bufs != one) free(bufs);
+    return rc;
+}
+
 static void client_flush(client *c) {
     if (c->flags & CLIENT_CLOSING || c->writing) return;
     if (aof_reply_held(c)) {
@@ -351,7 +463,8 @@ static void client_flush(client *c) {
         net_close_client(c);
         return;
     }
-    uv_buf_t b = uv_buf_init(c->reply.data, (unsigned)c->reply.len);
+    uv_buf_t b = net_buf(c->reply.data, c->reply.len < NET_WRITE_CHUNK ? c->reply.len
+                                                                        : NET_WRITE_CHUNK);
     int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
     if (n == UV_EAGAIN || n == UV_ENOSYS) n = 0;
     if (n < 0) {
@@ -377,11 +490,11 @@ static void client_flush(client *c) {
     c->inflight = c->reply;
     c->reply = t;
     c->reply.len = 0;
-    uv_buf_t rest = uv_buf_init(c->inflight.data + n, (unsigned)(c->inflight.len - (size_t)n));
-    server.stat.net_output_bytes += rest.len;
+    size_t left = c->inflight.len - (size_t)n;
+    server.stat.net_output_bytes += left;
     c->wreq.data = c;
     c->writing = 1;
-    int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &rest, 1, on_write);
+    int rc = write_rest(c, c->inflight.data + n, left);
     if (rc != 0) {
         c->writing = 0;
         net_close_client(c);

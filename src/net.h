@@ -16,6 +16,19 @@
 /* Unsent output above which a client is no longer read from. */
 #define NET_OBUF_PAUSE (4u << 20)
 
+/* File descriptors kept for everything but clients (listeners, the loop,
+ * logs, snapshot and AOF files), as Redis's CONFIG_MIN_RESERVED_FDS. */
+#define NET_RESERVED_FDS 32
+
+/* At startup, before listening: raises RLIMIT_NOFILE toward maxclients +
+ * NET_RESERVED_FDS as far as the OS allows and, when it cannot reach it,
+ * lowers cfg.maxclients to fit, logging it as Redis does. -1 with err when
+ * the limit leaves no room for a single client. */
+int net_adjust_fd_limit(char *err, size_t errlen);
+/* CONFIG SET maxclients: 0 when `maxclients` clients fit in the open-files
+ * limit (raising it if needed), else -1 with Redis's error text. */
+int net_set_maxclients(int maxclients, char *err, size_t errlen);
+
 /* Opens every `bind` address on cfg.port. 0, or -1 with err. */
 int net_listen(char *err, size_t errlen);
 void net_close_listeners(void);

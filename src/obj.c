@@ -1,28 +1,47 @@
 /* obj: refcounted string objects (see obj.h for the sharing rule). */
 #include "obj.h"
 
+#include <assert.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
+_Static_assert(sizeof(obj) == 16, "obj header: 16 bytes per key and per value");
+
+/* Bytes of data room: what the allocator gave beyond the header (at least
+ * what was asked for). Any thread holding a reference: the block is not
+ * reallocated while shared. */
+static size_t obj_cap(const obj *o) { return malloc_usable_size((void *)o) - sizeof(obj); }
+
 static obj *obj_alloc_raw(size_t cap) {
-    if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1;
+    assert(cap <= OBJ_MAX_LEN + 1);
     obj *o = xmalloc(sizeof(obj) + cap);
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_RAW;
     o->unused = 0;
     o->len = 0;
-    o->cap = (uint32_t)cap;
     return o;
 }
 
 obj *obj_new_raw(const char *p, size_t len) {
+    assert(len <= OBJ_MAX_LEN);
     obj *o = obj_alloc_raw(len + 1);
     if (len) memcpy(o->data, p, len);
     o->data[len] = '\0';
-    o->len = (uint32_t)len;
+    o->len = len;
+    return o;
+}
+
+obj *obj_new_zeroed(size_t len) {
+    assert(len <= OBJ_MAX_LEN);
+    obj *o = xcalloc(1, sizeof(obj) + len + 1);
+    atomic_init(&o->refcount, 1);
+    o->type = OBJ_STRING;
+    o->enc = OBJ_ENC_RAW;
+    o->len = len;
     return o;
 }
 
@@ -33,7 +52,6 @@ obj *obj_new_int(int64_t v) {
     o->enc = OBJ_ENC_INT;
     o->unused = 0;
     o->len = 0;
-    o->cap = sizeof(int64_t);
     memcpy(o->data, &v, sizeof v);
     return o;
 }
@@ -76,7 +94,7 @@ int obj_get_ll(const obj *o, long long *out) {
     return str_to_ll(o->data, o->len, out);
 }
 
-size_t obj_mem(const obj *o) { return sizeof(obj) + o->cap; }
+size_t obj_mem(const obj *o) { return sizeof(obj) + obj_cap(o); }
 
 int obj_eq_bytes(const obj *o, const char *p, size_t len) {
     char buf[OBJ_INTBUF];
@@ -86,7 +104,8 @@ int obj_eq_bytes(const obj *o, const char *p, size_t len) {
 }
 
 obj *obj_writable(obj *o, size_t need) {
-    if (o->enc == OBJ_ENC_RAW && !obj_shared(o) && o->cap >= need + 1) return o;
+    assert(need <= OBJ_MAX_LEN);
+    if (o->enc == OBJ_ENC_RAW && !obj_shared(o) && obj_cap(o) >= need + 1) return o;
     char buf[OBJ_INTBUF];
     size_t len;
     const char *s = obj_str(o, buf, &len);
@@ -94,21 +113,21 @@ obj *obj_writable(obj *o, size_t need) {
     if (cap < len + 1) cap = len + 1;
     /* Leave room to grow, as sds does, so repeated APPENDs are amortized. */
     if (cap < (1u << 20)) cap *= 2; else cap += 1u << 20;
+    if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1; /* room to grow is optional */
     if (!obj_shared(o) && o->enc == OBJ_ENC_RAW) {
-        obj *n = xrealloc(o, sizeof(obj) + cap);
-        n->cap = (uint32_t)(cap > OBJ_MAX_LEN + 1 ? OBJ_MAX_LEN + 1 : cap);
-        return n;
+        return xrealloc(o, sizeof(obj) + cap);
     }
     obj *n = obj_alloc_raw(cap);
     memcpy(n->data, s, len);
     n->data[len] = '\0';
-    n->len = (uint32_t)len;
+    n->len = len;
     obj_decref(o);
     return n;
 }
 
 void obj_raw_append(obj *o, const char *p, size_t n) {
+    assert(n < obj_cap(o) - o->len);
     memcpy(o->data + o->len, p, n);
-    o->len += (uint32_t)n;
+    o->len += n;
     o->data[o->len] = '\0';
 }

@@ -20,8 +20,10 @@
 enum { OBJ_STRING = 0 };
 enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
 
-/* Maximum string length (proto-max-bulk-len may not exceed this). */
-#define OBJ_MAX_LEN ((size_t)UINT32_MAX - 64)
+/* Largest length an obj can describe (its size must fit in ptrdiff_t).
+ * What a client may store is bounded by proto-max-bulk-len, as in Redis;
+ * this only bounds what a loader accepts from a file. */
+#define OBJ_MAX_LEN ((size_t)PTRDIFF_MAX - 64)
 /* Room for the decimal form of any int64 plus NUL. */
 #define OBJ_INTBUF 24
 
@@ -30,14 +32,19 @@ typedef struct obj {
     uint8_t type;              /* OBJ_STRING; fixed at creation */
     uint8_t enc;               /* OBJ_ENC_*; changed only while unshared */
     uint16_t unused;
-    uint32_t len;              /* RAW: byte length; INT: 0 */
-    uint32_t cap;              /* RAW: bytes allocated for data (len+1 <= cap) */
+    size_t len;                /* RAW: byte length; INT: 0. The room for
+                                  data is what the allocator gave
+                                  (malloc_usable_size), so the header stays
+                                  16 bytes with a size_t length. */
     char data[];               /* RAW: len bytes + NUL; INT: an int64 (memcpy) */
 } obj;
 
 /* Constructors return an object with refcount 1. */
 obj *obj_new_raw(const char *p, size_t len);
 obj *obj_new_int(int64_t v);
+/* A RAW value of len zero bytes (calloc: pages are touched only when
+ * written, so DEBUG POPULATE of a huge size costs what it writes). */
+obj *obj_new_zeroed(size_t len);
 /* A value from client bytes: INT when the bytes are a canonical integer
  * (str_to_ll accepts them and they are at most 20 bytes), RAW otherwise. */
 obj *obj_new_value(const char *p, size_t len);

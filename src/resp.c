@@ -38,6 +38,9 @@
 
 static const char ERR_MBULK_LEN[] = "Protocol error: invalid multibulk length";
 static const char ERR_BULK_LEN[] = "Protocol error: invalid bulk length";
+static const char ERR_UNAUTH_MBULK[] =
+    "Protocol error: unauthenticated multibulk length";
+static const char ERR_UNAUTH_BULK[] = "Protocol error: unauthenticated bulk length";
 static const char ERR_MBULK_STR[] =
     "Protocol error: too big mbulk count string";
 static const char ERR_BULK_STR[] = "Protocol error: too big bulk count string";
@@ -128,6 +131,8 @@ static int mbulk_header(resp_req *r, const char *buf, size_t len,
     if (!str_to_ll(buf + 1, n - 1, &count) || count > lim->max_multibulk ||
         count > INT_MAX)
         return fail(ERR_MBULK_LEN, err);
+    if (count > RESP_UNAUTH_MAX_ARGS && lim->unauthenticated)
+        return fail(ERR_UNAUTH_MBULK, err);
     r->pos = n + 2;
     r->nargs = count > 0 ? count : 0;
     return RESP_DONE;
@@ -152,6 +157,8 @@ static int bulk_header(resp_req *r, const char *buf, size_t len,
     long long blen;
     if (!str_to_ll(p + 1, n - 1, &blen) || blen < 0 || blen > lim->max_bulk_len)
         return fail(ERR_BULK_LEN, err);
+    if (blen > RESP_UNAUTH_MAX_BULK && lim->unauthenticated)
+        return fail(ERR_UNAUTH_BULK, err);
     r->pos += n + 2;
     r->bulklen = blen;
     return RESP_DONE;

@@ -23,7 +23,13 @@ typedef struct resp_limits {
     long long max_bulk_len;      /* proto-max-bulk-len */
     long long max_multibulk;     /* 1024*1024 in Redis */
     size_t max_inline;           /* 64 KiB in Redis (PROTO_INLINE_MAX_SIZE) */
+    int unauthenticated;         /* the client has yet to AUTH: at most
+                                    RESP_UNAUTH_MAX_ARGS arguments of at most
+                                    RESP_UNAUTH_MAX_BULK bytes, as Redis 7 */
 } resp_limits;
+
+#define RESP_UNAUTH_MAX_ARGS 10
+#define RESP_UNAUTH_MAX_BULK 16384
 
 typedef struct resp_req {
     /* main thread only (one parser per client) */

@@ -1,6 +1,8 @@
 /* vbuf: a growable byte buffer (see vbuf.h). */
 #include "vbuf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,12 @@ void vbuf_reserve(vbuf *b, size_t extra) {
     b->cap = cap;
 }
 
+void vbuf_reserve_exact(vbuf *b, size_t extra) {
+    if (b->cap - b->len >= extra) return;
+    b->data = xrealloc(b->data, b->len + extra);
+    b->cap = b->len + extra;
+}
+
 void vbuf_append(vbuf *b, const void *p, size_t n) {
     if (n == 0) return;
     vbuf_reserve(b, n);
@@ -27,6 +35,19 @@ void vbuf_append(vbuf *b, const void *p, size_t n) {
 }
 
 void vbuf_append_str(vbuf *b, const char *s) { vbuf_append(b, s, strlen(s)); }
+
+void vbuf_appendf(vbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    vbuf_reserve(b, (size_t)n + 1); /* vsnprintf writes a NUL after the text */
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
 
 void vbuf_consume(vbuf *b, size_t n) {
     if (n >= b->len) { b->len = 0; return; }

@@ -19,8 +19,12 @@ void vbuf_free(vbuf *b);
 /* Make room for `extra` more bytes; aborts on out-of-memory like every
  * allocation in verso (see util.h: xmalloc). */
 void vbuf_reserve(vbuf *b, size_t extra);
+/* Same, but grows to exactly len + extra (for a payload of known size). */
+void vbuf_reserve_exact(vbuf *b, size_t extra);
 void vbuf_append(vbuf *b, const void *p, size_t n);
 void vbuf_append_str(vbuf *b, const char *s);
+/* printf into the buffer, whatever the length of the result. */
+void vbuf_appendf(vbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drop the first n bytes (memmove of the rest). */
 void vbuf_consume(vbuf *b, size_t n);
 void vbuf_reset(vbuf *b);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -116,11 +117,20 @@ static void ensure_base(void)
         FAIL("mkdtemp %s: %s", h_base, strerror(errno));
 }
 
+/* RLIMIT_NOFILE (soft and hard) of the next server started, 0: inherited;
+ * set by srv_start_nofile for one start. */
+static rlim_t h_child_nofile;
+
 /* In a freshly forked child: die with the parent, keep no descriptor of
  * the test, default SIGPIPE, output to out_path, stdin from in_fd. */
 static void child_setup(pid_t parent, const char *out_path, int in_fd)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (h_child_nofile) {
+        struct rlimit lim = { h_child_nofile, h_child_nofile };
+        if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+            _exit(127);
+    }
     if (getppid() != parent)
         _exit(127);
     signal(SIGPIPE, SIG_DFL);
@@ -346,9 +356,9 @@ static srv *start_with(const char *conf_text, const char *extra)
         s->port = pick_port();
         char base_args[PATH_MAX + 128];
         snprintf(base_args, sizeof base_args,
-                 "--port %d --bind 127.0.0.1 --dir '%s' --save ''%s",
-                 s->port, s->dir,
-                 srv_is_reference() ? " --enable-debug-command local" : "");
+                 "--port %d --bind 127.0.0.1 --dir '%s' --save '' "
+                 "--enable-debug-command yes",
+                 s->port, s->dir);
         argc += split_args(base_args, argv + argc, 60 - argc);
         argc += split_args(extra, argv + argc, 60 - argc);
         argv[argc] = NULL;
@@ -382,6 +392,21 @@ srv *srv_start(const char *extra_fmt, ...)
         va_end(ap);
     }
     return start_with(NULL, extra);
+}
+
+srv *srv_start_nofile(int nofile, const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    if (extra_fmt) {
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
+    h_child_nofile = (rlim_t)nofile;
+    srv *s = start_with(NULL, extra);
+    h_child_nofile = 0;
+    return s;
 }
 
 #define H_MAX_TRACKED 64 /* the crash test restarts its server 30 times */

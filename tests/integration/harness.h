@@ -6,9 +6,9 @@
  * else ../../src/verso-server next to the test program itself. Pointing
  * VERSO_SERVER at Redis's own redis-server runs the same tests against the
  * reference; srv_is_reference() tells a test which one it faces, for the
- * very few places where verso deliberately differs (HELLO 3). The reference
- * also gets "--enable-debug-command local" (Redis 7 refuses DEBUG by
- * default; verso has no such option).
+ * very few places where verso deliberately differs (HELLO 3). Every server
+ * gets "--enable-debug-command yes" (both refuse DEBUG by default); a later
+ * "--enable-debug-command" in the extra arguments overrides it.
  *
  * Every server runs in a fresh directory under one per-program base dir, on a
  * free port of 127.0.0.1, with its stdout/stderr in <dir>/server.log. A
@@ -41,7 +41,8 @@ const char *srv_binary(void);
 int srv_is_reference(void);          /* binary is Redis's redis-server */
 
 /* ---- lifecycle ---- */
-/* Starts the server with "--port N --bind 127.0.0.1 --dir D --save ''" plus
+/* Starts the server with "--port N --bind 127.0.0.1 --dir D --save ''
+ * --enable-debug-command yes" plus
  * extra arguments (printf format, then split on blanks; '...' and "..." group,
  * so "--requirepass 'a b'" is two arguments; NULL for none). Waits until it
  * answers PING (any reply, even NOAUTH), 10 s at most; fails the test with
@@ -50,6 +51,10 @@ srv *srv_start(const char *extra_fmt, ...);
 /* Same, with a config file (conf_text written to <dir>/server.conf) as the
  * first argument, as redis-server takes it. */
 srv *srv_start_conf(const char *conf_text, const char *extra_fmt, ...);
+/* srv_start with RLIMIT_NOFILE (soft and hard) set to nofile in the
+ * server's process, as `prlimit --nofile=N:N` would. */
+srv *srv_start_nofile(int nofile, const char *extra_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* SIGTERM, wait up to 10 s, then SIGKILL; removes the dir; frees s. */
 void srv_stop(srv *s);
 /* SIGKILL and reap (dir and struct stay until srv_stop). */

@@ -303,6 +303,156 @@ START_TEST(maxclients)
 }
 END_TEST
 
+/* Finding 13's kind: a CLIENT LIST line was cut at 512 bytes, newline
+ * included, so a long client name merged it with the next one. */
+START_TEST(client_list_long_name)
+{
+    char name[1201];
+    memset(name, 'n', 1200);
+    name[1200] = '\0';
+    redisContext *other = srv_connect(h_srv);
+    expect_status(h_c, "OK", "CLIENT SETNAME %s", name);
+    redisReply *r = cmd(h_c, "CLIENT LIST");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    int lines = 0, found = 0;
+    for (char *p = r->str, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+        lines++;
+        *nl = '\0';
+        ck_assert_msg(strstr(p, "id=") == p && strstr(p, " resp=2") != NULL,
+                      "bad CLIENT LIST line: %.80s...", p);
+        if (strstr(p, name)) found++;
+    }
+    ck_assert_int_eq(lines, 2);
+    ck_assert_int_eq(found, 1);
+    freeReplyObject(r);
+    redisFree(other);
+}
+END_TEST
+
+/* Sends `req` on a new raw connection and checks that the reply is exactly
+ * `want` followed by the server closing the connection. */
+static void expect_closed_with(int port, const char *req, const char *want)
+{
+    int fd = raw_connect(port);
+    raw_send_str(fd, req);
+    char got[256];
+    int closed = 0;
+    raw_read(fd, got, sizeof got, sizeof got - 1, 5000, &closed);
+    ck_assert_str_eq(got, want);
+    ck_assert_msg(closed, "connection left open after '%s'", want);
+    close(fd);
+}
+
+/* Finding 7: before AUTH, a client may announce at most 10 arguments of at
+ * most 16 KiB each (Redis 7's limits), else it gets Redis's protocol error
+ * and is closed, so it cannot make the server buffer large requests. */
+START_TEST(unauthenticated_limits)
+{
+    srv *s = srv_start("--requirepass pw");
+    expect_closed_with(s->port, "*11\r\n",
+                       "-ERR Protocol error: unauthenticated multibulk length\r\n");
+    expect_closed_with(s->port, "*100\r\n$3\r\nSET\r\n",
+                       "-ERR Protocol error: unauthenticated multibulk length\r\n");
+    expect_closed_with(s->port, "*2\r\n$4\r\nECHO\r\n$16385\r\n",
+                       "-ERR Protocol error: unauthenticated bulk length\r\n");
+    expect_closed_with(s->port, "*2\r\n$4\r\nECHO\r\n$100000\r\nxyz",
+                       "-ERR Protocol error: unauthenticated bulk length\r\n");
+
+    /* at the limits: parsed, then refused with NOAUTH, connection kept */
+    size_t n = 16384;
+    char *val = malloc(n);
+    memset(val, 'a', n);
+    redisContext *c = srv_connect(s);
+    expect_error(c, "NOAUTH Authentication required.", "ECHO %b", val, n);
+    expect_error(c, "NOAUTH Authentication required.", "DEL a b c d e f g h i");
+    /* after AUTH (even earlier in the same pipeline) the limits are gone */
+    redisAppendCommand(c, "AUTH pw");
+    redisAppendCommand(c, "DEL a b c d e f g h i j k");
+    redisReply *r;
+    ck_assert_int_eq(redisGetReply(c, (void **)&r), REDIS_OK);
+    h_check(__FILE__, __LINE__, r, H_WANT(H_STATUS, "OK", 0, 0));
+    freeReplyObject(r);
+    ck_assert_int_eq(redisGetReply(c, (void **)&r), REDIS_OK);
+    check_int(r, 0);
+    freeReplyObject(r);
+    free(val);
+    n = 100000;
+    val = malloc(n);
+    memset(val, 'b', n);
+    r = cmd(c, "ECHO %b", val, n);
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    ck_assert_uint_eq(r->len, n);
+    freeReplyObject(r);
+    free(val);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
+/* Findings 9 and 16: under `ulimit -n 128` the server keeps 32 descriptors
+ * in reserve and lowers maxclients to 96 (logging it as Redis does), so a
+ * flood of connections gets "-ERR max number of clients reached" while a
+ * BGSAVE still opens its file and writes go on. */
+START_TEST(maxclients_fits_fd_limit)
+{
+    enum { NOFILE = 128, FIT = NOFILE - 32, EXTRA = 25 };
+    srv *s = srv_start_nofile(NOFILE, "--save '3600 1'");
+    ck_assert(srv_log_wait(s, "You requested maxclients of 10000 requiring at least "
+                              "10032 max file descriptors.", 5000));
+    ck_assert(srv_log_wait(s, "Server can't set maximum open files to 10032 because of "
+                              "OS error: Operation not permitted.", 5000));
+    ck_assert(srv_log_wait(s, "Current maximum open files is 128. maxclients has been "
+                              "reduced to 96 to compensate for low ulimit. If you need "
+                              "higher maxclients increase 'ulimit -n'.", 5000));
+    redisContext *c = srv_connect(s);
+    redisReply *r = expect_array(c, 2, "CONFIG GET maxclients");
+    check_bulk(r->element[1], "96");
+    freeReplyObject(r);
+    ck_assert_int_eq(h_info_int(c, "clients", "maxclients"), FIT);
+    expect_error(c, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - "
+                    "The operating system is not able to handle the specified number of "
+                    "clients, try with 96", "CONFIG SET maxclients 200");
+    expect_status(c, "OK", "CONFIG SET maxclients 50");
+    expect_status(c, "OK", "CONFIG SET maxclients 96");
+
+    int fds[FIT - 1 + EXTRA];
+    for (int i = 0; i < FIT - 1; i++) {          /* c is the first client */
+        fds[i] = raw_connect(s->port);
+        raw_send_str(fds[i], "PING\r\n");
+        char got[64];
+        int closed;
+        raw_read(fds[i], got, sizeof got, 7, 5000, &closed);
+        ck_assert_msg(!strcmp(got, "+PONG\r\n"), "client %d: got '%s'", i + 2, got);
+    }
+    for (int i = FIT - 1; i < FIT - 1 + EXTRA; i++) {
+        fds[i] = raw_connect(s->port);
+        char got[128];
+        int closed;
+        raw_read(fds[i], got, sizeof got, sizeof got - 1, 5000, &closed);
+        ck_assert_str_eq(got, "-ERR max number of clients reached\r\n");
+        ck_assert(closed);
+    }
+    ck_assert_int_eq(h_info_int(c, "clients", "connected_clients"), FIT);
+    ck_assert_int_eq(h_info_int(c, "stats", "rejected_connections"), EXTRA);
+    /* every slot taken: a save still opens its file, writes still run */
+    expect_status(c, "OK", "SET k v");
+    expect_status(c, "Background saving started", "BGSAVE");
+    for (int i = 0; i < 500 && h_info_int(c, "persistence", "rdb_bgsave_in_progress"); i++)
+        h_sleep_ms(20);
+    char *info = h_info(c, "persistence");
+    char status[16];
+    ck_assert(h_info_field(info, "rdb_last_bgsave_status", status, sizeof status));
+    ck_assert_str_eq(status, "ok");
+    free(info);
+    expect_status(c, "OK", "SET k2 v2");
+    for (int i = 0; i < FIT - 1 + EXTRA; i++)
+        close(fds[i]);
+    expect_status(c, "OK", "SET k3 v3");
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 /* ---- 200 concurrent clients ---- */
 
 enum { THREADS = 200, OPS = 150 };
@@ -497,6 +647,9 @@ int main(void)
     tcase_add_test(tc, auth_without_password);
     tcase_add_test(tc, idle_timeout);
     tcase_add_test(tc, maxclients);
+    tcase_add_test(tc, maxclients_fits_fd_limit);
+    tcase_add_test(tc, client_list_long_name);
+    tcase_add_test(tc, unauthenticated_limits);
     tcase_add_test(tc, concurrent_clients);
     tcase_add_test(tc, redis_cli_commands);
     tcase_add_test(tc, redis_cli_interactive);

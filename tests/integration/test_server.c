@@ -4,8 +4,13 @@
  * commands (CLIENT HELLO AUTH) and connection limits are in test_clients.c. */
 #include "harness.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -410,6 +415,126 @@ START_TEST(debug_populate)
 }
 END_TEST
 
+#define DEBUG_REFUSED                                                             \
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to " \
+    "\"local\", you can run it from a local connection, otherwise you need to "    \
+    "set this option in the configuration file, and then restart the server."
+
+/* A client whose address is 127.0.0.2 (loopback, but not "local" for
+ * enable-debug-command, which admits 127.0.0.1 and ::1 only). */
+static redisContext *connect_from_127_0_0_2(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in src = { .sin_family = AF_INET };
+    struct sockaddr_in dst = { .sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)port) };
+    inet_pton(AF_INET, "127.0.0.2", &src.sin_addr);
+    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+    ck_assert_msg(fd >= 0 && bind(fd, (struct sockaddr *)&src, sizeof src) == 0 &&
+                      connect(fd, (struct sockaddr *)&dst, sizeof dst) == 0,
+                  "connect from 127.0.0.2: %s", strerror(errno));
+    redisContext *c = redisConnectFd(fd);
+    ck_assert_msg(c && !c->err, "redisConnectFd");
+    return c;
+}
+
+/* enable-debug-command no|yes|local (Redis 7.0): refused by default with
+ * Redis's text, before AUTH; immutable. */
+START_TEST(debug_command_protected)
+{
+    srv *s = h_srv_start("--enable-debug-command no --requirepass pw");
+    redisContext *c = srv_connect(s);
+    expect_error(c, DEBUG_REFUSED, "DEBUG POPULATE 1");  /* before AUTH too */
+    expect_status(c, "OK", "AUTH pw");
+    expect_error(c, DEBUG_REFUSED, "DEBUG POPULATE 1");
+    expect_error(c, DEBUG_REFUSED, "DEBUG SLEEP 0");
+    expect_int(c, 0, "DBSIZE");
+    redisReply *r = expect_array(c, 2, "CONFIG GET enable-debug-command");
+    check_bulk(r->element[1], "no");
+    freeReplyObject(r);
+    expect_error(c, "ERR CONFIG SET failed (possibly related to argument "
+                    "'enable-debug-command') - can't set immutable config",
+                 "CONFIG SET enable-debug-command yes");
+    redisFree(c);
+
+    s = h_srv_start("--enable-debug-command local --protected-mode no");
+    c = srv_connect(s);                                /* from 127.0.0.1 */
+    expect_status(c, "OK", "DEBUG POPULATE 2");
+    expect_int(c, 2, "DBSIZE");
+    redisFree(c);
+    c = connect_from_127_0_0_2(s->port);
+    expect_error(c, DEBUG_REFUSED, "DEBUG POPULATE 5");
+    expect_int(c, 2, "DBSIZE");
+    redisFree(c);
+
+    s = h_srv_start("--enable-debug-command yes --protected-mode no");
+    c = connect_from_127_0_0_2(s->port);
+    expect_status(c, "OK", "DEBUG POPULATE 3");
+    expect_int(c, 3, "DBSIZE");
+    redisFree(c);
+    h_srv_drop_all();
+}
+END_TEST
+
+/* Copies the file src to dst, mode 0755. */
+static void copy_exec(const char *src, const char *dst)
+{
+    size_t len;
+    char *bytes = h_slurp(src, &len, 1);
+    FILE *f = fopen(dst, "wb");
+    ck_assert_msg(f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0,
+                  "copy to %s: %s", dst, strerror(errno));
+    ck_assert_int_eq(chmod(dst, 0755), 0);
+    free(bytes);
+}
+
+/* Finding 13: INFO lines were cut at 1 KiB each, so the server section lost
+ * its end when the executable's path was long. The binary is copied to a
+ * path of ~1.2 KB (same file name, so the harness still knows it) and
+ * every field of the section must come back whole. Runs without the
+ * default fixture: srv_binary() is read once per test process. */
+START_TEST(info_long_lines_whole)
+{
+    const char *env = getenv("VERSO_SERVER");
+    const char *src = env && *env ? env : VERSO_SERVER_PATH;
+    const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+    char path[4096];
+    snprintf(path, sizeof path, "/tmp/verso-info.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(path));
+    char top[64];
+    snprintf(top, sizeof top, "%s", path);
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(path);
+        path[n] = '/';
+        memset(path + n + 1, 'd' + i, 200);
+        path[n + 201] = '\0';
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    char exe[4096 + 64];
+    snprintf(exe, sizeof exe, "%s/%s", path, base);
+    copy_exec(src, exe);
+    setenv("VERSO_SERVER", exe, 1);
+    srv *s = srv_start(NULL);
+    redisContext *c = srv_connect(s);
+    char *info = h_info(c, "server");
+    char v[4096 + 64];
+    ck_assert(h_info_field(info, "executable", v, sizeof v));
+    ck_assert_str_eq(v, exe);
+    ck_assert_msg(strstr(info, "\r\nconfig_file:") != NULL, "INFO server cut short");
+    free(info);
+    info = h_info(c, "everything");
+    ck_assert_msg(strstr(info, "# Keyspace\r\n") != NULL, "INFO everything cut short");
+    ck_assert(h_info_field(info, "executable", v, sizeof v));
+    ck_assert_str_eq(v, exe);
+    free(info);
+    redisFree(c);
+    srv_stop(s);
+    char cmdline[256];
+    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", top);
+    ck_assert_int_eq(system(cmdline), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server");
@@ -431,6 +556,11 @@ int main(void)
     tcase_add_test(tc, shutdown_nosave);
     tcase_add_test(tc, shutdown_plain);
     tcase_add_test(tc, debug_populate);
+    tcase_add_test(tc, debug_command_protected);
     suite_add_tcase(s, tc);
+    TCase *bare = tcase_create("no fixture");
+    tcase_set_timeout(bare, 30);
+    tcase_add_test(bare, info_long_lines_whole);
+    suite_add_tcase(s, bare);
     return h_main(s);
 }

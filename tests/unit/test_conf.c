@@ -130,6 +130,15 @@ START_TEST(test_defaults)
     ck_assert_int_eq(c.auto_aof_rewrite_percentage, 100);
     ck_assert_int_eq(c.auto_aof_rewrite_min_size, 64LL * 1024 * 1024);
     ck_assert_int_eq(c.aof_max_backlog, 64LL * 1024 * 1024);
+    ck_assert_int_eq(c.enable_debug_command, DEBUG_CMD_NO);
+    ck_assert_str_eq(get1(&c, "enable-debug-command"), "no");
+    char err[CONF_ERRLEN];
+    char *local[] = {"enable-debug-command", "local"};
+    ck_assert_int_eq(conf_apply(&c, 2, local, err, sizeof err), 0);
+    ck_assert_int_eq(c.enable_debug_command, DEBUG_CMD_LOCAL);
+    char *bad[] = {"enable-debug-command", "maybe"};
+    ck_assert_int_eq(conf_apply(&c, 2, bad, err, sizeof err), -1);
+    ck_assert_str_eq(err, "argument(s) must be one of the following: no, yes, local");
     conf_free(&c);
 }
 END_TEST

@@ -110,6 +110,30 @@ START_TEST(test_number_helpers) {
 }
 END_TEST
 
+/* Lengths past 4 GiB are kept whole (they were uint32_t: finding 2). The
+ * value is calloc'd zero pages, so this costs little resident memory. */
+START_TEST(test_len_over_4gib) {
+    size_t n = ((size_t)1 << 32) + 10;
+    obj *o = obj_new_zeroed(n);
+    ck_assert_uint_eq(obj_strlen(o), n);
+    char buf[OBJ_INTBUF];
+    size_t len;
+    const char *s = obj_str(o, buf, &len);
+    ck_assert_uint_eq(len, n);
+    ck_assert_int_eq(s[n - 1], 0);
+    ck_assert_int_eq(s[n], 0);
+    ck_assert_uint_ge(obj_mem(o), n + 1);
+    /* unshared with room: edited in place (the growth past 4 GiB is
+     * test_biglen's: a 4 GiB realloc is a copy under ASan) */
+    ck_assert_ptr_eq(obj_writable(o, n), o);
+    o->len = n - 3;
+    obj_raw_append(o, "xyz", 3);
+    ck_assert_uint_eq(obj_strlen(o), n);
+    ck_assert(memcmp(o->data + n - 4, "\0xyz", 5) == 0);
+    obj_decref(o);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("obj");
     TCase *tc = tcase_create("core");
@@ -118,6 +142,7 @@ int main(void) {
     tcase_add_test(tc, test_writable_shared_copies);
     tcase_add_test(tc, test_writable_from_int);
     tcase_add_test(tc, test_number_helpers);
+    tcase_add_test(tc, test_len_over_4gib);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -740,7 +740,7 @@ static void m_function(vbuf *b) { b_u8(b, RDB_OP_FUNCTION2); b_str(b, "#!lua nam
 static void m_function_old(vbuf *b) { b_u8(b, RDB_OP_FUNCTION_PRE_GA); }
 static void m_unknown_op(vbuf *b) { b_u8(b, 0xf0); }
 static void m_huge_len(vbuf *b) { b_u8(b, 0); b_str(b, "k"); b_u8(b, 0x80); b_be(b, 0xfff00000u, 4); b_bytes(b, "xy", 2); }
-static void m_len64(vbuf *b) { b_u8(b, 0); b_str(b, "k"); b_u8(b, 0x81); b_be(b, 1ULL << 60, 8); }
+static void m_len64(vbuf *b) { b_u8(b, 0); b_str(b, "k"); b_u8(b, 0x81); b_be(b, 1ULL << 63, 8); }
 static void m_bad_len_prefix(vbuf *b) { b_u8(b, 0); b_str(b, "k"); b_u8(b, 0x82); }
 static void m_bad_enc(vbuf *b) { b_u8(b, 0); b_str(b, "k"); b_u8(b, 0xc4); }
 static void m_db_range(vbuf *b) { b_u8(b, RDB_OP_SELECTDB); b_u8(b, 0x81); b_be(b, 1ULL << 40, 8); }

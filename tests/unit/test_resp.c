@@ -17,7 +17,7 @@
 
 #define K64 (64 * 1024)
 
-static const resp_limits LIM = {512LL * 1024 * 1024, 1024 * 1024, K64};
+static const resp_limits LIM = {512LL * 1024 * 1024, 1024 * 1024, K64, 0};
 
 /* Arguments of a parsed command as "[a][b]" with bytes outside printable
  * ASCII (and '[', ']', '\\') as \xHH, so that results compare as strings. */
@@ -319,7 +319,7 @@ START_TEST(test_line_limits) {
 END_TEST
 
 START_TEST(test_custom_limits) {
-    resp_limits lim = {10, 3, 16};
+    resp_limits lim = {10, 3, 16, 0};
     char *got;
     const char ok[] = "*3\r\n$10\r\n0123456789\r\n$1\r\na\r\n$0\r\n\r\n";
     ck_assert_int_eq(parse_one(ok, sizeof ok - 1, &lim, &got, NULL), RESP_DONE);
@@ -339,6 +339,31 @@ START_TEST(test_custom_limits) {
                      RESP_ERROR);
     ck_assert_str_eq(got, "Protocol error: too big inline request");
     free(got);
+}
+END_TEST
+
+/* Before AUTH: at most 10 arguments of at most 16 KiB (Redis 7), checked
+ * on the announcement, before any byte of the bulk arrives. */
+START_TEST(test_unauthenticated_limits) {
+    resp_limits lim = LIM;
+    lim.unauthenticated = 1;
+    char *got;
+    ck_assert_int_eq(parse_one("*11\r\n", 5, &lim, &got, NULL), RESP_ERROR);
+    ck_assert_str_eq(got, "Protocol error: unauthenticated multibulk length");
+    free(got);
+    const char bulk[] = "*2\r\n$4\r\nECHO\r\n$16385\r\n";
+    ck_assert_int_eq(parse_one(bulk, sizeof bulk - 1, &lim, &got, NULL), RESP_ERROR);
+    ck_assert_str_eq(got, "Protocol error: unauthenticated bulk length");
+    free(got);
+    /* the limits themselves pass */
+    const char ten[] = "*10\r\n$16384\r\n";
+    ck_assert_int_eq(parse_one(ten, sizeof ten - 1, &lim, &got, NULL), RESP_MORE);
+    /* and the ordinary limits still come first */
+    ck_assert_int_eq(parse_one("*-1\r\n", 5, &lim, &got, NULL), RESP_DONE);
+    free(got);
+    lim.unauthenticated = 0;
+    ck_assert_int_eq(parse_one("*11\r\n", 5, &lim, &got, NULL), RESP_MORE);
+    ck_assert_int_eq(parse_one(bulk, sizeof bulk - 1, &lim, &got, NULL), RESP_MORE);
 }
 END_TEST
 
@@ -640,6 +665,7 @@ static Suite *resp_suite(void) {
     tcase_add_test(tc, test_inline_errors);
     tcase_add_test(tc, test_line_limits);
     tcase_add_test(tc, test_custom_limits);
+    tcase_add_test(tc, test_unauthenticated_limits);
     tcase_add_test(tc, test_huge_announcements);
     tcase_add_test(tc, test_inline_quoting);
     suite_add_tcase(s, tc);

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "hooks.h"
 #include "log.h"
 #include "util.h"
-#include "../aof/aof.h"
 
 #define NET_READ_CHUNK (64u * 1024)
 
@@ -141,12 +141,6 @@ int net_listen(char *err, size_t errlen) {
     return 0;
 }
 
-void net_close_listeners(void) {
-    for (int i = 0; i < server.nlisteners; i++)
-        if (!uv_is_closing((uv_handle_t *)&server.listeners[i]))
-            uv_close((uv_handle_t *)&server.listeners[i], NULL);
-}
-
 /* ---- closing ---- */
 
 static void on_close(uv_handle_t *h) {
@@ -173,7 +167,7 @@ void net_close_client(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
-    aof_client_closed(c);
+    hooks_client_closed(c);
     if (c->prev) c->prev->next = c->next; else server.clients = c->next;
     if (c->next) c->next->prev = c->prev;
     server.nclients--;
@@ -339,8 +333,8 @@ static void on_write(uv_write_t *req, int status) {
 
 static void client_flush(client *c) {
     if (c->flags & CLIENT_CLOSING || c->writing) return;
-    if (aof_reply_held(c)) {
-        c->flags |= CLIENT_HELD; /* aof.c queues it again after the fsync */
+    if (hooks_reply_held(c)) {
+        c->flags |= CLIENT_HELD; /* the holder queues it again (net_want_write) */
         return;
     }
     if (c->reply.len == 0) {

@@ -18,7 +18,9 @@
 #include "../snapshot/snap.h"
 #include "../snapshot/syncsave.h"
 #include "../src/log.h"
+#include "../src/hooks.h"
 #include "../src/net.h"
+#include "../src/propagate.h"
 #include "../src/resp.h"
 #include "../src/util.h"
 #include "aof_gate.h"
@@ -78,13 +80,14 @@ static _Atomic uint64_t published_seq;
 static void on_progress(void *priv);
 static void finish_rewrite(void);
 static void on_rewrite_done(void *priv, int status, const char *err, uint64_t bytes);
+static const hooks aof_hooks;
 
 void aof_init(void) {
     A.last_db = -1;
     A.last_rewrite_sec = -1;
     A.last_rewrite_ok = 1;
     aofm_init(&A.m);
-    cmd_set_propagate_hook(NULL);
+    hooks_register(&aof_hooks);
 }
 
 /* ---- feeding ---- */
@@ -100,8 +103,9 @@ static void append_command(int argc, const arg *argv) {
 }
 
 /* The propagate hook: the command as it must be replayed. */
-static void aof_feed(int db, int argc, const arg *argv) {
-    if (!A.on) return;
+static void aof_feed(void *priv, int db, int argc, const arg *argv) {
+    (void)priv;
+    assert(A.on);
     if (db != A.last_db) {
         char num[16];
         int n = snprintf(num, sizeof num, "%d", db);
@@ -290,7 +294,7 @@ static int start_writer(int fd, char *err, size_t errlen) {
     A.last_db = -1;
     A.writer_origin = A.submitted; /* the writer counts from 0 */
     A.written = A.synced = A.fsynced = A.submitted;
-    cmd_set_propagate_hook(aof_feed);
+    prop_add(aof_feed, NULL);
     return 0;
 }
 
@@ -580,7 +584,7 @@ static void disable(void) {
     aof_before_sleep();
     A.on = 0;
     A.base_error[0] = '\0';
-    cmd_set_propagate_hook(NULL);
+    prop_remove(aof_feed, NULL);
     if (A.rewriting) snap_abort("appendonly turned off");
     /* The rewrite is abandoned: its completion, whenever it comes, is stale,
      * and a manifest it queued on this writer no longer ends anything. */
@@ -830,3 +834,30 @@ void aof_info(vbuf *b) {
              (long long)st.last_fsync_us, gate_inflight_max() > A.synced);
     vbuf_append_str(b, line);
 }
+
+/* ---- registration with the core (hooks.h) ---- */
+
+static void info_hook(const char *section, vbuf *b) {
+    if (!strcmp(section, "persistence")) aof_info(b);
+}
+
+static int config_hook(const conf *old, const conf *now, const char *name, char *err,
+                       size_t errlen) {
+    (void)old;
+    if (!strcmp(name, "appendonly")) return aof_set_enabled(now->appendonly, err, errlen);
+    if (!strcmp(name, "appendfsync")) aof_set_fsync(now->appendfsync);
+    return 0;
+}
+
+static const hooks aof_hooks = {
+    .name = "aof",
+    .cron = aof_cron,
+    .before_sleep = aof_before_sleep,
+    .before_command = aof_before_command,
+    .after_command = aof_after_command,
+    .reply_held = aof_reply_held,
+    .client_closed = aof_client_closed,
+    .info = info_hook,
+    .config_changed = config_hook,
+    .shutdown = aof_shutdown,
+};

@@ -31,6 +31,8 @@
 #include "../src/server.h"
 #include "../src/vbuf.h"
 
+/* Sets the AOF module up and registers its hooks with the core (after
+ * the snapshot module's). */
 void aof_init(void);
 /* Startup: when appendonly is on and a manifest exists, load it: 0 loaded,
  * 1 nothing to load (the caller restores the RDB snapshot), -1 with err. */

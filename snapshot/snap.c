@@ -14,6 +14,7 @@
 
 #include "../src/cmd.h"
 #include "../src/db.h"
+#include "../src/hooks.h"
 #include "../src/info.h"
 #include "../src/log.h"
 #include "../src/util.h"
@@ -74,6 +75,7 @@ static const char *misconf_gate(void) {
 }
 
 static void on_sigchld(uv_signal_t *s, int sig);
+static const hooks snap_hooks;
 
 static void remove_stale_temps(void);
 
@@ -86,6 +88,7 @@ void snap_init(void) {
     cmd_add_write_gate(misconf_gate);
     uv_signal_init(server.loop, &S.sigchld);
     uv_signal_start(&S.sigchld, on_sigchld, SIGCHLD);
+    hooks_register(&snap_hooks);
 }
 
 int snap_in_progress(void) { return S.type != SNAP_NONE; }
@@ -369,15 +372,13 @@ void snap_abort(const char *why) {
     }
 }
 
-void snap_retire_table(vt *t) {
-    if (S.type != SNAP_FORKLESS) {
-        vt_free(t);
-        return;
-    }
+int snap_keep_retired_table(vt *t) {
+    if (S.type != SNAP_FORKLESS) return 0;
     /* The serializer still holds this table's segments, and the table stays
      * in save state (capturing) until the thread has ended. */
     S.retired = xrealloc(S.retired, sizeof(vt *) * (size_t)(S.nretired + 1));
     S.retired[S.nretired++] = t;
+    return 1;
 }
 
 /* ---- cron: save points ---- */
@@ -492,3 +493,26 @@ void snap_info(vbuf *b) {
              (unsigned long long)S.load_expired);
     vbuf_append_str(b, line);
 }
+
+/* ---- registration with the core (hooks.h) ---- */
+
+static void before_flush_hook(void) { snap_abort("FLUSHALL/FLUSHDB"); }
+
+static void after_flush_hook(int all) {
+    (void)all; /* FLUSHDB saves too, as before this hook existed */
+    snap_after_flushall();
+}
+
+static void info_hook(const char *section, vbuf *b) {
+    if (!strcmp(section, "persistence")) snap_info(b);
+}
+
+static const hooks snap_hooks = {
+    .name = "snapshot",
+    .cron = snap_cron,
+    .before_flush = before_flush_hook,
+    .keep_retired_table = snap_keep_retired_table,
+    .after_flush = after_flush_hook,
+    .info = info_hook,
+    .prepare_shutdown = snap_shutdown,
+};

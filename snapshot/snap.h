@@ -19,6 +19,7 @@
 
 enum { SNAP_NONE = 0, SNAP_FORKLESS = 1, SNAP_FORK = 2 };
 
+/* Sets the snapshot module up and registers its hooks with the core. */
 void snap_init(void);
 /* Restores the snapshot at startup (cfg.dir/cfg.dbfilename). 0 (also when
  * there is no file), -1 with err naming file, offset and reason. */
@@ -48,9 +49,10 @@ void snap_abort(const char *why);
 /* FLUSHALL with save points: save the empty dataset at once, as Redis does,
  * so that a restart cannot bring the flushed keys back. */
 void snap_after_flushall(void);
-/* A table that FLUSHDB/FLUSHALL replaced: freed now, or once the running
- * save no longer reads it. */
-void snap_retire_table(vt *t);
+/* A table that FLUSHDB/FLUSHALL replaced: 1 when a running forkless save
+ * still reads it (it is freed once the save has ended), 0 when the caller
+ * frees it now. */
+int snap_keep_retired_table(vt *t);
 /* Save points, child reaping and progress; called by the server cron. */
 void snap_cron(void);
 /* Shutdown: wait for/abort a running save, then save when `save` (or when

@@ -8,8 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hooks.h"
+#include "propagate.h"
 #include "util.h"
-#include "../aof/aof.h"
 
 #define W CMD_WRITE
 #define R CMD_READONLY
@@ -90,7 +91,6 @@ static cmd_def table[] = {
 #define LOOKUP_SIZE 256 /* power of two, > 2 * NCMDS */
 
 static cmd_def *lookup[LOOKUP_SIZE];
-static cmd_propagate_fn propagate_hook;
 static cmd_gate_fn *write_gates; /* grows with each registration */
 static size_t nwrite_gates;
 static int propagated;  /* the running handler called cmd_propagate */
@@ -122,8 +122,6 @@ const cmd_def *cmd_lookup(const char *name, size_t len) {
 size_t cmd_count(void) { return NCMDS; }
 const cmd_def *cmd_at(size_t i) { return i < NCMDS ? &table[i] : NULL; }
 
-void cmd_set_propagate_hook(cmd_propagate_fn fn) { propagate_hook = fn; }
-
 void cmd_add_write_gate(cmd_gate_fn fn) {
     write_gates = xrealloc(write_gates, (nwrite_gates + 1) * sizeof *write_gates);
     write_gates[nwrite_gates++] = fn;
@@ -131,12 +129,10 @@ void cmd_add_write_gate(cmd_gate_fn fn) {
 
 void cmd_propagate(client *c, int argc, const arg *argv) {
     propagated = 1;
-    if (propagate_hook) propagate_hook(c->db, argc, argv);
+    propagate(c->db, argc, argv);
 }
 
-void cmd_propagate_raw(int db, int argc, const arg *argv) {
-    if (propagate_hook) propagate_hook(db, argc, argv);
-}
+void cmd_propagate_raw(int db, int argc, const arg *argv) { propagate(db, argc, argv); }
 
 static void reply_unknown(client *c) {
     char args[160];
@@ -210,13 +206,13 @@ int cmd_dispatch(client *c) {
         reply_unknown(c);
         return CMD_RAN;
     }
-    if (aof_before_command(c, d)) return CMD_PARKED;
+    if (hooks_before_command(c, d)) return CMD_PARKED;
     server.stat.commands++;
     c->cmd = d;
     c->lastcmd = d;
     if (!may_run(c, d)) {
         ((cmd_def *)d)->failed++;
-        aof_after_command(c, d);
+        hooks_after_command(c, d);
         return CMD_RAN;
     }
     long long dirty = server.dirty;
@@ -231,9 +227,9 @@ int cmd_dispatch(client *c) {
     /* Only write commands that changed something reach the AOF: SAVE lowers
      * server.dirty and DEBUG POPULATE raises it, neither may be replayed
      * (the AOF loader refuses them), as in Redis. */
-    if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated && propagate_hook)
-        propagate_hook(c->db, c->argc, c->argv);
-    aof_after_command(c, d);
+    if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated)
+        propagate(c->db, c->argc, c->argv);
+    hooks_after_command(c, d);
     c->cmd = NULL;
     return CMD_RAN;
 }

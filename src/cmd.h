@@ -2,8 +2,10 @@
  *
  * Every command is one cmd_def: name, handler, arity (Redis convention:
  * N exactly, -N at least N), flags and key positions (for COMMAND INFO).
- * cmd_dispatch checks existence, arity, authentication and MISCONF, runs the
- * handler, and counts statistics. Handlers write their reply with the reply_*
+ * cmd_dispatch asks the subsystems' hooks (hooks.h) whether the command runs
+ * now, checks existence, arity, authentication and the write gates (MISCONF),
+ * runs the handler, propagates its changes (propagate.h) and counts
+ * statistics. Handlers write their reply with the reply_*
  * helpers below. Main thread only. */
 #ifndef VERSO_CMD_H
 #define VERSO_CMD_H
@@ -72,20 +74,18 @@ int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */
  * integer or out of range" and returns 0. */
 int arg_ll(client *c, const arg *a, long long *out);
 
-/* Replication to the AOF: the dispatcher logs every write command that
- * changed something (server.dirty grew) exactly as it was sent. A handler
+/* Propagation (propagate.h: to the AOF, and next to replicas): the
+ * dispatcher propagates every write command that changed something
+ * (server.dirty grew) exactly as it was sent. A handler
  * whose command must be replayed in another form (a relative expiry made
  * absolute: SET k v EX 10 -> SET k v PXAT <ms>; EXPIRE -> PEXPIREAT; GETEX
  * EX -> PEXPIREAT; SETEX -> SET PXAT ...; INCRBYFLOAT -> SET KEEPTTL) calls
  * cmd_propagate with the replacement, possibly several times (one command
- * each); the original is then not logged. Arguments are copied. */
+ * each); the original is then not propagated. */
 void cmd_propagate(client *c, int argc, const arg *argv);
 /* Propagates a command the server itself issues (the DEL of an expired
  * key), outside of any handler's own propagation. */
 void cmd_propagate_raw(int db, int argc, const arg *argv);
-/* The AOF module receives every propagated command through this hook. */
-typedef void (*cmd_propagate_fn)(int db, int argc, const arg *argv);
-void cmd_set_propagate_hook(cmd_propagate_fn fn);
 /* A write gate returns NULL when write commands may run, or the whole error
  * to answer them with (MISCONF after a failed save, ...). */
 typedef const char *(*cmd_gate_fn)(void);

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
+#include "hooks.h"
 #include "util.h"
 
 static db *cur_db(const client *c) { return db_get(c->db); }
@@ -417,7 +417,7 @@ void cmd_flushdb(client *c) {
     long long n = (long long)db_size(d);
     db_flush(d);
     server_dirty(n);
-    snap_after_flushall();
+    hooks_after_flush(0);
     cmd_propagate(c, c->argc, c->argv);
     reply_ok(c);
 }
@@ -434,7 +434,7 @@ void cmd_flushall(client *c) {
         db_flush(d);
     }
     server_dirty(n);
-    snap_after_flushall();
+    hooks_after_flush(1);
     cmd_propagate(c, c->argc, c->argv);
     reply_ok(c);
 }

@@ -3,8 +3,8 @@
 
 #include <stdlib.h>
 
-#include "../snapshot/snap.h"
 #include "cmd.h"
+#include "hooks.h"
 #include "util.h"
 
 void db_init_all(int n) {
@@ -13,12 +13,6 @@ void db_init_all(int n) {
         server.dbs[i].t = vt_create();
         server.dbs[i].id = i;
     }
-}
-
-void db_free_all(void) {
-    for (int i = 0; i < server.cfg.databases; i++) vt_free(server.dbs[i].t);
-    free(server.dbs);
-    server.dbs = NULL;
 }
 
 db *db_get(int id) { return &server.dbs[id]; }
@@ -86,12 +80,12 @@ int db_delete(db *d, const char *key, size_t len) {
 }
 
 void db_flush(db *d) {
-    snap_abort("FLUSHALL/FLUSHDB");
+    hooks_before_flush();
     vt *old = d->t;
     d->t = vt_create();
     d->expire_cursor = 0;
     d->avg_ttl = 0;
-    snap_retire_table(old);
+    hooks_retire_table(old);
 }
 
 size_t db_size(db *d) { return vt_size(d->t); }

@@ -11,7 +11,6 @@
 #include "server.h"
 
 void db_init_all(int n);
-void db_free_all(void);
 db *db_get(int id);
 
 /* Lookup for reading: applies lazy expiry and counts keyspace hits and

@@ -10,10 +10,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../aof/aof.h"
-#include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
+#include "hooks.h"
 #include "net.h"
 #include "util.h"
 
@@ -102,8 +101,7 @@ static void section_memory(vbuf *b) {
 
 static void section_persistence(vbuf *b) {
     addf(b, "# Persistence\r\nloading:%d\r\n", server.loading);
-    snap_info(b);
-    aof_info(b);
+    hooks_info("persistence", b);
 }
 
 static void section_stats(vbuf *b) {

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "hooks.h"
 #include "log.h"
 #include "util.h"
-#include "../aof/aof.h"
 
 #define NET_READ_CHUNK (64u * 1024)
 /* No single uv_buf_t handed to libuv is longer than this (uv_buf_init
@@ -235,12 +235,6 @@ int net_listen(char *err, size_t errlen) {
     return 0;
 }
 
-void net_close_listeners(void) {
-    for (int i = 0; i < server.nlisteners; i++)
-        if (!uv_is_closing((uv_handle_t *)&server.listeners[i]))
-            uv_close((uv_handle_t *)&server.listeners[i], NULL);
-}
-
 /* ---- closing ---- */
 
 static void on_close(uv_handle_t *h) {
@@ -267,7 +261,7 @@ void net_close_client(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
-    aof_client_closed(c);
+    hooks_client_closed(c);
     if (c->prev) c->prev->next = c->next; else server.clients = c->next;
     if (c->next) c->next->prev = c->prev;
     server.nclients--;
@@ -451,8 +445,8 @@ static int write_rest(client *c, char *p, size_t len) {
 
 static void client_flush(client *c) {
     if (c->flags & CLIENT_CLOSING || c->writing) return;
-    if (aof_reply_held(c)) {
-        c->flags |= CLIENT_HELD; /* aof.c queues it again after the fsync */
+    if (hooks_reply_held(c)) {
+        c->flags |= CLIENT_HELD; /* the holder queues it again (net_want_write) */
         return;
     }
     if (c->reply.len == 0) {

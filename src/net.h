@@ -31,7 +31,6 @@ int net_set_maxclients(int maxclients, char *err, size_t errlen);
 
 /* Opens every `bind` address on cfg.port. 0, or -1 with err. */
 int net_listen(char *err, size_t errlen);
-void net_close_listeners(void);
 
 /* Queue c for the next flush (called after replies are added). */
 void net_want_write(client *c);

@@ -133,6 +133,13 @@ extern server_t server;
 /* Called for every change to a key (the dirty counter of save points). */
 static inline void server_dirty(long long n) { server.dirty += n; }
 
+/* Start-up (server.c): reads the configuration (argv), opens the log,
+ * enters the data directory, creates the loop, the command table and the
+ * databases. 0, or the process exit code after logging why. */
+int server_setup(int argc, char **argv);
+/* Listens and runs the loop until shutdown. The exit code on failure. */
+int server_serve(void);
+
 /* Shuts down as SHUTDOWN does: save if asked (or save points set and
  * nosave == 0), close clients, exit. Returns only on failure, with err;
  * with force (SHUTDOWN FORCE) a failed save is logged and it exits anyway. */

@@ -1,23 +1,10 @@
 /* Unit tests for cmd's dispatcher: write gates (every registered gate is
- * consulted, however many there are). Links the whole server library, so
- * it defines the one global the library expects from main.c. */
+ * consulted, however many there are). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-
-server_t server;
-
-/* main.c's; DEBUG/SHUTDOWN are never dispatched here. */
-int server_shutdown(int nosave, int save, char *err, size_t errlen) {
-    (void)nosave;
-    (void)save;
-    (void)err;
-    (void)errlen;
-    ck_abort_msg("server_shutdown called");
-    return -1;
-}
 
 static int gate_calls[8];
 #define GATE(i) \

@@ -1,11 +1,12 @@
-/* main: verso-server's entry point and the server's life cycle.
+/* server: the core's life cycle: configuration and start-up of the core,
+ * the loop's cron timer, before-sleep hook and signals, and shutdown.
  *
- *   verso-server [config-file] [--name value ...]
- *
- * Reads the configuration, restores the snapshot, listens, then runs the
- * libuv loop on the main thread: client I/O (net.c), a cron timer at `hz`
- * (idle clients, active expiry, save points) and a before-sleep hook that
- * flushes replies. SIGTERM/SIGINT shut down as SHUTDOWN does. */
+ * The program (app/main.c) calls server_setup, registers the subsystems
+ * (hooks.h), loads the data, then calls server_serve, which listens and
+ * runs the libuv loop on the main thread: client I/O (net.c), a cron timer
+ * at `hz` (idle clients, active expiry, the subsystems' cron) and a
+ * before-sleep hook that flushes replies. SIGTERM/SIGINT shut down as
+ * SHUTDOWN does. Main thread only. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,27 +19,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../aof/aof.h"
-#include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
+#include "hooks.h"
 #include "log.h"
 #include "net.h"
 #include "util.h"
 
 server_t server;
-
-static void usage(void) {
-    fprintf(stderr,
-            "Usage: verso-server [/path/to/verso.conf] [options]\n"
-            "       verso-server -v or --version\n"
-            "       verso-server -h or --help\n\n"
-            "Examples:\n"
-            "       verso-server (run the server with default config)\n"
-            "       verso-server /etc/verso/verso.conf\n"
-            "       verso-server --port 7777\n"
-            "       verso-server /etc/verso.conf --loglevel verbose --dir ./data\n");
-}
 
 static void make_runid(void) {
     unsigned char r[20];
@@ -71,11 +59,9 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
                      size_t errlen) {
     if (!strcmp(name, "loglevel")) log_set_level(now->loglevel);
     if (!strcmp(name, "dir")) return enter_dir(now->dir, err, errlen);
-    if (!strcmp(name, "appendonly")) return aof_set_enabled(now->appendonly, err, errlen);
-    if (!strcmp(name, "appendfsync")) aof_set_fsync(now->appendfsync);
     if (!strcmp(name, "maxclients") && now->maxclients > old->maxclients)
         return net_set_maxclients(now->maxclients, err, errlen);
-    return 0;
+    return hooks_config_changed(old, now, name, err, errlen);
 }
 
 static void on_cron(uv_timer_t *t) {
@@ -90,13 +76,12 @@ static void on_cron(uv_timer_t *t) {
     net_clients_cron();
     /* Active expiry: 1 ms of every cron tick (10% of a tick at hz 10). */
     db_active_expire(1000);
-    snap_cron();
-    aof_cron();
+    hooks_cron();
 }
 
 static void on_before_sleep(uv_prepare_t *p) {
     (void)p;
-    aof_before_sleep();
+    hooks_before_sleep();
     net_flush_all();
 }
 
@@ -108,7 +93,7 @@ static void on_signal(uv_signal_t *s, int signum) {
 
 int server_shutdown(int nosave, int save, int force, char *err, size_t errlen) {
     log_warning("User requested shutdown...");
-    if (snap_shutdown(nosave, save, err, errlen) != 0) {
+    if (hooks_prepare_shutdown(nosave, save, err, errlen) != 0) {
         if (force) {
             log_warning("Error trying to save the DB. Exit anyway.");
         } else {
@@ -117,7 +102,7 @@ int server_shutdown(int nosave, int save, int force, char *err, size_t errlen) {
             return -1;
         }
     }
-    aof_shutdown();
+    hooks_shutdown();
     net_flush_all();
     if (server.cfg.pidfile[0]) unlink(server.cfg.pidfile);
     log_warning("verso is now ready to exit, bye bye...");
@@ -147,25 +132,6 @@ static void write_pidfile(void) {
     fclose(f);
 }
 
-/* The AOF when it is on and exists, else the snapshot; then the AOF is
- * opened for appending. */
-static int load_data(char *err, size_t errlen) {
-    int rc = aof_load_startup(err, errlen);
-    if (rc < 0) {
-        log_warning("Fatal error loading the append only file: %s. Exiting.", err);
-        return -1;
-    }
-    if (rc == 1 && snap_load_startup(err, errlen) != 0) {
-        log_warning("Fatal error loading the DB: %s. Exiting.", err);
-        return -1;
-    }
-    if (aof_open_startup(err, errlen) != 0) {
-        log_warning("Can't open the append only file: %s. Exiting.", err);
-        return -1;
-    }
-    return 0;
-}
-
 /* On kernels with the EEVDF scheduler (Linux 6.12+), a short time slice lets
  * the main thread preempt a background thread (the forkless serializer, the
  * AOF writer) as soon as a client needs it, instead of waiting out the other
@@ -189,7 +155,6 @@ static void shorten_main_slice(void) {
     if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
         log_verbose("sched_setattr (short slice): %s", strerror(errno));
 }
-
 static void start_loop_handles(void) {
     uv_timer_init(server.loop, &server.cron);
     uint64_t period = (uint64_t)(1000 / (server.cfg.hz > 0 ? server.cfg.hz : 10));
@@ -202,15 +167,7 @@ static void start_loop_handles(void) {
     uv_signal_start(&server.sig_int, on_signal, SIGINT);
 }
 
-int main(int argc, char **argv) {
-    if (argc == 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
-        printf("verso server v=%s (Redis %s compatible)\n", VERSO_VERSION, VERSO_REDIS_VERSION);
-        return 0;
-    }
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        usage();
-        return 0;
-    }
+int server_setup(int argc, char **argv) {
     char err[CONF_ERRLEN + 512];
     char exe[PATH_MAX];
     server.executable = xstrdup(realpath(argv[0], exe) ? exe : argv[0]);
@@ -242,9 +199,11 @@ int main(int argc, char **argv) {
     server.loop = uv_default_loop();
     cmd_init();
     db_init_all(server.cfg.databases);
-    snap_init();
-    aof_init();
-    if (load_data(err, sizeof err) != 0) return 1;
+    return 0;
+}
+
+int server_serve(void) {
+    char err[512];
     if (net_listen(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;

@@ -1,0 +1,79 @@
+/* hooks: how subsystems outside the core plug into it.
+ *
+ * The core (src/) runs commands, owns clients, databases and the loop; it
+ * knows nothing of persistence or replication. A subsystem (snapshot/,
+ * aof/, next replication and keyspace events) fills one `hooks` struct with
+ * the callbacks it needs (any may be NULL) and registers it once at
+ * startup; the core calls every registered struct, in registration order,
+ * at the points named below. Changes to the keyspace reach subsystems
+ * through the propagation path (propagate.h), not through these hooks.
+ *
+ * Main thread only: every hook runs on the loop thread, and registration
+ * happens before the loop starts. */
+#ifndef VERSO_HOOKS_H
+#define VERSO_HOOKS_H
+
+#include <stddef.h>
+
+#include "server.h"
+
+typedef struct hooks {
+    const char *name;
+    /* ---- the loop ---- */
+    /* Every cron tick (cfg.hz). */
+    void (*cron)(void);
+    /* Once per loop iteration, before replies are flushed to clients. */
+    void (*before_sleep)(void);
+    /* ---- commands and clients ---- */
+    /* A command is about to run: return 1 to park it (it is not run now;
+     * the client stops being read until the subsystem resumes it). */
+    int (*before_command)(client *c, const cmd_def *d);
+    /* A command ran (or was refused before running). */
+    void (*after_command)(client *c, const cmd_def *d);
+    /* 1 while c's replies must not be sent yet; the subsystem calls
+     * net_want_write(c) when they may go. */
+    int (*reply_held)(const client *c);
+    void (*client_closed)(client *c);
+    /* ---- the keyspace ---- */
+    /* Databases are about to be emptied (FLUSHDB, FLUSHALL). */
+    void (*before_flush)(void);
+    /* A table that a flush replaced: return 1 to take it over (the
+     * subsystem frees it later with vt_free), 0 to let the core free it. */
+    int (*keep_retired_table)(vt *t);
+    /* FLUSHDB (all = 0) or FLUSHALL (all = 1) has emptied databases. */
+    void (*after_flush)(int all);
+    /* ---- the operator's surface ---- */
+    /* INFO: append this subsystem's fields to section `section` (lower
+     * case, e.g. "persistence"), in INFO's "name:value\r\n" form. */
+    void (*info)(const char *section, vbuf *b);
+    /* CONFIG SET changed parameter `name` (conf_hook_fn's contract: 0, or
+     * -1 with err to refuse; the values are then rolled back). */
+    int (*config_changed)(const conf *old, const conf *now, const char *name, char *err,
+                          size_t errlen);
+    /* SHUTDOWN, first step: save what must be saved. 0, or -1 with err
+     * (the shutdown stops unless forced). */
+    int (*prepare_shutdown)(int nosave, int save, char *err, size_t errlen);
+    /* SHUTDOWN, last step before exit: flush and stop. */
+    void (*shutdown)(void);
+} hooks;
+
+/* Registers h (kept by pointer: it must outlive the server). */
+void hooks_register(const hooks *h);
+
+/* The core's calls: each runs the hook of every registered subsystem. */
+void hooks_cron(void);
+void hooks_before_sleep(void);
+int hooks_before_command(client *c, const cmd_def *d);  /* 1: parked */
+void hooks_after_command(client *c, const cmd_def *d);
+int hooks_reply_held(const client *c);                   /* 1: any holds */
+void hooks_client_closed(client *c);
+void hooks_before_flush(void);
+void hooks_retire_table(vt *t);                          /* frees t if none keeps it */
+void hooks_after_flush(int all);
+void hooks_info(const char *section, vbuf *b);
+int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
+                         size_t errlen);
+int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen);
+void hooks_shutdown(void);
+
+#endif

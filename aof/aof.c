@@ -720,7 +720,7 @@ static int create_at_startup(char *err, size_t errlen) {
     char *tmp_path = aof_path(tmp);
     rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1};
     uint64_t keys;
-    int rc = syncsave_write(tmp_path, base_path, RDB_COMPRESS_NONE, &aux, &keys, err, errlen);
+    int rc = syncsave_write(tmp_path, base_path, snap_rdb_flags(1), &aux, &keys, err, errlen);
     free(base_path);
     free(tmp_path);
     if (rc != 0) { free(base); return -1; }

@@ -3,10 +3,11 @@
  * The stream is RDB version 10 as Redis 7.0 writes it: "REDIS0010", AUX
  * fields, then per database SELECTDB + RESIZEDB and per key an optional
  * EXPIRETIME_MS, the type (string), the key and the value (int-encoded when
- * the bytes are a canonical integer, else a length-prefixed string), then EOF
- * and the CRC64 (Jones) of everything before it. With compression on, the
- * whole stream is wrapped in one LZ4 frame with its content checksum, so that
- * `lz4 -d` gives back the plain RDB. See doc/snapshot-format.md.
+ * the bytes are a canonical integer, LZF-compressed when asked and worth it,
+ * else a length-prefixed string), then EOF and the CRC64 (Jones) of
+ * everything before it (0 when not computed). With LZ4 on, the whole stream
+ * is wrapped in one LZ4 frame with its content checksum, so that `lz4 -d`
+ * gives back the plain RDB. See doc/snapshot-format.md.
  *
  * Used by the forkless serializer (its own thread), the fork child, SAVE,
  * restore on startup (main thread before the loop runs) and the AOF base.
@@ -19,7 +20,19 @@
 
 #include "../src/obj.h"
 
-enum { RDB_COMPRESS_NONE = 0, RDB_COMPRESS_LZ4 = 1 };
+/* The `compress` argument of rdb_writer_open: flags, or-ed.
+ *   RDB_COMPRESS_LZ4   the whole stream in one LZ4 frame (verso's
+ *                      snapshot-compression lz4; Redis cannot read it);
+ *   RDB_COMPRESS_LZF   strings longer than 20 bytes LZF-compressed when that
+ *                      saves at least 4 bytes, as Redis's rdbcompression yes;
+ *   RDB_NO_CHECKSUM    a zero CRC64, not computed, as rdbchecksum no.
+ * 0 (RDB_COMPRESS_NONE) is a plain RDB with every string verbatim. */
+enum {
+    RDB_COMPRESS_NONE = 0,
+    RDB_COMPRESS_LZ4 = 1,
+    RDB_COMPRESS_LZF = 2,
+    RDB_NO_CHECKSUM = 4,
+};
 
 #define RDB_ERRLEN 256
 
@@ -35,7 +48,8 @@ typedef struct rdb_aux {
 } rdb_aux;
 
 /* Creates `path` (O_EXCL not required: callers pass a fresh temp name) and
- * writes the header and AUX fields. NULL on error with err filled. */
+ * writes the header and AUX fields. `compress`: RDB_COMPRESS_* and
+ * RDB_NO_CHECKSUM flags (above). NULL on error with err filled. */
 rdb_writer *rdb_writer_open(const char *path, int compress, const rdb_aux *aux,
                             char *err, size_t errlen);
 /* Declares the sizes of database `db` (RESIZEDB hint, written when the

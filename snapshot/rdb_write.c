@@ -1,21 +1,26 @@
 /* rdb_write: the snapshot writer (see rdb.h for the contract and
  * doc/snapshot-format.md for the bytes).
  *
- * Every byte of the plain RDB stream goes through one 1 MiB buffer. A flush
- * first advances the CRC64 over the buffered bytes (one big crc64 call, not
- * one per field), then writes them to the file, through the LZ4 frame
- * compressor when compression is on. Keys are encoded straight into the
- * buffer; only values larger than what is left of it go through the chunked
- * copy. Strings are written verbatim or int-encoded, never LZF: LZ4 over the
- * whole stream compresses better and faster than LZF per value.
+ * Every byte of the plain RDB stream goes through one 256 KiB buffer. A
+ * flush first advances the CRC64 over the buffered bytes (one big crc64
+ * call, not one per field; none with RDB_NO_CHECKSUM), then writes them to
+ * the file, through the LZ4 frame compressor when LZ4 is on. Keys are
+ * encoded straight into the buffer; only values larger than what is left of
+ * it go through the chunked copy. Strings are int-encoded when they are
+ * canonical integers, LZF-compressed with RDB_COMPRESS_LZF as Redis's
+ * rdbcompression does (straight into the buffer when they fit), else
+ * written verbatim.
  *
  * The first failed write or compression makes the writer failed: the error
  * is kept, every later put returns -1 at once and finish reports it. */
 #include "rdb.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <lz4frame.h>
+#include <lzf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +50,9 @@ struct rdb_writer {
     size_t len;
     size_t crc_done;          /* buf[0..crc_done) is already in crc */
     uint64_t crc;
-    LZ4F_cctx *cctx;          /* NULL when not compressing */
+    LZ4F_cctx *cctx;          /* NULL when not LZ4 */
+    int lzf;                  /* RDB_COMPRESS_LZF: LZF strings > 20 bytes */
+    int nocrc;                /* RDB_NO_CHECKSUM: crc stays 0 */
     unsigned char *zbuf;      /* compressor output */
     size_t zcap;
     size_t zhead;             /* frame header waiting at the start of zbuf */
@@ -97,7 +104,7 @@ static int lz4_check(rdb_writer *w, size_t r, const char *what) {
 /* Advances the CRC over the buffered bytes and hands them to the file. */
 static int w_flush(rdb_writer *w) {
     if (w->failed) return -1;
-    w->crc = crc64(w->crc, w->buf + w->crc_done, w->len - w->crc_done);
+    if (!w->nocrc) w->crc = crc64(w->crc, w->buf + w->crc_done, w->len - w->crc_done);
     w->crc_done = 0;
     size_t n = w->len;
     w->len = 0;
@@ -170,12 +177,54 @@ static int put_int_enc(rdb_writer *w, long long v) {
     return 1;
 }
 
-/* A string as Redis's rdbSaveRawString without LZF: int-encoded when the
- * bytes are a canonical integer that fits in 32 bits, else length + bytes.
+/* The LZF header at its largest: the encoding byte and two 9-byte lengths. */
+#define LZF_HEAD 19
+
+/* As Redis's rdbSaveLzfStringObject: LZF only when the compressed bytes fit
+ * in len - 4 (so it saves at least 4 bytes), as encoding byte, compressed
+ * length, length, data. A string that fits in the buffer is compressed
+ * straight into it, behind room for the header; a larger one into a
+ * temporary buffer. 1 written, 0 not worth it (nothing written), -1 failed.
  * The caller made room for the prefix (WBUF_FIXED). */
+static int w_lzf(rdb_writer *w, const char *s, size_t len) {
+    assert(len > 4);
+    if (len > UINT_MAX) return 0;   /* liblzf takes unsigned int lengths */
+    unsigned char *out, *tmp = NULL;
+    if (len + LZF_HEAD <= WBUF_SIZE) {
+        if (w_room(w, len + LZF_HEAD)) return -1;
+        out = w->buf + w->len + LZF_HEAD;
+    } else {
+        out = tmp = xmalloc(len - 4);
+    }
+    unsigned clen = lzf_compress(s, (unsigned)len, out, (unsigned)(len - 4));
+    if (clen == 0) {
+        free(tmp);
+        return 0;
+    }
+    put_byte(w, (RDB_LEN_ENCVAL << 6) | RDB_ENC_LZF);
+    put_len(w, clen);
+    put_len(w, len);
+    if (tmp) {
+        int rc = w_bytes(w, tmp, clen);
+        free(tmp);
+        return rc ? -1 : 1;
+    }
+    memmove(w->buf + w->len, out, clen);   /* the header took <= LZF_HEAD */
+    w->len += clen;
+    return 1;
+}
+
+/* A string as Redis's rdbSaveRawString: int-encoded when the bytes are a
+ * canonical integer that fits in 32 bits; with LZF on, LZF when longer than
+ * 20 bytes (Redis: shorter never compresses) and worth it; else length +
+ * bytes. The caller made room for the prefix (WBUF_FIXED). */
 static int w_string(rdb_writer *w, const char *s, size_t len) {
     long long v;
     if (len <= 11 && str_to_ll(s, len, &v) && put_int_enc(w, v)) return 0;
+    if (w->lzf && len > 20) {
+        int r = w_lzf(w, s, len);
+        if (r != 0) return r < 0 ? -1 : 0;
+    }
     put_len(w, len);
     if (WBUF_SIZE - w->len >= len) {   /* the common case: no chunking */
         memcpy(w->buf + w->len, s, len);
@@ -276,7 +325,9 @@ rdb_writer *rdb_writer_open(const char *path, int compress, const rdb_aux *aux,
         return NULL;
     }
     w->buf = xmalloc(WBUF_SIZE);
-    if ((compress == RDB_COMPRESS_LZ4 && w_start_lz4(w)) || w_header(w, aux)) {
+    w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
+    w->nocrc = (compress & RDB_NO_CHECKSUM) != 0;
+    if (((compress & RDB_COMPRESS_LZ4) && w_start_lz4(w)) || w_header(w, aux)) {
         snprintf(err, errlen, "%s", w->err);
         w_free(w);
         return NULL;
@@ -337,12 +388,12 @@ uint64_t rdb_writer_bytes(const rdb_writer *w) { return w->file_bytes; }
 
 const char *rdb_writer_error(const rdb_writer *w) { return w->err; }
 
-/* EOF, the CRC64 of everything before it (EOF included), the end of the LZ4
- * frame. */
+/* EOF, the CRC64 of everything before it (EOF included; 0 with
+ * RDB_NO_CHECKSUM, as Redis with rdbchecksum no), the end of the LZ4 frame. */
 static int w_trailer(rdb_writer *w) {
     if (w_room(w, 16)) return -1;
     put_byte(w, RDB_OP_EOF);
-    w->crc = crc64(w->crc, w->buf + w->crc_done, w->len - w->crc_done);
+    if (!w->nocrc) w->crc = crc64(w->crc, w->buf + w->crc_done, w->len - w->crc_done);
     w->crc_done = w->len;
     put_le(w, w->crc, 8);
     w->crc_done = w->len;   /* the checksum does not checksum itself */

@@ -50,7 +50,7 @@ typedef struct ser_job {
     ser_db *dbs;
     char path[4096];          /* final file */
     char tmp[4096];           /* temp file, renamed to path */
-    int compress;
+    int compress;             /* rdb_writer_open flags (snap_rdb_flags) */
     rdb_aux aux;
     uint64_t keys_total;
     /* main -> serializer: pre-images handed over before a change */

@@ -94,6 +94,13 @@ void snap_init(void) {
 int snap_in_progress(void) { return S.type != SNAP_NONE; }
 int64_t snap_lastsave(void) { return S.lastsave; }
 
+int snap_rdb_flags(int aof_base) {
+    int f = server.cfg.rdbchecksum ? 0 : RDB_NO_CHECKSUM;
+    if (!aof_base && server.cfg.snapshot_compression == SNAP_COMPRESS_LZ4)
+        return f | RDB_COMPRESS_LZ4;
+    return f | (server.cfg.rdbcompression ? RDB_COMPRESS_LZF : RDB_COMPRESS_NONE);
+}
+
 /* used_mem -1 leaves it to the writer's thread: mallinfo walks the
  * allocator's arenas, hundreds of us with a million objects. */
 static void fill_aux(rdb_aux *aux, int measure_mem) {
@@ -193,8 +200,8 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
     snprintf(job->path, sizeof job->path, "%s", path);
     snprintf(job->tmp, sizeof job->tmp, "%s", tmp);
     /* An AOF base stays a plain RDB so that redis-check-aof and redis-server
-     * read the AOF directory as it is. */
-    job->compress = aof_base ? RDB_COMPRESS_NONE : server.cfg.snapshot_compression;
+     * read the AOF directory as it is (snap_rdb_flags). */
+    job->compress = snap_rdb_flags(aof_base);
     fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
     for (int i = 0; i < job->ndb; i++) {
@@ -264,7 +271,7 @@ static int start_fork(char *err, size_t errlen) {
     fill_aux(&aux, 1);
     snprintf(S.tmp, sizeof S.tmp, "temp-%d-fork.rdb", (int)getpid());
     int64_t fork_us;
-    pid_t pid = forksave_start(S.tmp, server.cfg.dbfilename, server.cfg.snapshot_compression,
+    pid_t pid = forksave_start(S.tmp, server.cfg.dbfilename, snap_rdb_flags(0),
                                &aux, &fork_us, err, errlen);
     if (pid < 0) return -1;
     S.child = pid;
@@ -331,7 +338,7 @@ int snap_save_sync(char *err, size_t errlen) {
     long long dirty = server.dirty;
     uint64_t keys = 0;
     char why[RDB_ERRLEN];
-    if (syncsave_write(tmp, server.cfg.dbfilename, server.cfg.snapshot_compression, &aux,
+    if (syncsave_write(tmp, server.cfg.dbfilename, snap_rdb_flags(0), &aux,
                        &keys, why, sizeof why) != 0) {
         log_warning("Error saving DB on disk: %s", why);
         snprintf(err, errlen, "ERR %s", why);

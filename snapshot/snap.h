@@ -25,6 +25,12 @@ void snap_init(void);
  * there is no file), -1 with err naming file, offset and reason. */
 int snap_load_startup(char *err, size_t errlen);
 
+/* The rdb_writer_open flags of a save, from the config: the LZ4 frame with
+ * snapshot-compression lz4 (and then no per-string LZF: compressing twice
+ * costs CPU for next to nothing), else LZF strings with rdbcompression yes,
+ * as Redis; RDB_NO_CHECKSUM with rdbchecksum no. An AOF base (aof_base 1)
+ * is never LZ4, so that redis-check-aof and redis-server read it. */
+int snap_rdb_flags(int aof_base);
 /* Starts a background save with cfg.bgsave_method. 0, or -1 with the error
  * to send (e.g. "ERR Background save already in progress"). */
 int snap_bgsave(char *err, size_t errlen);

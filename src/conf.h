@@ -59,10 +59,11 @@ typedef struct conf {
     conf_savepoint save[CONF_MAX_SAVEPOINTS]; /* save (3600 1 300 100 60 10000) */
     int nsave;
     int stop_writes_on_bgsave_error;    /* stop-writes-on-bgsave-error (yes) */
-    int rdbcompression;                 /* rdbcompression (yes): LZF is never
-                                           written, accepted for compatibility */
-    int rdbchecksum;                    /* rdbchecksum (yes) */
-    int snapshot_compression;           /* snapshot-compression lz4|none (lz4) */
+    int rdbcompression;                 /* rdbcompression (yes): LZF strings,
+                                           unless snapshot-compression lz4 */
+    int rdbchecksum;                    /* rdbchecksum (yes): no = zero CRC64 */
+    int snapshot_compression;           /* snapshot-compression lz4|none (none):
+                                           lz4 = the whole file in an LZ4 frame */
     int bgsave_method;                  /* bgsave-method forkless|fork (forkless) */
     /* AOF */
     int appendonly;                     /* appendonly (no) */

@@ -1,8 +1,10 @@
-/* Integration tests: verso's snapshots against Redis 7.0 itself. A plain
- * verso dump passes redis-check-rdb and redis-server serves the same keys,
- * values and TTLs from it; an LZ4 dump passes redis-check-rdb after
- * `lz4 -d`; verso loads a dump.rdb written by redis-server (int-encoded and
- * LZF-compressed strings, expires, several databases).
+/* Integration tests: verso's snapshots against Redis 7.0 itself. verso's
+ * default dump (LZF strings, as rdbcompression yes), one with
+ * `rdbcompression no` and one with `rdbchecksum no` pass redis-check-rdb and
+ * redis-server serves the same keys, values and TTLs from them; an LZ4 dump
+ * passes redis-check-rdb after `lz4 -d`; verso loads a dump.rdb written by
+ * redis-server (int-encoded and LZF-compressed strings, expires, several
+ * databases), also one saved with `rdbchecksum no`.
  *
  * Needs redis-server, redis-check-rdb and lz4 on PATH. The dataset is
  * generated here and kept as the expected state: every server is checked
@@ -84,7 +86,8 @@ static srv *start_verso(const char *dir, const char *extra)
 
 /* ------------------------------------------------------ redis-server */
 
-static pid_t spawn_redis(const char *dir, int port)
+/* opt, val: one more option for redis-server, or NULL. */
+static pid_t spawn_redis(const char *dir, int port, const char *opt, const char *val)
 {
     char portstr[16], log[PATH_MAX + 16];
     snprintf(portstr, sizeof portstr, "%d", port);
@@ -108,7 +111,7 @@ static pid_t spawn_redis(const char *dir, int port)
             close(i);
         execlp("redis-server", "redis-server", "--port", portstr, "--bind",
                "127.0.0.1", "--dir", dir, "--dbfilename", "dump.rdb", "--save",
-               "", "--appendonly", "no", "--daemonize", "no", (char *)NULL);
+               "", "--appendonly", "no", "--daemonize", "no", opt, val, (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -138,14 +141,15 @@ static int wait_redis(pid_t pid, int port)
     return -1;
 }
 
-/* Starts redis-server on dir (loading its dump.rdb if any); returns the
- * port. Retries on another port if one was taken. */
-static int start_redis(const char *dir)
+/* Starts redis-server on dir (loading its dump.rdb if any), with one more
+ * option when opt is not NULL; returns the port. Retries on another port if
+ * one was taken. */
+static int start_redis_opt(const char *dir, const char *opt, const char *val)
 {
     for (int attempt = 0; attempt < 5; attempt++) {
         int port = 20000 + (int)((unsigned)rand() % 12000);
         ck_assert_int_lt(g_nredis, MAX_PROCS);
-        pid_t pid = spawn_redis(dir, port);
+        pid_t pid = spawn_redis(dir, port, opt, val);
         g_redis[g_nredis++] = pid;
         int r = wait_redis(pid, port);
         if (r == 0)
@@ -156,6 +160,8 @@ static int start_redis(const char *dir)
     ck_abort_msg("redis-server did not start (see %s/redis.log)", dir);
     return -1;
 }
+
+static int start_redis(const char *dir) { return start_redis_opt(dir, NULL, NULL); }
 
 static redisContext *connect_port(int port)
 {
@@ -191,11 +197,12 @@ static char *run_ok(const char *const argv[])
     return out;
 }
 
-static void check_rdb_ok(const char *path)
+/* redis-check-rdb passes the file; also says `also` when not NULL. */
+static void check_rdb_ok(const char *path, const char *also)
 {
     const char *argv[] = { "redis-check-rdb", path, NULL };
     char *out = run_ok(argv);
-    ck_assert_msg(strstr(out, "RDB looks OK") != NULL,
+    ck_assert_msg(strstr(out, "RDB looks OK") != NULL && (!also || strstr(out, also)),
                   "redis-check-rdb %s: %.2000s", path, out);
     free(out);
 }
@@ -437,17 +444,36 @@ static const char *verso_dump(const char *compression)
     return dir;
 }
 
-START_TEST(redis_reads_verso_plain_dump)
+/* Bytes of every key and value of the dataset, as strings. */
+static size_t raw_bytes(void)
 {
-    gen_items(0x1234);
-    const char *vdir = verso_dump("--snapshot-compression none");
+    size_t raw = 0;
+    for (size_t i = 0; i < g_nitems; i++)
+        raw += g_items[i].klen + g_items[i].vlen;
+    return raw;
+}
+
+/* The 8 bytes after EOF, as stored (little endian). */
+static uint64_t stored_crc(const char *buf, size_t len)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)(unsigned char)buf[len - 8 + i] << (8 * i);
+    return v;
+}
+
+/* verso SAVEs the dataset with `args`; its dump.rdb is a plain RDB 10 that
+ * redis-check-rdb passes (saying `also` too) and from which redis-server
+ * serves exactly the dataset. Returns the dump (malloc'd), its size in
+ * *len. */
+static char *redis_reads_verso_dump(const char *args, const char *also, size_t *len)
+{
+    const char *vdir = verso_dump(args);
     char src[PATH_MAX + 16], dst[PATH_MAX + 16];
     snprintf(src, sizeof src, "%s/dump.rdb", vdir);
-    size_t len;
-    char *head = slurp(src, &len);
-    ck_assert_msg(memcmp(head, "REDIS0010", 9) == 0, "not a plain RDB 10 file");
-    free(head);
-    check_rdb_ok(src);
+    char *dump = slurp(src, len);
+    ck_assert_msg(*len > 9 && memcmp(dump, "REDIS0010", 9) == 0, "not a plain RDB 10 file");
+    check_rdb_ok(src, also);
 
     const char *rdir = new_dir();
     snprintf(dst, sizeof dst, "%s/dump.rdb", rdir);
@@ -456,6 +482,41 @@ START_TEST(redis_reads_verso_plain_dump)
     redisContext *c = connect_port(port);
     check_items(c, "redis-server on verso's dump");
     redisFree(c);
+    return dump;
+}
+
+/* The default: strings LZF-compressed as Redis's rdbcompression yes. */
+START_TEST(redis_reads_verso_default_dump)
+{
+    gen_items(0x1234);
+    size_t len;
+    free(redis_reads_verso_dump("", "Checksum OK", &len));
+    /* two 1 MiB values and a third of the others are words that LZF
+     * squeezes: the dump is only that small if it used LZF */
+    ck_assert_msg(len + 1500000 < raw_bytes(), "dump %zu B, keys and values %zu B: "
+                  "LZF not exercised", len, raw_bytes());
+    free_items();
+}
+END_TEST
+
+START_TEST(redis_reads_verso_uncompressed_dump)
+{
+    gen_items(0x2345);
+    size_t len;
+    free(redis_reads_verso_dump("--rdbcompression no", "Checksum OK", &len));
+    ck_assert_msg(len > raw_bytes(), "dump %zu B, keys and values %zu B: compressed",
+                  len, raw_bytes());
+    free_items();
+}
+END_TEST
+
+START_TEST(redis_reads_verso_dump_without_checksum)
+{
+    gen_items(0x3456);
+    size_t len;
+    char *dump = redis_reads_verso_dump("--rdbchecksum no", "checksum disabled", &len);
+    ck_assert(stored_crc(dump, len) == 0);
+    free(dump);
     free_items();
 }
 END_TEST
@@ -475,7 +536,7 @@ START_TEST(lz4_dump_is_an_rdb_inside)
     free(head);
     const char *argv[] = { "lz4", "-d", "-f", "-q", src, plain, NULL };
     free(run_ok(argv));
-    check_rdb_ok(plain);
+    check_rdb_ok(plain, "Checksum OK");
 
     /* and Redis serves the decompressed stream */
     const char *rdir = new_dir();
@@ -489,11 +550,13 @@ START_TEST(lz4_dump_is_an_rdb_inside)
 }
 END_TEST
 
-START_TEST(verso_reads_redis_dump)
+/* redis-server SAVEs the dataset (with one more option when opt is not
+ * NULL); verso loads that dump.rdb and serves exactly the dataset. */
+static void verso_reads_redis_dump(const char *opt, const char *val)
 {
     gen_items(0x9abc);
     const char *rdir = new_dir();
-    int port = start_redis(rdir);
+    int port = start_redis_opt(rdir, opt, val);
     redisContext *c = connect_port(port);
     fill_items(c);
     check_items(c, "redis-server");
@@ -502,12 +565,13 @@ START_TEST(verso_reads_redis_dump)
 
     char src[PATH_MAX + 16], dst[PATH_MAX + 16];
     snprintf(src, sizeof src, "%s/dump.rdb", rdir);
-    size_t len, raw = 0;
-    free(slurp(src, &len));
-    for (size_t i = 0; i < g_nitems; i++)
-        raw += g_items[i].vlen;
+    size_t len, raw = raw_bytes();
+    char *dump = slurp(src, &len);
     ck_assert_msg(len + 1500000 < raw, "Redis did not compress (dump %zu B, "
-                  "values %zu B): LZF not exercised", len, raw);
+                  "keys and values %zu B): LZF not exercised", len, raw);
+    /* the checksum is there, or zero with rdbchecksum no */
+    ck_assert((stored_crc(dump, len) == 0) == (opt && !strcmp(opt, "--rdbchecksum")));
+    free(dump);
     const char *vdir = new_dir();
     snprintf(dst, sizeof dst, "%s/dump.rdb", vdir);
     copy_file(src, dst);
@@ -519,6 +583,14 @@ START_TEST(verso_reads_redis_dump)
     redisFree(vc);
     free_items();
 }
+
+START_TEST(verso_reads_redis_default_dump) { verso_reads_redis_dump(NULL, NULL); }
+END_TEST
+
+START_TEST(verso_reads_redis_dump_without_checksum)
+{
+    verso_reads_redis_dump("--rdbchecksum", "no");
+}
 END_TEST
 
 int main(void)
@@ -528,9 +600,12 @@ int main(void)
     TCase *tc = tcase_create("interop");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, redis_reads_verso_plain_dump);
+    tcase_add_test(tc, redis_reads_verso_default_dump);
+    tcase_add_test(tc, redis_reads_verso_uncompressed_dump);
+    tcase_add_test(tc, redis_reads_verso_dump_without_checksum);
     tcase_add_test(tc, lz4_dump_is_an_rdb_inside);
-    tcase_add_test(tc, verso_reads_redis_dump);
+    tcase_add_test(tc, verso_reads_redis_default_dump);
+    tcase_add_test(tc, verso_reads_redis_dump_without_checksum);
     suite_add_tcase(su, tc);
     const char *tmp = getenv("TMPDIR");
     snprintf(g_base, sizeof g_base, "%s/verso-interop.XXXXXX",

@@ -120,7 +120,7 @@ START_TEST(test_defaults)
     ck_assert_int_eq(c.stop_writes_on_bgsave_error, 1);
     ck_assert_int_eq(c.rdbcompression, 1);
     ck_assert_int_eq(c.rdbchecksum, 1);
-    ck_assert_int_eq(c.snapshot_compression, SNAP_COMPRESS_LZ4);
+    ck_assert_int_eq(c.snapshot_compression, SNAP_COMPRESS_NONE);
     ck_assert_int_eq(c.bgsave_method, BGSAVE_FORKLESS);
     ck_assert_int_eq(c.appendonly, 0);
     ck_assert_int_eq(c.appendfsync, FSYNC_EVERYSEC);
@@ -156,7 +156,7 @@ START_TEST(test_get_formatting)
                      "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60");
     ck_assert_str_eq(get1(&c, "appendfsync"), "everysec");
     ck_assert_str_eq(get1(&c, "loglevel"), "notice");
-    ck_assert_str_eq(get1(&c, "snapshot-compression"), "lz4");
+    ck_assert_str_eq(get1(&c, "snapshot-compression"), "none");
     ck_assert_str_eq(get1(&c, "bgsave-method"), "forkless");
     ck_assert_str_eq(get1(&c, "dir"), "./data");
     ck_assert_str_eq(get1(&c, "requirepass"), "");
@@ -247,7 +247,7 @@ START_TEST(test_file_every_type)
                        "dir /var/lib/verso\n"
                        "dbfilename snap.rdb\n"
                        "rdbchecksum no\n"
-                       "snapshot-compression none\n"
+                       "snapshot-compression lz4\n"
                        "bgsave-method fork\n"
                        "appendonly yes\n"
                        "appendfsync always\n"
@@ -283,7 +283,7 @@ START_TEST(test_file_every_type)
     ck_assert_str_eq(c.dir, "/var/lib/verso");
     ck_assert_str_eq(c.dbfilename, "snap.rdb");
     ck_assert_int_eq(c.rdbchecksum, 0);
-    ck_assert_int_eq(c.snapshot_compression, SNAP_COMPRESS_NONE);
+    ck_assert_int_eq(c.snapshot_compression, SNAP_COMPRESS_LZ4);
     ck_assert_int_eq(c.bgsave_method, BGSAVE_FORK);
     ck_assert_int_eq(c.appendonly, 1);
     ck_assert_int_eq(c.appendfsync, FSYNC_ALWAYS);

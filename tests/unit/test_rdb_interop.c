@@ -2,6 +2,8 @@
  *
  * (a) a plain snapshot from our writer passes redis-check-rdb and
  *     redis-server loads it with every key, value and TTL intact;
+ * (a') so do our snapshots with LZF strings (rdbcompression yes, verso's
+ *     default) and with a zero checksum (rdbchecksum no);
  * (b) our LZ4 snapshot, after `lz4 -d`, does the same;
  * (c) a dump.rdb that redis-server SAVEs (int-encoded and LZF strings,
  *     expires, several databases) loads through rdb_load_file intact.
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -332,6 +335,42 @@ START_TEST(test_redis_loads_our_plain_snapshot) {
 }
 END_TEST
 
+/* (a') */
+START_TEST(test_redis_loads_our_lzf_snapshot) {
+    model m = {0};
+    make_model_a(&m, wall_ms());
+    char path[320], plain[320];
+    snprintf(path, sizeof path, "%s/ours.rdb", tdir);
+    snprintf(plain, sizeof plain, "%s/plain.rdb", tdir);
+    write_model(&m, plain, RDB_COMPRESS_NONE);
+    write_model(&m, path, RDB_COMPRESS_LZF);
+    struct stat a, b;
+    ck_assert_int_eq(stat(plain, &a), 0);
+    ck_assert_int_eq(stat(path, &b), 0);
+    /* the 300 KB text value alone shrinks by far more than this */
+    ck_assert_int_lt(b.st_size + 200000, a.st_size);
+    check_rdb_ok(path, m.n);
+    start_server("ours.rdb");
+    compare_server(&m);
+    model_free(&m);
+}
+END_TEST
+
+START_TEST(test_redis_loads_our_snapshot_without_checksum) {
+    model m = {0};
+    make_model_a(&m, wall_ms());
+    char path[320], cmd[400], out[65536];
+    snprintf(path, sizeof path, "%s/ours.rdb", tdir);
+    write_model(&m, path, RDB_COMPRESS_LZF | RDB_NO_CHECKSUM);
+    snprintf(cmd, sizeof cmd, "redis-check-rdb '%s' 2>&1", path);
+    ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "checksum disabled") && strstr(out, "RDB looks OK"), "%s", out);
+    start_server("ours.rdb");
+    compare_server(&m);
+    model_free(&m);
+}
+END_TEST
+
 /* (b) */
 START_TEST(test_our_lz4_snapshot_is_a_redis_rdb_inside) {
     model m = {0};
@@ -479,6 +518,8 @@ static Suite *interop_suite(void) {
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_redis_loads_our_plain_snapshot);
+    tcase_add_test(tc, test_redis_loads_our_lzf_snapshot);
+    tcase_add_test(tc, test_redis_loads_our_snapshot_without_checksum);
     tcase_add_test(tc, test_our_lz4_snapshot_is_a_redis_rdb_inside);
     tcase_add_test(tc, test_we_load_what_redis_saves);
     suite_add_tcase(s, tc);

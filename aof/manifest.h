@@ -7,7 +7,14 @@
  * (type h for history files awaiting deletion). Names may be quoted as
  * Redis's sdssplitargs allows. Writing goes through a temp file, fsync,
  * rename and a directory fsync, so a crash leaves the old or the new
- * manifest. Main thread (or startup) only. */
+ * manifest.
+ *
+ * Threads: the functions keep no state of their own; each works on the
+ * aof_manifest it is given, which one thread owns at a time. The AOF loads
+ * and edits its manifest on the main thread and hands a copy (aofm_copy) to
+ * the writer thread, which saves it in order with the stream (aof.c's
+ * manifest_job); the main thread saves directly only at startup and for the
+ * first base after the AOF is turned on. */
 #ifndef VERSO_AOF_MANIFEST_H
 #define VERSO_AOF_MANIFEST_H
 

@@ -1,18 +1,23 @@
 /* writer: the AOF writer thread (see writer.h).
  *
- * Two threads per writer, meeting the main thread only through `lock`:
+ * One writer thread and AOFW_FSYNC_THREADS fsync threads per writer,
+ * meeting the main thread and each other only through `lock`:
  *
- *  - the writer thread takes the whole submission queue at once, write()s
- *    it in order and, under `always`, covers the batch with one fdatasync
- *    right after. That is the group commit: while an fsync runs, submissions
- *    pile up in the queue and become the next, bigger batch.
- *  - the fsync thread runs the `everysec` fsyncs, so that a slow fsync never
- *    holds up the writing of new batches (Redis postpones its writes instead).
+ *  - the writer thread takes the whole submission queue at once and write()s
+ *    it in order. Under `always` it then posts one fdatasync covering the
+ *    batch to the fsync threads and goes on writing: that is the group
+ *    commit (submissions pile up while an fsync runs and become the next,
+ *    bigger batch), and up to AOFW_FSYNC_THREADS such fsyncs may overlap.
+ *  - the fsync threads run those fsyncs, the `everysec` ones (one at a time),
+ *    and, under `everysec`, the last fsync and the close() of the old file
+ *    after a file switch, so that a slow fsync never holds up the writing of
+ *    new batches (Redis postpones its writes instead).
  *
- * Only the writer thread writes, switches and closes files. Before an fsync
- * of its own (always, file switch, stop) it waits until the fsync thread is
- * idle, so the two never fsync at once and a file is never closed under the
- * fsync thread.
+ * Only the writer thread writes to and switches files; it closes the old
+ * file itself under `always` / `no`, after waiting until the fsync threads
+ * are idle (writer_fsync_now), as it does at stop. An fsync thread closes a
+ * file only once no other fsync of it is queued or running (fsync_main), so
+ * an fsync never meets a closed or reused fd.
  *
  * Failures. A failed write keeps exactly the unwritten bytes at the head of
  * the writer's pending list (a chunk remembers how much of it is written) and
@@ -35,6 +40,7 @@
  * shutdown. */
 #include "writer.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -73,6 +79,7 @@ struct aofw {
     void *priv;
     ssize_t (*write_fn)(int, const void *, size_t);
     int (*fsync_fn)(int);
+    void (*wake_hook)(void);    /* tests only (aofw_test_set_fsync_wake_hook) */
     uv_async_t async;           /* send: any thread; init, close: main thread */
     pthread_t writer_tid;       /* main thread only */
     pthread_t fsync_tid[AOFW_FSYNC_THREADS]; /* main thread only */
@@ -80,15 +87,18 @@ struct aofw {
 
     pthread_mutex_t lock;       /* held for a push, a swap or a flag, never I/O */
     pthread_cond_t writer_cond; /* wakes the writer thread (monotonic clock) */
-    pthread_cond_t fsync_cond;  /* wakes the fsync thread */
+    pthread_cond_t fsync_cond;  /* wakes the fsync threads */
     chunk *q_head, *q_tail;     /* under lock: submitted, not yet taken */
     int stop;                   /* under lock */
-    int fs_req;                 /* under lock: an everysec fsync is requested */
+    int fs_req;                 /* under lock: an fsync is requested */
     int fs_busy;                /* under lock: fsync threads now fsyncing */
     int fs_stop;                /* under lock */
     int close_req;              /* under lock: an old file to fsync and close */
     int close_fd;               /* under lock:   its fd, */
     uint64_t close_upto;        /*   the written count it covers */
+    int fs_running_fd[AOFW_FSYNC_THREADS]; /* under lock: the fd each fsync
+                                 * thread fsyncs or closes now (-1: none) */
+    int fs_slots;               /* under lock: fsync threads that took a slot */
     int fs_fd;                  /* under lock: the request: fd, */
     uint64_t fs_upto;           /*   the written count it covers, */
     int64_t fs_since_us;        /*   when its oldest byte was written */
@@ -118,9 +128,11 @@ struct aofw {
 
 static ssize_t (*test_write_fn)(int, const void *, size_t);
 static int (*test_fsync_fn)(int);
+static void (*test_wake_hook)(void);
 
 void aofw_test_set_write_fn(ssize_t (*fn)(int, const void *, size_t)) { test_write_fn = fn; }
 void aofw_test_set_fsync_fn(int (*fn)(int)) { test_fsync_fn = fn; }
+void aofw_test_set_fsync_wake_hook(void (*fn)(void)) { test_wake_hook = fn; }
 
 /* ---- shared helpers (writer and fsync threads) ---- */
 
@@ -191,40 +203,68 @@ static void free_chunk(chunk *c) {
  * one not yet taken, since it covers more. `always` lets several fsyncs
  * overlap: a write that arrives while one runs starts its own at once
  * instead of waiting for it to end (on a slow network disk the fsync is
- * latency, not bandwidth). `everysec` keeps one at a time. */
+ * latency, not bandwidth). `everysec` keeps one at a time.
+ *
+ * The close of an old file (everysec switch) is a second slot. No fsync
+ * ever runs on a closed fd, nor on a later file that reused its number: the
+ * switch cancels a request for the old file not yet taken (switch_file), and
+ * the close is taken only once no fsync thread is fsyncing that fd
+ * (fs_running_fd). */
+
+/* Under lock: 1 when an fsync thread is fsyncing (or closing) fd. */
+static int fd_running_locked(const aofw *w, int fd) {
+    for (int i = 0; i < AOFW_FSYNC_THREADS; i++)
+        if (w->fs_running_fd[i] == fd) return 1;
+    return 0;
+}
+
+/* Under lock: 1 to close now, 0 when no close is queued or it must wait. */
+static int close_ready_locked(const aofw *w) {
+    return w->close_req && !fd_running_locked(w, w->close_fd);
+}
 
 static void *fsync_main(void *arg) {
     aofw *w = arg;
     pthread_mutex_lock(&w->lock);
+    int me = w->fs_slots++; /* this thread's fs_running_fd slot */
+    assert(me < AOFW_FSYNC_THREADS);
     for (;;) {
-        while (!w->fs_req && !w->close_req && !w->fs_stop)
+        int closing = close_ready_locked(w);
+        if (!closing && !w->fs_req) {
+            if (w->fs_stop && !w->close_req) break;
             pthread_cond_wait(&w->fsync_cond, &w->lock);
-        if (w->close_req) { /* everysec file switch: the old file's last fsync */
-            int fd = w->close_fd;
-            uint64_t upto = w->close_upto;
-            w->close_req = 0;
-            w->fs_busy++;
-            pthread_mutex_unlock(&w->lock);
-            run_fsync(w, fd, upto, 0);
-            if (close(fd) < 0) log_warning("Error closing the old AOF file: %s", strerror(errno));
-            uv_async_send(&w->async);
-            pthread_mutex_lock(&w->lock);
-            w->fs_busy--;
-            pthread_cond_broadcast(&w->writer_cond);
+            if (w->wake_hook && (w->fs_req || close_ready_locked(w))) {
+                pthread_mutex_unlock(&w->lock);
+                w->wake_hook();
+                pthread_mutex_lock(&w->lock);
+            }
             continue;
         }
-        if (!w->fs_req) break;
-        int fd = w->fs_fd;
-        uint64_t upto = w->fs_upto;
-        int64_t since = w->fs_since_us;
-        w->fs_req = 0;
+        int fd;
+        uint64_t upto;
+        int64_t since = 0;
+        if (closing) { /* everysec file switch: the old file's last fsync */
+            fd = w->close_fd;
+            upto = w->close_upto;
+            w->close_req = 0;
+        } else {
+            fd = w->fs_fd;
+            upto = w->fs_upto;
+            since = w->fs_since_us;
+            w->fs_req = 0;
+        }
+        w->fs_running_fd[me] = fd;
         w->fs_busy++;
         pthread_mutex_unlock(&w->lock);
         run_fsync(w, fd, upto, since);
+        if (closing && close(fd) < 0)
+            log_warning("Error closing the old AOF file: %s", strerror(errno));
         uv_async_send(&w->async);
         pthread_mutex_lock(&w->lock);
+        w->fs_running_fd[me] = -1;
         w->fs_busy--;
         pthread_cond_broadcast(&w->writer_cond);
+        if (w->close_req) pthread_cond_broadcast(&w->fsync_cond); /* it may wait for us */
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -280,8 +320,8 @@ static int writer_wait(aofw *w) {
     return stopping;
 }
 
-/* Fsyncs the current file now (always, switch, stop), once the fsync
- * thread is done with it. */
+/* Fsyncs the current file now on the writer thread (file switch under
+ * always / no, stop), once the fsync threads are idle. */
 static void writer_fsync_now(aofw *w) {
     pthread_mutex_lock(&w->lock);
     while (w->fs_req || w->fs_busy || w->close_req)
@@ -295,8 +335,8 @@ static void writer_fsync_now(aofw *w) {
     run_fsync(w, w->fd, upto, 0);
 }
 
-/* everysec: hands an fsync to the fsync thread when one is due and it is
- * idle (when busy, it wakes us as it finishes). */
+/* everysec: hands an fsync to the fsync threads when one is due and none
+ * is queued or running (an fsync thread wakes us as it finishes). */
 static void writer_post_fsync(aofw *w) {
     int64_t now = mono_us();
     if (now - w->last_fsync_start_us < AOFW_EVERYSEC_US) return;
@@ -335,12 +375,12 @@ static void writer_sync(aofw *w) {
     else if (policy == FSYNC_EVERYSEC) writer_post_fsync(w);
 }
 
-/* Writes what is left of c. Returns 0, or the errno that stopped it (c->off
- * then counts exactly the bytes written). */
 /* Writes at most this much per write(2) and reports progress after each:
  * parked clients resume as the backlog drains, not when a large batch ends. */
 #define AOFW_WRITE_STEP ((size_t)1 << 20)
 
+/* Writes what is left of c. Returns 0, or the errno that stopped it (c->off
+ * then counts exactly the bytes written). */
 static int write_chunk(aofw *w, chunk *c) {
     while (c->off < c->len) {
         size_t want = c->len - c->off;
@@ -374,6 +414,15 @@ static int switch_file(aofw *w, chunk *c) {
          * file (a rewrite must not stall the stream, and so the clients). */
         pthread_mutex_lock(&w->lock);
         while (w->close_req) pthread_cond_wait(&w->writer_cond, &w->lock);
+        /* A posted fsync not yet taken is of this same file (only the writer
+         * posts, always for w->fd): drop it, the close's fsync covers more.
+         * Left queued, it could be served after the close, on a closed fd
+         * (EBADF: a sticky failure) or on a later file given the same number.
+         * An fsync of it already running delays the close (fsync_main). */
+        if (w->fs_req) {
+            assert(w->fs_fd == w->fd);
+            w->fs_req = 0;
+        }
         w->close_fd = w->fd;
         w->close_upto = atomic_load(&w->written);
         w->close_req = 1;
@@ -497,6 +546,8 @@ aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *
     w->priv = priv;
     w->write_fn = test_write_fn ? test_write_fn : write;
     w->fsync_fn = test_fsync_fn ? test_fsync_fn : fdatasync;
+    w->wake_hook = test_wake_hook;
+    for (int i = 0; i < AOFW_FSYNC_THREADS; i++) w->fs_running_fd[i] = -1;
     w->fd = fd;
     w->write_ok = 1;
     w->last_fsync_start_us = mono_us();

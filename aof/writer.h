@@ -1,6 +1,6 @@
-/* writer: the AOF writer thread. It writes the bytes the main thread hands
- * over and fsyncs them according to the policy, so that the main thread
- * never calls write() or fsync() on the AOF.
+/* writer: the AOF writer thread and its fsync threads. It writes the bytes
+ * the main thread hands over and fsyncs them according to the policy, so
+ * that the main thread never calls write() or fsync() on the AOF.
  *
  * The main thread submits whole buffers (once per loop iteration) and file
  * switches, in order; the thread takes everything queued at once, writes
@@ -13,7 +13,8 @@
  *
  * Thread boundaries: the submission queue is under a mutex + condition
  * variable (held for a push or a list swap, never across I/O); counters
- * and the status are atomics; files handed over belong to the thread. */
+ * and the status are atomics; files handed over belong to the writer's
+ * threads, which close them (see writer.c). */
 #ifndef VERSO_AOF_WRITER_H
 #define VERSO_AOF_WRITER_H
 
@@ -33,7 +34,8 @@ typedef struct aofw_stats {
     uint64_t fsyncs;        /* fsync calls done */
     uint64_t delayed_fsync; /* everysec: fsyncs that started when the oldest
                              * byte they cover had been written > 2 s before */
-    uint64_t pending_fsync; /* 1 while an fsync is running (aof_pending_bio_fsync) */
+    uint64_t pending_fsync; /* fsyncs running now (aof_pending_bio_fsync); up to
+                             * four overlap under always */
     int write_ok;           /* 0 after a failed write until one succeeds; a
                              * failed fsync makes it 0 for good (see writer.c) */
     char last_error[256];   /* strerror of the last failure */
@@ -49,7 +51,7 @@ aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *
 /* Main thread: hands buf's bytes to the thread (the vbuf is emptied and
  * may be reused at once; its storage changes hands). */
 void aofw_submit(aofw *w, vbuf *buf);
-/* Main thread: every byte submitted from now on goes to new_fd; the thread
+/* Main thread: every byte submitted from now on goes to new_fd; the writer
  * fsyncs and closes the old fd after writing what was queued before. */
 void aofw_switch_file(aofw *w, int new_fd);
 /* The same, with a step the writer thread runs before the switch (after
@@ -71,7 +73,7 @@ void aofw_set_policy(aofw *w, int policy);
 void aofw_get_stats(aofw *w, aofw_stats *st);
 /* Bytes submitted but not yet written (the backlog). */
 uint64_t aofw_backlog(aofw *w);
-/* Main thread: writes and fsyncs everything queued, stops the thread,
+/* Main thread: writes and fsyncs everything queued, stops the threads,
  * closes the file. Waits (used at shutdown and when AOF is turned off).
  * Returns 0 when every submitted byte was written and fsynced, -1 when some
  * were lost (a write still failing after two more tries, or a failed
@@ -84,5 +86,12 @@ int aofw_stop(aofw *w);
  * the call (NULL restores the real one), to inject failures. */
 void aofw_test_set_write_fn(ssize_t (*fn)(int fd, const void *p, size_t n));
 void aofw_test_set_fsync_fn(int (*fn)(int fd));
+/* For tests only: in writers started after the call, fn runs on an fsync
+ * thread each time it wakes up with a request to serve, before it looks at
+ * the requests (without the lock). A test blocks in it to hold the thread in
+ * the window where a request is posted but not yet taken (see
+ * test_aof_writer.c). NULL: none; production pays one pointer test per
+ * wake-up. */
+void aofw_test_set_fsync_wake_hook(void (*fn)(void));
 
 #endif

@@ -16,7 +16,7 @@
 #         -n WALL_N_OFF (AOF off) / -n WALL_N_ON (--appendfsync everysec)
 #
 # It prints median [min-max] tables, per-run ratios (verso/redis, on/off), the
-# targets of shared/TARGETS.md with MET/MISSED and the conditions, and writes
+# targets of doc/benchmarks.md with MET/MISSED and the conditions, and writes
 #   $OUT/aof-summary.txt   what is printed
 #   $OUT/aof-kvs-runs.tsv, $OUT/aof-wall-runs.tsv   one line per run
 #   $OUT/aof-raw.txt       raw generator output and INFO deltas per run
@@ -26,6 +26,7 @@
 # Variables: RUNS=3 DURATION=20 PARTS="kvs wall" SERVERS="verso redis"
 #   CONFIGS="off always shim" FSYNC_DELAY_US=3750 WALL_N_OFF=300000
 #   WALL_N_ON=50000 VERSO=path REDIS=path SHIM=path (fsyncdelay.so) OUT=dir
+#   KVS=path (a built kvs; default: compiled from kvs.c)
 #   AOF_TMP=dir (data dirs; a real disk, not tmpfs) WAIT_IDLE=0 DOC=auto
 #   (DURATION in whole seconds)
 # Quick check: RUNS=1 DURATION=3 WALL_N_OFF=20000 WALL_N_ON=10000 bench/aof.sh
@@ -66,7 +67,12 @@ check_tools() {
     case $(stat -f -c %T "$AOF_TMP") in tmpfs|ramfs) warn "AOF_TMP=$AOF_TMP is $(stat -f -c %T "$AOF_TMP"), not a disk";; esac
 }
 
+# $KVS: the one `make` built (the make target passes it); else built here.
 build_kvs() {
+    if [ -n "${KVS:-}" ]; then
+        cp "$KVS" "$WORK/kvs" || die "cannot copy KVS=$KVS"
+        return
+    fi
     ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra "$HERE/kvs.c" \
         $(pkg-config --cflags --libs hiredis) -lpthread -o "$WORK/kvs" ||
         die "cannot build kvs.c"
@@ -303,7 +309,7 @@ kvs_summary() {
     echo
     if [[ " $CONFIGS " == *" shim "* && " $SERVERS " == *" verso "* ]]; then
         local x
-        echo "Targets (shared/TARGETS.md, \`always\` + ${FSYNC_DELAY_US} µs fsync shim):"
+        echo "Targets (doc/benchmarks.md, \`always\` + ${FSYNC_DELAY_US} µs fsync shim):"
         echo
         x=$(ratio $f verso shim redis shim 4)
         echo "- ops/s verso ≥ 3x redis: $x → $(verdict "${x%% *}" '>=' 3)"
@@ -346,7 +352,7 @@ wall_summary() {
     echo
     if [[ " $SERVERS " == *" verso "* && " $SERVERS " == *" redis "* ]]; then
         local x
-        echo "Targets (shared/TARGETS.md, everysec):"
+        echo "Targets (doc/benchmarks.md, everysec):"
         echo
         x=$(ratio $f verso everysec redis everysec 4)
         echo "- verso SET/s ≥ redis SET/s: $x → $(verdict "${x%% *}" '>=' 1)"

@@ -102,10 +102,12 @@ static int write_bucket(ser_job *job, rdb_writer *w, int db, vt_bucket *b) {
     return rc;
 }
 
-/* The serializer runs below the main thread's priority: when both share a
- * core (a server pinned to one CPU), the scheduler gives the main thread the
- * CPU as soon as it has a client to serve, and the save takes what is left.
- * Linux applies a nice value to the calling thread alone. */
+/* The serializer's nice value (Linux applies it to the calling thread
+ * alone). 0: the main thread's own priority. When both share a core (a
+ * server pinned to one CPU), the main thread gets the CPU back through the
+ * serializer's yields (SER_YIELD_BUCKETS) and its own short scheduler slice
+ * (main.c), not through priority: nice 10 measured SET/s 0.83x during a
+ * save but a save 2.6x the fork's (doc/benchmarks.md). */
 #define SER_NICE 0
 
 /* Every this many buckets (~200 us of work) the serializer yields the CPU:

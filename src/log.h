@@ -1,6 +1,7 @@
 /* log: the server log, in Redis's line format
- * "pid:M 30 Nov 2026 04:52:11.123 * message" (role M main, C fork child,
- * B background thread). Thread-safe: one write(2) per line. */
+ * "pid:M 30 Nov 2026 04:52:11.123 * message" (role M in the server process,
+ * its background threads included; C in a fork child). Thread-safe: one
+ * write(2) per line. */
 #ifndef VERSO_LOG_H
 #define VERSO_LOG_H
 

@@ -1,17 +1,19 @@
 /* Unit tests for the AOF writer thread (aof/writer.c): every byte submitted
  * reaches the files exactly once and in order (across a file switch, partial
  * writes and failing writes), the fsync policies (group commit under always,
- * the everysec clock and its fsync thread, no), the error states, and stop.
+ * the everysec clock and its fsync threads, no), the error states, and stop.
  *
  * Each test runs a libuv loop on its own thread, as the server does, and
  * reads the writer's progress in the on_progress callback. The stream of
  * bytes is a function of the position, so a file is checked without keeping
  * a copy of what was submitted. Failures are injected through the writer's
- * test hooks (aofw_test_set_write_fn / _fsync_fn) and /dev/full. */
+ * test hooks (aofw_test_set_write_fn / _fsync_fn) and /dev/full; the
+ * fsync-thread races are forced with aofw_test_set_fsync_wake_hook. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -467,6 +469,168 @@ START_TEST(test_fsync_failure_is_sticky) {
 }
 END_TEST
 
+/* ---- 5. a file switch never leaves an fsync behind on the old fd ----
+ * An everysec fsync of file 1 is posted (or running) when a rewrite switches
+ * to file 2: the fsync threads must not fsync fd 1 once it is closed (EBADF,
+ * a sticky failure that refuses every later write) nor a later file that got
+ * the same fd number. The fsync hook checks each fsync is of a file the
+ * writer owns; the wake hook holds fsync threads before they take a request. */
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    dev_t dev[2];
+    ino_t ino[2];
+    int nfiles;
+    int bad_fsyncs;     /* fsyncs of a closed fd or of a file not the writer's */
+    char bad[160];
+    int entered;        /* fsync calls begun */
+    int hold_first;     /* 1: the first fsync blocks until released */
+    int released;
+    int held;           /* fsync threads waiting in the wake hook */
+    int tickets;        /* wake-ups the hook lets through */
+    int open;           /* 1: the hook lets every wake-up through */
+} race = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void race_reset(void) {
+    pthread_mutex_lock(&race.lock);
+    race.nfiles = race.bad_fsyncs = race.entered = race.hold_first = race.released = 0;
+    race.held = race.tickets = race.open = 0;
+    race.bad[0] = '\0';
+    pthread_mutex_unlock(&race.lock);
+}
+
+static void race_own(int fd) {
+    struct stat st;
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    pthread_mutex_lock(&race.lock);
+    race.dev[race.nfiles] = st.st_dev;
+    race.ino[race.nfiles++] = st.st_ino;
+    pthread_mutex_unlock(&race.lock);
+}
+
+static void race_set(int *field, int v) {
+    pthread_mutex_lock(&race.lock);
+    *field = v;
+    pthread_cond_broadcast(&race.cond);
+    pthread_mutex_unlock(&race.lock);
+}
+
+static int race_get(const int *field) {
+    pthread_mutex_lock(&race.lock);
+    int v = *field;
+    pthread_mutex_unlock(&race.lock);
+    return v;
+}
+
+static int checking_fsync(int fd) {
+    pthread_mutex_lock(&race.lock);
+    int nth = race.entered++;
+    pthread_cond_broadcast(&race.cond);
+    while (nth == 0 && race.hold_first && !race.released)
+        pthread_cond_wait(&race.cond, &race.lock);
+    struct stat st;
+    int err = fstat(fd, &st) == 0 ? 0 : errno;
+    int known = 0;
+    for (int i = 0; i < race.nfiles && !err; i++)
+        if (st.st_dev == race.dev[i] && st.st_ino == race.ino[i]) known = 1;
+    if (!known) {
+        race.bad_fsyncs++;
+        snprintf(race.bad, sizeof race.bad, "fsync of fd %d: %s", fd,
+                 err ? strerror(err) : "a file the writer does not own");
+    }
+    pthread_mutex_unlock(&race.lock);
+    return fdatasync(fd);
+}
+
+static void holding_wake_hook(void) {
+    pthread_mutex_lock(&race.lock);
+    race.held++;
+    pthread_cond_broadcast(&race.cond);
+    while (!race.open && race.tickets == 0) pthread_cond_wait(&race.cond, &race.lock);
+    if (!race.open) race.tickets--;
+    race.held--;
+    pthread_mutex_unlock(&race.lock);
+}
+
+static int one_held(tctx *t) { (void)t; return race_get(&race.held) >= 1; }
+static int two_held(tctx *t) { return all_written(t) && race_get(&race.held) >= 2; }
+static int first_fsync_entered(tctx *t) { (void)t; return race_get(&race.entered) >= 1; }
+static int first_file_closed(tctx *t) { return !fd_is_open(t->fd1); }
+
+/* Starts an everysec writer on r1.aof with the checking fsync (and the
+ * holding wake hook), submits 100 bytes, switches to r2.aof and submits
+ * 100 more; `held` waits for the everysec fsync of r1 to be posted first. */
+static void start_race(tctx *t, int with_wake_hook, int (*held)(tctx *t)) {
+    int fd1 = open_aof("r1.aof"), fd2 = open_aof("r2.aof");
+    race_own(fd1);
+    race_own(fd2);
+    aofw_test_set_fsync_fn(checking_fsync);
+    if (with_wake_hook) aofw_test_set_fsync_wake_hook(holding_wake_hook);
+    t_start(t, fd1, FSYNC_EVERYSEC);
+    aofw_test_set_fsync_fn(NULL);
+    aofw_test_set_fsync_wake_hook(NULL);
+    t->fd1 = fd1;
+    t->fd2 = fd2;
+    submit_stream(t, 100);
+    /* ~1 s after the start the writer posts the everysec fsync of r1 */
+    ck_assert(run_until(t, held, 5000));
+    aofw_switch_file(t->w, fd2);
+    submit_stream(t, 100);
+    ck_assert(run_until(t, all_written, 5000)); /* switched: r1's close is queued */
+}
+
+static void finish_race(tctx *t) {
+    int rc = t_stop(t);
+    ck_assert_msg(race.bad_fsyncs == 0, "%d bad fsyncs, last: %s", race.bad_fsyncs, race.bad);
+    ck_assert_int_eq(rc, 0); /* every byte fsynced, no sticky failure */
+    check_file("r1.aof", 0, 100);
+    check_file("r2.aof", 100, 100);
+}
+
+/* The everysec fsync of r1 is posted, not yet taken, when the close of r1 is
+ * queued; the close is served first. reuse: a file opened after the close
+ * gets r1's fd number before the stale request could be served. */
+static void switch_with_posted_fsync(int reuse) {
+    race_reset();
+    tctx t;
+    start_race(&t, 1, one_held);
+    ck_assert(run_until(&t, two_held, 5000)); /* a second thread woke for the close */
+    race_set(&race.tickets, 1);                /* one of them goes: it serves the close */
+    ck_assert(run_until(&t, first_file_closed, 5000));
+    int fd3 = -1;
+    if (reuse) {
+        fd3 = open_aof("r3.aof");
+        ck_assert_int_eq(fd3, t.fd1);
+    }
+    race_set(&race.open, 1); /* the other thread goes: nothing may be left for r1 */
+    finish_race(&t);
+    if (reuse) {
+        close(fd3);
+        check_file("r3.aof", 0, 0);
+    }
+}
+
+START_TEST(test_switch_cancels_posted_fsync) { switch_with_posted_fsync(0); }
+END_TEST
+
+START_TEST(test_switch_posted_fsync_fd_reused) { switch_with_posted_fsync(1); }
+END_TEST
+
+/* The everysec fsync of r1 is taken and running (held inside fsync) when the
+ * close of r1 is queued: the close waits for it. A writer that closes at once
+ * does so within microseconds; 1 s only delays a correct one. */
+START_TEST(test_switch_waits_for_running_fsync) {
+    race_reset();
+    race_set(&race.hold_first, 1);
+    tctx t;
+    start_race(&t, 0, first_fsync_entered);
+    run_until(&t, first_file_closed, 1000);
+    race_set(&race.released, 1);
+    finish_race(&t);
+}
+END_TEST
+
 /* A failed test leaves its files behind: clear the directory at the end. */
 static void remove_base_dir(void) {
     DIR *d = opendir(base_dir);
@@ -504,6 +668,9 @@ int main(void) {
     tcase_add_test(tc, test_write_failure_keeps_bytes_and_recovers);
     tcase_add_test(tc, test_dev_full_then_stop_gives_up);
     tcase_add_test(tc, test_fsync_failure_is_sticky);
+    tcase_add_test(tc, test_switch_cancels_posted_fsync);
+    tcase_add_test(tc, test_switch_posted_fsync_fd_reused);
+    tcase_add_test(tc, test_switch_waits_for_running_fsync);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

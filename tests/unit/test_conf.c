@@ -1,6 +1,6 @@
 /* Unit tests for conf: defaults, config file and argument parsing with
  * Redis 7's exact error texts, CONFIG GET formatting and CONFIG SET
- * all-or-nothing with the hook. */
+ * all-or-nothing with the hook; the example verso.conf against the table. */
 #include "conf.h"
 #include "util.h"
 
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define FATAL_HEAD "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
@@ -869,6 +870,65 @@ START_TEST(test_apply)
 }
 END_TEST
 
+/* ---- the example verso.conf ---- */
+
+/* verso.conf at the top of the source tree: from $srcdir when the test
+ * harness sets it, else from this file's path. */
+static void example_path(char *out, size_t len)
+{
+    const char *srcdir = getenv("srcdir");
+    if (srcdir && *srcdir) {
+        snprintf(out, len, "%s/verso.conf", srcdir);
+        return;
+    }
+    const char *me = __FILE__;
+    const char *tail = strstr(me, "tests/unit/test_conf.c");
+    ck_assert_ptr_nonnull(tail);
+    snprintf(out, len, "%.*sverso.conf", (int)(tail - me), me);
+}
+
+/* 1 when a directive line of the file (not a comment) names the parameter. */
+static int file_sets(const char *path, const char *name)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *t = line + strspn(line, " \t");
+        size_t n = strcspn(t, " \t\r\n");
+        if (*t != '#' && n == strlen(name) && !strncasecmp(t, name, n)) found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The example parses, sets every parameter of the table, and each to its
+ * default: a parameter added, renamed or given a new default without the
+ * example following fails here. */
+START_TEST(test_example_conf_lists_every_default)
+{
+    char path[4096], err[CONF_ERRLEN] = "";
+    example_path(path, sizeof(path));
+    conf defaults, loaded;
+    conf_init(&defaults);
+    conf_init(&loaded);
+    ck_assert_msg(conf_load_file(&loaded, path, err, sizeof(err)) == 0, "%s:%s", path, err);
+    static got all;
+    all.n = 0;
+    conf_get(&defaults, "*", collect, &all);
+    ck_assert_int_gt(all.n, 30);
+    for (int i = 0; i < all.n; i++) {
+        ck_assert_msg(file_sets(path, all.names[i]), "%s does not set %s", path, all.names[i]);
+        const char *v = get1(&loaded, all.names[i]);
+        ck_assert_msg(!strcmp(v, all.values[i]), "%s: %s is '%s' there, the default is '%s'",
+                      path, all.names[i], v, all.values[i]);
+    }
+    conf_free(&defaults);
+    conf_free(&loaded);
+}
+END_TEST
+
 static Suite *conf_suite(void)
 {
     Suite *s = suite_create("conf");
@@ -892,6 +952,7 @@ static Suite *conf_suite(void)
     tcase_add_test(tc, test_set_hook);
     tcase_add_test(tc, test_set_hooks_see_all_values);
     tcase_add_test(tc, test_apply);
+    tcase_add_test(tc, test_example_conf_lists_every_default);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../src/db.h"
+#include "../src/evict.h"
 #include "../src/log.h"
 #include "../src/util.h"
 
@@ -26,6 +27,7 @@ static void insert(const item *it) {
     vt_wr w;
     int created;
     vt_entry *e = vt_write(db_get(it->db)->t, it->key->data, it->key->len, 1, &w, &created);
+    if (created) evict_new_entry(e);
     obj *old = e->val;
     e->val = it->val;
     vt_set_expire(&w, e, it->expire);

@@ -451,6 +451,10 @@ int snap_load_startup(char *err, size_t errlen) {
 
 /* ---- INFO ---- */
 
+size_t snap_retained_bytes(void) {
+    return S.type == SNAP_FORKLESS && S.job ? ser_queue_bytes(S.job, NULL) : 0;
+}
+
 void snap_info(vbuf *b) {
     char line[2048];
     int64_t now_us = mono_us();

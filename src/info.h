@@ -12,5 +12,7 @@
 size_t info_used_memory(void);
 size_t info_allocated(void);
 size_t info_rss(void);
+/* n bytes as Redis's bytesToHuman writes them ("10.00M"). */
+void info_human(char *out, size_t len, double n);
 
 #endif

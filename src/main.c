@@ -22,6 +22,7 @@
 #include "../snapshot/snap.h"
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "log.h"
 #include "net.h"
 #include "util.h"
@@ -74,6 +75,7 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
     if (!strcmp(name, "dir")) return enter_dir(now->dir, err, errlen);
     if (!strcmp(name, "appendonly")) return aof_set_enabled(now->appendonly, err, errlen);
     if (!strcmp(name, "appendfsync")) aof_set_fsync(now->appendfsync);
+    if (!strcmp(name, "maxmemory")) evict_limit_changed();
     return 0;
 }
 
@@ -89,6 +91,7 @@ static void on_cron(uv_timer_t *t) {
     net_clients_cron();
     /* Active expiry: 1 ms of every cron tick (10% of a tick at hz 10). */
     db_active_expire(1000);
+    evict_cron();
     snap_cron();
     aof_cron();
 }
@@ -233,6 +236,7 @@ int main(int argc, char **argv) {
     server.loop = uv_default_loop();
     cmd_init();
     db_init_all(server.cfg.databases);
+    evict_init();
     snap_init();
     aof_init();
     if (load_data(err, sizeof err) != 0) return 1;

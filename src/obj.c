@@ -1,14 +1,36 @@
 /* obj: refcounted string objects (see obj.h for the sharing rule). */
 #include "obj.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
+/* atomic (relaxed): allocator bytes of every live object, the figure that
+ * maxmemory compares (evict.c). Objects are created on the main thread and
+ * freed on any thread (the serializer drops the last reference of a value
+ * it retained), so the count is exact at every moment: a value retained by
+ * a save stays counted until the save drops it. */
+static _Atomic size_t obj_bytes;
+
+/* What an allocation costs: usable size plus glibc's chunk header. */
+static inline size_t alloc_bytes(void *p) { return malloc_usable_size(p) + sizeof(size_t); }
+
+static inline void count_add(void *p) {
+    atomic_fetch_add_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);
+}
+
+static inline void count_sub(void *p) {
+    atomic_fetch_sub_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);
+}
+
+size_t obj_mem_total(void) { return atomic_load_explicit(&obj_bytes, memory_order_relaxed); }
+
 static obj *obj_alloc_raw(size_t cap) {
     if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1;
     obj *o = xmalloc(sizeof(obj) + cap);
+    count_add(o);
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_RAW;
@@ -28,6 +50,7 @@ obj *obj_new_raw(const char *p, size_t len) {
 
 obj *obj_new_int(int64_t v) {
     obj *o = xmalloc(sizeof(obj) + sizeof(int64_t));
+    count_add(o);
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_INT;
@@ -45,7 +68,10 @@ obj *obj_new_value(const char *p, size_t len) {
 }
 
 void obj_decref(obj *o) {
-    if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) free(o);
+    if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) {
+        count_sub(o);
+        free(o);
+    }
 }
 
 static int64_t obj_int(const obj *o) {
@@ -95,7 +121,9 @@ obj *obj_writable(obj *o, size_t need) {
     /* Leave room to grow, as sds does, so repeated APPENDs are amortized. */
     if (cap < (1u << 20)) cap *= 2; else cap += 1u << 20;
     if (!obj_shared(o) && o->enc == OBJ_ENC_RAW) {
+        count_sub(o);
         obj *n = xrealloc(o, sizeof(obj) + cap);
+        count_add(n);
         n->cap = (uint32_t)(cap > OBJ_MAX_LEN + 1 ? OBJ_MAX_LEN + 1 : cap);
         return n;
     }

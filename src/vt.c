@@ -539,6 +539,25 @@ vt_entry *vt_random(vt *t) {
     return random_walk(t, rng_next(t));
 }
 
+size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
+                 vt_entry **out) {
+    if (!t->size || !k || (volatile_only && !t->expires)) return 0;
+    size_t total = t->nsegs * VT_SEG_BUCKETS;
+    if (max_buckets > total) max_buckets = total;
+    uint64_t r = rng_next(t);
+    size_t pos = (size_t)(r % total);
+    size_t n = 0;
+    for (size_t i = 0; i < max_buckets && n < k; i++) {
+        vt_bucket *b = &t->segs[pos / VT_SEG_BUCKETS]->buckets[pos % VT_SEG_BUCKETS];
+        for (unsigned j = 0; j < b->used && n < k; j++) {
+            vt_entry *e = &b->slots[j];
+            if (!volatile_only || e->expire != VT_NO_EXPIRE) out[n++] = e;
+        }
+        if (++pos == total) pos = 0;
+    }
+    return n;
+}
+
 /* ---- save --------------------------------------------------------------- */
 
 void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #define OOM "OOM command not allowed when used memory > 'maxmemory'."
 #define MB (1024LL * 1024)
@@ -408,14 +409,23 @@ START_TEST(eviction_during_bgsave)
         char buf[64];
         ck_assert(h_info_field(info, "rdb_bgsave_in_progress", buf, sizeof buf));
         saving = atoi(buf);
-        ck_assert(h_info_field(info, "used_memory", buf, sizeof buf));
-        if (atoll(buf) > peak) peak = atoll(buf);
+        /* memory in use: what maxmemory counts plus what only the save
+         * holds (verso: its queue; Redis: nothing, copy-on-write is the
+         * child's) */
+        long long mem = counted_mem(c);
+        if (h_info_field(info, "forkless_retained_bytes", buf, sizeof buf)) mem += atoll(buf);
+        if (mem > peak) peak = mem;
         ck_assert(h_info_field(info, "evicted_keys", buf, sizeof buf));
         if (saving) evicted_during = atoll(buf);
         free(info);
     }
     ck_assert_msg(evicted_during > 0, "no eviction while the save ran (%d writes)", w);
-    ck_assert_msg(peak <= 2 * limit, "used_memory peaked at %lld, limit %lld", peak, limit);
+    ck_assert_msg(peak <= limit + limit / 4, "memory peaked at %lld, limit %lld", peak, limit);
+    /* eviction made room for the writes, no more: it did not run away while
+     * the save held the evicted values */
+    redisReply *sz = cmd(c, "DBSIZE");
+    ck_assert_msg(sz->integer > n / 2, "only %lld keys left", sz->integer);
+    freeReplyObject(sz);
     char *info = h_info(c, "persistence");
     char buf[64];
     ck_assert(h_info_field(info, "rdb_last_bgsave_status", buf, sizeof buf));
@@ -426,6 +436,8 @@ START_TEST(eviction_during_bgsave)
     if (r) freeReplyObject(r);
     redisFree(c);
     ck_assert(srv_wait_exit(s, 20000));
+    ck_assert_msg(WIFEXITED(s->exit_status) && WEXITSTATUS(s->exit_status) == 0,
+                  "SHUTDOWN NOSAVE: wait status 0x%x", s->exit_status);
 
     /* the dump is the dataset at the BGSAVE: all of k:*, none of w:* */
     srv *s2 = h_srv_start("--dir '%s' --dbfilename dump.rdb", s->dir);

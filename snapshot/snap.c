@@ -238,6 +238,7 @@ static void finish_fork(const fork_result *r) {
     S.type = SNAP_NONE;
     S.child = 0;
     S.aborted = 0;
+    server.fork_child = 0;
 }
 
 static void poll_child(void) {
@@ -261,6 +262,7 @@ static int start_fork(char *err, size_t errlen) {
     if (pid < 0) return -1;
     S.child = pid;
     S.type = SNAP_FORK;
+    server.fork_child = 1;
     S.latest_fork_usec = fork_us;
     S.stall_us = fork_us;
     S.total_forks++;
@@ -414,6 +416,7 @@ int snap_shutdown(int nosave, int save, char *err, size_t errlen) {
         S.aborted = 1;
         forksave_kill(S.child);
         unlink(S.tmp);
+        server.fork_child = 0;
     }
     if (nosave || (!save && server.cfg.nsave == 0)) return 0;
     log_notice("Saving the final RDB snapshot before exiting.");

@@ -47,9 +47,12 @@ void evict_limit_changed(void);
 size_t evict_counted_memory(void);
 
 /* Access clock of a key, on lookups (LRU: now; LFU: logarithmic counter
- * incremented, decayed by lfu-decay-time) and at creation. */
+ * incremented, decayed by lfu-decay-time) and at creation. Not while a
+ * fork save's child runs: a write to a page only read would copy it (a
+ * whole 2 MiB huge page of the table). */
 void evict_touch_lfu(vt_entry *e);
 static inline void evict_touch(vt_entry *e) {
+    if (server.fork_child) return;
     int p = server.cfg.maxmemory_policy;
     if (p == MAXMEM_ALLKEYS_LFU || p == MAXMEM_VOLATILE_LFU) evict_touch_lfu(e);
     else vt_access_set(e, server.lruclock);

@@ -123,6 +123,9 @@ typedef struct server_t {
     int64_t start_wall_ms;
     long long dirty;              /* changes since the last successful save */
     uint32_t lruclock;            /* evict.c: LRU clock, seconds mod 2^24 */
+    int fork_child;               /* a fork save's child runs (snap.c): lookups
+                                     leave access clocks alone, as Redis, so
+                                     that reads copy no page */
     int shutdown_asap;            /* signal received: shut down in cron */
     int loading;                  /* restoring at startup */
     char runid[41];

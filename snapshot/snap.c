@@ -455,7 +455,7 @@ int snap_load_startup(char *err, size_t errlen) {
 /* ---- INFO ---- */
 
 size_t snap_retained_bytes(void) {
-    return S.type == SNAP_FORKLESS && S.job ? ser_queue_bytes(S.job, NULL) : 0;
+    return S.type == SNAP_FORKLESS && S.job ? ser_queue_obj_bytes(S.job) : 0;
 }
 
 void snap_info(vbuf *b) {

@@ -25,6 +25,8 @@ static inline void count_sub(void *p) {
     atomic_fetch_sub_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);
 }
 
+size_t obj_alloc_size(const obj *o) { return alloc_bytes((void *)o); }
+
 size_t obj_mem_total(void) { return atomic_load_explicit(&obj_bytes, memory_order_relaxed); }
 
 static obj *obj_alloc_raw(size_t cap) {

@@ -59,6 +59,15 @@ vt_entry *db_lookup_read(db *d, const char *key, size_t len) {
     return e;
 }
 
+vt_entry *db_lookup_notouch(db *d, const char *key, size_t len) { return lookup(d, key, len); }
+
+vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len) {
+    vt_entry *e = lookup(d, key, len);
+    if (e) server.stat.keyspace_hits++;
+    else server.stat.keyspace_misses++;
+    return e;
+}
+
 vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int *created) {
     lookup(d, key, len); /* applies lazy expiry first */
     int made = 0;

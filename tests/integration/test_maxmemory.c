@@ -255,13 +255,27 @@ static void keeps_used_keys(const char *policy)
     fill(c, "k", 0, n, 1000, 0, NULL);
     if (!lfu) h_sleep_ms(2100);
     int touches = lfu ? 20 : 1;
+    /* GET touches a key; EXISTS, TYPE, TTL and SCAN do not (Redis's
+     * LOOKUP_NOTOUCH): they go to the other keys */
     for (int r = 0; r < touches; r++) {
-        for (int i = 0; i < n; i += 4) redisAppendCommand(c, "GET k:%d", i);
-        for (int i = 0; i < n; i += 4) {
+        int sent = 0;
+        for (int i = 0; i < n; i++, sent++) {
+            if (i % 4 == 0) redisAppendCommand(c, "GET k:%d", i);
+            else if (i % 4 == 1) redisAppendCommand(c, "EXISTS k:%d", i);
+            else if (i % 4 == 2) redisAppendCommand(c, "TYPE k:%d", i);
+            else redisAppendCommand(c, "TTL k:%d", i);
+        }
+        for (int i = 0; i < sent; i++) {
             redisReply *rep = NULL;
             ck_assert_int_eq(redisGetReply(c, (void **)&rep), REDIS_OK);
             freeReplyObject(rep);
         }
+    }
+    for (long long cursor = -1; cursor != 0;) {
+        redisReply *rep = cmd(c, "SCAN %lld COUNT 1000 TYPE string", cursor < 0 ? 0 : cursor);
+        ck_assert_int_eq(rep->type, REDIS_REPLY_ARRAY);
+        cursor = atoll(rep->element[0]->str);
+        freeReplyObject(rep);
     }
     long long limit = counted_mem(c) * 6 / 10;
     expect_status(c, "OK", "CONFIG SET maxmemory %lld", limit);

@@ -23,14 +23,17 @@ static size_t peak_memory; /* main thread only: used_memory_peak */
 /* Under AddressSanitizer malloc is ASan's, which mallinfo does not see. */
 extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
 
+/* The allocator's bytes in use, plus the tables' slabs (mmap'd directly). */
 size_t info_allocated(void) {
-    if (__sanitizer_get_current_allocated_bytes) return __sanitizer_get_current_allocated_bytes();
+    size_t slabs = vt_mapped_bytes();
+    if (__sanitizer_get_current_allocated_bytes)
+        return __sanitizer_get_current_allocated_bytes() + slabs;
 #ifdef HAVE_MALLINFO2
     struct mallinfo2 mi = mallinfo2();
-    return mi.uordblks + mi.hblkhd;
+    return mi.uordblks + mi.hblkhd + slabs;
 #else
     struct mallinfo mi = mallinfo();
-    return (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
+    return (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd + slabs;
 #endif
 }
 

@@ -111,6 +111,9 @@ size_t vt_size(const vt *t);
 size_t vt_expires(const vt *t);
 /* Approximate bytes used by the table structure (not the objects). */
 size_t vt_mem(const vt *t);
+/* Bytes of all tables' segment slabs (mmap'd, so outside the allocator's
+ * statistics). Any thread. */
+size_t vt_mapped_bytes(void);
 uint64_t vt_hash(const char *key, size_t len);
 /* Pre-sizes the table for n keys (restore uses RESIZEDB), so that loading
  * them splits no segment (almost surely: it aims at 2 to 4 keys per 14-slot

@@ -463,6 +463,8 @@ START_TEST(eviction_during_bgsave)
                                     "--maxmemory-eviction-tenacity 100");
     redisContext *c = srv_connect(s);
     expect_status(c, "OK", "DEBUG POPULATE %d k 100", n);
+    /* used_memory holds all that maxmemory counts (the table included) */
+    ck_assert_int_ge(info_int(c, "used_memory"), counted_mem(c));
     long long limit = counted_mem(c) + 256 * 1024;
     expect_status(c, "OK", "CONFIG SET maxmemory %lld", limit);
     ck_assert_int_eq(info_int(c, "evicted_keys"), 0);

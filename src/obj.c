@@ -14,8 +14,16 @@
  * a save stays counted until the save drops it. */
 static _Atomic size_t obj_bytes;
 
-/* What an allocation costs: usable size plus glibc's chunk header. */
-static inline size_t alloc_bytes(void *p) { return malloc_usable_size(p) + sizeof(size_t); }
+/* Under AddressSanitizer the allocator is ASan's, whose statistics (which
+ * INFO reports) count requested bytes, as its malloc_usable_size does. */
+extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
+/* What an allocation costs, in the unit of INFO used_memory: usable size
+ * plus glibc's chunk header (mallinfo2 counts chunks). */
+static inline size_t alloc_bytes(void *p) {
+    size_t header = __sanitizer_get_current_allocated_bytes ? 0 : sizeof(size_t);
+    return malloc_usable_size(p) + header;
+}
 
 static inline void count_add(void *p) {
     atomic_fetch_add_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);

@@ -7,12 +7,18 @@
  * FSYNC_DELAY_US (microseconds, default 0) is slept before each real call.
  * FSYNC_DELAY_FILE, when set, names a file whose content (a number of
  * microseconds) is re-read at most every 100 ms, so a test can stall and
- * release the disk while the server runs. */
+ * release the disk while the server runs.
+ *
+ * WRITE_DELAY_US (microseconds, default 0) is slept before each write(2) to
+ * a regular file (sockets and pipes are left alone): a slow disk for a
+ * snapshot writer that calls write(2) itself (verso's serializer; stdio
+ * writers such as redis-server's are not affected). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,4 +65,13 @@ int fdatasync(int fd) {
     if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     pause_us(delay_us());
     return real(fd);
+}
+
+ssize_t write(int fd, const void *buf, size_t n) {
+    static ssize_t (*real)(int, const void *, size_t);
+    if (!real) real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    const char *v = getenv("WRITE_DELAY_US");
+    struct stat st;
+    if (v && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) pause_us(atol(v));
+    return real(fd, buf, n);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../src/db.h"
+#include "../src/evict.h"
 #include "../src/log.h"
 #include "../src/util.h"
 
@@ -36,6 +37,7 @@ static int insert(const item *it) {
         return -1;
     }
     assert(e->val == NULL);
+    evict_new_entry(e);
     e->val = it->val;
     vt_set_expire(&w, e, it->expire);
     vt_write_done(&w);

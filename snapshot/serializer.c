@@ -19,6 +19,10 @@ static size_t item_bytes(const ser_item *it) {
     return sizeof *it + obj_mem(it->key) + obj_mem(it->val);
 }
 
+static size_t item_obj_bytes(const ser_item *it) {
+    return obj_alloc_size(it->key) + obj_alloc_size(it->val);
+}
+
 /* Main thread, with the bucket lock of the entry held by vt. */
 void ser_capture(void *priv, obj *key, obj *val, int64_t expire) {
     ser_db *d = priv;
@@ -29,11 +33,12 @@ void ser_capture(void *priv, obj *key, obj *val, int64_t expire) {
     it->key = key;
     it->val = val;
     it->expire = expire;
-    size_t bytes = item_bytes(it);
+    size_t bytes = item_bytes(it), obj_bytes = item_obj_bytes(it);
     pthread_mutex_lock(&job->q_lock);
     *job->q_tail = it;
     job->q_tail = &it->next;
     job->q_bytes += bytes;
+    job->q_obj_bytes += obj_bytes;
     if (job->q_bytes > job->q_peak) job->q_peak = job->q_bytes;
     pthread_mutex_unlock(&job->q_lock);
 }
@@ -42,6 +47,13 @@ size_t ser_queue_bytes(ser_job *job, size_t *peak) {
     pthread_mutex_lock(&job->q_lock);
     size_t now = job->q_bytes;
     if (peak) *peak = job->q_peak;
+    pthread_mutex_unlock(&job->q_lock);
+    return now;
+}
+
+size_t ser_queue_obj_bytes(ser_job *job) {
+    pthread_mutex_lock(&job->q_lock);
+    size_t now = job->q_obj_bytes;
     pthread_mutex_unlock(&job->q_lock);
     return now;
 }
@@ -56,9 +68,10 @@ static ser_item *queue_take(ser_job *job) {
     return list;
 }
 
-static void queue_release(ser_job *job, size_t bytes) {
+static void queue_release(ser_job *job, size_t bytes, size_t obj_bytes) {
     pthread_mutex_lock(&job->q_lock);
     job->q_bytes -= bytes;
+    job->q_obj_bytes -= obj_bytes;
     pthread_mutex_unlock(&job->q_lock);
 }
 
@@ -72,18 +85,31 @@ static void free_items(ser_item *it) {
     }
 }
 
-/* Serializer: writes every handed-over pre-image. 0 or -1 (writer error). */
+/* Serializer: writes every handed-over pre-image. 0 or -1 (writer error).
+ * Items leave the byte counts in batches of DRAIN_BATCH, just before they
+ * are freed: the main thread's maxmemory figure (allocated objects minus
+ * q_obj_bytes) then overstates memory by at most one batch for a moment,
+ * never understates it. */
+#define DRAIN_BATCH 64
 static int drain_queue(ser_job *job, rdb_writer *w) {
     ser_item *list = queue_take(job);
     int rc = 0;
-    size_t bytes = 0;
-    for (ser_item *it = list; it; it = it->next) {
-        bytes += item_bytes(it);
-        if (rc == 0 && rdb_writer_put(w, it->db, it->key, it->val, it->expire) != 0) rc = -1;
-        atomic_fetch_add_explicit(&job->keys_done, 1, memory_order_relaxed);
+    while (list) {
+        ser_item *batch = list, *last = NULL;
+        size_t bytes = 0, obj_bytes = 0;
+        for (int n = 0; list && n < DRAIN_BATCH; n++) {
+            bytes += item_bytes(list);
+            obj_bytes += item_obj_bytes(list);
+            if (rc == 0 && rdb_writer_put(w, list->db, list->key, list->val, list->expire) != 0)
+                rc = -1;
+            atomic_fetch_add_explicit(&job->keys_done, 1, memory_order_relaxed);
+            last = list;
+            list = list->next;
+        }
+        last->next = NULL;
+        queue_release(job, bytes, obj_bytes);
+        free_items(batch);
     }
-    free_items(list);
-    if (bytes) queue_release(job, bytes);
     return rc;
 }
 
@@ -186,7 +212,7 @@ int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, siz
     pthread_mutex_init(&job->q_lock, NULL);
     job->q_head = NULL;
     job->q_tail = &job->q_head;
-    job->q_bytes = job->q_peak = 0;
+    job->q_bytes = job->q_peak = job->q_obj_bytes = 0;
     atomic_init(&job->abort, 0);
     atomic_init(&job->keys_done, 0);
     job->status = 0;

@@ -59,6 +59,9 @@ typedef struct ser_job {
     ser_item **q_tail;        /* under q_lock */
     size_t q_bytes;           /* under q_lock: bytes held by queued items */
     size_t q_peak;            /* under q_lock: peak of q_bytes */
+    size_t q_obj_bytes;       /* under q_lock: allocator bytes of the queued
+                                 keys and values (obj_alloc_size), which
+                                 maxmemory leaves out (evict.c) */
     /* control and progress */
     atomic_int abort;         /* atomic: main asks the thread to stop */
     _Atomic uint64_t keys_done; /* atomic: keys written so far */
@@ -82,5 +85,7 @@ void ser_capture(void *priv, obj *key, obj *val, int64_t expire);
 void ser_finish(ser_job *job);
 /* Bytes held by the queue now, and at its peak (any thread). */
 size_t ser_queue_bytes(ser_job *job, size_t *peak);
+/* Allocator bytes of the keys and values in the queue now (any thread). */
+size_t ser_queue_obj_bytes(ser_job *job);
 
 #endif

@@ -253,6 +253,7 @@ static void finish_fork(const fork_result *r) {
     S.type = SNAP_NONE;
     S.child = 0;
     S.aborted = 0;
+    server.fork_child = 0;
 }
 
 static void poll_child(void) {
@@ -276,6 +277,7 @@ static int start_fork(char *err, size_t errlen) {
     if (pid < 0) return -1;
     S.child = pid;
     S.type = SNAP_FORK;
+    server.fork_child = 1;
     S.latest_fork_usec = fork_us;
     S.stall_us = fork_us;
     S.total_forks++;
@@ -461,6 +463,10 @@ int snap_load_startup(char *err, size_t errlen) {
 
 /* ---- INFO ---- */
 
+size_t snap_retained_bytes(void) {
+    return S.type == SNAP_FORKLESS && S.job ? ser_queue_obj_bytes(S.job) : 0;
+}
+
 void snap_info(vbuf *b) {
     char line[2048];
     int64_t now_us = mono_us();
@@ -519,6 +525,7 @@ static const hooks snap_hooks = {
     .cron = snap_cron,
     .before_flush = before_flush_hook,
     .keep_retired_table = snap_keep_retired_table,
+    .not_counted_memory = snap_retained_bytes,
     .after_flush = after_flush_hook,
     .info = info_hook,
     .prepare_shutdown = snap_shutdown,

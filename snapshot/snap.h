@@ -66,6 +66,11 @@ void snap_cron(void);
 int snap_shutdown(int nosave, int save, char *err, size_t errlen);
 /* INFO persistence (the snapshot part). */
 void snap_info(vbuf *b);
+/* Allocator bytes of the keys and values a running forkless save holds in
+ * its queue (handed over by the main thread, not written yet): memory that
+ * (but for a value the table still shares) only the save keeps alive. 0
+ * when no forkless save runs. Main thread. */
+size_t snap_retained_bytes(void);
 int64_t snap_lastsave(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "evict.h"
 #include "hooks.h"
 #include "propagate.h"
 #include "util.h"
@@ -185,6 +186,12 @@ static int may_run(client *c, const cmd_def *d) {
     }
     if (!(c->flags & CLIENT_AUTHED) && !(d->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
+        return 0;
+    }
+    /* maxmemory (evict.h): evicts first; refuses deny-oom commands when
+     * nothing more can be evicted. One branch when maxmemory is 0. */
+    if (server.cfg.maxmemory && evict_refuse(d->flags)) {
+        reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;
     }
     if (d->flags & CMD_WRITE) {

@@ -40,12 +40,12 @@ void cmd_exists(client *c) {
     db *d = cur_db(c);
     long long n = 0;
     for (int j = 1; j < c->argc; j++)
-        if (db_lookup_read(d, c->argv[j].p, c->argv[j].len)) n++;
+        if (db_lookup_read_notouch(d, c->argv[j].p, c->argv[j].len)) n++;
     reply_int(c, n);
 }
 
 void cmd_type(client *c) {
-    vt_entry *e = db_lookup_read(cur_db(c), c->argv[1].p, c->argv[1].len);
+    vt_entry *e = db_lookup_read_notouch(cur_db(c), c->argv[1].p, c->argv[1].len);
     reply_status(c, e ? "string" : "none");
 }
 
@@ -153,10 +153,10 @@ static int parse_scan_opts(client *c, scan_opts *o) {
 static int scan_keep(db *d, const scan_opts *o, const obj *k) {
     if (o->pat && !glob_match(o->pat->p, o->pat->len, k->data, k->len, 0)) return 0;
     if (o->type) {
-        vt_entry *e = db_lookup_read(d, k->data, k->len);
+        vt_entry *e = db_lookup_read_notouch(d, k->data, k->len);
         return arg_is(o->type, e ? "string" : "none");
     }
-    return db_lookup(d, k->data, k->len) != NULL;
+    return db_lookup_notouch(d, k->data, k->len) != NULL;
 }
 
 void cmd_scan(client *c) {
@@ -350,7 +350,7 @@ void cmd_pexpireat(client *c) { expire_generic(c, 0, 0); }
 /* TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 no key, -1 no expire; seconds are
  * rounded to the nearest, as Redis's (ttl+500)/1000 (without its overflow). */
 static void ttl_generic(client *c, int ms, int absolute) {
-    vt_entry *e = db_lookup_read(cur_db(c), c->argv[1].p, c->argv[1].len);
+    vt_entry *e = db_lookup_read_notouch(cur_db(c), c->argv[1].p, c->argv[1].len);
     if (!e) {
         reply_int(c, -2);
         return;

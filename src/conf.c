@@ -109,8 +109,10 @@ static const conf_enum compression_enum[] = {
 static const conf_enum bgsave_enum[] = {
     {"forkless", BGSAVE_FORKLESS}, {"fork", BGSAVE_FORK}, {NULL, 0}};
 static const conf_enum policy_enum[] = {
-    {"volatile-lru", 0}, {"volatile-lfu", 1}, {"volatile-random", 2}, {"volatile-ttl", 3},
-    {"allkeys-lru", 4}, {"allkeys-lfu", 5}, {"allkeys-random", 6}, {"noeviction", 7},
+    {"volatile-lru", MAXMEM_VOLATILE_LRU}, {"volatile-lfu", MAXMEM_VOLATILE_LFU},
+    {"volatile-random", MAXMEM_VOLATILE_RANDOM}, {"volatile-ttl", MAXMEM_VOLATILE_TTL},
+    {"allkeys-lru", MAXMEM_ALLKEYS_LRU}, {"allkeys-lfu", MAXMEM_ALLKEYS_LFU},
+    {"allkeys-random", MAXMEM_ALLKEYS_RANDOM}, {"noeviction", MAXMEM_NOEVICTION},
     {NULL, 0}};
 static const conf_enum protected_enum[] = {
     {"no", DEBUG_CMD_NO}, {"yes", DEBUG_CMD_YES}, {"local", DEBUG_CMD_LOCAL}, {NULL, 0}};
@@ -312,9 +314,16 @@ static const conf_param params[] = {
      .max = LLONG_MAX, .def = 64LL * 1024 * 1024},
     {"aof-max-backlog", P_MEM, 0, FIELD(aof_max_backlog), .min = 1, .max = LLONG_MAX,
      .def = 64LL * 1024 * 1024},
+    /* memory limit (evict.c) */
+    {"maxmemory", P_MEM, 0, FIELD(maxmemory), .min = 0, .max = LLONG_MAX, .def = 0},
+    {"maxmemory-policy", P_ENUM, 0, FIELD(maxmemory_policy), .def = MAXMEM_NOEVICTION,
+     .enums = policy_enum},
+    {"maxmemory-samples", P_INT, 0, FIELD(maxmemory_samples), .min = 1, .max = INT_MAX, .def = 5},
+    {"maxmemory-eviction-tenacity", P_INT, 0, FIELD(maxmemory_eviction_tenacity), .min = 0,
+     .max = 100, .def = 10},
+    {"lfu-log-factor", P_INT, 0, FIELD(lfu_log_factor), .min = 0, .max = INT_MAX, .def = 10},
+    {"lfu-decay-time", P_INT, 0, FIELD(lfu_decay_time), .min = 0, .max = INT_MAX, .def = 1},
     /* accepted so that Redis tools and config files work; no effect */
-    {"maxmemory", P_MEM, 0, .min = 0, .max = LLONG_MAX, .sdef = "0"},
-    {"maxmemory-policy", P_ENUM, 0, .enums = policy_enum, .sdef = "noeviction"},
     {"daemonize", P_BOOL, PF_IMMUTABLE, .check = check_daemonize, .sdef = "no"},
     {"io-threads", P_INT, PF_IMMUTABLE, .min = 1, .max = 128, .sdef = "1"},
     {"supervised", P_ENUM, PF_IMMUTABLE, .enums = supervised_enum, .sdef = "no"},

@@ -22,6 +22,10 @@ enum { BGSAVE_FORKLESS = 0, BGSAVE_FORK = 1 };
 enum { SNAP_COMPRESS_NONE = 0, SNAP_COMPRESS_LZ4 = 1 };
 /* enable-debug-command: Redis 7.0's protected-action setting */
 enum { DEBUG_CMD_NO = 0, DEBUG_CMD_YES = 1, DEBUG_CMD_LOCAL = 2 };
+/* maxmemory-policy values (evict.c) */
+enum { MAXMEM_VOLATILE_LRU = 0, MAXMEM_VOLATILE_LFU, MAXMEM_VOLATILE_RANDOM,
+       MAXMEM_VOLATILE_TTL, MAXMEM_ALLKEYS_LRU, MAXMEM_ALLKEYS_LFU,
+       MAXMEM_ALLKEYS_RANDOM, MAXMEM_NOEVICTION };
 
 typedef struct conf_savepoint {
     long long seconds;
@@ -75,6 +79,13 @@ typedef struct conf {
     long long auto_aof_rewrite_min_size;   /* auto-aof-rewrite-min-size (64mb) */
     long long aof_max_backlog;          /* aof-max-backlog (64mb): verso's
                                            writer backlog before parking */
+    /* memory limit (evict.c) */
+    long long maxmemory;                /* maxmemory (0 = no limit) */
+    int maxmemory_policy;               /* maxmemory-policy (noeviction) */
+    int maxmemory_samples;              /* maxmemory-samples (5) */
+    int maxmemory_eviction_tenacity;    /* maxmemory-eviction-tenacity (10) */
+    int lfu_log_factor;                 /* lfu-log-factor (10) */
+    int lfu_decay_time;                 /* lfu-decay-time (1) */
     /* loading state, conf.c only: newlines read by conf_load_file (argument
      * lines are numbered after the file's, as Redis does), and whether a
      * "save" directive already replaced the default save points (the next

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "evict.h"
 #include "hooks.h"
 #include "util.h"
 
@@ -29,15 +30,22 @@ static void expire_now(db *d, const char *key, size_t len) {
     cmd_propagate_raw(d->id, 2, argv);
 }
 
-/* While loading (AOF replay, RDB restore) nothing expires: the replay must
- * rebuild the dataset the logged writes built, whatever the clock says now
- * (a PERSIST after SET PX must find its key); expiry acts once loaded. */
-vt_entry *db_lookup(db *d, const char *key, size_t len) {
+/* Lookup with lazy expiry, without touching the access clock. While
+ * loading (AOF replay, RDB restore) nothing expires: the replay must rebuild
+ * the dataset the logged writes built, whatever the clock says now (a
+ * PERSIST after SET PX must find its key); expiry acts once loaded. */
+static vt_entry *lookup(db *d, const char *key, size_t len) {
     vt_entry *e = vt_find(d->t, key, len);
     if (e && !server.loading && db_expired(e, wall_ms())) {
         expire_now(d, key, len);
         return NULL;
     }
+    return e;
+}
+
+vt_entry *db_lookup(db *d, const char *key, size_t len) {
+    vt_entry *e = lookup(d, key, len);
+    if (e) evict_touch(e);
     return e;
 }
 
@@ -48,9 +56,23 @@ vt_entry *db_lookup_read(db *d, const char *key, size_t len) {
     return e;
 }
 
+vt_entry *db_lookup_notouch(db *d, const char *key, size_t len) { return lookup(d, key, len); }
+
+vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len) {
+    vt_entry *e = lookup(d, key, len);
+    if (e) server.stat.keyspace_hits++;
+    else server.stat.keyspace_misses++;
+    return e;
+}
+
 vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int *created) {
-    db_lookup(d, key, len); /* applies lazy expiry first */
-    return vt_write(d->t, key, len, create, w, created);
+    lookup(d, key, len); /* applies lazy expiry first */
+    int made = 0;
+    vt_entry *e = vt_write(d->t, key, len, create, w, &made);
+    if (created) *created = made;
+    if (e && made) evict_new_entry(e);
+    else if (e) evict_touch(e);
+    return e;
 }
 
 void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
@@ -75,7 +97,7 @@ int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
 }
 
 int db_delete(db *d, const char *key, size_t len) {
-    if (!db_lookup(d, key, len)) return 0;
+    if (!lookup(d, key, len)) return 0;
     return vt_delete(d->t, key, len);
 }
 

@@ -16,6 +16,12 @@ db *db_get(int id);
 /* Lookup for reading: applies lazy expiry and counts keyspace hits and
  * misses. NULL when absent or expired. */
 vt_entry *db_lookup_read(db *d, const char *key, size_t len);
+/* As db_lookup_read, without touching the key's access clock (Redis's
+ * LOOKUP_NOTOUCH: EXISTS, TYPE, TTL and the like do not keep a key from
+ * eviction). */
+vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len);
+/* Lazy expiry only: no statistics, no access clock (SCAN's filters). */
+vt_entry *db_lookup_notouch(db *d, const char *key, size_t len);
 /* The same without hit/miss statistics (for write commands' reads). */
 vt_entry *db_lookup(db *d, const char *key, size_t len);
 /* Write access, see vt_write: an expired key is deleted first, so the caller

@@ -48,6 +48,13 @@ void hooks_retire_table(vt *t) {
     vt_free(t);
 }
 
+size_t hooks_not_counted_memory(void) {
+    size_t n = 0;
+    for (size_t i = 0; i < nreg; i++)
+        if (reg[i]->not_counted_memory) n += reg[i]->not_counted_memory();
+    return n;
+}
+
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
                          size_t errlen) {
     for (size_t i = 0; i < nreg; i++)

@@ -42,6 +42,10 @@ typedef struct hooks {
     int (*keep_retired_table)(vt *t);
     /* FLUSHDB (all = 0) or FLUSHALL (all = 1) has emptied databases. */
     void (*after_flush)(int all);
+    /* Bytes of keys and values the subsystem alone keeps alive (a forkless
+     * save's queue): maxmemory does not count them, as Redis does not count
+     * a fork child's copy-on-write (doc/eviction.md). */
+    size_t (*not_counted_memory)(void);
     /* ---- the operator's surface ---- */
     /* INFO: append this subsystem's fields to section `section` (lower
      * case, e.g. "persistence"), in INFO's "name:value\r\n" form. */
@@ -71,6 +75,7 @@ void hooks_before_flush(void);
 void hooks_retire_table(vt *t);                          /* frees t if none keeps it */
 void hooks_after_flush(int all);
 void hooks_info(const char *section, vbuf *b);
+size_t hooks_not_counted_memory(void);                   /* sum over subsystems */
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
                          size_t errlen);
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen);

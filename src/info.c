@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "hooks.h"
 #include "net.h"
 #include "util.h"
@@ -21,14 +22,17 @@ static size_t peak_memory; /* main thread only: used_memory_peak */
 /* Under AddressSanitizer malloc is ASan's, which mallinfo does not see. */
 extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
 
+/* The allocator's bytes in use, plus the tables' slabs (mmap'd directly). */
 size_t info_allocated(void) {
-    if (__sanitizer_get_current_allocated_bytes) return __sanitizer_get_current_allocated_bytes();
+    size_t slabs = vt_mapped_bytes();
+    if (__sanitizer_get_current_allocated_bytes)
+        return __sanitizer_get_current_allocated_bytes() + slabs;
 #ifdef HAVE_MALLINFO2
     struct mallinfo2 mi = mallinfo2();
-    return mi.uordblks + mi.hblkhd;
+    return mi.uordblks + mi.hblkhd + slabs;
 #else
     struct mallinfo mi = mallinfo();
-    return (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
+    return (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd + slabs;
 #endif
 }
 
@@ -50,7 +54,7 @@ size_t info_rss(void) {
 /* Whole lines, however long (a path in executable:, many fields). */
 #define addf vbuf_appendf
 
-static void human(char *out, size_t len, double n) {
+void info_human(char *out, size_t len, double n) {
     const char *units = "BKMGTP";
     int u = 0;
     while (n >= 1024 && u < 5) { n /= 1024; u++; }
@@ -87,16 +91,18 @@ static void section_clients(vbuf *b) {
 static void section_memory(vbuf *b) {
     size_t used = info_used_memory(), rss = info_rss();
     char hu[32], hp[32], hr[32];
-    human(hu, sizeof hu, (double)used);
-    human(hp, sizeof hp, (double)peak_memory);
-    human(hr, sizeof hr, (double)rss);
+    info_human(hu, sizeof hu, (double)used);
+    info_human(hp, sizeof hp, (double)peak_memory);
+    info_human(hr, sizeof hr, (double)rss);
     size_t tables = 0;
     for (int i = 0; i < server.cfg.databases; i++) tables += vt_mem(server.dbs[i].t);
     addf(b, "# Memory\r\nused_memory:%zu\r\nused_memory_human:%s\r\nused_memory_rss:%zu\r\n"
             "used_memory_rss_human:%s\r\nused_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
-            "used_memory_tables:%zu\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n"
-            "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
-         used, hu, rss, hr, peak_memory, hp, tables, used ? (double)rss / (double)used : 0.0);
+            "used_memory_tables:%zu\r\n",
+         used, hu, rss, hr, peak_memory, hp, tables);
+    evict_info_memory(b, used);
+    addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
+         used ? (double)rss / (double)used : 0.0);
 }
 
 static void section_persistence(vbuf *b) {
@@ -106,16 +112,20 @@ static void section_persistence(vbuf *b) {
 
 static void section_stats(vbuf *b) {
     const stats *s = &server.stat;
+    uint64_t ex_total, ex_cur;
+    evict_exceeded_ms(&ex_total, &ex_cur);
     addf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
             "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
-            "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:0\r\n"
+            "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+            "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
             "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\nexpire_cycle_cpu_milliseconds:%llu\r\n"
             "total_error_replies:%llu\r\nclient_query_buffer_limit_disconnections:%llu\r\n"
             "client_output_buffer_limit_disconnections:%llu\r\n",
          (unsigned long long)s->connections, (unsigned long long)s->commands,
          (unsigned long long)s->net_input_bytes, (unsigned long long)s->net_output_bytes,
          (unsigned long long)s->rejected_conn, (unsigned long long)s->expired_keys,
-         (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
+         (unsigned long long)s->evicted_keys, (unsigned long long)ex_total,
+         (unsigned long long)ex_cur, (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
          (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
 }

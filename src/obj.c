@@ -10,6 +10,36 @@
 
 _Static_assert(sizeof(obj) == 16, "obj header: 16 bytes per key and per value");
 
+/* atomic (relaxed): allocator bytes of every live object, the figure that
+ * maxmemory compares (evict.c). Objects are created on the main thread and
+ * freed on any thread (the serializer drops the last reference of a value
+ * it retained), so the count is exact at every moment: a value retained by
+ * a save stays counted until the save drops it. */
+static _Atomic size_t obj_bytes;
+
+/* Under AddressSanitizer the allocator is ASan's, whose statistics (which
+ * INFO reports) count requested bytes, as its malloc_usable_size does. */
+extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
+/* What an allocation costs, in the unit of INFO used_memory: usable size
+ * plus glibc's chunk header (mallinfo2 counts chunks). */
+static inline size_t alloc_bytes(void *p) {
+    size_t header = __sanitizer_get_current_allocated_bytes ? 0 : sizeof(size_t);
+    return malloc_usable_size(p) + header;
+}
+
+static inline void count_add(void *p) {
+    atomic_fetch_add_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);
+}
+
+static inline void count_sub(void *p) {
+    atomic_fetch_sub_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);
+}
+
+size_t obj_alloc_size(const obj *o) { return alloc_bytes((void *)o); }
+
+size_t obj_mem_total(void) { return atomic_load_explicit(&obj_bytes, memory_order_relaxed); }
+
 /* Bytes of data room: what the allocator gave beyond the header (at least
  * what was asked for). Any thread holding a reference: the block is not
  * reallocated while shared. */
@@ -18,6 +48,7 @@ static size_t obj_cap(const obj *o) { return malloc_usable_size((void *)o) - siz
 static obj *obj_alloc_raw(size_t cap) {
     assert(cap <= OBJ_MAX_LEN + 1);
     obj *o = xmalloc(sizeof(obj) + cap);
+    count_add(o);
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_RAW;
@@ -38,6 +69,7 @@ obj *obj_new_raw(const char *p, size_t len) {
 obj *obj_new_zeroed(size_t len) {
     assert(len <= OBJ_MAX_LEN);
     obj *o = xcalloc(1, sizeof(obj) + len + 1);
+    count_add(o);
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_RAW;
@@ -47,6 +79,7 @@ obj *obj_new_zeroed(size_t len) {
 
 obj *obj_new_int(int64_t v) {
     obj *o = xmalloc(sizeof(obj) + sizeof(int64_t));
+    count_add(o);
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_INT;
@@ -63,7 +96,10 @@ obj *obj_new_value(const char *p, size_t len) {
 }
 
 void obj_decref(obj *o) {
-    if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) free(o);
+    if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) {
+        count_sub(o);
+        free(o);
+    }
 }
 
 static int64_t obj_int(const obj *o) {
@@ -115,7 +151,10 @@ obj *obj_writable(obj *o, size_t need) {
     if (cap < (1u << 20)) cap *= 2; else cap += 1u << 20;
     if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1; /* room to grow is optional */
     if (!obj_shared(o) && o->enc == OBJ_ENC_RAW) {
-        return xrealloc(o, sizeof(obj) + cap);
+        count_sub(o);
+        obj *n = xrealloc(o, sizeof(obj) + cap);
+        count_add(n);
+        return n;
     }
     obj *n = obj_alloc_raw(cap);
     memcpy(n->data, s, len);

@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "hooks.h"
 #include "log.h"
 #include "net.h"
@@ -61,6 +62,7 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
     if (!strcmp(name, "dir")) return enter_dir(now->dir, err, errlen);
     if (!strcmp(name, "maxclients") && now->maxclients > old->maxclients)
         return net_set_maxclients(now->maxclients, err, errlen);
+    if (!strcmp(name, "maxmemory")) evict_limit_changed();
     return hooks_config_changed(old, now, name, err, errlen);
 }
 
@@ -76,6 +78,7 @@ static void on_cron(uv_timer_t *t) {
     net_clients_cron();
     /* Active expiry: 1 ms of every cron tick (10% of a tick at hz 10). */
     db_active_expire(1000);
+    evict_cron();
     hooks_cron();
 }
 
@@ -199,6 +202,7 @@ int server_setup(int argc, char **argv) {
     server.loop = uv_default_loop();
     cmd_init();
     db_init_all(server.cfg.databases);
+    evict_init();
     return 0;
 }
 

@@ -101,6 +101,7 @@ typedef struct stats {
     uint64_t obuf_disconnects;    /* client_output_buffer_limit_disconnections */
     uint64_t qbuf_disconnects;    /* client_query_buffer_limit_disconnections */
     uint64_t expire_cycle_us;     /* expire_cycle_cpu_milliseconds * 1000 */
+    uint64_t evicted_keys;        /* evict.c */
 } stats;
 
 typedef struct server_t {
@@ -122,6 +123,10 @@ typedef struct server_t {
     int64_t start_mono_us;
     int64_t start_wall_ms;
     long long dirty;              /* changes since the last successful save */
+    uint32_t lruclock;            /* evict.c: LRU clock, seconds mod 2^24 */
+    int fork_child;               /* a fork save's child runs (snap.c): lookups
+                                     leave access clocks alone, as Redis, so
+                                     that reads copy no page */
     int shutdown_asap;            /* signal received: shut down in cron */
     int loading;                  /* restoring at startup */
     char runid[41];

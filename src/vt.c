@@ -161,6 +161,14 @@ static void capture_entry(vt *t, vt_entry *e) {
 
 /* ---- segments and directory ----------------------------------------- */
 
+/* atomic (relaxed): bytes of every table's slabs, which the allocator's
+ * statistics (INFO used_memory) do not see; read from any thread. */
+static _Atomic size_t vt_slab_total;
+
+size_t vt_mapped_bytes(void) {
+    return atomic_load_explicit(&vt_slab_total, memory_order_relaxed);
+}
+
 /* LeakSanitizer does not scan mmap'd memory: slabs are registered as roots
  * so that the keys and values they point to are not reported as leaks. */
 extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
@@ -177,6 +185,7 @@ static char *slab_map(void) {
     munmap(base + VT_SLAB_BYTES, (size_t)(p + len - (base + VT_SLAB_BYTES)));
     madvise(base, VT_SLAB_BYTES, MADV_HUGEPAGE); /* advisory: fine if refused */
     if (__lsan_register_root_region) __lsan_register_root_region(base, VT_SLAB_BYTES);
+    atomic_fetch_add_explicit(&vt_slab_total, VT_SLAB_BYTES, memory_order_relaxed);
     return base;
 }
 
@@ -348,6 +357,7 @@ static void slabs_free(vt *t) {
         if (__lsan_unregister_root_region)
             __lsan_unregister_root_region(t->slabs->base, VT_SLAB_BYTES);
         munmap(t->slabs->base, VT_SLAB_BYTES);
+        atomic_fetch_sub_explicit(&vt_slab_total, VT_SLAB_BYTES, memory_order_relaxed);
         free(t->slabs);
         t->slabs = next;
     }
@@ -537,6 +547,25 @@ vt_entry *vt_random(vt *t) {
         if (b->used) return &b->slots[(r >> 40) % b->used];
     }
     return random_walk(t, rng_next(t));
+}
+
+size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
+                 vt_entry **out) {
+    if (!t->size || !k || (volatile_only && !t->expires)) return 0;
+    size_t total = t->nsegs * VT_SEG_BUCKETS;
+    if (max_buckets > total) max_buckets = total;
+    uint64_t r = rng_next(t);
+    size_t pos = (size_t)(r % total);
+    size_t n = 0;
+    for (size_t i = 0; i < max_buckets && n < k; i++) {
+        vt_bucket *b = &t->segs[pos / VT_SEG_BUCKETS]->buckets[pos % VT_SEG_BUCKETS];
+        for (unsigned j = 0; j < b->used && n < k; j++) {
+            vt_entry *e = &b->slots[j];
+            if (!volatile_only || e->expire != VT_NO_EXPIRE) out[n++] = e;
+        }
+        if (++pos == total) pos = 0;
+    }
+    return n;
 }
 
 /* ---- save --------------------------------------------------------------- */

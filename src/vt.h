@@ -55,7 +55,26 @@ typedef struct vt_entry {
     uint32_t hhi;    /* top 32 bits of the key's hash (directory + splits) */
     uint8_t epoch;   /* under bucket lock: low byte of the save epoch this
                         entry was captured (or created) for */
+    uint8_t access[3]; /* main thread only, no lock: the 24-bit access clock
+                          of evict.c (LRU seconds, or LFU minutes << 8 |
+                          counter). It sits in the padding after epoch, so
+                          it costs no memory; being its own bytes (not a
+                          bit-field beside epoch), a write needs no lock:
+                          the serializer never reads it. Copied with the
+                          entry when slots move (main thread). */
 } vt_entry;
+
+_Static_assert(sizeof(vt_entry) == 32, "the access clock must fit in the padding");
+
+static inline uint32_t vt_access_get(const vt_entry *e) {
+    return (uint32_t)e->access[0] | (uint32_t)e->access[1] << 8 |
+           (uint32_t)e->access[2] << 16;
+}
+static inline void vt_access_set(vt_entry *e, uint32_t v) {
+    e->access[0] = (uint8_t)v;
+    e->access[1] = (uint8_t)(v >> 8);
+    e->access[2] = (uint8_t)(v >> 16);
+}
 
 typedef struct vt_bucket {
     _Atomic uint64_t version; /* atomic: saved for every epoch <= version */
@@ -92,6 +111,9 @@ size_t vt_size(const vt *t);
 size_t vt_expires(const vt *t);
 /* Approximate bytes used by the table structure (not the objects). */
 size_t vt_mem(const vt *t);
+/* Bytes of all tables' segment slabs (mmap'd, so outside the allocator's
+ * statistics). Any thread. */
+size_t vt_mapped_bytes(void);
 uint64_t vt_hash(const char *key, size_t len);
 /* Pre-sizes the table for n keys (restore uses RESIZEDB), so that loading
  * them splits no segment (almost surely: it aims at 2 to 4 keys per 14-slot
@@ -135,6 +157,14 @@ typedef void (*vt_visit_fn)(void *priv, vt_entry *e);
 uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv);
 /* A random entry (NULL if empty). Not uniform, as Redis's RANDOMKEY. */
 vt_entry *vt_random(vt *t);
+/* Up to k entries (pointers into out, valid until the next change to the
+ * table) from a random place: a random segment and bucket, then the
+ * following buckets in segment-list order (wrapping), until k entries were
+ * collected or max_buckets buckets (at most all of them) were walked. With
+ * volatile_only, only entries with an expire. As Redis's dictGetSomeKeys:
+ * not uniform, O(max_buckets) at worst. Used by eviction (evict.c). */
+size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
+                 vt_entry **out);
 
 /* Start a save at epoch E (greater than any epoch used before on this
  * table): records the capture callback and returns, in *segs / *nsegs, a

@@ -195,10 +195,11 @@ START_TEST(test_get_patterns)
     ck_assert(has_name(&g, "appenddirname") && has_name(&g, "appendfilename"));
     g.n = 0;
     conf_get(&c, "*MAX*", collect, &g); /* patterns ignore case */
-    ck_assert_int_eq(g.n, 5);
+    ck_assert_int_eq(g.n, 7);
     ck_assert(has_name(&g, "maxclients") && has_name(&g, "proto-max-bulk-len"));
     ck_assert(has_name(&g, "aof-max-backlog") && has_name(&g, "maxmemory"));
-    ck_assert(has_name(&g, "maxmemory-policy"));
+    ck_assert(has_name(&g, "maxmemory-policy") && has_name(&g, "maxmemory-samples"));
+    ck_assert(has_name(&g, "maxmemory-eviction-tenacity"));
     g.n = 0;
     conf_get(&c, "p?rt", collect, &g);
     ck_assert_int_eq(g.n, 1);
@@ -292,9 +293,11 @@ START_TEST(test_file_every_type)
     ck_assert_int_eq(c.auto_aof_rewrite_percentage, 0);
     ck_assert_int_eq(c.auto_aof_rewrite_min_size, 1000);
     ck_assert_int_eq(c.aof_max_backlog, 100);
+    ck_assert_int_eq(c.maxmemory, 1024LL * 1024 * 1024);
+    ck_assert_int_eq(c.maxmemory_policy, MAXMEM_ALLKEYS_LRU);
+    ck_assert_str_eq(get1(&c, "maxmemory"), "1073741824");
+    ck_assert_str_eq(get1(&c, "maxmemory-policy"), "allkeys-lru");
     /* the compatibility names are accepted but keep their fixed value */
-    ck_assert_str_eq(get1(&c, "maxmemory"), "0");
-    ck_assert_str_eq(get1(&c, "maxmemory-policy"), "noeviction");
     ck_assert_str_eq(get1(&c, "io-threads"), "1");
     ck_assert_str_eq(get1(&c, "client-output-buffer-limit"),
                      "normal 1048576 524288 10 slave 268435456 67108864 60 "
@@ -635,7 +638,13 @@ START_TEST(test_set_basic)
     ck_assert_int_eq(c.loglevel, LOG_WARNING);
     ck_assert_int_eq(set_pairs(&c, err, 2, "maxmemory", "100mb", "maxmemory-policy",
                                "allkeys-lru"), 0);
-    ck_assert_str_eq(get1(&c, "maxmemory"), "0");
+    ck_assert_str_eq(get1(&c, "maxmemory"), "104857600");
+    ck_assert_str_eq(get1(&c, "maxmemory-policy"), "allkeys-lru");
+    ck_assert_int_eq(set_pairs(&c, err, 4, "maxmemory-samples", "64", "lfu-log-factor", "0",
+                               "lfu-decay-time", "5", "maxmemory-eviction-tenacity", "0"), 0);
+    ck_assert_int_eq(c.maxmemory_samples, 64);
+    ck_assert_int_eq(c.lfu_decay_time, 5);
+    ck_assert_int_eq(c.maxmemory_eviction_tenacity, 0);
     ck_assert_int_eq(set_pairs(&c, err, 1, "bgsave-method", "fork"), 0);
     ck_assert_int_eq(c.bgsave_method, BGSAVE_FORK);
     conf_free(&c);

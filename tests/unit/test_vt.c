@@ -393,6 +393,66 @@ START_TEST(test_random) {
 }
 END_TEST
 
+/* vt_sample: k entries from a random place, only ones with an expire when
+ * asked, all of a sparse table when the walk may go on; and the access
+ * clock of entries (evict.c) survives splits and deletions of neighbours. */
+START_TEST(test_sample_and_access) {
+    const uint32_t K = 50000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    vt_entry *out[64];
+    ck_assert_uint_eq(vt_sample(t, 5, 0, 100, out), 0);
+    for (uint32_t id = 0; id < K / 2; id++) op_set(t, &m, id);
+    /* the access clock: set on every key, then more keys split segments */
+    for (uint32_t id = 0; id < K / 2; id++) {
+        char k[16];
+        vt_entry *e = vt_find(t, k, key_of(k, id));
+        vt_access_set(e, (id * 2654435761u) & 0xFFFFFF);
+    }
+    for (uint32_t id = K / 2; id < K; id++) op_set(t, &m, id);
+    for (uint32_t id = 0; id < K / 2; id += 3) op_del(t, &m, id);
+    for (uint32_t id = 0; id < K / 2; id++) {
+        char k[16];
+        vt_entry *e = vt_find(t, k, key_of(k, id));
+        if (e) REQ_EQ(vt_access_get(e), (id * 2654435761u) & 0xFFFFFF);
+    }
+    for (int i = 0; i < 1000; i++) {
+        size_t n = vt_sample(t, 5, 0, 50, out);
+        REQ_EQ(n, 5);
+        for (size_t j = 0; j < n; j++) {
+            uint32_t id = id_of(out[j]->key);
+            REQ(id < K && m.present[id]);
+            for (size_t l = 0; l < j; l++) REQ(out[l] != out[j]);
+        }
+        n = vt_sample(t, 5, 1, SIZE_MAX, out);
+        REQ_EQ(n, 5);
+        for (size_t j = 0; j < n; j++) {
+            REQ(out[j]->expire != VT_NO_EXPIRE);
+            REQ_EQ(out[j]->expire, m.expire[id_of(out[j]->key)]);
+        }
+    }
+    /* sparse: three keys left, one with an expire */
+    for (uint32_t id = 3; id < K; id++) op_del(t, &m, id);
+    vt_wr w;
+    for (uint32_t id = 0; id < 3; id++) {
+        char k[16];
+        vt_entry *e = vt_write(t, k, key_of(k, id), 1, &w, NULL);
+        if (!e->val) e->val = val_new(id);
+        vt_set_expire(&w, e, id == 1 ? INT64_C(1) << 50 : VT_NO_EXPIRE);
+        vt_write_done(&w);
+    }
+    for (int i = 0; i < 50; i++) {
+        REQ_EQ(vt_sample(t, 5, 0, SIZE_MAX, out), 3);
+        REQ_EQ(vt_sample(t, 5, 1, SIZE_MAX, out), 1);
+        REQ_EQ(id_of(out[0]->key), 1);
+        REQ(vt_sample(t, 5, 0, 4, out) <= 3);
+    }
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
 /* Inserting n keys into vt_reserve(n) splits nothing. vt.c aims at 2..4 keys
  * per 14-slot bucket: 65537 keys get 512 segments (2.0 per bucket, a bucket
  * overflows with probability 4e-9, so any split at all: ~1e-4); 100000 keys
@@ -699,6 +759,7 @@ static Suite *vt_suite(void) {
     tcase_add_test(ts, test_scan_across_splits);
     tcase_add_test(ts, test_scan_small_and_empty);
     tcase_add_test(ts, test_random);
+    tcase_add_test(ts, test_sample_and_access);
     tcase_add_test(ts, test_reserve);
     suite_add_tcase(s, ts);
     TCase *tp = tcase_create("snapshot");

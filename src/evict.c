@@ -1,0 +1,357 @@
+/* evict: maxmemory, the access clock and eviction (see evict.h).
+ *
+ * Follows Redis 7.0's evict.c: the LRU clock is 24 bits of seconds; LFU
+ * keeps 16 bits of minutes (last decrement time) and an 8-bit logarithmic
+ * counter; the LRU, LFU and TTL policies sample maxmemory-samples keys per
+ * database into a pool of the 16 best candidates (kept across calls) and
+ * evict the best one still present; the random policies take a random key
+ * of the next database in turn. An evicted key is deleted with vt_delete,
+ * the same path as DEL: during a forkless save an entry still owed to the
+ * snapshot is handed to the serializer first (vt.h). The DEL is propagated
+ * to the AOF. Main thread only. */
+#include "evict.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "hooks.h"
+#include "info.h"
+#include "log.h"
+#include "util.h"
+
+#define LRU_CLOCK_MAX ((1u << 24) - 1)
+#define LFU_INIT_VAL 5
+#define EVPOOL_SIZE 16
+#define POOL_ROUNDS 64  /* sampling rounds before giving up (see evict_lru) */
+
+typedef struct pool_entry {
+    uint64_t idle;  /* higher is a better candidate */
+    int db;
+    char *key;      /* NULL: empty slot (malloc'd copy otherwise) */
+    size_t len;
+} pool_entry;
+
+static struct {
+    size_t base;                 /* fixed overhead measured at startup */
+    pool_entry pool[EVPOOL_SIZE];/* ascending idle; best at the end */
+    vt_entry **samples;          /* room for maxmemory-samples entries */
+    size_t sample_cap;
+    uv_timer_t timer;            /* goes on evicting past the time limit */
+    int timer_running;
+    int next_db;                 /* random policies: databases in turn */
+    uint64_t rng;                /* xorshift, LFU increments */
+    uint32_t minutes;            /* LFU clock: minutes mod 2^16 (cron) */
+    int64_t exceeded_since_us;   /* over the limit since (0: not over) */
+    uint64_t exceeded_total_us;  /* total_eviction_exceeded_time */
+} E;
+
+/* ---- clocks ------------------------------------------------------------ */
+
+static void clocks_update(void) {
+    int64_t ms = wall_ms();
+    server.lruclock = (uint32_t)((ms / 1000) & LRU_CLOCK_MAX);
+    E.minutes = (uint32_t)((ms / 60000) & 65535);
+}
+
+static uint64_t lru_idle_ms(uint32_t lru) {
+    uint32_t now = server.lruclock;
+    uint64_t d = now >= lru ? now - lru : (uint64_t)now + (LRU_CLOCK_MAX - lru);
+    return d * 1000;
+}
+
+/* The counter after decay: one step per lfu-decay-time minutes elapsed. */
+static uint32_t lfu_decr(uint32_t v) {
+    uint32_t ldt = v >> 8, counter = v & 255;
+    uint32_t elapsed = E.minutes >= ldt ? E.minutes - ldt : 65535 - ldt + E.minutes;
+    uint32_t periods = server.cfg.lfu_decay_time ? elapsed / (uint32_t)server.cfg.lfu_decay_time : 0;
+    return periods >= counter ? 0 : counter - periods;
+}
+
+static double rand01(void) {
+    uint64_t x = E.rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    E.rng = x;
+    return (double)(x >> 11) / (double)(UINT64_C(1) << 53);
+}
+
+/* Logarithmic increment: the higher the counter, the less likely. */
+static uint32_t lfu_incr(uint32_t counter) {
+    if (counter == 255) return 255;
+    double base = (double)counter - LFU_INIT_VAL;
+    if (base < 0) base = 0;
+    double p = 1.0 / (base * server.cfg.lfu_log_factor + 1);
+    return rand01() < p ? counter + 1 : counter;
+}
+
+void evict_touch_lfu(vt_entry *e) {
+    uint32_t c = lfu_incr(lfu_decr(vt_access_get(e)));
+    vt_access_set(e, E.minutes << 8 | c);
+}
+
+void evict_new_entry(vt_entry *e) {
+    int p = server.cfg.maxmemory_policy;
+    if (p == MAXMEM_ALLKEYS_LFU || p == MAXMEM_VOLATILE_LFU)
+        vt_access_set(e, E.minutes << 8 | LFU_INIT_VAL);
+    else
+        vt_access_set(e, server.lruclock);
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+static size_t tables_mem(void) {
+    size_t n = 0;
+    for (int i = 0; i < server.cfg.databases; i++) n += vt_mem(db_get(i)->t);
+    return n;
+}
+
+size_t evict_counted_memory(void) {
+    size_t used = E.base + obj_mem_total() + tables_mem();
+    size_t retained = hooks_not_counted_memory();
+    return used > retained ? used - retained : 0;
+}
+
+static void on_timer(uv_timer_t *t);
+
+void evict_init(void) {
+    size_t all = info_allocated(), known = obj_mem_total() + tables_mem();
+    E.base = all > known ? all - known : 0;
+    random_bytes(&E.rng, sizeof E.rng);
+    E.rng |= 1;
+    clocks_update();
+    uv_timer_init(server.loop, &E.timer);
+}
+
+void evict_cron(void) { clocks_update(); }
+
+/* ---- candidates -------------------------------------------------------- */
+
+static int policy_allkeys(int p) {
+    return p == MAXMEM_ALLKEYS_LRU || p == MAXMEM_ALLKEYS_LFU || p == MAXMEM_ALLKEYS_RANDOM;
+}
+
+static uint64_t score(int p, const vt_entry *e) {
+    switch (p) {
+    case MAXMEM_ALLKEYS_LFU:
+    case MAXMEM_VOLATILE_LFU:
+        return 255 - lfu_decr(vt_access_get(e));
+    case MAXMEM_VOLATILE_TTL:
+        return UINT64_MAX - (uint64_t)e->expire;
+    default:
+        return lru_idle_ms(vt_access_get(e));
+    }
+}
+
+static void pool_drop(pool_entry *pe) {
+    free(pe->key);
+    pe->key = NULL;
+}
+
+/* Inserts a candidate, keeping the pool sorted (Redis's
+ * evictionPoolPopulate): a full pool drops its worst entry. */
+static void pool_insert(int dbid, const vt_entry *e, uint64_t idle) {
+    pool_entry *pool = E.pool;
+    int k = 0;
+    while (k < EVPOOL_SIZE && pool[k].key && pool[k].idle < idle) k++;
+    if (k == 0 && pool[EVPOOL_SIZE - 1].key) return; /* worse than all */
+    if (k < EVPOOL_SIZE && !pool[k].key) {
+        /* an empty slot: insert there */
+    } else if (!pool[EVPOOL_SIZE - 1].key) {
+        memmove(pool + k + 1, pool + k, sizeof pool[0] * (size_t)(EVPOOL_SIZE - k - 1));
+    } else {
+        k--; /* full: drop the worst (pool[0]) and shift left */
+        pool_drop(&pool[0]);
+        memmove(pool, pool + 1, sizeof pool[0] * (size_t)k);
+    }
+    pool[k].idle = idle;
+    pool[k].db = dbid;
+    pool[k].len = e->key->len;
+    pool[k].key = xmalloc(e->key->len + 1);
+    memcpy(pool[k].key, e->key->data, e->key->len);
+    pool[k].key[e->key->len] = '\0';
+}
+
+/* Up to k entries of t (with an expire when vol). The walk is bounded by
+ * about 10 times the buckets needed on average (more when keys with an
+ * expire are rare); when it found nothing (a table emptied by deletions,
+ * or keys with an expire clustered away from the random start) the walk
+ * goes on until it finds some: 0 only when t has no candidate at all. */
+static size_t sample(vt *t, size_t k, int vol, vt_entry **out) {
+    size_t ratio = vol ? (vt_size(t) + vt_expires(t) - 1) / vt_expires(t) : 1;
+    size_t n = vt_sample(t, k, vol, 10 * k * ratio, out);
+    return n ? n : vt_sample(t, k, vol, SIZE_MAX, out);
+}
+
+/* Samples one database into the pool. */
+static void pool_populate(int dbid, int p) {
+    vt *t = db_get(dbid)->t;
+    size_t k = (size_t)server.cfg.maxmemory_samples;
+    if (k > E.sample_cap) {
+        E.samples = xrealloc(E.samples, k * sizeof *E.samples);
+        E.sample_cap = k;
+    }
+    size_t n = sample(t, k, !policy_allkeys(p), E.samples);
+    for (size_t i = 0; i < n; i++) pool_insert(dbid, E.samples[i], score(p, E.samples[i]));
+}
+
+/* Deletes the key as DEL does (handing it to a running save first) and
+ * propagates DEL. `key` may point into the entry's own key object. */
+static void evict_key(int dbid, const char *key, size_t len) {
+    arg argv[2] = {{"DEL", 3}, {key, len}};
+    cmd_propagate_raw(dbid, 2, argv);
+    vt_delete(db_get(dbid)->t, key, len);
+    server.stat.evicted_keys++;
+}
+
+/* LRU, LFU, TTL: 1 when a key was evicted. The pool may hold keys deleted
+ * since they were sampled ("ghosts"): those are skipped. */
+static int evict_pool(int p) {
+    int allkeys = policy_allkeys(p);
+    for (int round = 0; round < POOL_ROUNDS; round++) {
+        size_t total = 0;
+        for (int i = 0; i < server.cfg.databases; i++) {
+            vt *t = db_get(i)->t;
+            size_t keys = allkeys ? vt_size(t) : vt_expires(t);
+            if (keys) pool_populate(i, p);
+            total += keys;
+        }
+        if (!total) return 0;
+        for (int k = EVPOOL_SIZE - 1; k >= 0; k--) {
+            pool_entry *pe = &E.pool[k];
+            if (!pe->key) continue;
+            vt_entry *e = vt_find(db_get(pe->db)->t, pe->key, pe->len);
+            int ok = e && (allkeys || e->expire != VT_NO_EXPIRE);
+            if (ok) evict_key(pe->db, pe->key, pe->len);
+            pool_drop(pe);
+            if (ok) return 1;
+        }
+    }
+    return 0;
+}
+
+/* allkeys-random, volatile-random: a key of the next database that has one. */
+static int evict_random(int p) {
+    int allkeys = policy_allkeys(p);
+    for (int i = 0; i < server.cfg.databases; i++) {
+        int j = E.next_db = (E.next_db + 1) % server.cfg.databases;
+        vt *t = db_get(j)->t;
+        vt_entry *e = NULL;
+        if (allkeys) {
+            e = vt_random(t);
+        } else if (vt_expires(t)) {
+            /* one of a few found from a random place (less biased towards
+             * keys that follow a long run without an expire) */
+            vt_entry *s[16];
+            size_t n = sample(t, 16, 1, s);
+            e = n ? s[(size_t)(rand01() * (double)n) % n] : NULL;
+        }
+        if (e) {
+            evict_key(j, e->key->data, e->key->len);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the eviction loop -------------------------------------------------- */
+
+/* maxmemory-eviction-tenacity as Redis maps it: 0..10 -> 0..500 us, then
+ * +15% a step, 100 -> no limit. */
+static uint64_t time_limit_us(void) {
+    int t = server.cfg.maxmemory_eviction_tenacity;
+    if (t <= 10) return 50 * (uint64_t)t;
+    if (t >= 100) return UINT64_MAX;
+    double us = 500.0;
+    for (int i = 10; i < t; i++) us *= 1.15;
+    return (uint64_t)us;
+}
+
+static void timer_start(void) {
+    if (E.timer_running) return;
+    E.timer_running = 1;
+    uv_timer_start(&E.timer, on_timer, 0, 0);
+}
+
+static int perform(void) {
+    if (!server.cfg.maxmemory || server.loading) return EVICT_OK;
+    size_t limit = (size_t)server.cfg.maxmemory;
+    if (evict_counted_memory() <= limit) return EVICT_OK;
+    int p = server.cfg.maxmemory_policy;
+    if (p == MAXMEM_NOEVICTION) return EVICT_FAIL;
+    int random = p == MAXMEM_ALLKEYS_RANDOM || p == MAXMEM_VOLATILE_RANDOM;
+    int64_t start = mono_us();
+    uint64_t max_us = time_limit_us();
+    unsigned long n = 0;
+    while (evict_counted_memory() > limit) {
+        if (!(random ? evict_random(p) : evict_pool(p))) return EVICT_FAIL;
+        if (++n % 16 == 0 && (uint64_t)(mono_us() - start) > max_us) {
+            timer_start();
+            return EVICT_RUNNING;
+        }
+    }
+    return E.timer_running ? EVICT_RUNNING : EVICT_OK;
+}
+
+int evict_perform(void) {
+    int rc = perform();
+    if (rc != EVICT_OK) {
+        if (!E.exceeded_since_us) E.exceeded_since_us = mono_us();
+    } else if (E.exceeded_since_us) {
+        E.exceeded_total_us += (uint64_t)(mono_us() - E.exceeded_since_us);
+        E.exceeded_since_us = 0;
+    }
+    return rc;
+}
+
+static void on_timer(uv_timer_t *t) {
+    (void)t;
+    E.timer_running = 0;
+    if (evict_perform() == EVICT_RUNNING) timer_start();
+}
+
+int evict_refuse(int cmd_flags) {
+    return evict_perform() == EVICT_FAIL && (cmd_flags & CMD_DENYOOM);
+}
+
+void evict_limit_changed(void) {
+    if (!server.cfg.maxmemory) return;
+    size_t used = evict_counted_memory();
+    if ((size_t)server.cfg.maxmemory < used)
+        log_warning("WARNING: the new maxmemory value set via CONFIG SET (%lld) is smaller "
+                    "than the current memory usage (%zu). This will result in key eviction "
+                    "and/or the inability to accept new write commands depending on the "
+                    "maxmemory-policy.", server.cfg.maxmemory, used);
+    timer_start();
+}
+
+/* ---- INFO --------------------------------------------------------------- */
+
+static const char *policy_name(int p) {
+    static const char *names[] = {"volatile-lru", "volatile-lfu", "volatile-random",
+                                  "volatile-ttl", "allkeys-lru", "allkeys-lfu",
+                                  "allkeys-random", "noeviction"};
+    return p >= 0 && p <= MAXMEM_NOEVICTION ? names[p] : "unknown";
+}
+
+void evict_info_memory(vbuf *b, size_t used_memory) {
+    char line[512], hm[32];
+    info_human(hm, sizeof hm, (double)server.cfg.maxmemory);
+    size_t counted = evict_counted_memory();
+    int n = snprintf(line, sizeof line,
+                     "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
+                     "mem_counted_for_evict:%zu\r\nmem_not_counted_for_evict:%zu\r\n",
+                     server.cfg.maxmemory, hm, policy_name(server.cfg.maxmemory_policy),
+                     counted, used_memory > counted ? used_memory - counted : 0);
+    if (n > 0) vbuf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+void evict_exceeded_ms(uint64_t *total, uint64_t *current) {
+    uint64_t cur = E.exceeded_since_us ? (uint64_t)(mono_us() - E.exceeded_since_us) : 0;
+    *total = (E.exceeded_total_us + cur) / 1000;
+    *current = cur / 1000;
+}

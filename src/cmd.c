@@ -312,7 +312,7 @@ static int may_run(client *c, const cmd_def *d) {
             }
         }
     }
-    if (server.loading && !(d->flags & CMD_LOADING)) {
+    if (server.loading && !(d->flags & CMD_LOADING) && !(c->flags & CLIENT_LOADER)) {
         reply_error(c, "LOADING Redis is loading the dataset in memory");
         return 0;
     }

@@ -197,9 +197,8 @@ static int spec_keys(const cmd_def *d, const cmd_key_spec *s, int argc, const ar
         long long numkeys;
         int idx = first + s->fk_keynumidx;
         if (idx >= argc) return 0;
-        if (!str_to_ll(argv[idx].p, argv[idx].len, &numkeys) || numkeys < 0 ||
-            numkeys > argc)
-            return 0;
+        if (!str_to_ll(argv[idx].p, argv[idx].len, &numkeys) || numkeys < 0) return 0;
+        if (numkeys > argc) numkeys = argc; /* the rest would be past argc */
         first += s->fk_firstkey;
         last = first + (int)numkeys - 1;
     } else {

@@ -31,15 +31,15 @@ static const char *const object_help[] = {
     NULL};
 
 /* The dispatcher has resolved the subcommand (c->cmd) and checked its
- * arity. A missing key answers nil, as Redis. The lookups count no hit or
- * miss (Redis's LOOKUP_NOTOUCH). */
+ * arity. A missing key answers nil, as Redis. The lookup counts a hit or
+ * a miss, as Redis's (LOOKUP_NOTOUCH leaves the statistics on). */
 void cmd_object(client *c) {
     const char *sub = c->cmd->name;
     if (!strcmp(sub, "help")) {
         cmd_reply_help(c, object_help);
         return;
     }
-    vt_entry *e = db_lookup(db_get(c->db), c->argv[2].p, c->argv[2].len);
+    vt_entry *e = db_lookup_read(db_get(c->db), c->argv[2].p, c->argv[2].len);
     if (!e) {
         reply_nil(c);
         return;

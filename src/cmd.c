@@ -107,7 +107,8 @@ void cmd_init(void) {
 static int name_cmp(const char *name, const char *p, size_t len) {
     for (size_t i = 0; i < len; i++) {
         int a = (unsigned char)name[i], b = tolower((unsigned char)p[i]);
-        if (a != b) return a - b; /* a == 0 when name is shorter */
+        if (a == 0) return -1; /* name is shorter (p may hold a NUL byte) */
+        if (a != b) return a - b;
     }
     return (unsigned char)name[len];
 }

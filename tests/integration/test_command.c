@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ERR_INT "ERR value is not an integer or out of range"
 #define ERR_SYNTAX "ERR syntax error"
@@ -109,8 +110,27 @@ START_TEST(command_count_list_docs)
     redisReply *n = cmd(c, "COMMAND COUNT");
     ck_assert_int_eq(n->type, REDIS_REPLY_INTEGER);
     ck_assert_int_eq(n->integer, (long long)all->elements);
+    for (size_t i = 0; i < all->elements; i++) {
+        ck_assert_uint_eq(all->element[i]->elements, 10);
+        ck_assert_int_eq(all->element[i]->element[0]->type, REDIS_REPLY_STRING);
+    }
+    /* COMMAND DOCS nests deeper than hiredis reads: check its header raw */
+    int fd = raw_connect(h_srv->port);
+    ck_assert_int_eq(raw_send_str(fd, "COMMAND DOCS\r\n"), 0);
+    char head[64], want[64];
+    int closed = 0;
+    snprintf(want, sizeof want, "*%lld\r\n", 2 * n->integer);
+    raw_read(fd, head, sizeof head, strlen(want), 10000, &closed);
+    ck_assert(strncmp(head, want, strlen(want)) == 0);
+    close(fd);
+    freeReplyObject(expect_array(c, n->integer, "COMMAND INFO"));
     freeReplyObject(n);
     freeReplyObject(all);
+    /* statistics per subcommand, under its full name */
+    freeReplyObject(expect_array(c, 2, "CONFIG GET maxmemory"));
+    char *info = h_info(c, "commandstats");
+    ck_assert_ptr_nonnull(strstr(info, "cmdstat_config|get:calls=1,"));
+    free(info);
     /* LIST: commands and subcommands; FILTERBY keeps those that match */
     redisReply *r = expect_array(c, -1, "COMMAND LIST FILTERBY PATTERN config*");
     int get = 0, cfg = 0;

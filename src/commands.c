@@ -6,7 +6,8 @@
  * categories, key specs and docs are Redis 7.0.15's for the same commands
  * (argument docs are in commands_doc.h). To add a command: its handler in
  * cmd.h, its key specs here, its entry in `table`. No size limit: cmd.c's
- * lookup is sized from the table at startup. */
+ * lookup is sized from the table at startup. scripts/cmdtable_from_redis.py
+ * prints entries for commands Redis 7.0 has, to paste. */
 #include "cmd.h"
 
 #include <stddef.h>

@@ -688,7 +688,7 @@ int aof_load_startup(char *err, size_t errlen) {
     if (rc != 0) return rc;
     exec_ctx x;
     memset(&x, 0, sizeof x);
-    x.fake.flags = CLIENT_AUTHED;
+    x.fake.flags = CLIENT_AUTHED | CLIENT_LOADER;
     x.fake.id = UINT64_MAX;
     aof_load_stats st;
     memset(&st, 0, sizeof st);

@@ -10,11 +10,10 @@
 /* ---- keys of a command ---- */
 
 void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
-    if (d->first_key <= 0 || d->first_key >= c->argc) return;
-    int last = d->last_key < 0 ? c->argc + d->last_key : d->last_key;
-    if (last >= c->argc) last = c->argc - 1;
-    int step = d->key_step > 0 ? d->key_step : 1;
-    for (int i = d->first_key; i <= last; i += step) fn(priv, c->db, &c->argv[i]);
+    cmd_keyrefs k = {0};
+    cmd_get_keys(d, c->argc, c->argv, &k);
+    for (size_t i = 0; i < k.n; i++) fn(priv, c->db, &c->argv[k.v[i].pos]);
+    cmd_keys_free(&k);
 }
 
 /* ---- in-flight set: open addressing on key hashes ----
@@ -88,7 +87,7 @@ static void wait_key(void *priv, int db, const arg *k) {
 uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
     if (F.max <= synced) return 0;
     /* keyless reads (KEYS, SCAN, DBSIZE...) see the whole keyspace; PING, INFO... none */
-    if (d->first_key <= 0) return (d->flags & CMD_READONLY) ? F.max : 0;
+    if (!cmd_has_keys(d)) return (d->flags & CMD_READONLY) ? F.max : 0;
     wait_ctx w = {synced, 0};
     gate_for_each_key(c, d, wait_key, &w);
     return w.wait;

@@ -7,121 +7,235 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <assert.h>
+#include <ctype.h>
+#include <limits.h>
 
 #include "evict.h"
 #include "hooks.h"
 #include "propagate.h"
 #include "util.h"
 
-#define W CMD_WRITE
-#define R CMD_READONLY
-#define F CMD_FAST
-#define A CMD_ADMIN
-#define N CMD_NOAUTH
-#define L CMD_LOADING
-#define M CMD_DENYOOM
-
-/* name, handler, arity, flags, first key, last key, step, group, summary */
-static cmd_def table[] = {
-    /* strings */
-    {"get", cmd_get, 2, R | F, 1, 1, 1, "string", "Returns the string value of a key.", 0, 0, 0},
-    {"set", cmd_set, -3, W | M, 1, 1, 1, "string", "Sets the string value of a key.", 0, 0, 0},
-    {"setnx", cmd_setnx, 3, W | M | F, 1, 1, 1, "string", "Set the string value of a key only when the key doesn't exist.", 0, 0, 0},
-    {"setex", cmd_setex, 4, W | M, 1, 1, 1, "string", "Sets the string value and expiration time of a key.", 0, 0, 0},
-    {"psetex", cmd_psetex, 4, W | M, 1, 1, 1, "string", "Sets the string value and expiration time in milliseconds of a key.", 0, 0, 0},
-    {"getset", cmd_getset, 3, W | M | F, 1, 1, 1, "string", "Returns the previous string value of a key after setting it to a new value.", 0, 0, 0},
-    {"getdel", cmd_getdel, 2, W | F, 1, 1, 1, "string", "Returns the string value of a key after deleting the key.", 0, 0, 0},
-    {"getex", cmd_getex, -2, W | F, 1, 1, 1, "string", "Returns the string value of a key after setting its expiration time.", 0, 0, 0},
-    {"mget", cmd_mget, -2, R | F, 1, -1, 1, "string", "Atomically returns the string values of one or more keys.", 0, 0, 0},
-    {"mset", cmd_mset, -3, W | M, 1, -1, 2, "string", "Atomically creates or modifies the string values of one or more keys.", 0, 0, 0},
-    {"msetnx", cmd_msetnx, -3, W | M, 1, -1, 2, "string", "Atomically modifies the string values of one or more keys only when all keys don't exist.", 0, 0, 0},
-    {"append", cmd_append, 3, W | M | F, 1, 1, 1, "string", "Appends a string to the value of a key. Creates the key if it doesn't exist.", 0, 0, 0},
-    {"strlen", cmd_strlen, 2, R | F, 1, 1, 1, "string", "Returns the length of a string value.", 0, 0, 0},
-    {"incr", cmd_incr, 2, W | M | F, 1, 1, 1, "string", "Increments the integer value of a key by one.", 0, 0, 0},
-    {"decr", cmd_decr, 2, W | M | F, 1, 1, 1, "string", "Decrements the integer value of a key by one.", 0, 0, 0},
-    {"incrby", cmd_incrby, 3, W | M | F, 1, 1, 1, "string", "Increments the integer value of a key by a number.", 0, 0, 0},
-    {"decrby", cmd_decrby, 3, W | M | F, 1, 1, 1, "string", "Decrements a number from the integer value of a key.", 0, 0, 0},
-    {"incrbyfloat", cmd_incrbyfloat, 3, W | M | F, 1, 1, 1, "string", "Increment the floating point value of a key by a number.", 0, 0, 0},
-    {"getrange", cmd_getrange, 4, R, 1, 1, 1, "string", "Returns a substring of the string stored at a key.", 0, 0, 0},
-    {"substr", cmd_getrange, 4, R, 1, 1, 1, "string", "Returns a substring from a string value.", 0, 0, 0},
-    {"setrange", cmd_setrange, 4, W | M, 1, 1, 1, "string", "Overwrites a part of a string value with another by an offset.", 0, 0, 0},
-    /* keys */
-    {"del", cmd_del, -2, W, 1, -1, 1, "generic", "Deletes one or more keys.", 0, 0, 0},
-    {"unlink", cmd_unlink, -2, W | F, 1, -1, 1, "generic", "Asynchronously deletes one or more keys.", 0, 0, 0},
-    {"exists", cmd_exists, -2, R | F, 1, -1, 1, "generic", "Determines whether one or more keys exist.", 0, 0, 0},
-    {"type", cmd_type, 2, R | F, 1, 1, 1, "generic", "Determines the type of value stored at a key.", 0, 0, 0},
-    {"keys", cmd_keys, 2, R, 0, 0, 0, "generic", "Returns all key names that match a pattern.", 0, 0, 0},
-    {"scan", cmd_scan, -2, R, 0, 0, 0, "generic", "Iterates over the key names in the database.", 0, 0, 0},
-    {"randomkey", cmd_randomkey, 1, R, 0, 0, 0, "generic", "Returns a random key name from the database.", 0, 0, 0},
-    {"rename", cmd_rename, 3, W, 1, 2, 1, "generic", "Renames a key and overwrites the destination.", 0, 0, 0},
-    {"renamenx", cmd_renamenx, 3, W | F, 1, 2, 1, "generic", "Renames a key only when the target key name doesn't exist.", 0, 0, 0},
-    {"expire", cmd_expire, -3, W | F, 1, 1, 1, "generic", "Sets the expiration time of a key in seconds.", 0, 0, 0},
-    {"pexpire", cmd_pexpire, -3, W | F, 1, 1, 1, "generic", "Sets the expiration time of a key in milliseconds.", 0, 0, 0},
-    {"expireat", cmd_expireat, -3, W | F, 1, 1, 1, "generic", "Sets the expiration time of a key to a Unix timestamp.", 0, 0, 0},
-    {"pexpireat", cmd_pexpireat, -3, W | F, 1, 1, 1, "generic", "Sets the expiration time of a key to a Unix milliseconds timestamp.", 0, 0, 0},
-    {"expiretime", cmd_expiretime, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix timestamp.", 0, 0, 0},
-    {"pexpiretime", cmd_pexpiretime, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", 0, 0, 0},
-    {"ttl", cmd_ttl, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time in seconds of a key.", 0, 0, 0},
-    {"pttl", cmd_pttl, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time in milliseconds of a key.", 0, 0, 0},
-    {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "Removes the expiration time of a key.", 0, 0, 0},
-    {"dbsize", cmd_dbsize, 1, R | F, 0, 0, 0, "server", "Returns the number of keys in the database.", 0, 0, 0},
-    {"select", cmd_select, 2, F | L, 0, 0, 0, "connection", "Changes the selected database.", 0, 0, 0},
-    {"flushdb", cmd_flushdb, -1, W, 0, 0, 0, "server", "Remove all keys from the current database.", 0, 0, 0},
-    {"flushall", cmd_flushall, -1, W, 0, 0, 0, "server", "Removes all keys from all databases.", 0, 0, 0},
-    /* server and connection */
-    {"ping", cmd_ping, -1, F | L, 0, 0, 0, "connection", "Returns the server's liveliness response.", 0, 0, 0},
-    {"echo", cmd_echo, 2, F | L, 0, 0, 0, "connection", "Returns the given string.", 0, 0, 0},
-    {"info", cmd_info, -1, L, 0, 0, 0, "server", "Returns information and statistics about the server.", 0, 0, 0},
-    {"config", cmd_config, -2, A | L, 0, 0, 0, "server", "A container for server configuration commands.", 0, 0, 0},
-    {"command", cmd_command, -1, L, 0, 0, 0, "server", "Returns detailed information about all commands.", 0, 0, 0},
-    {"client", cmd_client, -2, L, 0, 0, 0, "connection", "A container for client connection commands.", 0, 0, 0},
-    {"hello", cmd_hello, -1, N | F | L, 0, 0, 0, "connection", "Handshakes with the Redis server.", 0, 0, 0},
-    {"auth", cmd_auth, -2, N | F | L, 0, 0, 0, "connection", "Authenticates the connection.", 0, 0, 0},
-    {"time", cmd_time, 1, F | L, 0, 0, 0, "server", "Returns the server time.", 0, 0, 0},
-    {"quit", cmd_quit, -1, N | F | L, 0, 0, 0, "connection", "Closes the connection.", 0, 0, 0},
-    {"shutdown", cmd_shutdown, -1, A | L, 0, 0, 0, "server", "Synchronously saves the database(s) to disk and shuts down the Redis server.", 0, 0, 0},
-    {"debug", cmd_debug, -2, A | L | CMD_PROTECTED, 0, 0, 0, "server", "A container for debugging commands.", 0, 0, 0},
-    /* persistence */
-    {"save", cmd_save, 1, A, 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", 0, 0, 0},
-    {"bgsave", cmd_bgsave, -1, A, 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.", 0, 0, 0},
-    {"bgrewriteaof", cmd_bgrewriteaof, 1, A, 0, 0, 0, "server", "Asynchronously rewrites the append-only file to disk.", 0, 0, 0},
-    {"lastsave", cmd_lastsave, 1, F | L, 0, 0, 0, "server", "Returns the Unix timestamp of the last successful save to disk.", 0, 0, 0},
-};
-
-#define NCMDS (sizeof table / sizeof table[0])
-#define LOOKUP_SIZE 256 /* power of two, > 2 * NCMDS */
-
-static cmd_def *lookup[LOOKUP_SIZE];
+static cmd_def **sorted;     /* top-level commands by name, for bsearch */
+static size_t ncmds;
+static cmd_def **all;        /* every command and subcommand */
+static size_t nall;
 static cmd_gate_fn *write_gates; /* grows with each registration */
 static size_t nwrite_gates;
 static int propagated;  /* the running handler called cmd_propagate */
 
-static unsigned name_hash(const char *s, size_t len) {
-    unsigned h = 5381;
-    for (size_t i = 0; i < len; i++) h = h * 33 + (unsigned)(s[i] | 0x20);
-    return h;
+const char *const cmd_cat_names[CAT_COUNT] = {
+    "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
+    "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking",
+    "dangerous", "connection", "transaction", "scripting"};
+
+static int by_name(const void *a, const void *b) {
+    return strcmp((*(cmd_def *const *)a)->name, (*(cmd_def *const *)b)->name);
+}
+
+/* Redis's populateCommandLegacyRangeSpec: the first/last/step COMMAND INFO
+ * reports, from the INDEX+RANGE specs; any spec it cannot express (or an
+ * incomplete one) makes the command's keys movable. */
+static void derive_legacy_range(cmd_def *d) {
+    d->legacy_first = d->legacy_last = d->legacy_step = 0;
+    if (d->nkey_specs == 0) return;
+    const cmd_key_spec *s = d->key_specs;
+    if (d->nkey_specs == 1 && s->bs_type == KS_BS_INDEX && s->fk_type == KS_FK_RANGE) {
+        d->legacy_first = s->bs_index;
+        d->legacy_last = s->fk_lastkey < 0 ? s->fk_lastkey : s->bs_index + s->fk_lastkey;
+        d->legacy_step = s->fk_keystep;
+        if (s->flags & KS_INCOMPLETE) d->flags |= CMD_MOVABLE_KEYS;
+        return;
+    }
+    int first = INT_MAX;
+    unsigned last = 0, prev_last = 0;
+    for (int i = 0; i < d->nkey_specs; i++) {
+        s = &d->key_specs[i];
+        if (s->bs_type != KS_BS_INDEX || s->fk_type != KS_FK_RANGE || s->fk_keystep != 1 ||
+            (prev_last && prev_last != (unsigned)(s->bs_index - 1))) {
+            d->flags |= CMD_MOVABLE_KEYS;
+            continue;
+        }
+        if (s->flags & KS_INCOMPLETE) d->flags |= CMD_MOVABLE_KEYS;
+        if (s->bs_index < first) first = s->bs_index;
+        int abs_last = s->fk_lastkey >= 0 ? s->fk_lastkey + s->bs_index : s->fk_lastkey;
+        if ((unsigned)abs_last > last) last = (unsigned)abs_last;
+        prev_last = last;
+    }
+    if (first == INT_MAX) {
+        d->flags |= CMD_MOVABLE_KEYS;
+        return;
+    }
+    d->legacy_first = first;
+    d->legacy_last = (int)last;
+    d->legacy_step = 1;
+}
+
+static void add_all(cmd_def *d) {
+    all = xrealloc(all, (nall + 1) * sizeof *all);
+    all[nall++] = d;
+}
+
+static void init_one(cmd_def *d, cmd_def *parent) {
+    d->parent = parent;
+    if (parent) {
+        size_t n = strlen(parent->name) + 1 + strlen(d->name) + 1;
+        d->fullname = xmalloc(n);
+        snprintf(d->fullname, n, "%s|%s", parent->name, d->name);
+    } else {
+        d->fullname = xstrdup(d->name);
+    }
+    derive_legacy_range(d);
+    add_all(d);
+    for (cmd_def *s = d->subcmds; s && s->name; s++) init_one(s, d);
 }
 
 void cmd_init(void) {
-    _Static_assert(LOOKUP_SIZE > 2 * NCMDS, "command lookup table too small");
-    for (size_t i = 0; i < NCMDS; i++) {
-        unsigned h = name_hash(table[i].name, strlen(table[i].name)) & (LOOKUP_SIZE - 1);
-        while (lookup[h]) h = (h + 1) & (LOOKUP_SIZE - 1);
-        lookup[h] = &table[i];
+    if (sorted) return;
+    cmd_def *t = commands_table();
+    ncmds = commands_count();
+    sorted = xmalloc(ncmds * sizeof *sorted);
+    for (size_t i = 0; i < ncmds; i++) {
+        sorted[i] = &t[i];
+        init_one(&t[i], NULL);
     }
+    qsort(sorted, ncmds, sizeof *sorted, by_name);
+    for (size_t i = 1; i < ncmds; i++)
+        assert(strcmp(sorted[i - 1]->name, sorted[i]->name) < 0); /* no duplicates */
+}
+
+/* Compares a table name (lower case) with len bytes of any case. */
+static int name_cmp(const char *name, const char *p, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        int a = (unsigned char)name[i], b = tolower((unsigned char)p[i]);
+        if (a == 0) return -1; /* name is shorter (p may hold a NUL byte) */
+        if (a != b) return a - b;
+    }
+    return (unsigned char)name[len];
 }
 
 const cmd_def *cmd_lookup(const char *name, size_t len) {
-    unsigned h = name_hash(name, len) & (LOOKUP_SIZE - 1);
-    for (; lookup[h]; h = (h + 1) & (LOOKUP_SIZE - 1)) {
-        const cmd_def *d = lookup[h];
-        if (strlen(d->name) == len && strncasecmp(d->name, name, len) == 0) return d;
+    size_t lo = 0, hi = ncmds;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = name_cmp(sorted[mid]->name, name, len);
+        if (r == 0) return sorted[mid];
+        if (r < 0) lo = mid + 1;
+        else hi = mid;
     }
     return NULL;
 }
 
-size_t cmd_count(void) { return NCMDS; }
-const cmd_def *cmd_at(size_t i) { return i < NCMDS ? &table[i] : NULL; }
+/* Linear: containers have a handful of subcommands. */
+const cmd_def *cmd_lookup_sub(const cmd_def *parent, const char *name, size_t len) {
+    for (const cmd_def *s = parent->subcmds; s && s->name; s++)
+        if (name_cmp(s->name, name, len) == 0) return s;
+    return NULL;
+}
+
+const cmd_def *cmd_lookup_argv(int argc, const arg *argv, const cmd_def **container) {
+    if (container) *container = NULL;
+    const cmd_def *d = cmd_lookup(argv[0].p, argv[0].len);
+    if (!d || !d->subcmds || argc < 2) return d;
+    const cmd_def *s = cmd_lookup_sub(d, argv[1].p, argv[1].len);
+    if (!s && container) *container = d;
+    return s;
+}
+
+size_t cmd_count(void) { return ncmds; }
+const cmd_def *cmd_at(size_t i) { return i < ncmds ? &commands_table()[i] : NULL; }
+size_t cmd_count_all(void) { return nall; }
+cmd_def *cmd_at_all(size_t i) { return i < nall ? all[i] : NULL; }
+
+/* ---- keys from the key specs (Redis's getKeysUsingKeySpecs) ---- */
+
+void cmd_keys_add(cmd_keyrefs *k, int pos, int flags) {
+    if (!k->v) {
+        k->v = k->small;
+        k->cap = sizeof k->small / sizeof k->small[0];
+    }
+    if (k->n == k->cap) {
+        size_t cap = k->cap * 2;
+        cmd_key_ref *v = xmalloc(cap * sizeof *v);
+        memcpy(v, k->v, k->n * sizeof *v);
+        if (k->v != k->small) free(k->v);
+        k->v = v;
+        k->cap = cap;
+    }
+    k->v[k->n++] = (cmd_key_ref){pos, flags};
+}
+
+void cmd_keys_free(cmd_keyrefs *k) {
+    if (k->v && k->v != k->small) free(k->v);
+    k->v = NULL;
+    k->n = k->cap = 0;
+}
+
+/* The argv index of the first key of spec s, or 0 when there is none. */
+static int spec_first(const cmd_key_spec *s, int argc, const arg *argv) {
+    if (s->bs_type == KS_BS_INDEX) return s->bs_index;
+    if (s->bs_type != KS_BS_KEYWORD) return -1;
+    int start = s->bs_startfrom > 0 ? s->bs_startfrom : argc + s->bs_startfrom;
+    int end = s->bs_startfrom > 0 ? argc - 1 : 0;
+    for (int i = start; i != end; i = start <= end ? i + 1 : i - 1) {
+        if (i >= argc || i < 1) break;
+        size_t n = strlen(s->bs_keyword);
+        if (argv[i].len == n && strncasecmp(argv[i].p, s->bs_keyword, n) == 0) return i + 1;
+    }
+    return 0;
+}
+
+/* Adds the keys of one spec; 0 when it cannot be applied. */
+static int spec_keys(const cmd_def *d, const cmd_key_spec *s, int argc, const arg *argv,
+                     cmd_keyrefs *out) {
+    int first = spec_first(s, argc, argv), last, step = s->fk_keystep;
+    if (first < 0) return 0;
+    if (first == 0) return 1; /* keyword absent: no keys from this spec */
+    if (s->fk_type == KS_FK_RANGE) {
+        if (s->fk_lastkey >= 0) last = first + s->fk_lastkey;
+        else if (!s->fk_limit) last = argc + s->fk_lastkey;
+        else last = first + ((argc - first) / s->fk_limit + s->fk_lastkey);
+    } else if (s->fk_type == KS_FK_KEYNUM) {
+        long long numkeys;
+        int idx = first + s->fk_keynumidx;
+        if (idx >= argc) return 0;
+        if (!str_to_ll(argv[idx].p, argv[idx].len, &numkeys) || numkeys < 0) return 0;
+        if (numkeys > argc) numkeys = argc; /* the rest would be past argc */
+        first += s->fk_firstkey;
+        last = first + (int)numkeys - 1;
+    } else {
+        return 0;
+    }
+    assert(step > 0);
+    for (int i = first; i <= last; i += step) {
+        /* Variadic commands have no arity check at dispatch for this:
+         * they report their own error. */
+        if (i >= argc || i < first) {
+            assert(d->arity < 0);
+            continue;
+        }
+        cmd_keys_add(out, i, s->flags);
+    }
+    return 1;
+}
+
+/* Redis's getKeysFromCommandWithSpecs: the specs when they can answer
+ * (every spec known, flags fixed), else the command's getkeys. */
+int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) {
+    out->n = 0;
+    int varflags = 0;
+    for (int j = 0; j < d->nkey_specs; j++) varflags |= d->key_specs[j].flags & KS_VARIABLE_FLAGS;
+    if (d->nkey_specs && !varflags) {
+        int j;
+        for (j = 0; j < d->nkey_specs; j++)
+            if (!spec_keys(d, &d->key_specs[j], argc, argv, out)) break;
+        if (j == d->nkey_specs) return 1;
+        out->n = 0;
+    }
+    return d->getkeys ? d->getkeys(d, argc, argv, out) : 0;
+}
+
+int cmd_has_keys(const cmd_def *d) { return d->nkey_specs > 0 || d->getkeys; }
 
 void cmd_add_write_gate(cmd_gate_fn fn) {
     write_gates = xrealloc(write_gates, (nwrite_gates + 1) * sizeof *write_gates);
@@ -171,10 +285,12 @@ static int protected_allowed(const client *c) {
 }
 
 /* Checks that refuse a command before it runs; 1 when it may run. The
- * order is Redis's processCommand: arity, protected, auth, writes. */
+ * order is Redis's processCommand: arity, protected, auth, writes,
+ * loading. NOSCRIPT and STALE have nothing to refuse yet (no scripts, no
+ * replication). */
 static int may_run(client *c, const cmd_def *d) {
     if (!arity_ok(d, c->argc)) {
-        reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->name);
+        reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->fullname);
         return 0;
     }
     if ((d->flags & CMD_PROTECTED) && !protected_allowed(c)) {
@@ -203,14 +319,31 @@ static int may_run(client *c, const cmd_def *d) {
             }
         }
     }
+    if (server.loading && !(d->flags & CMD_LOADING) && !(c->flags & CLIENT_LOADER)) {
+        reply_error(c, "LOADING Redis is loading the dataset in memory");
+        return 0;
+    }
     return 1;
 }
 
+/* "ERR unknown subcommand 'x'. Try CONFIG HELP." (the container's name in
+ * upper case, as Redis). */
+static void reply_unknown_sub(client *c, const cmd_def *container) {
+    char up[32];
+    size_t n = strlen(container->name);
+    assert(n < sizeof up);
+    for (size_t i = 0; i <= n; i++) up[i] = (char)toupper((unsigned char)container->name[i]);
+    reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                 (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].p, up);
+}
+
 int cmd_dispatch(client *c) {
-    const cmd_def *d = cmd_lookup(c->argv[0].p, c->argv[0].len);
+    const cmd_def *container;
+    const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
     if (!d) {
         server.stat.commands++;
-        reply_unknown(c);
+        if (container) reply_unknown_sub(c, container);
+        else reply_unknown(c);
         return CMD_RAN;
     }
     if (hooks_before_command(c, d)) return CMD_PARKED;
@@ -277,7 +410,7 @@ void reply_bulk_obj(client *c, const obj *o) {
 }
 
 /* The running command's name, for error texts. */
-static const char *running_name(const client *c) { return c->cmd ? c->cmd->name : "unknown"; }
+static const char *running_name(const client *c) { return c->cmd ? c->cmd->fullname : "unknown"; }
 
 void reply_wrong_args(client *c) {
     reply_errorf(c, "ERR wrong number of arguments for '%s' command", running_name(c));

@@ -1,7 +1,10 @@
 /* cmd: the command table and the dispatcher.
  *
- * Every command is one cmd_def: name, handler, arity (Redis convention:
- * N exactly, -N at least N), flags and key positions (for COMMAND INFO).
+ * Every command is one cmd_def in the declarative table (commands.c): name,
+ * handler, arity (Redis convention: N exactly, -N at least N), flags, ACL
+ * categories, key specs (Redis 7) and documentation; containers (CONFIG,
+ * CLIENT, COMMAND, OBJECT) list their subcommands. The dispatcher, COMMAND
+ * and its subcommands, and the AOF's in-flight key tracking all read it.
  * cmd_dispatch asks the subsystems' hooks (hooks.h) whether the command runs
  * now, checks existence, arity, authentication and the write gates (MISCONF),
  * runs the handler, propagates its changes (propagate.h) and counts
@@ -12,44 +15,170 @@
 
 #include "server.h"
 
+/* Command flags, as Redis 7.0 names them in COMMAND INFO (reply order is
+ * Redis's, see cmd_flag_names). The dispatcher enforces WRITE (write gates),
+ * PROTECTED, NOAUTH and LOADING; DENYOOM is for the OOM check, NO_MULTI and
+ * ALLOW_BUSY for transactions and scripts; the others are descriptive. */
 enum {
     CMD_WRITE = 1 << 0,     /* may change the keyspace (MISCONF applies) */
     CMD_READONLY = 1 << 1,
-    CMD_NOAUTH = 1 << 2,    /* allowed before AUTH (AUTH, HELLO, QUIT) */
+    CMD_NOAUTH = 1 << 2,    /* allowed before AUTH (AUTH, HELLO) */
     CMD_FAST = 1 << 3,
     CMD_ADMIN = 1 << 4,
     CMD_LOADING = 1 << 5,   /* allowed while loading */
-    CMD_DENYOOM = 1 << 6,
+    CMD_DENYOOM = 1 << 6,   /* refused when over maxmemory */
     CMD_PROTECTED = 1 << 7, /* refused unless enable-debug-command allows it */
+    CMD_PUBSUB = 1 << 8,
+    CMD_NOSCRIPT = 1 << 9,
+    CMD_BLOCKING = 1 << 10,
+    CMD_STALE = 1 << 11,
+    CMD_SKIP_MONITOR = 1 << 12,
+    CMD_SKIP_SLOWLOG = 1 << 13,
+    CMD_ASKING = 1 << 14,
+    CMD_NO_MANDATORY_KEYS = 1 << 15,
+    CMD_NO_ASYNC_LOADING = 1 << 16,
+    CMD_NO_MULTI = 1 << 17,  /* refused inside MULTI */
+    CMD_ALLOW_BUSY = 1 << 18,
+    CMD_MOVABLE_KEYS = 1 << 19, /* derived by cmd_init from the key specs */
+    CMD_MAY_REPLICATE = 1 << 20,
 };
 
+/* ACL categories, in Redis's order (COMMAND INFO lists them so). */
+enum {
+    CAT_KEYSPACE = 1 << 0, CAT_READ = 1 << 1, CAT_WRITE = 1 << 2, CAT_SET = 1 << 3,
+    CAT_SORTEDSET = 1 << 4, CAT_LIST = 1 << 5, CAT_HASH = 1 << 6, CAT_STRING = 1 << 7,
+    CAT_BITMAP = 1 << 8, CAT_HYPERLOGLOG = 1 << 9, CAT_GEO = 1 << 10, CAT_STREAM = 1 << 11,
+    CAT_PUBSUB = 1 << 12, CAT_ADMIN = 1 << 13, CAT_FAST = 1 << 14, CAT_SLOW = 1 << 15,
+    CAT_BLOCKING = 1 << 16, CAT_DANGEROUS = 1 << 17, CAT_CONNECTION = 1 << 18,
+    CAT_TRANSACTION = 1 << 19, CAT_SCRIPTING = 1 << 20,
+};
+#define CAT_COUNT 21
+extern const char *const cmd_cat_names[CAT_COUNT]; /* without '@' */
+
+/* Key specs (Redis 7): where the keys of a command are. begin_search finds
+ * the first key (an argv index, or the argument after a keyword searched
+ * from startfrom: negative searches backwards from the end); find_keys
+ * takes the keys from there (a range: lastkey relative to the first key, or
+ * negative from the end; keystep; limit divides what is left; or keynum:
+ * the count at keynumidx, the first key firstkey after it). */
+enum {
+    KS_RO = 1 << 0, KS_RW = 1 << 1, KS_OW = 1 << 2, KS_RM = 1 << 3,
+    KS_ACCESS = 1 << 4, KS_UPDATE = 1 << 5, KS_INSERT = 1 << 6, KS_DELETE = 1 << 7,
+    KS_NOT_KEY = 1 << 8, KS_INCOMPLETE = 1 << 9, KS_VARIABLE_FLAGS = 1 << 10,
+};
+enum { KS_BS_INVALID = 0, KS_BS_UNKNOWN, KS_BS_INDEX, KS_BS_KEYWORD };
+enum { KS_FK_INVALID = 0, KS_FK_UNKNOWN, KS_FK_RANGE, KS_FK_KEYNUM };
+
+typedef struct cmd_key_spec {
+    const char *notes;
+    int flags;                  /* KS_* */
+    int bs_type;
+    int bs_index;               /* INDEX */
+    const char *bs_keyword;     /* KEYWORD */
+    int bs_startfrom;
+    int fk_type;
+    int fk_lastkey, fk_limit;   /* RANGE */
+    int fk_keynumidx, fk_firstkey; /* KEYNUM */
+    int fk_keystep;             /* both */
+} cmd_key_spec;
+
+#define BS_INDEX(i) .bs_type = KS_BS_INDEX, .bs_index = (i)
+#define BS_KEYWORD(kw, from) .bs_type = KS_BS_KEYWORD, .bs_keyword = (kw), .bs_startfrom = (from)
+#define BS_UNKNOWN .bs_type = KS_BS_UNKNOWN
+#define FK_RANGE(last, step, lim) \
+    .fk_type = KS_FK_RANGE, .fk_lastkey = (last), .fk_keystep = (step), .fk_limit = (lim)
+#define FK_KEYNUM(idx, first, step) \
+    .fk_type = KS_FK_KEYNUM, .fk_keynumidx = (idx), .fk_firstkey = (first), .fk_keystep = (step)
+#define FK_UNKNOWN .fk_type = KS_FK_UNKNOWN
+#define KEY_SPECS(a) .key_specs = (a), .nkey_specs = (int)(sizeof(a) / sizeof((a)[0]))
+
+/* Arguments, for COMMAND DOCS. Arrays end with an entry whose name is NULL. */
+enum { ARG_STRING, ARG_INTEGER, ARG_DOUBLE, ARG_KEY, ARG_PATTERN, ARG_UNIX_TIME,
+       ARG_PURE_TOKEN, ARG_ONEOF, ARG_BLOCK };
+enum { ARGF_OPTIONAL = 1, ARGF_MULTIPLE = 2, ARGF_MULTIPLE_TOKEN = 4 };
+typedef struct cmd_arg {
+    const char *name;
+    int type;
+    int key_spec_index;         /* -1: not a key */
+    const char *token, *since, *deprecated_since;
+    int flags;
+    const struct cmd_arg *subargs;
+} cmd_arg;
+enum { DOC_DEPRECATED = 1, DOC_SYSCMD = 2 };
+
+/* The keys of one command line: argv positions and their key spec flags. */
+typedef struct cmd_key_ref { int pos, flags; } cmd_key_ref;
+typedef struct cmd_keyrefs {
+    cmd_key_ref *v;             /* small, or heap when more */
+    size_t n, cap;
+    cmd_key_ref small[8];
+} cmd_keyrefs;
+
 typedef void cmd_proc(client *c);
+/* For commands whose keys the specs cannot find (SORT's STORE). */
+typedef int cmd_getkeys_proc(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out);
 
 struct cmd_def {
-    const char *name;       /* lower case */
+    const char *name;           /* lower case; a subcommand's own name ("get") */
     cmd_proc *proc;
-    int arity;
-    int flags;
-    int first_key, last_key, key_step;
-    const char *group;      /* "string", "generic", "server", "connection" */
-    const char *summary;
+    int arity;                  /* N exactly, -N at least N (argv[0] counts) */
+    int flags;                  /* CMD_* */
+    int acl;                    /* CAT_* */
+    const cmd_key_spec *key_specs;
+    int nkey_specs;
+    cmd_getkeys_proc *getkeys;  /* used when the specs cannot say (an
+                                   unknown spec, or variable flags) */
+    const char *const *tips;    /* NULL-terminated */
+    const char *group, *since, *summary, *complexity;
+    int doc_flags;
+    const char *deprecated_since, *replaced_by;
+    const char *const *history; /* version, text, ..., NULL */
+    const cmd_arg *args;
+    cmd_def *subcmds;           /* container: its subcommands, ending with name NULL */
+    /* set by cmd_init */
+    cmd_def *parent;
+    char *fullname;             /* "config|get"; the name for a command */
+    int legacy_first, legacy_last, legacy_step; /* COMMAND INFO's, from the specs */
     /* main thread only: statistics for INFO commandstats */
     uint64_t calls;
     uint64_t usec;
     uint64_t failed;
 };
 
-/* Builds the lookup table; call once at startup. */
+/* The table itself (commands.c): top-level entries, in table order. */
+size_t commands_count(void);
+cmd_def *commands_table(void);
+/* Builds the lookup (sized from the table) and derives the legacy key
+ * range and CMD_MOVABLE_KEYS; call once at startup (again is a no-op). */
 void cmd_init(void);
+/* A top-level command by name (any case), NULL when unknown. */
 const cmd_def *cmd_lookup(const char *name, size_t len);
+/* A container's subcommand by name (any case), NULL when unknown. */
+const cmd_def *cmd_lookup_sub(const cmd_def *parent, const char *name, size_t len);
+/* The command an argv runs: the subcommand when argv[0] is a container and
+ * argc >= 2; NULL when unknown (*container set when argv[0] is a container
+ * whose subcommand is unknown). */
+const cmd_def *cmd_lookup_argv(int argc, const arg *argv, const cmd_def **container);
+/* The keys of argv for command d, from its key specs (or its getkeys).
+ * Returns 1, or 0 when a spec cannot be applied (a bad numkeys...): then
+ * out->n is 0. Positions past argc are skipped (variadic commands report
+ * their own errors). Free with cmd_keys_free. */
+int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out);
+void cmd_keys_add(cmd_keyrefs *k, int pos, int flags);
+void cmd_keys_free(cmd_keyrefs *k);
+/* Whether d (or one of its specs) names keys at all. */
+int cmd_has_keys(const cmd_def *d);
 /* Runs c->argc/c->argv (argc > 0). Returns CMD_RAN, or CMD_PARKED when
  * the AOF backlog is full and the command must run later (the caller
  * keeps it and stops reading the client; aof.c resumes it). */
 enum { CMD_RAN = 0, CMD_PARKED = 1 };
 int cmd_dispatch(client *c);
-/* Iteration for COMMAND / COMMAND COUNT. */
+/* Iteration over the top-level commands (COMMAND, COMMAND COUNT). */
 size_t cmd_count(void);
 const cmd_def *cmd_at(size_t i);
+/* Iteration over every command and subcommand (INFO commandstats). */
+size_t cmd_count_all(void);
+cmd_def *cmd_at_all(size_t i);
 
 /* ---- replies (append to c->reply) ---- */
 void reply_ok(client *c);
@@ -67,6 +196,8 @@ void reply_syntax_error(client *c);                /* "ERR syntax error" */
 void reply_wrong_args(client *c);                  /* for c->cmd */
 void reply_not_int(client *c);    /* "ERR value is not an integer or out of range" */
 void reply_invalid_expire(client *c);  /* "ERR invalid expire time in '<cmd>' command" */
+/* A HELP reply: the NULL-terminated lines as status replies. */
+void cmd_reply_help(client *c, const char *const *lines);
 
 /* Argument helpers. */
 int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */
@@ -97,14 +228,20 @@ cmd_proc cmd_get, cmd_set, cmd_setnx, cmd_setex, cmd_psetex, cmd_getset,
     cmd_getdel, cmd_getex, cmd_mget, cmd_mset, cmd_msetnx, cmd_append,
     cmd_strlen, cmd_incr, cmd_decr, cmd_incrby, cmd_decrby, cmd_incrbyfloat,
     cmd_getrange, cmd_setrange;
+cmd_getkeys_proc set_getkeys;
+/* cmd_type.c */
+cmd_proc cmd_object, cmd_copy, cmd_move, cmd_touch, cmd_sort, cmd_sort_ro;
+cmd_getkeys_proc sort_getkeys;
 /* cmd_keys.c */
 cmd_proc cmd_del, cmd_unlink, cmd_exists, cmd_type, cmd_keys, cmd_scan,
     cmd_randomkey, cmd_rename, cmd_renamenx, cmd_expire, cmd_pexpire,
     cmd_expireat, cmd_pexpireat, cmd_expiretime, cmd_pexpiretime, cmd_ttl,
     cmd_pttl, cmd_persist, cmd_dbsize, cmd_select, cmd_flushdb, cmd_flushall;
 /* cmd_server.c */
-cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config, cmd_command, cmd_client,
+cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config, cmd_client,
     cmd_hello, cmd_auth, cmd_time, cmd_quit, cmd_shutdown, cmd_debug;
+/* cmd_command.c */
+cmd_proc cmd_command;
 /* snapshot/snap_cmd.c (issue: snapshots) */
 cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
 /* aof/aof_cmd.c (issue: AOF) */

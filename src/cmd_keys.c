@@ -46,7 +46,7 @@ void cmd_exists(client *c) {
 
 void cmd_type(client *c) {
     vt_entry *e = db_lookup_read_notouch(cur_db(c), c->argv[1].p, c->argv[1].len);
-    reply_status(c, e ? "string" : "none");
+    reply_status(c, e ? obj_type_name(e->val->type) : "none");
 }
 
 /* ---- KEYS, SCAN -------------------------------------------------------- */
@@ -154,7 +154,7 @@ static int scan_keep(db *d, const scan_opts *o, const obj *k) {
     if (o->pat && !glob_match(o->pat->p, o->pat->len, k->data, k->len, 0)) return 0;
     if (o->type) {
         vt_entry *e = db_lookup_read_notouch(d, k->data, k->len);
-        return arg_is(o->type, e ? "string" : "none");
+        return arg_is(o->type, e ? obj_type_name(e->val->type) : "none");
     }
     return db_lookup_notouch(d, k->data, k->len) != NULL;
 }

@@ -202,8 +202,8 @@ static void config_set(client *c) {
 
 static void config_resetstat(client *c) {
     memset(&server.stat, 0, sizeof server.stat);
-    for (size_t i = 0; i < cmd_count(); i++) {
-        cmd_def *d = (cmd_def *)cmd_at(i);
+    for (size_t i = 0; i < cmd_count_all(); i++) {
+        cmd_def *d = cmd_at_all(i);
         d->calls = d->usec = d->failed = 0;
     }
     reply_ok(c);
@@ -230,88 +230,6 @@ void cmd_config(client *c) {
     }
 }
 
-/* ---- COMMAND ---- */
-
-static void reply_flags(client *c, int flags) {
-    const char *names[8];
-    int n = 0;
-    if (flags & CMD_WRITE) names[n++] = "write";
-    if (flags & CMD_READONLY) names[n++] = "readonly";
-    if (flags & CMD_DENYOOM) names[n++] = "denyoom";
-    if (flags & CMD_ADMIN) names[n++] = "admin";
-    if (flags & CMD_NOAUTH) names[n++] = "no_auth";
-    if (flags & CMD_LOADING) names[n++] = "loading";
-    if (flags & CMD_FAST) names[n++] = "fast";
-    reply_array(c, n);
-    for (int i = 0; i < n; i++) reply_status(c, names[i]);
-}
-
-static void reply_command_info(client *c, const cmd_def *d) {
-    if (!d) { reply_nil(c); return; }
-    reply_array(c, 10);
-    reply_bulk_str(c, d->name);
-    reply_int(c, d->arity);
-    reply_flags(c, d->flags);
-    reply_int(c, d->first_key);
-    reply_int(c, d->last_key);
-    reply_int(c, d->key_step);
-    reply_array(c, 1);
-    char cat[32];
-    snprintf(cat, sizeof cat, "@%s", d->group);
-    reply_status(c, cat);
-    reply_array(c, 0); /* tips */
-    reply_array(c, 0); /* key specs */
-    reply_array(c, 0); /* subcommands */
-}
-
-static void reply_command_doc(client *c, const cmd_def *d) {
-    reply_bulk_str(c, d->name);
-    reply_array(c, 6);
-    reply_bulk_str(c, "summary");
-    reply_bulk_str(c, d->summary);
-    reply_bulk_str(c, "since");
-    reply_bulk_str(c, "1.0.0");
-    reply_bulk_str(c, "group");
-    reply_bulk_str(c, d->group);
-}
-
-void cmd_command(client *c) {
-    if (c->argc == 1) {
-        reply_array(c, (long long)cmd_count());
-        for (size_t i = 0; i < cmd_count(); i++) reply_command_info(c, cmd_at(i));
-    } else if (arg_is(&c->argv[1], "count") && c->argc == 2) {
-        reply_int(c, (long long)cmd_count());
-    } else if (arg_is(&c->argv[1], "info")) {
-        if (c->argc == 2) {
-            reply_array(c, (long long)cmd_count());
-            for (size_t i = 0; i < cmd_count(); i++) reply_command_info(c, cmd_at(i));
-            return;
-        }
-        reply_array(c, c->argc - 2);
-        for (int i = 2; i < c->argc; i++)
-            reply_command_info(c, cmd_lookup(c->argv[i].p, c->argv[i].len));
-    } else if (arg_is(&c->argv[1], "docs")) {
-        const cmd_def *found[64];
-        long long n = 0;
-        if (c->argc == 2) {
-            reply_array(c, 2 * (long long)cmd_count());
-            for (size_t i = 0; i < cmd_count(); i++) reply_command_doc(c, cmd_at(i));
-            return;
-        }
-        for (int i = 2; i < c->argc && n < 64; i++) {
-            const cmd_def *d = cmd_lookup(c->argv[i].p, c->argv[i].len);
-            if (d) found[n++] = d;
-        }
-        reply_array(c, 2 * n);
-        for (long long i = 0; i < n; i++) reply_command_doc(c, found[i]);
-    } else if (arg_is(&c->argv[1], "list") && c->argc == 2) {
-        reply_array(c, (long long)cmd_count());
-        for (size_t i = 0; i < cmd_count(); i++) reply_bulk_str(c, cmd_at(i)->name);
-    } else {
-        reply_unknown_subcommand(c, "COMMAND");
-    }
-}
-
 /* ---- CLIENT ---- */
 
 static void client_line(vbuf *b, const client *c) {
@@ -326,7 +244,7 @@ static void client_line(vbuf *b, const client *c) {
              (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
              c->db, c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
              c->inflight.len, c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
-             c->lastcmd ? c->lastcmd->name : "NULL");
+             c->lastcmd ? c->lastcmd->fullname : "NULL");
 }
 
 /* CLIENT KILL ip:port (old form) or filters ID / ADDR / LADDR / SKIPME. */

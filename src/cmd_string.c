@@ -113,22 +113,36 @@ static void delete_propagated(client *c, db *d, const arg *k) {
 
 /* ---- GET / SET family ----------------------------------------------- */
 
-/* The entry of argv[1] (counting a hit or a miss), or NULL after replying
- * nil. */
-static vt_entry *lookup_or_nil(client *c, db *d) {
+/* The string entry of argv[1] (counting a hit or a miss), or NULL after
+ * replying nil (absent) or WRONGTYPE (*wrong set). */
+static vt_entry *lookup_or_nil(client *c, db *d, int *wrong) {
     const arg *k = &c->argv[1];
-    vt_entry *e = db_lookup_read(d, k->p, k->len);
-    if (!e) reply_nil(c);
+    vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_READ, wrong);
+    if (!e && !*wrong) reply_nil(c);
     return e;
 }
 
-/* Replies the value of argv[1] or nil. */
-static void reply_value(client *c) {
-    vt_entry *e = lookup_or_nil(c, db_get(c->db));
+/* Replies the value of argv[1] or nil; 0 when it replied WRONGTYPE (Redis's
+ * getGenericCommand). */
+static int reply_value(client *c) {
+    int wrong;
+    vt_entry *e = lookup_or_nil(c, db_get(c->db), &wrong);
     if (e) reply_bulk_obj(c, e->val);
+    return !wrong;
 }
 
 void cmd_get(client *c) { reply_value(c); }
+
+/* SET's key flags depend on its GET option (Redis's setGetKeys). */
+int set_getkeys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) {
+    (void)d;
+    if (argc < 2) return 0;
+    int flags = KS_OW | KS_UPDATE;
+    for (int i = 3; i < argc; i++)
+        if (arg_is(&argv[i], "get")) flags = KS_RW | KS_ACCESS | KS_UPDATE;
+    cmd_keys_add(out, 1, flags);
+    return 1;
+}
 
 /* SET without its GET options, as Redis propagates it. */
 static void propagate_set_without_get(client *c) {
@@ -154,7 +168,7 @@ static void set_generic(client *c, int flags, const arg *k, const arg *val,
     long long when = 0;
     if (expire && !expire_when(c, flags, expire, &when)) return;
     db *d = db_get(c->db);
-    if (flags & SO_GET) reply_value(c);
+    if ((flags & SO_GET) && !reply_value(c)) return;
     int found = db_lookup(d, k->p, k->len) != NULL;
     if (((flags & SO_NX) && found) || ((flags & SO_XX) && !found)) {
         if (flags & SO_GET) return;
@@ -187,7 +201,7 @@ void cmd_psetex(client *c) { set_generic(c, SO_PX, &c->argv[1], &c->argv[3], &c-
 
 void cmd_getset(client *c) {
     const arg *k = &c->argv[1], *val = &c->argv[2];
-    reply_value(c);
+    if (!reply_value(c)) return;
     db_set(db_get(c->db), k->p, k->len, obj_new_value(val->p, val->len), VT_NO_EXPIRE);
     server_dirty(1);
     arg v[3] = {{"SET", 3}, *k, *val};
@@ -196,7 +210,8 @@ void cmd_getset(client *c) {
 
 void cmd_getdel(client *c) {
     db *d = db_get(c->db);
-    vt_entry *e = lookup_or_nil(c, d);
+    int wrong;
+    vt_entry *e = lookup_or_nil(c, d, &wrong);
     if (!e) return;
     reply_bulk_obj(c, e->val);
     delete_propagated(c, d, &c->argv[1]);
@@ -231,7 +246,8 @@ void cmd_getex(client *c) {
     const arg *expire = NULL;
     if (!parse_set_opts(c, 2, 0, &flags, &expire)) return;
     db *d = db_get(c->db);
-    vt_entry *e = lookup_or_nil(c, d);
+    int wrong;
+    vt_entry *e = lookup_or_nil(c, d, &wrong);
     if (!e) return;
     long long when = 0;
     if (expire && !expire_when(c, flags, expire, &when)) return;
@@ -244,7 +260,8 @@ void cmd_mget(client *c) {
     reply_array(c, c->argc - 1);
     for (int j = 1; j < c->argc; j++) {
         vt_entry *e = db_lookup_read(d, c->argv[j].p, c->argv[j].len);
-        if (e) reply_bulk_obj(c, e->val);
+        /* another type reads as nil, as in Redis */
+        if (e && e->val->type == OBJ_STRING) reply_bulk_obj(c, e->val);
         else reply_nil(c);
     }
 }
@@ -325,7 +342,9 @@ static size_t edit_value(db *d, const arg *k, int append, size_t off,
 void cmd_append(client *c) {
     const arg *k = &c->argv[1], *a = &c->argv[2];
     db *d = db_get(c->db);
-    vt_entry *e = db_lookup(d, k->p, k->len);
+    int wrong;
+    vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_WRITE, &wrong);
+    if (wrong) return;
     size_t total;
     if (!e) {
         db_set(d, k->p, k->len, obj_new_value(a->p, a->len), VT_NO_EXPIRE);
@@ -347,7 +366,9 @@ void cmd_setrange(client *c) {
         return;
     }
     db *d = db_get(c->db);
-    vt_entry *e = db_lookup(d, k->p, k->len);
+    int wrong;
+    vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_WRITE, &wrong);
+    if (wrong) return;
     if (a->len == 0) { /* nothing to write: the current length */
         reply_int(c, e ? (long long)obj_strlen(e->val) : 0);
         return;
@@ -359,14 +380,20 @@ void cmd_setrange(client *c) {
 }
 
 void cmd_strlen(client *c) {
-    vt_entry *e = db_lookup_read(db_get(c->db), c->argv[1].p, c->argv[1].len);
+    int wrong;
+    vt_entry *e = db_lookup_typed(c, db_get(c->db), c->argv[1].p, c->argv[1].len, OBJ_STRING,
+                                  DB_LOOKUP_READ, &wrong);
+    if (wrong) return;
     reply_int(c, e ? (long long)obj_strlen(e->val) : 0);
 }
 
 void cmd_getrange(client *c) {
     long long start, end;
     if (!arg_ll(c, &c->argv[2], &start) || !arg_ll(c, &c->argv[3], &end)) return;
-    vt_entry *e = db_lookup_read(db_get(c->db), c->argv[1].p, c->argv[1].len);
+    int wrong;
+    vt_entry *e = db_lookup_typed(c, db_get(c->db), c->argv[1].p, c->argv[1].len, OBJ_STRING,
+                                  DB_LOOKUP_READ, &wrong);
+    if (wrong) return;
     if (!e) {
         reply_bulk(c, "", 0);
         return;
@@ -395,7 +422,9 @@ void cmd_getrange(client *c) {
 static void incr_decr(client *c, long long incr) {
     const arg *k = &c->argv[1];
     db *d = db_get(c->db);
-    vt_entry *e = db_lookup(d, k->p, k->len);
+    int wrong;
+    vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_WRITE, &wrong);
+    if (wrong) return;
     long long v = 0;
     if (e && !obj_get_ll(e->val, &v)) {
         reply_not_int(c);
@@ -445,7 +474,9 @@ static int obj_get_ld(const obj *o, long double *out) {
 void cmd_incrbyfloat(client *c) {
     const arg *k = &c->argv[1], *a = &c->argv[2];
     db *d = db_get(c->db);
-    vt_entry *e = db_lookup(d, k->p, k->len);
+    int wrong;
+    vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_WRITE, &wrong);
+    if (wrong) return;
     long double v = 0, incr;
     if ((e && !obj_get_ld(e->val, &v)) || !str_to_ld(a->p, a->len, &incr)) {
         reply_error(c, "ERR value is not a valid float");

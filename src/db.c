@@ -65,6 +65,19 @@ vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len) {
     return e;
 }
 
+void db_reply_wrongtype(client *c) {
+    reply_error(c, "WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+vt_entry *db_lookup_typed(client *c, db *d, const char *key, size_t len, int type, int read,
+                          int *wrong) {
+    vt_entry *e = read ? db_lookup_read(d, key, len) : db_lookup(d, key, len);
+    *wrong = e && e->val->type != type;
+    if (!*wrong) return e;
+    db_reply_wrongtype(c);
+    return NULL;
+}
+
 vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int *created) {
     lookup(d, key, len); /* applies lazy expiry first */
     int made = 0;

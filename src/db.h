@@ -24,6 +24,16 @@ vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len);
 vt_entry *db_lookup_notouch(db *d, const char *key, size_t len);
 /* The same without hit/miss statistics (for write commands' reads). */
 vt_entry *db_lookup(db *d, const char *key, size_t len);
+/* Lookup for a command that expects a value of `type` (Redis's lookupKey +
+ * checkType): the entry, or NULL when the key is absent; when it holds
+ * another type, replies "-WRONGTYPE ..." to c, sets *wrong to 1 and returns
+ * NULL (*wrong is 0 otherwise). `read`: count a hit or a miss as
+ * db_lookup_read does (read commands), else as db_lookup. */
+enum { DB_LOOKUP_WRITE = 0, DB_LOOKUP_READ = 1 };
+vt_entry *db_lookup_typed(client *c, db *d, const char *key, size_t len, int type, int read,
+                          int *wrong);
+/* The WRONGTYPE error, for commands that check a type themselves. */
+void db_reply_wrongtype(client *c);
 /* Write access, see vt_write: an expired key is deleted first, so the caller
  * sees it as absent (and with `create`, a fresh entry). */
 vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w,

@@ -102,6 +102,15 @@ void evict_new_entry(vt_entry *e) {
         vt_access_set(e, server.lruclock);
 }
 
+int evict_policy_lfu(void) {
+    int p = server.cfg.maxmemory_policy;
+    return p == MAXMEM_ALLKEYS_LFU || p == MAXMEM_VOLATILE_LFU;
+}
+
+uint64_t evict_idle_ms(const vt_entry *e) { return lru_idle_ms(vt_access_get(e)); }
+
+int evict_lfu_freq(const vt_entry *e) { return (int)lfu_decr(vt_access_get(e)); }
+
 /* ---- memory ------------------------------------------------------------ */
 
 static size_t tables_mem(void) {

@@ -58,6 +58,12 @@ static inline void evict_touch(vt_entry *e) {
     else vt_access_set(e, server.lruclock);
 }
 void evict_new_entry(vt_entry *e);
+/* OBJECT IDLETIME / FREQ: whether the policy keeps LFU counters (else the
+ * clock is an LRU time), a key's idle time in ms (LRU) and its decayed LFU
+ * counter (LFU). */
+int evict_policy_lfu(void);
+uint64_t evict_idle_ms(const vt_entry *e);
+int evict_lfu_freq(const vt_entry *e);
 
 /* INFO memory fields (maxmemory..., mem_counted_for_evict, and
  * mem_not_counted_for_evict: used_memory minus the counted figure), and

@@ -147,12 +147,12 @@ static void section_cpu(vbuf *b) {
 
 static void section_commandstats(vbuf *b) {
     addf(b, "# Commandstats\r\n");
-    for (size_t i = 0; i < cmd_count(); i++) {
-        const cmd_def *d = cmd_at(i);
+    for (size_t i = 0; i < cmd_count_all(); i++) {
+        const cmd_def *d = cmd_at_all(i);
         if (!d->calls && !d->failed) continue;
         addf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=0,"
                 "failed_calls=%llu\r\n",
-             d->name, (unsigned long long)d->calls, (unsigned long long)d->usec,
+             d->fullname, (unsigned long long)d->calls, (unsigned long long)d->usec,
              d->calls ? (double)d->usec / (double)d->calls : 0.0,
              (unsigned long long)d->failed);
     }

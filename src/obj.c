@@ -1,4 +1,4 @@
-/* obj: refcounted string objects (see obj.h for the sharing rule). */
+/* obj: refcounted objects (see obj.h for the sharing rule and the types). */
 #include "obj.h"
 
 #include <assert.h>
@@ -137,6 +137,38 @@ int obj_eq_bytes(const obj *o, const char *p, size_t len) {
     size_t n;
     const char *s = obj_str(o, buf, &n);
     return n == len && memcmp(s, p, len) == 0;
+}
+
+const char *obj_type_name(int type) {
+    static const char *const names[OBJ_NTYPES] = {"string", "list", "set", "zset", "hash"};
+    assert(type >= 0 && type < OBJ_NTYPES);
+    return names[type];
+}
+
+/* Redis 7.0's OBJ_ENCODING_EMBSTR_SIZE_LIMIT. */
+#define EMBSTR_MAX 44
+
+const char *obj_encoding_name(const obj *o) {
+    switch (o->type) {
+    case OBJ_STRING:
+        if (o->enc == OBJ_ENC_INT) return "int";
+        return o->len <= EMBSTR_MAX ? "embstr" : "raw";
+    default:
+        /* the collections name their encodings here */
+        return "unknown";
+    }
+}
+
+obj *obj_copy(obj *o) {
+    switch (o->type) {
+    case OBJ_STRING:
+        obj_incref(o);
+        return o;
+    default:
+        /* each collection adds its deep copy here */
+        assert(!"obj_copy: no copy for this type yet");
+        return NULL;
+    }
 }
 
 obj *obj_writable(obj *o, size_t need) {

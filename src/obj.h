@@ -1,4 +1,7 @@
-/* obj: refcounted string objects, used for both keys and values.
+/* obj: refcounted objects, used for both keys and values. Every value
+ * carries its type (OBJ_STRING today; the collections' tags are reserved so
+ * that they plug in without reshaping): commands check it through
+ * db_lookup_typed, which answers WRONGTYPE.
  *
  * An obj is immutable while it is shared: whoever holds a reference may read
  * it from any thread, and only the holder of the single reference
@@ -17,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { OBJ_STRING = 0 };
+/* Value types, with Redis's numbering (RDB and DUMP use their own codes). */
+enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_NTYPES };
 enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
 
 /* Largest length an obj can describe (its size must fit in ptrdiff_t).
@@ -29,7 +33,7 @@ enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
 
 typedef struct obj {
     _Atomic uint32_t refcount; /* atomic: main thread and serializer */
-    uint8_t type;              /* OBJ_STRING; fixed at creation */
+    uint8_t type;              /* OBJ_*; fixed at creation */
     uint8_t enc;               /* OBJ_ENC_*; changed only while unshared */
     uint16_t unused;
     size_t len;                /* RAW: byte length; INT: 0. The room for
@@ -73,6 +77,16 @@ size_t obj_alloc_size(const obj *o);
 /* Allocator bytes of every object alive now (any thread; relaxed). */
 size_t obj_mem_total(void);
 int obj_eq_bytes(const obj *o, const char *p, size_t len);
+
+/* The type's name as TYPE answers it ("string", "list", ...). */
+const char *obj_type_name(int type);
+/* The encoding's name as OBJECT ENCODING answers it: strings "int",
+ * "embstr" (up to 44 bytes, as Redis 7.0 creates them) or "raw". */
+const char *obj_encoding_name(const obj *o);
+/* A value for COPY: strings are immutable while shared, so the copy is the
+ * same object with one more reference (a later write copies it, see
+ * obj_writable). Each collection type adds its own copy here. */
+obj *obj_copy(obj *o);
 
 /* Copy-on-write for in-place edits (APPEND, SETRANGE): returns `o` itself when
  * it is RAW, unshared and has room for `need` bytes, else a new RAW object with

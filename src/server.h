@@ -37,6 +37,8 @@ enum {
     CLIENT_PENDING_WRITE = 1 << 4,     /* on server.pending_writes */
     CLIENT_PARKED = 1 << 6,            /* AOF backlog: a write waits to run */
     CLIENT_HELD = 1 << 7,              /* AOF always: replies wait for fsync */
+    CLIENT_LOADER = 1 << 15,           /* replays a file at startup (the AOF's
+                                          fake client): runs while loading */
 };
 
 typedef struct cmd_def cmd_def;

@@ -1,0 +1,519 @@
+/* commands: the declarative command table. One entry per command (and per
+ * subcommand of a container): what the dispatcher checks (arity, flags),
+ * where the keys are (Redis 7 key specs, from which cmd_get_keys, COMMAND
+ * GETKEYS, COMMAND INFO's legacy range and the AOF's in-flight key tracking
+ * are derived), and what COMMAND INFO / COMMAND DOCS report. Flags, ACL
+ * categories, key specs and docs are Redis 7.0.15's for the same commands
+ * (argument docs are in commands_doc.h). To add a command: its handler in
+ * cmd.h, its key specs here, its entry in `table`. No size limit: cmd.c's
+ * lookup is sized from the table at startup. scripts/cmdtable_from_redis.py
+ * prints entries for commands Redis 7.0 has, to paste. */
+#include "cmd.h"
+
+#include <stddef.h>
+
+#include "commands_doc.h"
+
+static const cmd_key_spec get_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec set_keys[] = {
+    {.notes = "RW and ACCESS due to the optional `GET` argument", .flags = KS_RW | KS_ACCESS | KS_UPDATE | KS_VARIABLE_FLAGS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec setnx_keys[] = {
+    {.flags = KS_OW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec setex_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec psetex_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec getset_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec getdel_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec getex_keys[] = {
+    {.notes = "RW and UPDATE because it changes the TTL", .flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec mget_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec mset_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(-1, 2, 0)},
+};
+static const cmd_key_spec msetnx_keys[] = {
+    {.flags = KS_OW | KS_INSERT, BS_INDEX(1), FK_RANGE(-1, 2, 0)},
+};
+static const cmd_key_spec append_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec strlen_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec incr_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec decr_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec incrby_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec decrby_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec incrbyfloat_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec getrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec substr_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec setrange_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec del_keys[] = {
+    {.flags = KS_RM | KS_DELETE, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec unlink_keys[] = {
+    {.flags = KS_RM | KS_DELETE, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec exists_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec type_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec touch_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec rename_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec renamenx_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec copy_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec move_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec object_encoding_keys[] = {
+    {.flags = KS_RO, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec object_freq_keys[] = {
+    {.flags = KS_RO, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec object_idletime_keys[] = {
+    {.flags = KS_RO, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec object_refcount_keys[] = {
+    {.flags = KS_RO, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static cmd_def object_subcmds[] = {
+    {.name = "encoding", .proc = cmd_object, .arity = 3, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(object_encoding_keys),
+     .tips = object_encoding_tips, .group = "generic", .since = "2.2.3",
+     .summary = "Inspect the internal encoding of a Redis object", .complexity = "O(1)",
+     .args = object_encoding_args},
+    {.name = "freq", .proc = cmd_object, .arity = 3, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(object_freq_keys),
+     .tips = object_freq_tips, .group = "generic", .since = "4.0.0",
+     .summary = "Get the logarithmic access frequency counter of a Redis object",
+     .complexity = "O(1)", .args = object_freq_args},
+    {.name = "help", .proc = cmd_object, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_KEYSPACE | CAT_SLOW,
+     .group = "generic", .since = "6.2.0",
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {.name = "idletime", .proc = cmd_object, .arity = 3, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(object_idletime_keys),
+     .tips = object_idletime_tips, .group = "generic", .since = "2.2.3",
+     .summary = "Get the time since a Redis object was last accessed", .complexity = "O(1)",
+     .args = object_idletime_args},
+    {.name = "refcount", .proc = cmd_object, .arity = 3, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(object_refcount_keys),
+     .tips = object_refcount_tips, .group = "generic", .since = "2.2.3",
+     .summary = "Get the number of references to the value of the key", .complexity = "O(1)",
+     .args = object_refcount_args},
+    {0}};
+static const cmd_key_spec sort_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = KS_RO | KS_ACCESS, BS_UNKNOWN, FK_UNKNOWN},
+    {.notes = "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", .flags = KS_OW | KS_UPDATE, BS_UNKNOWN, FK_UNKNOWN},
+};
+static const cmd_key_spec sort_ro_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.notes = "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", .flags = KS_RO | KS_ACCESS, BS_UNKNOWN, FK_UNKNOWN},
+};
+static const cmd_key_spec expire_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec pexpire_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec expireat_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec pexpireat_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec expiretime_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec pexpiretime_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec ttl_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec pttl_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec persist_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static cmd_def config_subcmds[] = {
+    {.name = "get", .proc = cmd_config, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "2.0.0",
+     .summary = "Get the values of configuration parameters",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .history = config_get_history, .args = config_get_args},
+    {.name = "set", .proc = cmd_config, .arity = -4, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .tips = config_set_tips, .group = "server", .since = "2.0.0",
+     .summary = "Set configuration parameters to the given values",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .history = config_set_history, .args = config_set_args},
+    {.name = "resetstat", .proc = cmd_config, .arity = 2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "2.0.0", .summary = "Reset the stats returned by INFO",
+     .complexity = "O(1)"},
+    {.name = "help", .proc = cmd_config, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW,
+     .group = "server", .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {0}};
+static cmd_def command_subcmds[] = {
+    {.name = "count", .proc = cmd_command, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "server", .since = "2.8.13", .summary = "Get total number of Redis commands",
+     .complexity = "O(1)"},
+    {.name = "docs", .proc = cmd_command, .arity = -2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .tips = command_docs_tips, .group = "server", .since = "7.0.0",
+     .summary = "Get array of specific Redis command documentation",
+     .complexity = "O(N) where N is the number of commands to look up",
+     .args = command_docs_args},
+    {.name = "getkeys", .proc = cmd_command, .arity = -4, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "server", .since = "2.8.13", .summary = "Extract keys given a full Redis command",
+     .complexity = "O(N) where N is the number of arguments to the command"},
+    {.name = "getkeysandflags", .proc = cmd_command, .arity = -4, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "server", .since = "7.0.0",
+     .summary = "Extract keys and access flags given a full Redis command",
+     .complexity = "O(N) where N is the number of arguments to the command"},
+    {.name = "info", .proc = cmd_command, .arity = -2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .tips = command_info_tips, .group = "server", .since = "2.8.13",
+     .summary = "Get array of specific Redis command details, or all when no argument is given.",
+     .complexity = "O(N) where N is the number of commands to look up",
+     .history = command_info_history, .args = command_info_args},
+    {.name = "list", .proc = cmd_command, .arity = -2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .tips = command_list_tips, .group = "server", .since = "7.0.0",
+     .summary = "Get an array of Redis command names",
+     .complexity = "O(N) where N is the total number of Redis commands",
+     .args = command_list_args},
+    {.name = "help", .proc = cmd_command, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "server", .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {0}};
+static cmd_def client_subcmds[] = {
+    {.name = "id", .proc = cmd_client, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "connection", .since = "5.0.0",
+     .summary = "Returns the client ID for the current connection", .complexity = "O(1)"},
+    {.name = "getname", .proc = cmd_client, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "connection", .since = "2.6.9", .summary = "Get the current connection name",
+     .complexity = "O(1)"},
+    {.name = "setname", .proc = cmd_client, .arity = 3, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .group = "connection", .since = "2.6.9", .summary = "Set the current connection name",
+     .complexity = "O(1)", .args = client_setname_args},
+    {.name = "list", .proc = cmd_client, .arity = -2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS | CAT_CONNECTION,
+     .tips = client_list_tips, .group = "connection", .since = "2.4.0",
+     .summary = "Get the list of client connections",
+     .complexity = "O(N) where N is the number of client connections",
+     .history = client_list_history, .args = client_list_args},
+    {.name = "info", .proc = cmd_client, .arity = 2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .tips = client_info_tips, .group = "connection", .since = "6.2.0",
+     .summary = "Returns information about the current client connection.",
+     .complexity = "O(1)"},
+    {.name = "kill", .proc = cmd_client, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS | CAT_CONNECTION,
+     .group = "connection", .since = "2.4.0", .summary = "Kill the connection of a client",
+     .complexity = "O(N) where N is the number of client connections",
+     .history = client_kill_history, .args = client_kill_args},
+    /* client|setinfo: not in Redis 7.0 (7.2's), kept for clients that send it */
+    {.name = "setinfo", .proc = cmd_client, .arity = 4, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION, .group = "connection", .since = "7.2.0", .summary = "Sets information specific to the client or connection.", .complexity = "O(1)"},
+    {0}};
+
+static cmd_def table[] = {
+    /* strings */
+    {.name = "get", .proc = cmd_get, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_STRING | CAT_FAST, KEY_SPECS(get_keys),
+     .group = "string", .since = "1.0.0", .summary = "Get the value of a key",
+     .complexity = "O(1)", .args = get_args},
+    {.name = "set", .proc = cmd_set, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STRING | CAT_SLOW, KEY_SPECS(set_keys), .getkeys = set_getkeys,
+     .group = "string", .since = "1.0.0", .summary = "Set the string value of a key",
+     .complexity = "O(1)", .history = set_history, .args = set_args},
+    {.name = "setnx", .proc = cmd_setnx, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(setnx_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Set the value of a key, only if the key does not exist", .complexity = "O(1)",
+     .args = setnx_args},
+    {.name = "setex", .proc = cmd_setex, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STRING | CAT_SLOW, KEY_SPECS(setex_keys),
+     .group = "string", .since = "2.0.0", .summary = "Set the value and expiration of a key",
+     .complexity = "O(1)", .args = setex_args},
+    {.name = "psetex", .proc = cmd_psetex, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STRING | CAT_SLOW, KEY_SPECS(psetex_keys),
+     .group = "string", .since = "2.6.0",
+     .summary = "Set the value and expiration in milliseconds of a key", .complexity = "O(1)",
+     .args = psetex_args},
+    {.name = "getset", .proc = cmd_getset, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(getset_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Set the string value of a key and return its old value", .complexity = "O(1)",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`SET` with the `!GET` argument", .args = getset_args},
+    {.name = "getdel", .proc = cmd_getdel, .arity = 2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(getdel_keys),
+     .group = "string", .since = "6.2.0",
+     .summary = "Get the value of a key and delete the key", .complexity = "O(1)",
+     .args = getdel_args},
+    {.name = "getex", .proc = cmd_getex, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(getex_keys),
+     .group = "string", .since = "6.2.0",
+     .summary = "Get the value of a key and optionally set its expiration",
+     .complexity = "O(1)", .args = getex_args},
+    {.name = "mget", .proc = cmd_mget, .arity = -2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_STRING | CAT_FAST, KEY_SPECS(mget_keys),
+     .tips = mget_tips, .group = "string", .since = "1.0.0",
+     .summary = "Get the values of all the given keys",
+     .complexity = "O(N) where N is the number of keys to retrieve.", .args = mget_args},
+    {.name = "mset", .proc = cmd_mset, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STRING | CAT_SLOW, KEY_SPECS(mset_keys),
+     .tips = mset_tips, .group = "string", .since = "1.0.1",
+     .summary = "Set multiple keys to multiple values",
+     .complexity = "O(N) where N is the number of keys to set.", .args = mset_args},
+    {.name = "msetnx", .proc = cmd_msetnx, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STRING | CAT_SLOW, KEY_SPECS(msetnx_keys),
+     .tips = msetnx_tips, .group = "string", .since = "1.0.1",
+     .summary = "Set multiple keys to multiple values, only if none of the keys exist",
+     .complexity = "O(N) where N is the number of keys to set.", .args = msetnx_args},
+    {.name = "append", .proc = cmd_append, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(append_keys),
+     .group = "string", .since = "2.0.0", .summary = "Append a value to a key",
+     .complexity = "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.",
+     .args = append_args},
+    {.name = "strlen", .proc = cmd_strlen, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_STRING | CAT_FAST, KEY_SPECS(strlen_keys),
+     .group = "string", .since = "2.2.0",
+     .summary = "Get the length of the value stored in a key", .complexity = "O(1)",
+     .args = strlen_args},
+    {.name = "incr", .proc = cmd_incr, .arity = 2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(incr_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Increment the integer value of a key by one", .complexity = "O(1)",
+     .args = incr_args},
+    {.name = "decr", .proc = cmd_decr, .arity = 2, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(decr_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Decrement the integer value of a key by one", .complexity = "O(1)",
+     .args = decr_args},
+    {.name = "incrby", .proc = cmd_incrby, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(incrby_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Increment the integer value of a key by the given amount",
+     .complexity = "O(1)", .args = incrby_args},
+    {.name = "decrby", .proc = cmd_decrby, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(decrby_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Decrement the integer value of a key by the given number",
+     .complexity = "O(1)", .args = decrby_args},
+    {.name = "incrbyfloat", .proc = cmd_incrbyfloat, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STRING | CAT_FAST, KEY_SPECS(incrbyfloat_keys),
+     .group = "string", .since = "2.6.0",
+     .summary = "Increment the float value of a key by the given amount", .complexity = "O(1)",
+     .args = incrbyfloat_args},
+    {.name = "getrange", .proc = cmd_getrange, .arity = 4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STRING | CAT_SLOW, KEY_SPECS(getrange_keys),
+     .group = "string", .since = "2.4.0",
+     .summary = "Get a substring of the string stored at a key",
+     .complexity = "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.",
+     .args = getrange_args},
+    {.name = "substr", .proc = cmd_getrange, .arity = 4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STRING | CAT_SLOW, KEY_SPECS(substr_keys),
+     .group = "string", .since = "1.0.0",
+     .summary = "Get a substring of the string stored at a key",
+     .complexity = "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "2.0.0", .replaced_by = "`GETRANGE`",
+     .args = substr_args},
+    {.name = "setrange", .proc = cmd_setrange, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STRING | CAT_SLOW, KEY_SPECS(setrange_keys),
+     .group = "string", .since = "2.2.0",
+     .summary = "Overwrite part of a string at key starting at the specified offset",
+     .complexity = "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.",
+     .args = setrange_args},
+    /* keys */
+    {.name = "del", .proc = cmd_del, .arity = -2, .flags = CMD_WRITE, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW, KEY_SPECS(del_keys),
+     .tips = del_tips, .group = "generic", .since = "1.0.0", .summary = "Delete a key",
+     .complexity = "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
+     .args = del_args},
+    {.name = "unlink", .proc = cmd_unlink, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(unlink_keys),
+     .tips = unlink_tips, .group = "generic", .since = "4.0.0",
+     .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
+     .complexity = "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
+     .args = unlink_args},
+    {.name = "exists", .proc = cmd_exists, .arity = -2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(exists_keys),
+     .tips = exists_tips, .group = "generic", .since = "1.0.0",
+     .summary = "Determine if a key exists",
+     .complexity = "O(N) where N is the number of keys to check.", .history = exists_history,
+     .args = exists_args},
+    {.name = "type", .proc = cmd_type, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(type_keys),
+     .group = "generic", .since = "1.0.0", .summary = "Determine the type stored at key",
+     .complexity = "O(1)", .args = type_args},
+    {.name = "touch", .proc = cmd_touch, .arity = -2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(touch_keys),
+     .tips = touch_tips, .group = "generic", .since = "3.2.1",
+     .summary = "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+     .complexity = "O(N) where N is the number of keys that will be touched.",
+     .args = touch_args},
+    {.name = "keys", .proc = cmd_keys, .arity = 2, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW | CAT_DANGEROUS,
+     .tips = keys_tips, .group = "generic", .since = "1.0.0",
+     .summary = "Find all keys matching the given pattern",
+     .complexity = "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
+     .args = keys_args},
+    {.name = "scan", .proc = cmd_scan, .arity = -2, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW,
+     .tips = scan_tips, .group = "generic", .since = "2.8.0",
+     .summary = "Incrementally iterate the keys space",
+     .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
+     .history = scan_history, .args = scan_args},
+    {.name = "randomkey", .proc = cmd_randomkey, .arity = 1, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW,
+     .tips = randomkey_tips, .group = "generic", .since = "1.0.0",
+     .summary = "Return a random key from the keyspace", .complexity = "O(1)"},
+    {.name = "rename", .proc = cmd_rename, .arity = 3, .flags = CMD_WRITE, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW, KEY_SPECS(rename_keys),
+     .group = "generic", .since = "1.0.0", .summary = "Rename a key", .complexity = "O(1)",
+     .args = rename_args},
+    {.name = "renamenx", .proc = cmd_renamenx, .arity = 3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(renamenx_keys),
+     .group = "generic", .since = "1.0.0",
+     .summary = "Rename a key, only if the new key does not exist", .complexity = "O(1)",
+     .history = renamenx_history, .args = renamenx_args},
+    {.name = "copy", .proc = cmd_copy, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW, KEY_SPECS(copy_keys),
+     .group = "generic", .since = "6.2.0", .summary = "Copy a key",
+     .complexity = "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
+     .args = copy_args},
+    {.name = "move", .proc = cmd_move, .arity = 3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(move_keys),
+     .group = "generic", .since = "1.0.0", .summary = "Move a key to another database",
+     .complexity = "O(1)", .args = move_args},
+    {.name = "object", .proc = cmd_object, .arity = -2, .flags = 0, .acl = CAT_SLOW,
+     .group = "generic", .since = "2.2.3",
+     .summary = "A container for object introspection commands",
+     .complexity = "Depends on subcommand.", .subcmds = object_subcmds},
+    {.name = "sort", .proc = cmd_sort, .arity = -2, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SET | CAT_SORTEDSET | CAT_LIST | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(sort_keys), .getkeys = sort_getkeys,
+     .group = "generic", .since = "1.0.0",
+     .summary = "Sort the elements in a list, set or sorted set",
+     .complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+     .args = sort_args},
+    {.name = "sort_ro", .proc = cmd_sort_ro, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SORTEDSET | CAT_LIST | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(sort_ro_keys), .getkeys = sort_getkeys,
+     .group = "generic", .since = "7.0.0",
+     .summary = "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
+     .complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+     .args = sort_ro_args},
+    {.name = "expire", .proc = cmd_expire, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(expire_keys),
+     .group = "generic", .since = "1.0.0", .summary = "Set a key's time to live in seconds",
+     .complexity = "O(1)", .history = expire_history, .args = expire_args},
+    {.name = "pexpire", .proc = cmd_pexpire, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(pexpire_keys),
+     .group = "generic", .since = "2.6.0",
+     .summary = "Set a key's time to live in milliseconds", .complexity = "O(1)",
+     .history = pexpire_history, .args = pexpire_args},
+    {.name = "expireat", .proc = cmd_expireat, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(expireat_keys),
+     .group = "generic", .since = "1.2.0",
+     .summary = "Set the expiration for a key as a UNIX timestamp", .complexity = "O(1)",
+     .history = expireat_history, .args = expireat_args},
+    {.name = "pexpireat", .proc = cmd_pexpireat, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(pexpireat_keys),
+     .group = "generic", .since = "2.6.0",
+     .summary = "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+     .complexity = "O(1)", .history = pexpireat_history, .args = pexpireat_args},
+    {.name = "expiretime", .proc = cmd_expiretime, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(expiretime_keys),
+     .group = "generic", .since = "7.0.0",
+     .summary = "Get the expiration Unix timestamp for a key", .complexity = "O(1)",
+     .args = expiretime_args},
+    {.name = "pexpiretime", .proc = cmd_pexpiretime, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(pexpiretime_keys),
+     .group = "generic", .since = "7.0.0",
+     .summary = "Get the expiration Unix timestamp for a key in milliseconds",
+     .complexity = "O(1)", .args = pexpiretime_args},
+    {.name = "ttl", .proc = cmd_ttl, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(ttl_keys),
+     .tips = ttl_tips, .group = "generic", .since = "1.0.0",
+     .summary = "Get the time to live for a key in seconds", .complexity = "O(1)",
+     .history = ttl_history, .args = ttl_args},
+    {.name = "pttl", .proc = cmd_pttl, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST, KEY_SPECS(pttl_keys),
+     .tips = pttl_tips, .group = "generic", .since = "2.6.0",
+     .summary = "Get the time to live for a key in milliseconds", .complexity = "O(1)",
+     .history = pttl_history, .args = pttl_args},
+    {.name = "persist", .proc = cmd_persist, .arity = 2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(persist_keys),
+     .group = "generic", .since = "2.2.0", .summary = "Remove the expiration from a key",
+     .complexity = "O(1)", .args = persist_args},
+    {.name = "dbsize", .proc = cmd_dbsize, .arity = 1, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_KEYSPACE | CAT_READ | CAT_FAST,
+     .tips = dbsize_tips, .group = "server", .since = "1.0.0",
+     .summary = "Return the number of keys in the selected database", .complexity = "O(1)"},
+    {.name = "select", .proc = cmd_select, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_FAST | CAT_CONNECTION,
+     .group = "connection", .since = "1.0.0",
+     .summary = "Change the selected database for the current connection", .complexity = "O(1)",
+     .args = select_args},
+    {.name = "flushdb", .proc = cmd_flushdb, .arity = -1, .flags = CMD_WRITE, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS,
+     .tips = flushdb_tips, .group = "server", .since = "1.0.0",
+     .summary = "Remove all keys from the current database",
+     .complexity = "O(N) where N is the number of keys in the selected database",
+     .history = flushdb_history, .args = flushdb_args},
+    {.name = "flushall", .proc = cmd_flushall, .arity = -1, .flags = CMD_WRITE, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS,
+     .tips = flushall_tips, .group = "server", .since = "1.0.0",
+     .summary = "Remove all keys from all databases",
+     .complexity = "O(N) where N is the total number of keys in all databases",
+     .history = flushall_history, .args = flushall_args},
+    /* server and connection */
+    {.name = "ping", .proc = cmd_ping, .arity = -1, .flags = CMD_FAST, .acl = CAT_FAST | CAT_CONNECTION,
+     .tips = ping_tips, .group = "connection", .since = "1.0.0", .summary = "Ping the server",
+     .complexity = "O(1)", .args = ping_args},
+    {.name = "echo", .proc = cmd_echo, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_FAST | CAT_CONNECTION,
+     .group = "connection", .since = "1.0.0", .summary = "Echo the given string",
+     .complexity = "O(1)", .args = echo_args},
+    {.name = "info", .proc = cmd_info, .arity = -1, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_DANGEROUS,
+     .tips = info_tips, .group = "server", .since = "1.0.0",
+     .summary = "Get information and statistics about the server", .complexity = "O(1)",
+     .history = info_history, .args = info_args},
+    {.name = "config", .proc = cmd_config, .arity = -2, .flags = 0, .acl = CAT_SLOW,
+     .group = "server", .since = "2.0.0",
+     .summary = "A container for server configuration commands",
+     .complexity = "Depends on subcommand.", .subcmds = config_subcmds},
+    {.name = "command", .proc = cmd_command, .arity = -1, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION,
+     .tips = command_tips, .group = "server", .since = "2.8.13",
+     .summary = "Get array of Redis command details",
+     .complexity = "O(N) where N is the total number of Redis commands",
+     .subcmds = command_subcmds},
+    {.name = "client", .proc = cmd_client, .arity = -2, .flags = 0, .acl = CAT_SLOW,
+     .group = "connection", .since = "2.4.0",
+     .summary = "A container for client connection commands",
+     .complexity = "Depends on subcommand.", .subcmds = client_subcmds},
+    {.name = "hello", .proc = cmd_hello, .arity = -1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NOAUTH | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_CONNECTION,
+     .group = "connection", .since = "6.0.0", .summary = "Handshake with Redis",
+     .complexity = "O(1)", .history = hello_history, .args = hello_args},
+    {.name = "auth", .proc = cmd_auth, .arity = -2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NOAUTH | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_CONNECTION,
+     .group = "connection", .since = "1.0.0", .summary = "Authenticate to the server",
+     .complexity = "O(N) where N is the number of passwords defined for the user",
+     .history = auth_history, .args = auth_args},
+    {.name = "time", .proc = cmd_time, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_FAST,
+     .tips = time_tips, .group = "server", .since = "2.6.0",
+     .summary = "Return the current server time", .complexity = "O(1)"},
+    {.name = "quit", .proc = cmd_quit, .arity = -1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NOAUTH | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_CONNECTION,
+     .group = "connection", .since = "1.0.0", .summary = "Close the connection",
+     .complexity = "O(1)"},
+    {.name = "shutdown", .proc = cmd_shutdown, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_NO_MULTI | CMD_ALLOW_BUSY, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "1.0.0",
+     .summary = "Synchronously save the dataset to disk and then shut down the server",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
+     .history = shutdown_history, .args = shutdown_args},
+    {.name = "debug", .proc = cmd_debug, .arity = -2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PROTECTED, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "1.0.0", .summary = "A container for debugging commands",
+     .complexity = "Depends on subcommand.", .doc_flags = DOC_SYSCMD},
+    /* persistence */
+    {.name = "save", .proc = cmd_save, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "1.0.0", .summary = "Synchronously save the dataset to disk",
+     .complexity = "O(N) where N is the total number of keys in all databases"},
+    {.name = "bgsave", .proc = cmd_bgsave, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "1.0.0", .summary = "Asynchronously save the dataset to disk",
+     .complexity = "O(1)", .history = bgsave_history, .args = bgsave_args},
+    {.name = "bgrewriteaof", .proc = cmd_bgrewriteaof, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "1.0.0",
+     .summary = "Asynchronously rewrite the append-only file", .complexity = "O(1)"},
+    {.name = "lastsave", .proc = cmd_lastsave, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_ADMIN | CAT_FAST | CAT_DANGEROUS,
+     .tips = lastsave_tips, .group = "server", .since = "1.0.0",
+     .summary = "Get the UNIX time stamp of the last successful save to disk",
+     .complexity = "O(1)"},
+};
+
+size_t commands_count(void) { return sizeof table / sizeof table[0]; }
+cmd_def *commands_table(void) { return table; }

@@ -1,0 +1,436 @@
+/* commands_doc: the argument, history and tips arrays that COMMAND DOCS and
+ * COMMAND INFO report, as Redis 7.0.15 documents the same commands.
+ * Included only by commands.c (static data). */
+#ifndef VERSO_COMMANDS_DOC_H
+#define VERSO_COMMANDS_DOC_H
+
+static const cmd_arg get_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const set_history[] = {"2.6.12", "Added the `EX`, `PX`, `NX` and `XX` options.", "6.0.0", "Added the `KEEPTTL` option.", "6.2.0", "Added the `GET`, `EXAT` and `PXAT` option.", "7.0.0", "Allowed the `NX` and `GET` options to be used together.", NULL};
+static const cmd_arg set_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {0}};
+static const cmd_arg set_expiration_args[] = {
+    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "EX", .since = "2.6.12"},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "PX", .since = "2.6.12"},
+    {.name = "unix-time-seconds", .type = ARG_UNIX_TIME, .key_spec_index = -1, .token = "EXAT", .since = "6.2.0"},
+    {.name = "unix-time-milliseconds", .type = ARG_UNIX_TIME, .key_spec_index = -1, .token = "PXAT", .since = "6.2.0"},
+    {.name = "keepttl", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KEEPTTL", .since = "6.0.0"},
+    {0}};
+static const cmd_arg set_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "2.6.12", .flags = ARGF_OPTIONAL, .subargs = set_condition_args},
+    {.name = "get", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "GET", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "expiration", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = set_expiration_args},
+    {0}};
+static const cmd_arg setnx_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg setex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg psetex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg getset_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg getdel_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg getex_expiration_args[] = {
+    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "EX"},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "PX"},
+    {.name = "unix-time-seconds", .type = ARG_UNIX_TIME, .key_spec_index = -1, .token = "EXAT"},
+    {.name = "unix-time-milliseconds", .type = ARG_UNIX_TIME, .key_spec_index = -1, .token = "PXAT"},
+    {.name = "persist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "PERSIST"},
+    {0}};
+static const cmd_arg getex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "expiration", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = getex_expiration_args},
+    {0}};
+static const char *const mget_tips[] = {"request_policy:multi_shard", NULL};
+static const cmd_arg mget_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const mset_tips[] = {"request_policy:multi_shard", "response_policy:all_succeeded", NULL};
+static const cmd_arg mset_key_value_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg mset_args[] = {
+    {.name = "key_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = mset_key_value_args},
+    {0}};
+static const char *const msetnx_tips[] = {"request_policy:multi_shard", "response_policy:agg_min", NULL};
+static const cmd_arg msetnx_key_value_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg msetnx_args[] = {
+    {.name = "key_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = msetnx_key_value_args},
+    {0}};
+static const cmd_arg append_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg strlen_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg incr_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg decr_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg incrby_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "increment", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg decrby_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "decrement", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg incrbyfloat_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "increment", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg getrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "end", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg substr_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "end", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg setrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const del_tips[] = {"request_policy:multi_shard", "response_policy:agg_sum", NULL};
+static const cmd_arg del_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const unlink_tips[] = {"request_policy:multi_shard", "response_policy:agg_sum", NULL};
+static const cmd_arg unlink_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const exists_tips[] = {"request_policy:multi_shard", "response_policy:agg_sum", NULL};
+static const char *const exists_history[] = {"3.0.3", "Accepts multiple `key` arguments.", NULL};
+static const cmd_arg exists_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg type_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const touch_tips[] = {"request_policy:multi_shard", "response_policy:agg_sum", NULL};
+static const cmd_arg touch_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const keys_tips[] = {"request_policy:all_shards", "nondeterministic_output_order", NULL};
+static const cmd_arg keys_args[] = {
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1},
+    {0}};
+static const char *const scan_tips[] = {"nondeterministic_output", "request_policy:special", NULL};
+static const char *const scan_history[] = {"6.0.0", "Added the `TYPE` subcommand.", NULL};
+static const cmd_arg scan_args[] = {
+    {.name = "cursor", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "MATCH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {.name = "type", .type = ARG_STRING, .key_spec_index = -1, .token = "TYPE", .since = "6.0.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const randomkey_tips[] = {"request_policy:all_shards", "nondeterministic_output", NULL};
+static const cmd_arg rename_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "newkey", .type = ARG_KEY, .key_spec_index = 1},
+    {0}};
+static const char *const renamenx_history[] = {"3.2.0", "The command no longer returns an error when source and destination names are the same.", NULL};
+static const cmd_arg renamenx_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "newkey", .type = ARG_KEY, .key_spec_index = 1},
+    {0}};
+static const cmd_arg copy_args[] = {
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "destination-db", .type = ARG_INTEGER, .key_spec_index = -1, .token = "DB", .flags = ARGF_OPTIONAL},
+    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg move_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "db", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const char *const object_encoding_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg object_encoding_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const object_freq_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg object_freq_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const object_idletime_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg object_idletime_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const object_refcount_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg object_refcount_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg sort_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg sort_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg sort_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = 1, .token = "BY", .flags = ARGF_OPTIONAL},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = sort_offset_count_args},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = 1, .token = "GET", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE | ARGF_MULTIPLE_TOKEN},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = sort_order_args},
+    {.name = "sorting", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ALPHA", .flags = ARGF_OPTIONAL},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 2, .token = "STORE", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg sort_ro_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg sort_ro_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg sort_ro_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = 1, .token = "BY", .flags = ARGF_OPTIONAL},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = sort_ro_offset_count_args},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = 1, .token = "GET", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE | ARGF_MULTIPLE_TOKEN},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = sort_ro_order_args},
+    {.name = "sorting", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ALPHA", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const expire_history[] = {"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`.", NULL};
+static const cmd_arg expire_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {.name = "gt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "GT"},
+    {.name = "lt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LT"},
+    {0}};
+static const cmd_arg expire_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "7.0.0", .flags = ARGF_OPTIONAL, .subargs = expire_condition_args},
+    {0}};
+static const char *const pexpire_history[] = {"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`.", NULL};
+static const cmd_arg pexpire_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {.name = "gt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "GT"},
+    {.name = "lt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LT"},
+    {0}};
+static const cmd_arg pexpire_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "7.0.0", .flags = ARGF_OPTIONAL, .subargs = pexpire_condition_args},
+    {0}};
+static const char *const expireat_history[] = {"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`.", NULL};
+static const cmd_arg expireat_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {.name = "gt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "GT"},
+    {.name = "lt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LT"},
+    {0}};
+static const cmd_arg expireat_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "unix-time-seconds", .type = ARG_UNIX_TIME, .key_spec_index = -1},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "7.0.0", .flags = ARGF_OPTIONAL, .subargs = expireat_condition_args},
+    {0}};
+static const char *const pexpireat_history[] = {"7.0.0", "Added options: `NX`, `XX`, `GT` and `LT`.", NULL};
+static const cmd_arg pexpireat_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {.name = "gt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "GT"},
+    {.name = "lt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LT"},
+    {0}};
+static const cmd_arg pexpireat_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "unix-time-milliseconds", .type = ARG_UNIX_TIME, .key_spec_index = -1},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "7.0.0", .flags = ARGF_OPTIONAL, .subargs = pexpireat_condition_args},
+    {0}};
+static const cmd_arg expiretime_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg pexpiretime_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const ttl_tips[] = {"nondeterministic_output", NULL};
+static const char *const ttl_history[] = {"2.8.0", "Added the -2 reply.", NULL};
+static const cmd_arg ttl_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const pttl_tips[] = {"nondeterministic_output", NULL};
+static const char *const pttl_history[] = {"2.8.0", "Added the -2 reply.", NULL};
+static const cmd_arg pttl_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg persist_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const dbsize_tips[] = {"request_policy:all_shards", "response_policy:agg_sum", NULL};
+static const cmd_arg select_args[] = {
+    {.name = "index", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const char *const flushdb_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const char *const flushdb_history[] = {"4.0.0", "Added the `ASYNC` flushing mode modifier.", "6.2.0", "Added the `SYNC` flushing mode modifier.", NULL};
+static const cmd_arg flushdb_async_args[] = {
+    {.name = "async", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASYNC", .since = "4.0.0"},
+    {.name = "sync", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SYNC", .since = "6.2.0"},
+    {0}};
+static const cmd_arg flushdb_args[] = {
+    {.name = "async", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = flushdb_async_args},
+    {0}};
+static const char *const flushall_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const char *const flushall_history[] = {"4.0.0", "Added the `ASYNC` flushing mode modifier.", "6.2.0", "Added the `SYNC` flushing mode modifier.", NULL};
+static const cmd_arg flushall_async_args[] = {
+    {.name = "async", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASYNC", .since = "4.0.0"},
+    {.name = "sync", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SYNC", .since = "6.2.0"},
+    {0}};
+static const cmd_arg flushall_args[] = {
+    {.name = "async", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = flushall_async_args},
+    {0}};
+static const char *const ping_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const cmd_arg ping_args[] = {
+    {.name = "message", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg echo_args[] = {
+    {.name = "message", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const info_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
+static const char *const info_history[] = {"7.0.0", "Added support for taking multiple section arguments.", NULL};
+static const cmd_arg info_args[] = {
+    {.name = "section", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const config_get_history[] = {"7.0.0", "Added the ability to pass multiple pattern parameters in one call", NULL};
+static const cmd_arg config_get_parameter_args[] = {
+    {.name = "parameter", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg config_get_args[] = {
+    {.name = "parameter", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = config_get_parameter_args},
+    {0}};
+static const char *const config_set_tips[] = {"request_policy:all_nodes", "response_policy:all_succeeded", NULL};
+static const char *const config_set_history[] = {"7.0.0", "Added the ability to set multiple parameters in one call.", NULL};
+static const cmd_arg config_set_parameter_value_args[] = {
+    {.name = "parameter", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg config_set_args[] = {
+    {.name = "parameter_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = config_set_parameter_value_args},
+    {0}};
+static const char *const command_docs_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg command_docs_args[] = {
+    {.name = "command-name", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const command_info_tips[] = {"nondeterministic_output_order", NULL};
+static const char *const command_info_history[] = {"7.0.0", "Allowed to be called with no argument to get info on all commands.", NULL};
+static const cmd_arg command_info_args[] = {
+    {.name = "command-name", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const command_list_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg command_list_filterby_args[] = {
+    {.name = "module-name", .type = ARG_STRING, .key_spec_index = -1, .token = "MODULE"},
+    {.name = "category", .type = ARG_STRING, .key_spec_index = -1, .token = "ACLCAT"},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "PATTERN"},
+    {0}};
+static const cmd_arg command_list_args[] = {
+    {.name = "filterby", .type = ARG_ONEOF, .key_spec_index = -1, .token = "FILTERBY", .flags = ARGF_OPTIONAL, .subargs = command_list_filterby_args},
+    {0}};
+static const char *const command_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg client_setname_args[] = {
+    {.name = "connection-name", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const client_list_tips[] = {"nondeterministic_output", NULL};
+static const char *const client_list_history[] = {"2.8.12", "Added unique client `id` field.", "5.0.0", "Added optional `TYPE` filter.", "6.0.0", "Added `user` field.", "6.2.0", "Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter.", "7.0.0", "Added `resp`, `multi-mem`, `rbs` and `rbp` fields.", "7.0.3", "Added `ssub` field.", NULL};
+static const cmd_arg client_list_normal_master_replica_pubsub_args[] = {
+    {.name = "normal", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NORMAL"},
+    {.name = "master", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MASTER"},
+    {.name = "replica", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLICA"},
+    {.name = "pubsub", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "PUBSUB"},
+    {0}};
+static const cmd_arg client_list_id_args[] = {
+    {.name = "client-id", .type = ARG_INTEGER, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg client_list_args[] = {
+    {.name = "normal_master_replica_pubsub", .type = ARG_ONEOF, .key_spec_index = -1, .token = "TYPE", .since = "5.0.0", .flags = ARGF_OPTIONAL, .subargs = client_list_normal_master_replica_pubsub_args},
+    {.name = "id", .type = ARG_BLOCK, .key_spec_index = -1, .token = "ID", .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = client_list_id_args},
+    {0}};
+static const char *const client_info_tips[] = {"nondeterministic_output", NULL};
+static const char *const client_kill_history[] = {"2.8.12", "Added new filter format.", "2.8.12", "`ID` option.", "3.2.0", "Added `master` type in for `TYPE` option.", "5.0.0", "Replaced `slave` `TYPE` with `replica`. `slave` still supported for backward compatibility.", "6.2.0", "`LADDR` option.", NULL};
+static const cmd_arg client_kill_filter_new_format_normal_master_slave_pubsub_args[] = {
+    {.name = "normal", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NORMAL"},
+    {.name = "master", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MASTER", .since = "3.2.0"},
+    {.name = "slave", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SLAVE"},
+    {.name = "replica", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLICA", .since = "5.0.0"},
+    {.name = "pubsub", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "PUBSUB"},
+    {0}};
+static const cmd_arg client_kill_filter_new_format_args[] = {
+    {.name = "client-id", .type = ARG_INTEGER, .key_spec_index = -1, .token = "ID", .since = "2.8.12", .flags = ARGF_OPTIONAL},
+    {.name = "normal_master_slave_pubsub", .type = ARG_ONEOF, .key_spec_index = -1, .token = "TYPE", .since = "2.8.12", .flags = ARGF_OPTIONAL, .subargs = client_kill_filter_new_format_normal_master_slave_pubsub_args},
+    {.name = "username", .type = ARG_STRING, .key_spec_index = -1, .token = "USER", .flags = ARGF_OPTIONAL},
+    {.name = "ip:port", .type = ARG_STRING, .key_spec_index = -1, .token = "ADDR", .flags = ARGF_OPTIONAL},
+    {.name = "ip:port", .type = ARG_STRING, .key_spec_index = -1, .token = "LADDR", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "yes/no", .type = ARG_STRING, .key_spec_index = -1, .token = "SKIPME", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg client_kill_filter_args[] = {
+    {.name = "ip:port", .type = ARG_STRING, .key_spec_index = -1, .deprecated_since = "2.8.12"},
+    {.name = "new-format", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = client_kill_filter_new_format_args},
+    {0}};
+static const cmd_arg client_kill_args[] = {
+    {.name = "filter", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = client_kill_filter_args},
+    {0}};
+static const char *const hello_history[] = {"6.2.0", "`protover` made optional; when called without arguments the command reports the current connection's context.", NULL};
+static const cmd_arg hello_arguments_username_password_args[] = {
+    {.name = "username", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "password", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hello_arguments_args[] = {
+    {.name = "protover", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "username_password", .type = ARG_BLOCK, .key_spec_index = -1, .token = "AUTH", .flags = ARGF_OPTIONAL, .subargs = hello_arguments_username_password_args},
+    {.name = "clientname", .type = ARG_STRING, .key_spec_index = -1, .token = "SETNAME", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg hello_args[] = {
+    {.name = "arguments", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = hello_arguments_args},
+    {0}};
+static const char *const auth_history[] = {"6.0.0", "Added ACL style (username and password).", NULL};
+static const cmd_arg auth_args[] = {
+    {.name = "username", .type = ARG_STRING, .key_spec_index = -1, .since = "6.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "password", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const time_tips[] = {"nondeterministic_output", NULL};
+static const char *const shutdown_history[] = {"7.0.0", "Added the `NOW`, `FORCE` and `ABORT` modifiers.", NULL};
+static const cmd_arg shutdown_nosave_save_args[] = {
+    {.name = "nosave", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NOSAVE"},
+    {.name = "save", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SAVE"},
+    {0}};
+static const cmd_arg shutdown_args[] = {
+    {.name = "nosave_save", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = shutdown_nosave_save_args},
+    {.name = "now", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NOW", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "force", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FORCE", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "abort", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ABORT", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const bgsave_history[] = {"3.2.2", "Added the `SCHEDULE` option.", NULL};
+static const cmd_arg bgsave_args[] = {
+    {.name = "schedule", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SCHEDULE", .since = "3.2.2", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const lastsave_tips[] = {"nondeterministic_output", NULL};
+
+#endif

@@ -62,6 +62,8 @@ static cmd_def table[] = {
     {"pexpiretime", cmd_pexpiretime, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time of a key as a Unix milliseconds timestamp.", 0, 0, 0},
     {"ttl", cmd_ttl, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time in seconds of a key.", 0, 0, 0},
     {"pttl", cmd_pttl, 2, R | F, 1, 1, 1, "generic", "Returns the expiration time in milliseconds of a key.", 0, 0, 0},
+    {"dump", cmd_dump, 2, R, 1, 1, 1, "generic", "Returns a serialized representation of the value stored at a key.", 0, 0, 0},
+    {"restore", cmd_restore, -4, W | M, 1, 1, 1, "generic", "Creates a key from the serialized representation of a value.", 0, 0, 0},
     {"persist", cmd_persist, 2, W | F, 1, 1, 1, "generic", "Removes the expiration time of a key.", 0, 0, 0},
     {"dbsize", cmd_dbsize, 1, R | F, 0, 0, 0, "server", "Returns the number of keys in the database.", 0, 0, 0},
     {"select", cmd_select, 2, F | L, 0, 0, 0, "connection", "Changes the selected database.", 0, 0, 0},

@@ -3,7 +3,7 @@
  *
  * Every byte of the plain RDB stream goes through one 1 MiB buffer. A flush
  * first advances the CRC64 over the buffered bytes (one big crc64 call, not
- * one per field), then writes them to the file, through the LZ4 frame
+ * one per field), then hands them to the sink (rdb_io.h), through the LZ4 frame
  * compressor when compression is on. Keys are encoded straight into the
  * buffer; only values larger than what is left of it go through the chunked
  * copy. Strings are written verbatim or int-encoded, never LZF: LZ4 over the

@@ -138,12 +138,10 @@ static void *ser_main(void *arg) {
     int64_t start = mono_us();
     if (job->aux.used_mem < 0) job->aux.used_mem = (int64_t)info_allocated();
     char err[RDB_ERRLEN];
-    /* the caller's sink, or the file: tmp, renamed to path by the finish */
-    sink *file = job->out ? NULL : sink_file_open(job->tmp, job->path, err, sizeof err);
-    rdb_writer *w = NULL;
-    if (job->out || file)
-        w = rdb_writer_open_sink(job->out ? job->out : file, job->compress, &job->aux, err,
-                                 sizeof err);
+    /* tmp, renamed to path when the writer finishes, removed on abort */
+    sink *file = sink_file_open(job->tmp, job->path, err, sizeof err);
+    rdb_writer *w = file ? rdb_writer_open_sink(file, job->compress, &job->aux, err, sizeof err)
+                         : NULL;
     if (!w) {
         job->status = -1;
         snprintf(job->err, sizeof job->err, "%s", err);
@@ -172,7 +170,7 @@ static void *ser_main(void *arg) {
         snprintf(job->err, sizeof job->err, "%s", err);
         goto done;
     }
-    job->file_bytes = sink_bytes(job->out ? job->out : file);
+    job->file_bytes = sink_bytes(file);
     job->status = 0;
 done:
     sink_free(file);

@@ -9,7 +9,7 @@
  * ser_capture, the tables' capture callback) just before changing an entry
  * the walk had not reached. Every key that existed at E is written once,
  * with its value at E. When the file is written, fsynced and renamed into
- * place (or the job's sink finished), the thread wakes the main loop
+ * place (through a file sink, rdb_io.h), the thread wakes the main loop
  * (uv_async_t) and exits.
  *
  * Thread boundaries: the job's queue is under q_lock (held for a push or a
@@ -51,10 +51,6 @@ typedef struct ser_job {
     ser_db *dbs;
     char path[4096];          /* final file */
     char tmp[4096];           /* temp file, renamed to path */
-    sink *out;                /* NULL: the file above; else the snapshot goes
-                                 to this sink (a replica's socket), which
-                                 stays the caller's and is written by the
-                                 serializer thread only until on_done */
     int compress;
     rdb_aux aux;
     uint64_t keys_total;

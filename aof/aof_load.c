@@ -4,7 +4,7 @@
  *  - every file the manifest lists (base and incrs) must exist, checked
  *    before anything is loaded; an empty file loads nothing;
  *  - the base is an RDB (name ending in .rdb, or "REDIS" / LZ4 magic at its
- *    start) loaded through rdb_load_file, else a file of RESP commands;
+ *    start) loaded through rdb_load, else a file of RESP commands;
  *  - commands are RESP multibulks ("*<n>" with n >= 1); lines starting with
  *    '#' between commands are annotations (Redis's "#TS:<unix>") and are
  *    skipped; anything else is a bad file format;
@@ -332,19 +332,19 @@ static int load_rdb_base(loader *L, const char *name, int64_t now_ms, const rdb_
                          void *priv) {
     char path[8192];
     file_path(L, name, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+        return fail(L, name, 0, "the base file listed in the manifest does not exist");
+    if (fd < 0) return fail(L, name, 0, "open: %s", strerror(errno));
+    /* a source named as we name the file, so that the loader's errors do */
+    source *src = source_fd_open(fd, name);
     rdb_load_stats rst;
-    int rc = rdb_load_file(path, now_ms, cb, priv, &rst, L->err, L->errlen);
+    int rc = rdb_load(src, now_ms, cb, priv, &rst, L->err, L->errlen);
+    source_free(src);
+    close(fd);
     L->st->base_keys = rst.keys_loaded;
     L->st->base_expired = rst.keys_expired;
-    if (rc == 1) return fail(L, name, 0, "the base file listed in the manifest does not exist");
-    if (rc == 0) return 0;
-    /* rdb_load_file names the file by its path: name it as we do */
-    size_t plen = strlen(path), nlen = strlen(name);
-    if (strncmp(L->err, path, plen) == 0) {
-        memcpy(L->err, name, nlen);
-        memmove(L->err + nlen, L->err + plen, strlen(L->err + plen) + 1);
-    }
-    return -1;
+    return rc;
 }
 
 /* ---- the whole set ---- */

@@ -1,6 +1,6 @@
 /* aof_load: replaying a multi-part AOF at startup.
  *
- * Loads the BASE (an RDB snapshot, through rdb_load_file, when its name
+ * Loads the BASE (an RDB snapshot, through rdb_load, when its name
  * ends in .rdb or it starts with "REDIS" or the LZ4 magic; else a RESP
  * file) then every INCR file in manifest order,
  * handing each RESP command to the caller's exec callback. A truncated last

@@ -9,9 +9,14 @@
  * is wrapped in one LZ4 frame with its content checksum, so that `lz4 -d`
  * gives back the plain RDB. See doc/snapshot-format.md.
  *
+ * The writer writes to a sink and the loader reads from a source
+ * (rdb_io.h: a file, an fd or memory); the buffering, the CRC64 and the LZ4
+ * frame are done here, so every sink and source gets them.
+ *
  * Used by the forkless serializer (its own thread), the fork child, SAVE,
- * restore on startup (main thread before the loop runs) and the AOF base.
- * A writer or reader belongs to the one thread that opened it. */
+ * restore on startup (main thread before the loop runs), the AOF base and
+ * DUMP/RESTORE (one value, rdb_write_value / rdb_read_value). A writer or
+ * reader belongs to the one thread that opened it. */
 #ifndef VERSO_RDB_H
 #define VERSO_RDB_H
 
@@ -19,6 +24,7 @@
 #include <stdint.h>
 
 #include "../src/obj.h"
+#include "rdb_io.h"
 
 /* The `compress` argument of rdb_writer_open: flags, or-ed.
  *   RDB_COMPRESS_LZ4   the whole stream in one LZ4 frame (verso's
@@ -47,9 +53,15 @@ typedef struct rdb_aux {
     int aof_base;            /* 1 when writing an AOF base */
 } rdb_aux;
 
-/* Creates `path` (O_EXCL not required: callers pass a fresh temp name) and
- * writes the header and AUX fields. `compress`: RDB_COMPRESS_* and
- * RDB_NO_CHECKSUM flags (above). NULL on error with err filled. */
+/* Writes the header and AUX fields to `out` (which stays the caller's: it
+ * frees it after rdb_writer_finish or rdb_writer_abort, which finish or
+ * abort it). `compress`: RDB_COMPRESS_* and RDB_NO_CHECKSUM flags (above).
+ * NULL on error with err filled (the sink is then aborted). */
+rdb_writer *rdb_writer_open_sink(sink *out, int compress, const rdb_aux *aux,
+                                 char *err, size_t errlen);
+/* The same on a file sink of its own: creates `path` (O_EXCL not required:
+ * callers pass a fresh temp name); finish fsyncs and closes it, the caller
+ * then renames it with rdb_commit_file. */
 rdb_writer *rdb_writer_open(const char *path, int compress, const rdb_aux *aux,
                             char *err, size_t errlen);
 /* Declares the sizes of database `db` (RESIZEDB hint, written when the
@@ -60,12 +72,13 @@ void rdb_writer_dbsize(rdb_writer *w, int db, uint64_t keys, uint64_t expires);
  * unix ms or -1. Returns 0, or -1 with the error kept in the writer. */
 int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
                    int64_t expire);
-/* Bytes written to the file so far (after compression). */
+/* Bytes written to the sink so far (after compression). */
 uint64_t rdb_writer_bytes(const rdb_writer *w);
-/* Writes EOF + CRC64, ends the LZ4 frame, fsyncs and closes. 0 or -1 with
- * err. Frees the writer either way. */
+/* Writes EOF + CRC64, ends the LZ4 frame and finishes the sink (a file:
+ * fsync and close). 0 or -1 with err. Frees the writer either way. */
 int rdb_writer_finish(rdb_writer *w, char *err, size_t errlen);
-/* Closes and frees without finishing (the caller removes the temp file). */
+/* Aborts the sink and frees without finishing (the caller removes a temp
+ * file it opened with rdb_writer_open). */
 void rdb_writer_abort(rdb_writer *w);
 /* The error of the last failed put. */
 const char *rdb_writer_error(const rdb_writer *w);
@@ -73,6 +86,12 @@ const char *rdb_writer_error(const rdb_writer *w);
 /* Makes `tmp` the file `path`: rename, then fsync of the directory, so that a
  * crash leaves the old or the new file, never a torn one. 0 or -1 with err. */
 int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen);
+
+/* One value as DUMP carries it, the same encoding as in a snapshot: its RDB
+ * type byte, then the value (LZF strings with RDB_COMPRESS_LZF in compress,
+ * as Redis's DUMP follows rdbcompression). No header, checksum or LZ4
+ * frame. 0, or -1 with err (the sink failed). */
+int rdb_write_value(sink *out, const obj *val, int compress, char *err, size_t errlen);
 
 /* ---- reading ---- */
 
@@ -118,5 +137,16 @@ typedef struct rdb_load_stats {
  * are refused with a message naming the type and offset. */
 int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
                   void *priv, rdb_load_stats *st, char *err, size_t errlen);
+/* The same from any source (rdb_io.h), which stays the caller's; errors
+ * name the source. Returns 0 or -1 (never 1). When the source's size is
+ * unknown (a pipe, a socket), the checks that compare lengths with the
+ * bytes left are skipped and RESIZEDB hints are capped at 2^28 keys. */
+int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
+             rdb_load_stats *st, char *err, size_t errlen);
+/* One value as rdb_write_value wrote it: the type byte and the value, read
+ * from src; bytes after the value are left unread (Redis's RESTORE does
+ * not look at them either). *val is a new reference. 0, or -1 with err naming the source, the
+ * offset and what was wrong (an unsupported type, damaged bytes). */
+int rdb_read_value(source *src, obj **val, char *err, size_t errlen);
 
 #endif

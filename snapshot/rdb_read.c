@@ -1,9 +1,10 @@
 /* rdb_read: the snapshot loader (see rdb.h for the contract and
  * doc/snapshot-format.md for the bytes).
  *
- * The file is read as a stream through one buffer of plain RDB bytes (1 MiB,
- * or the file size for smaller plain files), filled 256 KB at a time by
- * read(2) or by the LZ4 frame decompressor, so memory stays bounded whatever
+ * The source (rdb_io.h: a file, an fd, memory) is read as a stream through
+ * one buffer of plain RDB bytes (1 MiB, or the size for smaller plain
+ * files), filled 256 KB at a time by source_read or by the LZ4 frame
+ * decompressor, so memory stays bounded whatever
  * the file size: that buffer, the 256 KB compressed input buffer, and a
  * scratch buffer for strings larger than the buffer, which grows only as
  * their bytes actually arrive. Strings that fit are handed out as pointers
@@ -12,7 +13,8 @@
  * The CRC64 is advanced lazily over the bytes consumed, each time the buffer
  * is compacted, so that it costs one crc64 call per refill, not per field.
  *
- * Any damage stops the load with "<path>: offset <N>: <what>". Keys already
+ * Any damage stops the load with "<name>: offset <N>: <what>", the name
+ * being the source's (the path for files). Keys already
  * handed to the callback before the damage was found may be wrong (the CRC is
  * only known at the end): the caller must discard everything on -1. */
 #include "rdb.h"
@@ -48,9 +50,9 @@
 #define SCRATCH_KEEP (4u << 20)
 
 typedef struct rd {
-    const char *path;
-    int fd;
-    uint64_t fsize;
+    const char *path;          /* the source's name */
+    source *src;
+    uint64_t fsize;            /* SOURCE_SIZE_UNKNOWN for pipes and sockets */
     int lz4;
     int ver;
     const rdb_load_cb *cb;
@@ -121,16 +123,18 @@ static int rd_zfail(rd *r, uint64_t off, const char *fmt, ...) {
 
 /* ---- sources of plain bytes ---- */
 
-static ssize_t read_some(int fd, void *p, size_t n) {
-    ssize_t k;
-    do k = read(fd, p, n); while (k < 0 && errno == EINTR);
-    return k;
+/* The source failed: its message (which names it and the offset) is ours. */
+static int rd_src_fail(rd *r) {
+    if (r->failed) return -1;
+    snprintf(r->err, r->errlen, "%s", source_error(r->src));
+    r->failed = 1;
+    return -1;
 }
 
 static int src_plain(rd *r) {
     size_t room = r->bufsize - r->len;
-    ssize_t k = read_some(r->fd, r->buf + r->len, room < READ_CHUNK ? room : READ_CHUNK);
-    if (k < 0) return rd_zfail(r, r->base + r->len, "read: %s", strerror(errno));
+    ssize_t k = source_read(r->src, r->buf + r->len, room < READ_CHUNK ? room : READ_CHUNK);
+    if (k < 0) return rd_src_fail(r);
     if (k == 0) r->src_end = 1;
     r->len += (size_t)k;
     return 0;
@@ -139,8 +143,8 @@ static int src_plain(rd *r) {
 static int z_read(rd *r) {
     r->zbase += r->zlen;
     r->zpos = r->zlen = 0;
-    ssize_t k = read_some(r->fd, r->zbuf, ZBUF_SIZE);
-    if (k < 0) return rd_zfail(r, r->zbase, "read: %s", strerror(errno));
+    ssize_t k = source_read(r->src, r->zbuf, ZBUF_SIZE);
+    if (k < 0) return rd_src_fail(r);
     if (k == 0) r->zeof = 1;
     r->zlen = (size_t)k;
     return 0;
@@ -172,12 +176,13 @@ static int src_lz4(rd *r) {
 }
 
 static void rd_progress(rd *r) {
-    if (!r->cb->progress) return;
+    if (!r->cb || !r->cb->progress) return;
     int64_t now = mono_ms();
     if (now < r->next_progress_ms) return;
     r->next_progress_ms = now + 1000;
     uint64_t done = r->lz4 ? r->zbase + r->zpos : r->base + r->len;
-    r->cb->progress(r->priv, done, r->fsize, r->st->keys_loaded);
+    r->cb->progress(r->priv, done, r->fsize == SOURCE_SIZE_UNKNOWN ? 0 : r->fsize,
+                    r->st->keys_loaded);
 }
 
 /* Moves the unread bytes to the front, after adding the consumed ones to
@@ -269,7 +274,9 @@ static int rd_len(rd *r, uint64_t *len, const char *what) {
 
 /* ---- strings ---- */
 
+/* Plain bytes left in a plain file; unbounded when the size is unknown. */
 static uint64_t rd_left_in_file(const rd *r) {
+    if (r->fsize == SOURCE_SIZE_UNKNOWN) return UINT64_MAX;
     return r->fsize > rd_off(r) ? r->fsize - rd_off(r) : 0;
 }
 
@@ -290,7 +297,8 @@ static int rd_raw(rd *r, uint64_t len, uint64_t at, rstr *s) {
         return 0;
     }
     vbuf_reset(&r->scratch);
-    if (!r->lz4) vbuf_reserve(&r->scratch, (size_t)len);  /* the file holds it */
+    if (!r->lz4 && r->fsize != SOURCE_SIZE_UNKNOWN)
+        vbuf_reserve(&r->scratch, (size_t)len);  /* the file holds it */
     while (r->scratch.len < len) {
         if (rd_need(r, 1)) return -1;
         size_t k = r->len - r->pos;
@@ -360,6 +368,17 @@ static void rd_trim_scratch(rd *r) {
 
 /* ---- opcodes ---- */
 
+static int rd_refuse(rd *r, uint64_t at, unsigned op);
+
+/* A value of type `type`, whose byte (at offset at) was just read. */
+static int rd_value(rd *r, uint64_t at, unsigned type, obj **val) {
+    if (type != RDB_TYPE_STRING) return rd_refuse(r, at, type);
+    rstr s;
+    if (rd_string(r, &s)) return -1;
+    *val = s.is_int ? obj_new_int(s.v) : obj_new_value(s.p, s.len);
+    return 0;
+}
+
 /* One string key and its value, handed to the callback unless expired. */
 static int rd_key(rd *r, uint64_t at, int db, int64_t expire) {
     rstr s;
@@ -371,11 +390,11 @@ static int rd_key(rd *r, uint64_t at, int db, int64_t expire) {
     } else {
         key = obj_new_raw(s.p, s.len);
     }
-    if (rd_string(r, &s)) {
+    obj *val;
+    if (rd_value(r, at, RDB_TYPE_STRING, &val)) {
         obj_decref(key);
         return -1;
     }
-    obj *val = s.is_int ? obj_new_int(s.v) : obj_new_value(s.p, s.len);
     rd_trim_scratch(r);
     if (expire != -1 && expire < r->now_ms) {
         obj_decref(key);
@@ -412,13 +431,14 @@ static int rd_selectdb(rd *r, uint64_t at, int *db) {
 
 /* RESIZEDB is a hint; a damaged one must not make the callee allocate
  * beyond what the rest of the file could hold (a key takes >= 3 bytes; LZ4
- * expands at most 255x). */
+ * expands at most 255x; an unknown size caps at 2^28 keys). */
 static int rd_resizedb(rd *r, int db) {
     uint64_t keys, expires;
     if (rd_len(r, &keys, "RESIZEDB") || rd_len(r, &expires, "RESIZEDB")) return -1;
     uint64_t zdone = r->zbase + r->zpos;
     uint64_t zleft = r->fsize > zdone ? r->fsize - zdone : 0;
     uint64_t left = r->lz4 ? zleft * 255 + r->bufsize + (4u << 20) : rd_left_in_file(r);
+    if (r->fsize == SOURCE_SIZE_UNKNOWN) left = 3ull << 28;
     uint64_t max = left / 3;
     if (keys > max) keys = max;
     if (expires > keys) expires = keys;
@@ -545,63 +565,90 @@ static int rd_header(rd *r) {
     return 0;
 }
 
-/* ---- entry point ---- */
+/* ---- entry points ---- */
 
-static int rd_is_lz4(int fd) {
-    unsigned char m[4];
-    if (pread(fd, m, 4, 0) != 4) return 0;
-    uint32_t v = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
-    return v == RDB_LZ4_MAGIC;
-}
-
+/* Reads the first bytes to tell an LZ4 frame from plain RDB; they go to the
+ * buffer they belong to (compressed input or plain bytes). */
 static int rd_open(rd *r) {
-    struct stat sb;
-    if (fstat(r->fd, &sb) != 0) return rd_zfail(r, 0, "fstat: %s", strerror(errno));
-    r->fsize = (uint64_t)sb.st_size;
-    r->lz4 = rd_is_lz4(r->fd);
+    r->fsize = source_size(r->src);
+    unsigned char m[4];
+    ssize_t n = source_read(r->src, m, sizeof m);
+    if (n < 0) return rd_src_fail(r);
+    uint32_t v = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
+    r->lz4 = n == 4 && v == RDB_LZ4_MAGIC;
     r->bufsize = RBUF_SIZE;
     if (!r->lz4 && r->fsize < RBUF_SIZE) r->bufsize = r->fsize < 4096 ? 4096 : (size_t)r->fsize;
     r->buf = xmalloc(r->bufsize);
-    if (!r->lz4) return 0;
+    if (!r->lz4) {
+        memcpy(r->buf, m, (size_t)n);
+        r->len = (size_t)n;
+        return 0;
+    }
     size_t rc = LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION);
     if (LZ4F_isError(rc)) return rd_zfail(r, 0, "LZ4F: %s", LZ4F_getErrorName(rc));
     r->zbuf = xmalloc(ZBUF_SIZE);
+    memcpy(r->zbuf, m, sizeof m);
+    r->zlen = sizeof m;
     return 0;
 }
 
-int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
-                  void *priv, rdb_load_stats *st, char *err, size_t errlen) {
+static void rd_init(rd *r, source *src, char *err, size_t errlen) {
+    memset(r, 0, sizeof *r);
+    r->path = source_name(src);
+    r->src = src;
+    r->err = err;
+    r->errlen = errlen;
+    vbuf_init(&r->scratch);
+    vbuf_init(&r->lzf);
+}
+
+static void rd_free(rd *r) {
+    if (r->dctx) LZ4F_freeDecompressionContext(r->dctx);
+    free(r->zbuf);
+    free(r->buf);
+    vbuf_free(&r->scratch);
+    vbuf_free(&r->lzf);
+}
+
+int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
+             rdb_load_stats *st, char *err, size_t errlen) {
     memset(st, 0, sizeof *st);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT) return 1;
-        snprintf(err, errlen, "%s: offset 0: open: %s", path, strerror(errno));
-        return -1;
-    }
     rd r;
-    memset(&r, 0, sizeof r);
-    r.path = path;
-    r.fd = fd;
+    rd_init(&r, src, err, errlen);
     r.cb = cb;
     r.priv = priv;
     r.st = st;
     r.now_ms = now_ms;
     r.next_progress_ms = mono_ms() + 1000;
-    r.err = err;
-    r.errlen = errlen;
-    vbuf_init(&r.scratch);
-    vbuf_init(&r.lzf);
 
     int rc = (rd_open(&r) || rd_header(&r) || rd_body(&r)) ? -1 : 0;
     if (cb->end) cb->end(priv, rc == 0);
 
     st->compressed = r.lz4;
-    st->file_bytes = r.fsize;
-    if (r.dctx) LZ4F_freeDecompressionContext(r.dctx);
-    free(r.zbuf);
-    free(r.buf);
-    vbuf_free(&r.scratch);
-    vbuf_free(&r.lzf);
-    close(fd);
+    st->file_bytes = r.fsize == SOURCE_SIZE_UNKNOWN ? source_offset(src) : r.fsize;
+    rd_free(&r);
+    return rc;
+}
+
+int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
+                  void *priv, rdb_load_stats *st, char *err, size_t errlen) {
+    memset(st, 0, sizeof *st);
+    source *src = source_file_open(path, err, errlen);
+    if (!src) return errno == ENOENT ? 1 : -1;
+    int rc = rdb_load(src, now_ms, cb, priv, st, err, errlen);
+    source_free(src);
+    return rc;
+}
+
+int rdb_read_value(source *src, obj **val, char *err, size_t errlen) {
+    rd r;
+    rd_init(&r, src, err, errlen);
+    r.ver = RDB_VERSION_WRITTEN;
+    r.fsize = source_size(src);
+    r.bufsize = r.fsize < RBUF_SIZE ? (r.fsize < 4096 ? 4096 : (size_t)r.fsize) : RBUF_SIZE;
+    r.buf = xmalloc(r.bufsize);
+    unsigned type;
+    int rc = (rd_u8(&r, &type) || rd_value(&r, 0, type, val)) ? -1 : 0;
+    rd_free(&r);
     return rc;
 }

@@ -3,13 +3,13 @@
  *
  * Every byte of the plain RDB stream goes through one 256 KiB buffer. A
  * flush first advances the CRC64 over the buffered bytes (one big crc64
- * call, not one per field; none with RDB_NO_CHECKSUM), then writes them to
- * the file, through the LZ4 frame compressor when LZ4 is on. Keys are
- * encoded straight into the buffer; only values larger than what is left of
- * it go through the chunked copy. Strings are int-encoded when they are
- * canonical integers, LZF-compressed with RDB_COMPRESS_LZF as Redis's
- * rdbcompression does (straight into the buffer when they fit), else
- * written verbatim.
+ * call, not one per field; none with RDB_NO_CHECKSUM), then hands them to
+ * the sink (rdb_io.h), through the LZ4 frame compressor when LZ4 is on.
+ * Keys are encoded straight into the buffer; only values larger than what
+ * is left of it go through the chunked copy. Strings are int-encoded when
+ * they are canonical integers, LZF-compressed with RDB_COMPRESS_LZF as
+ * Redis's rdbcompression does (straight into the buffer when they fit),
+ * else written verbatim.
  *
  * The first failed write or compression makes the writer failed: the error
  * is kept, every later put returns -1 at once and finish reports it. */
@@ -44,8 +44,8 @@ typedef struct db_hint {
 } db_hint;
 
 struct rdb_writer {
-    int fd;
-    char *path;
+    sink *out;
+    int owns_out;             /* opened by rdb_writer_open: freed with the writer */
     unsigned char *buf;       /* plain RDB bytes not yet flushed */
     size_t len;
     size_t crc_done;          /* buf[0..crc_done) is already in crc */
@@ -56,7 +56,7 @@ struct rdb_writer {
     unsigned char *zbuf;      /* compressor output */
     size_t zcap;
     size_t zhead;             /* frame header waiting at the start of zbuf */
-    uint64_t file_bytes;      /* bytes written to fd */
+    uint64_t file_bytes;      /* bytes handed to the sink */
     int cur_db;               /* database of the last key, -1 before any */
     db_hint *dbs;
     int ndbs;
@@ -70,7 +70,7 @@ static void w_fail(rdb_writer *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void w_fail(rdb_writer *w, const char *fmt, ...) {
     if (w->failed) return;   /* keep the first error, it is the cause */
-    int n = snprintf(w->err, sizeof w->err, "%s: ", w->path);
+    int n = snprintf(w->err, sizeof w->err, "%s: ", sink_name(w->out));
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof w->err)
@@ -79,19 +79,18 @@ static void w_fail(rdb_writer *w, const char *fmt, ...) {
     w->failed = 1;
 }
 
-static int write_all(rdb_writer *w, const void *p, size_t n) {
-    const char *c = p;
-    while (n > 0) {
-        ssize_t r = write(w->fd, c, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            w_fail(w, "write: %s", r < 0 ? strerror(errno) : "wrote nothing");
-            return -1;
-        }
-        c += r;
-        n -= (size_t)r;
-        w->file_bytes += (uint64_t)r;
+/* The sink's error, which names the sink, becomes the writer's. */
+static int w_sink_failed(rdb_writer *w) {
+    if (!w->failed) {
+        snprintf(w->err, sizeof w->err, "%s", sink_error(w->out));
+        w->failed = 1;
     }
+    return -1;
+}
+
+static int write_all(rdb_writer *w, const void *p, size_t n) {
+    if (sink_write(w->out, p, n) != 0) return w_sink_failed(w);
+    w->file_bytes += n;
     return 0;
 }
 
@@ -304,35 +303,46 @@ static int w_start_lz4(rdb_writer *w) {
 }
 
 static void w_free(rdb_writer *w) {
-    if (w->fd >= 0) close(w->fd);
+    if (w->owns_out) sink_free(w->out);
     if (w->cctx) LZ4F_freeCompressionContext(w->cctx);
     free(w->zbuf);
     free(w->buf);
     free(w->dbs);
-    free(w->path);
     free(w);
 }
 
-rdb_writer *rdb_writer_open(const char *path, int compress, const rdb_aux *aux,
-                            char *err, size_t errlen) {
+static rdb_writer *w_new(sink *out, int owns_out) {
     rdb_writer *w = xcalloc(1, sizeof *w);
-    w->path = xstrdup(path);
+    w->out = out;
+    w->owns_out = owns_out;
     w->cur_db = -1;
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        snprintf(err, errlen, "%s: open: %s", path, strerror(errno));
-        w_free(w);
-        return NULL;
-    }
     w->buf = xmalloc(WBUF_SIZE);
+    return w;
+}
+
+static rdb_writer *w_open(sink *out, int owns_out, int compress, const rdb_aux *aux,
+                          char *err, size_t errlen) {
+    rdb_writer *w = w_new(out, owns_out);
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
     w->nocrc = (compress & RDB_NO_CHECKSUM) != 0;
     if (((compress & RDB_COMPRESS_LZ4) && w_start_lz4(w)) || w_header(w, aux)) {
         snprintf(err, errlen, "%s", w->err);
+        sink_abort(w->out);
         w_free(w);
         return NULL;
     }
     return w;
+}
+
+rdb_writer *rdb_writer_open_sink(sink *out, int compress, const rdb_aux *aux,
+                                 char *err, size_t errlen) {
+    return w_open(out, 0, compress, aux, err, errlen);
+}
+
+rdb_writer *rdb_writer_open(const char *path, int compress, const rdb_aux *aux,
+                            char *err, size_t errlen) {
+    sink *out = sink_file_open(path, NULL, err, errlen);
+    return out ? w_open(out, 1, compress, aux, err, errlen) : NULL;
 }
 
 void rdb_writer_dbsize(rdb_writer *w, int db, uint64_t keys, uint64_t expires) {
@@ -405,44 +415,33 @@ static int w_trailer(rdb_writer *w) {
 }
 
 int rdb_writer_finish(rdb_writer *w, char *err, size_t errlen) {
-    if (!w->failed && w_trailer(w) == 0) {
-        if (fsync(w->fd) != 0) w_fail(w, "fsync: %s", strerror(errno));
-        int fd = w->fd;
-        w->fd = -1;
-        if (close(fd) != 0) w_fail(w, "close: %s", strerror(errno));
-    }
+    if (!w->failed && w_trailer(w) == 0 && sink_finish(w->out) != 0) w_sink_failed(w);
+    if (w->failed) sink_abort(w->out);
     int rc = w->failed ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", w->err);
     w_free(w);
     return rc;
 }
 
-void rdb_writer_abort(rdb_writer *w) { w_free(w); }
+void rdb_writer_abort(rdb_writer *w) {
+    sink_abort(w->out);
+    w_free(w);
+}
 
 /* ---- commit ---- */
 
 int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen) {
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "rename %s to %s: %s", tmp, path, strerror(errno));
-        return -1;
-    }
-    /* The directory entry is durable only once the directory is fsynced. */
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == path) snprintf(dir, sizeof dir, "/");
-    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: open directory %s: %s", path, dir, strerror(errno));
-        return -1;
-    }
-    int rc = fsync(fd);
-    int saved = errno;
-    close(fd);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s: fsync of directory %s: %s", path, dir, strerror(saved));
-        return -1;
-    }
-    return 0;
+    return sink_commit_file(tmp, path, err, errlen);
+}
+
+/* ---- one value (DUMP) ---- */
+
+int rdb_write_value(sink *out, const obj *val, int compress, char *err, size_t errlen) {
+    rdb_writer *w = w_new(out, 0);
+    w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
+    put_byte(w, RDB_TYPE_STRING);
+    int rc = (w_obj(w, val) || w_flush(w)) ? -1 : 0;
+    if (rc) snprintf(err, errlen, "%s", w->err);
+    w_free(w);
+    return rc;
 }

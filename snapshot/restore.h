@@ -16,7 +16,7 @@
 /* Loads the snapshot at path into the databases: 0, 1 when there is no
  * file, -1 with err (file, offset, reason) on any damage. */
 int restore_file(const char *path, rdb_load_stats *st, char *err, size_t errlen);
-/* The same callbacks for rdb_load_file (the AOF base). */
+/* The same callbacks for rdb_load (the AOF base). */
 const rdb_load_cb *restore_callbacks(void);
 
 #endif

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <sched.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -167,7 +166,10 @@ static void *ser_main(void *arg) {
     int64_t start = mono_us();
     if (job->aux.used_mem < 0) job->aux.used_mem = (int64_t)info_allocated();
     char err[RDB_ERRLEN];
-    rdb_writer *w = rdb_writer_open(job->tmp, job->compress, &job->aux, err, sizeof err);
+    /* tmp, renamed to path when the writer finishes, removed on abort */
+    sink *file = sink_file_open(job->tmp, job->path, err, sizeof err);
+    rdb_writer *w = file ? rdb_writer_open_sink(file, job->compress, &job->aux, err, sizeof err)
+                         : NULL;
     if (!w) {
         job->status = -1;
         snprintf(job->err, sizeof job->err, "%s", err);
@@ -181,28 +183,25 @@ static void *ser_main(void *arg) {
         job->status = rc;
         snprintf(job->err, sizeof job->err, "%s",
                  rc == 1 ? "aborted" : rdb_writer_error(w));
-        rdb_writer_abort(w);
-        unlink(job->tmp);
+        rdb_writer_abort(w);   /* removes tmp */
         goto done;
     }
     if (atomic_load(&job->abort)) { /* aborted while finishing: keep the old file */
         job->status = 1;
         snprintf(job->err, sizeof job->err, "aborted");
-        rdb_writer_abort(w);
-        unlink(job->tmp);
+        rdb_writer_abort(w);   /* removes tmp */
         goto done;
     }
-    if (rdb_writer_finish(w, err, sizeof err) != 0 ||
-        rdb_commit_file(job->tmp, job->path, err, sizeof err) != 0) {
+    /* fsync, rename to path, fsync of the directory; on failure tmp is gone */
+    if (rdb_writer_finish(w, err, sizeof err) != 0) {
         job->status = -1;
         snprintf(job->err, sizeof job->err, "%s", err);
-        unlink(job->tmp);
         goto done;
     }
-    struct stat sb;
-    job->file_bytes = stat(job->path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    job->file_bytes = sink_bytes(file);
     job->status = 0;
 done:
+    sink_free(file);
     job->duration_us = mono_us() - start;
     uv_async_send(&job->done); /* the only cross-thread wake-up: results are set */
     return NULL;

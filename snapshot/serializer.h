@@ -9,7 +9,8 @@
  * ser_capture, the tables' capture callback) just before changing an entry
  * the walk had not reached. Every key that existed at E is written once,
  * with its value at E. When the file is written, fsynced and renamed into
- * place, the thread wakes the main loop (uv_async_t) and exits.
+ * place (through a file sink, rdb_io.h), the thread wakes the main loop
+ * (uv_async_t) and exits.
  *
  * Thread boundaries: the job's queue is under q_lock (held for a push or a
  * list swap, never across I/O); progress counters are atomics; everything

@@ -22,9 +22,9 @@ static void put_entry(void *priv, vt_entry *e) {
     else ctx->keys++;
 }
 
-int syncsave_write(const char *tmp, const char *path, int compress, const rdb_aux *aux,
-                   uint64_t *keys, char *err, size_t errlen) {
-    rdb_writer *w = rdb_writer_open(tmp, compress, aux, err, errlen);
+int syncsave_write_sink(sink *out, int compress, const rdb_aux *aux, uint64_t *keys,
+                        char *err, size_t errlen) {
+    rdb_writer *w = rdb_writer_open_sink(out, compress, aux, err, errlen);
     if (!w) return -1;
     walk_ctx ctx = {w, 0, 0, 0, 0};
     for (int i = 0; i < server.cfg.databases && !ctx.failed; i++) {
@@ -40,13 +40,19 @@ int syncsave_write(const char *tmp, const char *path, int compress, const rdb_au
     if (ctx.failed) {
         snprintf(err, errlen, "%s", rdb_writer_error(w));
         rdb_writer_abort(w);
-        unlink(tmp);
         return -1;
     }
-    if (rdb_writer_finish(w, err, errlen) != 0 || rdb_commit_file(tmp, path, err, errlen) != 0) {
-        unlink(tmp);
-        return -1;
-    }
+    if (rdb_writer_finish(w, err, errlen) != 0) return -1;
     *keys = ctx.keys;
     return 0;
+}
+
+int syncsave_write(const char *tmp, const char *path, int compress, const rdb_aux *aux,
+                   uint64_t *keys, char *err, size_t errlen) {
+    /* tmp, renamed to path when finished, removed when not */
+    sink *out = sink_file_open(tmp, path, err, errlen);
+    if (!out) return -1;
+    int rc = syncsave_write_sink(out, compress, aux, keys, err, errlen);
+    sink_free(out);
+    return rc;
 }

@@ -14,5 +14,9 @@
  * *keys receives the number of keys written. 0, or -1 with err. */
 int syncsave_write(const char *tmp, const char *path, int compress, const rdb_aux *aux,
                    uint64_t *keys, char *err, size_t errlen);
+/* The same to any sink (which stays the caller's: finished or aborted
+ * here, freed by the caller). */
+int syncsave_write_sink(sink *out, int compress, const rdb_aux *aux, uint64_t *keys,
+                        char *err, size_t errlen);
 
 #endif

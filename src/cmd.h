@@ -244,6 +244,8 @@ cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config, cmd_client,
 cmd_proc cmd_command;
 /* snapshot/snap_cmd.c (issue: snapshots) */
 cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
+/* snapshot/dump_cmd.c (issue 8: DUMP payloads use the RDB encoder) */
+cmd_proc cmd_dump, cmd_restore;
 /* aof/aof_cmd.c (issue: AOF) */
 cmd_proc cmd_bgrewriteaof;
 

@@ -173,6 +173,12 @@ static const cmd_key_spec ttl_keys[] = {
 static const cmd_key_spec pttl_keys[] = {
     {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
+static const cmd_key_spec dump_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec restore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
 static const cmd_key_spec persist_keys[] = {
     {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
@@ -434,6 +440,16 @@ static cmd_def table[] = {
      .tips = pttl_tips, .group = "generic", .since = "2.6.0",
      .summary = "Get the time to live for a key in milliseconds", .complexity = "O(1)",
      .history = pttl_history, .args = pttl_args},
+    {.name = "dump", .proc = cmd_dump, .arity = 2, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(dump_keys),
+     .tips = dump_tips, .group = "generic", .since = "2.6.0",
+     .summary = "Return a serialized version of the value stored at the specified key.",
+     .complexity = "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
+     .args = dump_args},
+    {.name = "restore", .proc = cmd_restore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(restore_keys),
+     .group = "generic", .since = "2.6.0",
+     .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
+     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+     .history = restore_history, .args = restore_args},
     {.name = "persist", .proc = cmd_persist, .arity = 2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(persist_keys),
      .group = "generic", .since = "2.2.0", .summary = "Remove the expiration from a key",
      .complexity = "O(1)", .args = persist_args},

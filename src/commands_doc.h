@@ -433,4 +433,19 @@ static const cmd_arg bgsave_args[] = {
     {0}};
 static const char *const lastsave_tips[] = {"nondeterministic_output", NULL};
 
+static const char *const dump_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg dump_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const restore_history[] = {"3.0.0", "Added the `REPLACE` modifier.", "5.0.0", "Added the `ABSTTL` modifier.", "5.0.0", "Added the `IDLETIME` and `FREQ` options.", NULL};
+static const cmd_arg restore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "ttl", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "serialized-value", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE", .since = "3.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "absttl", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ABSTTL", .since = "5.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "IDLETIME", .since = "5.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "frequency", .type = ARG_INTEGER, .key_spec_index = -1, .token = "FREQ", .since = "5.0.0", .flags = ARGF_OPTIONAL},
+    {0}};
+
 #endif

@@ -1,0 +1,177 @@
+/* dump_cmd: DUMP and RESTORE, as Redis 7.0 answers them (its cluster.c:
+ * dumpCommand, restoreCommand, createDumpPayload, verifyDumpPayload).
+ *
+ * The payload is the value exactly as a snapshot holds it (rdb_write_value:
+ * the RDB type byte, then the value, through the snapshot's one encoder),
+ * then the RDB version as 2 bytes little endian (10), then the CRC64 (Jones,
+ * crc64.h) of everything before it as 8 bytes little endian. See
+ * doc/snapshot-format.md. Main thread only. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/cmd.h"
+#include "../src/db.h"
+#include "../src/log.h"
+#include "../src/util.h"
+#include "crc64.h"
+#include "rdb.h"
+#include "rdb_fmt.h"
+
+#define DUMP_FOOTER 10   /* 2 bytes of version, 8 of CRC64 */
+
+static void put_le(unsigned char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void cmd_dump(client *c) {
+    const arg *k = &c->argv[1];
+    vt_entry *e = db_lookup_read(db_get(c->db), k->p, k->len);
+    if (!e) {
+        reply_nil(c);
+        return;
+    }
+    sink *out = sink_mem_open("DUMP payload");
+    char err[RDB_ERRLEN];
+    if (rdb_write_value(out, e->val, server.cfg.rdbcompression ? RDB_COMPRESS_LZF : 0, err,
+                        sizeof err) != 0) {
+        /* a memory sink does not fail; kept as an error, not a crash */
+        reply_errorf(c, "ERR %s", err);
+        sink_free(out);
+        return;
+    }
+    unsigned char foot[DUMP_FOOTER];
+    put_le(foot, RDB_VERSION_WRITTEN, 2);
+    sink_write(out, foot, 2);
+    size_t len;
+    const unsigned char *p = sink_mem_data(out, &len);
+    put_le(foot + 2, crc64(0, p, len), 8);
+    sink_write(out, foot + 2, 8);
+    p = sink_mem_data(out, &len);
+    reply_bulk(c, (const char *)p, len);
+    sink_free(out);
+}
+
+/* Redis's verifyDumpPayload: a version we can read, and the CRC64. */
+static int payload_ok(const unsigned char *p, size_t len) {
+    if (len < DUMP_FOOTER) return 0;
+    const unsigned char *foot = p + len - DUMP_FOOTER;
+    unsigned ver = (unsigned)foot[0] | (unsigned)foot[1] << 8;
+    if (ver > RDB_VERSION_MAX) return 0;
+    uint64_t want = 0;
+    for (int i = 0; i < 8; i++) want |= (uint64_t)foot[2 + i] << (8 * i);
+    return crc64(0, p, len - 8) == want;
+}
+
+typedef struct restore_opts {
+    int replace, absttl;
+    long long idle, freq;   /* -1 when not given */
+} restore_opts;
+
+/* REPLACE, ABSTTL, IDLETIME s, FREQ f (IDLETIME and FREQ exclude each
+ * other, as in Redis: the second one is a syntax error). */
+static int parse_opts(client *c, restore_opts *o) {
+    *o = (restore_opts){0, 0, -1, -1};
+    for (int j = 4; j < c->argc; j++) {
+        int more = c->argc - j - 1;
+        const arg *a = &c->argv[j];
+        if (arg_is(a, "replace")) {
+            o->replace = 1;
+        } else if (arg_is(a, "absttl")) {
+            o->absttl = 1;
+        } else if (arg_is(a, "idletime") && more >= 1 && o->freq == -1) {
+            if (!arg_ll(c, &c->argv[++j], &o->idle)) return 0;
+            if (o->idle < 0) {
+                reply_error(c, "ERR Invalid IDLETIME value, must be >= 0");
+                return 0;
+            }
+        } else if (arg_is(a, "freq") && more >= 1 && o->idle == -1) {
+            if (!arg_ll(c, &c->argv[++j], &o->freq)) return 0;
+            if (o->freq < 0 || o->freq > 255) {
+                reply_error(c, "ERR Invalid FREQ value, must be >= 0 and <= 255");
+                return 0;
+            }
+        } else {
+            reply_syntax_error(c);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The value in argv[3], checked and decoded; NULL after replying. */
+static obj *decode_payload(client *c) {
+    const unsigned char *p = (const unsigned char *)c->argv[3].p;
+    size_t len = c->argv[3].len;
+    if (!payload_ok(p, len)) {
+        reply_error(c, "ERR DUMP payload version or checksum are wrong");
+        return NULL;
+    }
+    /* The whole payload, footer included, as Redis reads it: a value whose
+     * length runs into the footer is taken as Redis takes it. */
+    source *src = source_mem_open(p, len, "DUMP payload");
+    char err[RDB_ERRLEN];
+    obj *val = NULL;
+    int rc = rdb_read_value(src, &val, err, sizeof err);
+    source_free(src);
+    if (rc != 0) {
+        log_verbose("RESTORE: %s", err);
+        reply_error(c, "ERR Bad data format");
+        return NULL;
+    }
+    return val;
+}
+
+/* RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f]. Checks
+ * in Redis's order: options, BUSYKEY, TTL, payload. A relative TTL is
+ * propagated as the absolute time with ABSTTL appended; an expired TTL
+ * creates nothing (and, with REPLACE, deletes the old key: propagated as
+ * DEL). */
+void cmd_restore(client *c) {
+    restore_opts o;
+    if (!parse_opts(c, &o)) return;
+    const arg *k = &c->argv[1];
+    db *d = db_get(c->db);
+    if (!o.replace && db_lookup(d, k->p, k->len)) {
+        reply_error(c, "BUSYKEY Target key name already exists.");
+        return;
+    }
+    long long ttl;
+    if (!arg_ll(c, &c->argv[2], &ttl)) return;
+    if (ttl < 0) {
+        reply_error(c, "ERR Invalid TTL value, must be >= 0");
+        return;
+    }
+    obj *val = decode_payload(c);
+    if (!val) return;
+    int deleted = o.replace && db_delete(d, k->p, k->len);
+    int64_t now = wall_ms();
+    if (ttl && !o.absttl) ttl = ttl > LLONG_MAX - now ? LLONG_MAX : ttl + now;
+    if (ttl && ttl <= now && !server.loading) {
+        obj_decref(val);
+        if (deleted) {
+            server_dirty(1);
+            arg v[2] = {{"DEL", 3}, *k};
+            cmd_propagate(c, 2, v);
+        }
+        reply_ok(c);
+        return;
+    }
+    /* IDLETIME and FREQ set the LRU/LFU data of the new object in Redis;
+     * verso keeps none yet (maxmemory eviction will), so they are accepted
+     * and checked, then ignored. */
+    db_set(d, k->p, k->len, val, ttl ? ttl : VT_NO_EXPIRE);
+    server_dirty(1);
+    if (ttl && !o.absttl) {
+        char buf[32];
+        size_t n = ll_to_str(buf, ttl);
+        arg *v = xmalloc(((size_t)c->argc + 1) * sizeof *v);
+        for (int j = 0; j < c->argc; j++) v[j] = c->argv[j];
+        v[2] = (arg){buf, n};
+        v[c->argc] = (arg){"ABSTTL", 6};
+        cmd_propagate(c, c->argc + 1, v);
+        free(v);
+    }
+    reply_ok(c);
+}

@@ -9,12 +9,17 @@
 
 /* ---- keys of a command ---- */
 
-void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
-    if (d->first_key <= 0 || d->first_key >= c->argc) return;
-    int last = d->last_key < 0 ? c->argc + d->last_key : d->last_key;
-    if (last >= c->argc) last = c->argc - 1;
+void gate_for_each_key_args(int db, const cmd_def *d, int argc, const arg *argv, gate_key_fn fn,
+                            void *priv) {
+    if (d->first_key <= 0 || d->first_key >= argc) return;
+    int last = d->last_key < 0 ? argc + d->last_key : d->last_key;
+    if (last >= argc) last = argc - 1;
     int step = d->key_step > 0 ? d->key_step : 1;
-    for (int i = d->first_key; i <= last; i += step) fn(priv, c->db, &c->argv[i]);
+    for (int i = d->first_key; i <= last; i += step) fn(priv, db, &argv[i]);
+}
+
+void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
+    gate_for_each_key_args(c->db, d, c->argc, c->argv, fn, priv);
 }
 
 /* ---- in-flight set: open addressing on key hashes ----
@@ -71,10 +76,15 @@ static void add_key(void *priv, int db, const arg *k) {
     set_put(key_hash(db, k), ((add_ctx *)priv)->off);
 }
 
-void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
+void gate_inflight_add_args(int db, const cmd_def *d, int argc, const arg *argv,
+                            uint64_t offset) {
     add_ctx ctx = {offset};
-    gate_for_each_key(c, d, add_key, &ctx);
+    gate_for_each_key_args(db, d, argc, argv, add_key, &ctx);
     if (offset > F.max) F.max = offset;
+}
+
+void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
+    gate_inflight_add_args(c->db, d, c->argc, c->argv, offset);
 }
 
 typedef struct wait_ctx { uint64_t synced, wait; } wait_ctx;
@@ -85,13 +95,18 @@ static void wait_key(void *priv, int db, const arg *k) {
     if (off > w->synced && off > w->wait) w->wait = off;
 }
 
-uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
+uint64_t gate_inflight_wait_args(int db, const cmd_def *d, int argc, const arg *argv,
+                                 uint64_t synced) {
     if (F.max <= synced) return 0;
     /* keyless reads (KEYS, SCAN, DBSIZE...) see the whole keyspace; PING, INFO... none */
     if (d->first_key <= 0) return (d->flags & CMD_READONLY) ? F.max : 0;
     wait_ctx w = {synced, 0};
-    gate_for_each_key(c, d, wait_key, &w);
+    gate_for_each_key_args(db, d, argc, argv, wait_key, &w);
     return w.wait;
+}
+
+uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
+    return gate_inflight_wait_args(c->db, d, c->argc, c->argv, synced);
 }
 
 uint64_t gate_inflight_max(void) { return F.max; }

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "hooks.h"
+#include "multi.h"
 #include "propagate.h"
 #include "util.h"
 
@@ -84,6 +85,12 @@ static cmd_def table[] = {
     {"save", cmd_save, 1, A, 0, 0, 0, "server", "Synchronously saves the database(s) to disk.", 0, 0, 0},
     {"bgsave", cmd_bgsave, -1, A, 0, 0, 0, "server", "Asynchronously saves the database(s) to disk.", 0, 0, 0},
     {"bgrewriteaof", cmd_bgrewriteaof, 1, A, 0, 0, 0, "server", "Asynchronously rewrites the append-only file to disk.", 0, 0, 0},
+    /* transactions */
+    {"multi", cmd_multi, 1, F | L, 0, 0, 0, "transactions", "Starts a transaction.", 0, 0, 0},
+    {"exec", cmd_exec, 1, L, 0, 0, 0, "transactions", "Executes all commands in a transaction.", 0, 0, 0},
+    {"discard", cmd_discard, 1, F | L, 0, 0, 0, "transactions", "Discards a transaction.", 0, 0, 0},
+    {"watch", cmd_watch, -2, F | L, 1, -1, 1, "transactions", "Monitors changes to keys to determine the execution of a transaction.", 0, 0, 0},
+    {"unwatch", cmd_unwatch, 1, F | L, 0, 0, 0, "transactions", "Forgets about watched keys of a transaction.", 0, 0, 0},
     {"lastsave", cmd_lastsave, 1, F | L, 0, 0, 0, "server", "Returns the Unix timestamp of the last successful save to disk.", 0, 0, 0},
 };
 
@@ -187,7 +194,7 @@ static int may_run(client *c, const cmd_def *d) {
         reply_error(c, "NOAUTH Authentication required.");
         return 0;
     }
-    if (d->flags & CMD_WRITE) {
+    if ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)) {
         for (size_t i = 0; i < nwrite_gates; i++) {
             const char *why = write_gates[i]();
             if (why) {
@@ -199,26 +206,13 @@ static int may_run(client *c, const cmd_def *d) {
     return 1;
 }
 
-int cmd_dispatch(client *c) {
-    const cmd_def *d = cmd_lookup(c->argv[0].p, c->argv[0].len);
-    if (!d) {
-        server.stat.commands++;
-        reply_unknown(c);
-        return CMD_RAN;
-    }
-    if (hooks_before_command(c, d)) return CMD_PARKED;
-    server.stat.commands++;
-    c->cmd = d;
-    c->lastcmd = d;
-    if (!may_run(c, d)) {
-        ((cmd_def *)d)->failed++;
-        hooks_after_command(c, d);
-        return CMD_RAN;
-    }
+void cmd_call(client *c, const cmd_def *d) {
     long long dirty = server.dirty;
     uint64_t errors = server.stat.errors;
     int64_t start = mono_us();
+    int outer_propagated = propagated; /* EXEC's, around its commands */
     propagated = 0;
+    prop_begin();
     d->proc(c);
     cmd_def *md = (cmd_def *)d;
     md->usec += (uint64_t)(mono_us() - start);
@@ -228,7 +222,39 @@ int cmd_dispatch(client *c) {
      * server.dirty and DEBUG POPULATE raises it, neither may be replayed
      * (the AOF loader refuses them), as in Redis. */
     if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated)
-        propagate(c->db, c->argc, c->argv);
+        prop_end_cmd(c->db, c->argc, c->argv);
+    else
+        prop_end_cmd(c->db, 0, NULL);
+    propagated = outer_propagated;
+}
+
+int cmd_dispatch(client *c) {
+    const cmd_def *d = cmd_lookup(c->argv[0].p, c->argv[0].len);
+    if (!d) {
+        server.stat.commands++;
+        reply_unknown(c);
+        multi_rejected(c, NULL, 0);
+        return CMD_RAN;
+    }
+    if (multi_queues(c, d)) { /* inside MULTI: checked now, run by EXEC */
+        c->cmd = d;
+        if (may_run(c, d)) multi_queue(c, d);
+        else multi_rejected(c, d, 0);
+        c->cmd = NULL;
+        return CMD_RAN;
+    }
+    if (hooks_before_command(c, d)) return CMD_PARKED;
+    server.stat.commands++;
+    c->cmd = d;
+    c->lastcmd = d;
+    size_t reply_at = c->reply.len;
+    if (!may_run(c, d)) {
+        ((cmd_def *)d)->failed++;
+        multi_rejected(c, d, reply_at);
+        hooks_after_command(c, d);
+        return CMD_RAN;
+    }
+    cmd_call(c, d);
     hooks_after_command(c, d);
     c->cmd = NULL;
     return CMD_RAN;

@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "hooks.h"
+#include "multi.h"
 #include "util.h"
 
 void db_init_all(int n) {
@@ -24,6 +25,7 @@ int db_expired(const vt_entry *e, int64_t now_ms) {
 /* Deletes an expired key and tells the AOF, as Redis propagates a DEL. */
 static void expire_now(db *d, const char *key, size_t len) {
     vt_delete(d->t, key, len);
+    multi_touch_key(d->id, key, len);
     server.stat.expired_keys++;
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(d->id, 2, argv);
@@ -50,7 +52,9 @@ vt_entry *db_lookup_read(db *d, const char *key, size_t len) {
 
 vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int *created) {
     db_lookup(d, key, len); /* applies lazy expiry first */
-    return vt_write(d->t, key, len, create, w, created);
+    vt_entry *e = vt_write(d->t, key, len, create, w, created);
+    if (e) multi_touch_key(d->id, key, len); /* the caller changes it now */
+    return e;
 }
 
 void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
@@ -76,10 +80,13 @@ int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
 
 int db_delete(db *d, const char *key, size_t len) {
     if (!db_lookup(d, key, len)) return 0;
-    return vt_delete(d->t, key, len);
+    int deleted = vt_delete(d->t, key, len);
+    if (deleted) multi_touch_key(d->id, key, len);
+    return deleted;
 }
 
 void db_flush(db *d) {
+    multi_touch_flush(d);
     hooks_before_flush();
     vt *old = d->t;
     d->t = vt_create();

@@ -201,6 +201,11 @@ int multi_exec_writes(const client *c, const cmd_def *d) {
     return d->proc == cmd_exec && (c->flags & CLIENT_MULTI) && c->mstate && c->mstate->writes;
 }
 
+long long multi_queued(const client *c) {
+    if (!(c->flags & CLIENT_MULTI)) return -1;
+    return c->mstate ? (long long)c->mstate->n : 0;
+}
+
 void multi_for_each_ran(const client *c, multi_ran_fn fn, void *priv) {
     const struct multi_state *ms = c->mstate;
     if (!ms || !ms->ran) return;

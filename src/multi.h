@@ -56,6 +56,10 @@ static inline void multi_touch_key(int db, const char *key, size_t len) {
  * exist now. */
 void multi_touch_flush(db *d);
 
+/* CLIENT LIST's multi=: the number of queued commands inside MULTI, else
+ * -1. */
+long long multi_queued(const client *c);
+
 /* The client is going away: its transaction and watches are dropped. */
 void multi_client_free(client *c);
 

@@ -315,6 +315,53 @@ START_TEST(watch_flush_rename) {
 }
 END_TEST
 
+/* CLIENT LIST: flags x (in MULTI), d (a watched key changed), multi=<queued>. */
+static void client_fields(redisContext *o, char *flags, size_t fcap, long long *multi) {
+    redisReply *r = cmd(o, "CLIENT LIST");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    const char *line = strstr(r->str, "name=txc ");
+    ck_assert_ptr_nonnull(line);
+    const char *f = strstr(line, " flags="), *m = strstr(line, " multi=");
+    ck_assert(f && m);
+    size_t n = strcspn(f + 7, " ");
+    snprintf(flags, fcap, "%.*s", (int)n, f + 7);
+    *multi = atoll(m + 7);
+    freeReplyObject(r);
+}
+
+START_TEST(client_list_fields) {
+    redisContext *c = h_c, *o = srv_connect(h_srv);
+    char flags[16];
+    long long multi;
+    expect_status(c, "OK", "CLIENT SETNAME txc");
+    client_fields(o, flags, sizeof flags, &multi);
+    ck_assert_str_eq(flags, "N");
+    ck_assert_int_eq(multi, -1);
+    expect_status(c, "OK", "WATCH k");
+    expect_status(o, "OK", "SET k 1");
+    client_fields(o, flags, sizeof flags, &multi);
+    ck_assert_str_eq(flags, "d");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET a 1");
+    expect_status(c, "QUEUED", "GET a");
+    client_fields(o, flags, sizeof flags, &multi);
+    ck_assert_str_eq(flags, "xd");
+    ck_assert_int_eq(multi, 0); /* a doomed transaction keeps nothing */
+    expect_exec_nil(c);
+    client_fields(o, flags, sizeof flags, &multi);
+    ck_assert_str_eq(flags, "N");
+    ck_assert_int_eq(multi, -1);
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET a 1");
+    expect_status(c, "QUEUED", "GET a");
+    client_fields(o, flags, sizeof flags, &multi);
+    ck_assert_str_eq(flags, "x");
+    ck_assert_int_eq(multi, 2);
+    expect_status(c, "OK", "DISCARD");
+    redisFree(o);
+}
+END_TEST
+
 /* ---- the AOF ---- */
 
 /* The newest INCR file of s's AOF (by name: the highest seq). */
@@ -337,6 +384,20 @@ static char *incr_file(const char *dir, char *out, size_t cap) {
     return out;
 }
 
+/* A server started on an existing AOF answers LOADING until it is loaded
+ * (redis-server does, once it answers PING). */
+static void wait_loaded(redisContext *c) {
+    long long t0 = h_now_ms();
+    for (;;) {
+        redisReply *r = cmd(c, "PING");
+        int loading = r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "LOADING", 7);
+        freeReplyObject(r);
+        if (!loading) return;
+        ck_assert_msg(h_now_ms() - t0 < 20000, "still loading");
+        h_sleep_ms(20);
+    }
+}
+
 static void wait_aof_ready(redisContext *c) {
     long long t0 = h_now_ms();
     while (h_info_int(c, "persistence", "aof_rewrite_in_progress") != 0 ||
@@ -353,6 +414,7 @@ static void wait_aof_ready(redisContext *c) {
 START_TEST(aof_transaction) {
     srv *s = h_srv_start("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(s);
+    wait_loaded(c);
     wait_aof_ready(c);
     expect_status(c, "OK", "SET a 1");
     expect_status(c, "OK", "MULTI");
@@ -406,6 +468,7 @@ START_TEST(aof_transaction) {
     srv_kill9(s);
     srv *s2 = h_srv_start("--dir '%s' --appendonly yes", s->dir);
     c = srv_connect(s2);
+    wait_loaded(c);
     expect_bulk(c, "2", "GET a");
     expect_bulk(c, "2", "GET b");
     expect_bulk(c, "3", "GET c");
@@ -420,6 +483,7 @@ END_TEST
 START_TEST(aof_truncated_transaction) {
     srv *s = h_srv_start("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(s);
+    wait_loaded(c);
     wait_aof_ready(c);
     expect_status(c, "OK", "SET a 1");
     expect_status(c, "OK", "MULTI");
@@ -445,6 +509,7 @@ START_TEST(aof_truncated_transaction) {
         ck_assert_int_eq(fclose(f), 0);
         srv *s2 = h_srv_start("--dir '%s' --appendonly yes --aof-load-truncated yes", s->dir);
         c = srv_connect(s2);
+        wait_loaded(c);
         expect_bulk(c, "1", "GET a");
         expect_nil(c, "GET b");
         redisFree(c);
@@ -546,6 +611,7 @@ int main(void) {
     tcase_add_test(tc, watch_same_client);
     tcase_add_test(tc, watch_expiry);
     tcase_add_test(tc, watch_flush_rename);
+    tcase_add_test(tc, client_list_fields);
     tcase_add_test(tc, aof_transaction);
     tcase_add_test(tc, aof_truncated_transaction);
     tcase_add_test(tc, exec_waits_for_fsync);

@@ -186,7 +186,11 @@ void multi_rejected(client *c, const cmd_def *d, size_t reply_at) {
         /* the error just written, without '-' and CRLF */
         assert(c->reply.len > reply_at + 3 && c->reply.data[reply_at] == '-');
         size_t n = c->reply.len - reply_at - 3;
-        char *why = xstrndup(c->reply.data + reply_at + 1, n);
+        const char *text = c->reply.data + reply_at + 1;
+        /* Redis formats its "ERR" refusals (arity, protected) without the
+         * code here: "... because of: wrong number of arguments ..." */
+        if (n >= 4 && memcmp(text, "ERR ", 4) == 0) text += 4, n -= 4;
+        char *why = xstrndup(text, n);
         c->reply.len = reply_at;
         server.stat.errors--; /* counted once, as the EXECABORT below */
         discard(c);

@@ -115,6 +115,30 @@ START_TEST(queuing_errors_abort) {
 }
 END_TEST
 
+/* EXEC refused before running (arity, auth) answers EXECABORT with the
+ * reason and ends the transaction. */
+START_TEST(exec_refused) {
+    redisContext *c = h_c;
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET a 1");
+    expect_error(c, "EXECABORT Transaction discarded because of: wrong number of arguments "
+                    "for 'exec' command", "EXEC x");
+    expect_error(c, "ERR EXEC without MULTI", "EXEC");
+    expect_nil(c, "GET a");
+    srv *s = h_srv_start("--requirepass pw");
+    redisContext *n = srv_connect(s);
+    expect_error(n, "EXECABORT Transaction discarded because of: NOAUTH Authentication required.",
+                 "EXEC");
+    expect_error(n, "NOAUTH Authentication required.", "MULTI");
+    expect_status(n, "OK", "AUTH pw");
+    expect_status(n, "OK", "MULTI");
+    expect_status(n, "QUEUED", "SET b 1");
+    redisReply *r = expect_exec_ran(n, 1);
+    freeReplyObject(r);
+    redisFree(n);
+}
+END_TEST
+
 /* An error while running is that command's reply; the others run. */
 START_TEST(errors_at_exec_time) {
     redisContext *c = h_c;
@@ -607,6 +631,7 @@ int main(void) {
     tcase_add_test(tc, multi_exec_basics);
     tcase_add_test(tc, queuing_errors_abort);
     tcase_add_test(tc, errors_at_exec_time);
+    tcase_add_test(tc, exec_refused);
     tcase_add_test(tc, watch_other_client);
     tcase_add_test(tc, watch_same_client);
     tcase_add_test(tc, watch_expiry);

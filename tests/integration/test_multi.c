@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -136,6 +137,52 @@ START_TEST(exec_refused) {
     redisReply *r = expect_exec_ran(n, 1);
     freeReplyObject(r);
     redisFree(n);
+}
+END_TEST
+
+/* After a failed background save (dump.rdb is a directory: the rename
+ * fails) writes are refused with MISCONF: a queued write makes EXEC a write,
+ * refused as EXECABORT with the reason; a write queued then is refused and
+ * aborts the transaction; a read-only transaction still runs. */
+START_TEST(exec_misconf) {
+    srv *s = h_srv_start("--save '3600 1' --stop-writes-on-bgsave-error yes");
+    redisContext *c = srv_connect(s);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dump.rdb", s->dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/dump.rdb/inside", s->dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    expect_status(c, "OK", "SET k 1");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET k 2");
+    redisContext *o = srv_connect(s);
+    expect_status(o, "Background saving started", "BGSAVE");
+    long long t0 = h_now_ms();
+    for (;;) {
+        char *info = h_info(o, "persistence");
+        char st[32], busy[32];
+        h_info_field(info, "rdb_last_bgsave_status", st, sizeof st);
+        h_info_field(info, "rdb_bgsave_in_progress", busy, sizeof busy);
+        free(info);
+        if (!strcmp(busy, "0") && !strcmp(st, "err")) break;
+        ck_assert_msg(h_now_ms() - t0 < 20000, "the save did not fail");
+        h_sleep_ms(20);
+    }
+    expect_error_prefix(c, "EXECABORT Transaction discarded because of: MISCONF ", "EXEC");
+    expect_error(c, "ERR EXEC without MULTI", "EXEC");
+    expect_bulk(c, "1", "GET k");
+    expect_status(c, "OK", "MULTI");
+    expect_error_prefix(c, "MISCONF ", "SET k 3");
+    expect_error(c, EXECABORT, "EXEC");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "GET k");
+    redisReply *r = expect_exec_ran(c, 1);
+    check_bulk(r->element[0], "1");
+    freeReplyObject(r);
+    redisFree(o);
+    redisFree(c);
 }
 END_TEST
 
@@ -632,6 +679,7 @@ int main(void) {
     tcase_add_test(tc, queuing_errors_abort);
     tcase_add_test(tc, errors_at_exec_time);
     tcase_add_test(tc, exec_refused);
+    tcase_add_test(tc, exec_misconf);
     tcase_add_test(tc, watch_other_client);
     tcase_add_test(tc, watch_same_client);
     tcase_add_test(tc, watch_expiry);

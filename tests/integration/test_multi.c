@@ -334,6 +334,40 @@ START_TEST(watch_expiry) {
 }
 END_TEST
 
+/* A key already expired (not yet deleted) when watched: its deletion by
+ * expiry is no change (Redis 7.0's watchedKey.expired), a write is. With
+ * hz 1 the active cycle rarely deletes it first; when it does, the key is
+ * simply absent when watched, with the same outcome. */
+START_TEST(watch_already_expired) {
+    srv *s = h_srv_start("--hz 1");
+    redisContext *c = srv_connect(s), *o = srv_connect(s);
+    expect_status(c, "OK", "SET e v PX 20");
+    h_sleep_ms(60);
+    expect_status(c, "OK", "WATCH e");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "PING");
+    redisReply *r = expect_exec_ran(c, 1);
+    freeReplyObject(r);
+    expect_status(c, "OK", "SET e v PX 20");
+    h_sleep_ms(60);
+    expect_status(c, "OK", "WATCH e");
+    expect_int(o, 0, "EXISTS e"); /* deletes it: logically no change */
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "PING");
+    r = expect_exec_ran(c, 1);
+    freeReplyObject(r);
+    expect_status(c, "OK", "SET e v PX 20");
+    h_sleep_ms(60);
+    expect_status(c, "OK", "WATCH e");
+    expect_status(o, "OK", "SET e new");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "PING");
+    expect_exec_nil(c);
+    redisFree(o);
+    redisFree(c);
+}
+END_TEST
+
 START_TEST(watch_flush_rename) {
     redisContext *c = h_c, *o = srv_connect(h_srv);
     /* FLUSHDB of the watched key's db */
@@ -683,6 +717,7 @@ int main(void) {
     tcase_add_test(tc, watch_other_client);
     tcase_add_test(tc, watch_same_client);
     tcase_add_test(tc, watch_expiry);
+    tcase_add_test(tc, watch_already_expired);
     tcase_add_test(tc, watch_flush_rename);
     tcase_add_test(tc, client_list_fields);
     tcase_add_test(tc, aof_transaction);

@@ -18,6 +18,7 @@
 #include "../snapshot/snap.h"
 #include "../snapshot/syncsave.h"
 #include "../src/log.h"
+#include "../src/multi.h"
 #include "../src/hooks.h"
 #include "../src/net.h"
 #include "../src/propagate.h"
@@ -133,19 +134,46 @@ void aof_before_sleep(void) {
 int aof_before_command(client *c, const cmd_def *d) {
     A.cmd_start = stream_end();
     A.cmd_reply_start = c->reply.len;
-    if (!A.on || !(d->flags & CMD_WRITE)) return 0;
+    if (!A.on || !((d->flags & CMD_WRITE) || multi_exec_writes(c, d))) return 0;
     int queue_ahead = gate_parked_count() > 0 && A.resuming != c;
     if (!queue_ahead && backlog() <= (uint64_t)server.cfg.aof_max_backlog) return 0;
     gate_park(c);
     return 1;
 }
 
+/* The commands an EXEC ran: its reply waits for what each of them reads
+ * (wait), and the keys they wrote are durable only with the EXEC at the
+ * end of the block (add). */
+typedef struct exec_keys {
+    int add;
+    uint64_t off;
+} exec_keys;
+
+static void exec_cmd_keys(void *priv, int db, const cmd_def *d, int argc, const arg *argv) {
+    exec_keys *x = priv;
+    if (x->add) {
+        if (d->flags & CMD_WRITE) gate_inflight_add_args(db, d, argc, argv, x->off);
+    } else {
+        uint64_t w = gate_inflight_wait_args(db, d, argc, argv, A.synced);
+        if (w > x->off) x->off = w;
+    }
+}
+
 void aof_after_command(client *c, const cmd_def *d) {
     if (!always()) return;
     int was_held = c->hold_offset > A.synced;
     uint64_t wait = gate_inflight_wait(c, d, A.synced);
+    if (d->proc == cmd_exec) {
+        exec_keys x = {0, wait};
+        multi_for_each_ran(c, exec_cmd_keys, &x);
+        wait = x.off;
+    }
     if (stream_end() > A.cmd_start) {
         gate_inflight_add(c, d, stream_end());
+        if (d->proc == cmd_exec) {
+            exec_keys x = {1, stream_end()};
+            multi_for_each_ran(c, exec_cmd_keys, &x);
+        }
         wait = stream_end();
     }
     if (wait > c->hold_offset) c->hold_offset = wait;
@@ -647,8 +675,8 @@ typedef struct exec_ctx {
     client fake;
 } exec_ctx;
 
-/* What an AOF may hold: write commands and SELECT (and MULTI/EXEC once
- * they exist). Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
+/* What an AOF may hold: write commands and SELECT (MULTI/EXEC are handled
+ * by the loader, aof_load.c, and never reach here). Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
  * on the server in the middle of its startup: it is a load error. */
 static int replayable(const cmd_def *d) {
     return (d->flags & CMD_WRITE) || d->proc == cmd_select;

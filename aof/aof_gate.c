@@ -9,11 +9,16 @@
 
 /* ---- keys of a command ---- */
 
-void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
+void gate_for_each_key_args(int db, const cmd_def *d, int argc, const arg *argv, gate_key_fn fn,
+                            void *priv) {
     cmd_keyrefs k = {0};
-    cmd_get_keys(d, c->argc, c->argv, &k);
-    for (size_t i = 0; i < k.n; i++) fn(priv, c->db, &c->argv[k.v[i].pos]);
+    cmd_get_keys(d, argc, argv, &k);
+    for (size_t i = 0; i < k.n; i++) fn(priv, db, &argv[k.v[i].pos]);
     cmd_keys_free(&k);
+}
+
+void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
+    gate_for_each_key_args(c->db, d, c->argc, c->argv, fn, priv);
 }
 
 /* ---- in-flight set: open addressing on key hashes ----
@@ -70,10 +75,15 @@ static void add_key(void *priv, int db, const arg *k) {
     set_put(key_hash(db, k), ((add_ctx *)priv)->off);
 }
 
-void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
+void gate_inflight_add_args(int db, const cmd_def *d, int argc, const arg *argv,
+                            uint64_t offset) {
     add_ctx ctx = {offset};
-    gate_for_each_key(c, d, add_key, &ctx);
+    gate_for_each_key_args(db, d, argc, argv, add_key, &ctx);
     if (offset > F.max) F.max = offset;
+}
+
+void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
+    gate_inflight_add_args(c->db, d, c->argc, c->argv, offset);
 }
 
 typedef struct wait_ctx { uint64_t synced, wait; } wait_ctx;
@@ -84,13 +94,18 @@ static void wait_key(void *priv, int db, const arg *k) {
     if (off > w->synced && off > w->wait) w->wait = off;
 }
 
-uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
+uint64_t gate_inflight_wait_args(int db, const cmd_def *d, int argc, const arg *argv,
+                                 uint64_t synced) {
     if (F.max <= synced) return 0;
     /* keyless reads (KEYS, SCAN, DBSIZE...) see the whole keyspace; PING, INFO... none */
     if (!cmd_has_keys(d)) return (d->flags & CMD_READONLY) ? F.max : 0;
     wait_ctx w = {synced, 0};
-    gate_for_each_key(c, d, wait_key, &w);
+    gate_for_each_key_args(db, d, argc, argv, wait_key, &w);
     return w.wait;
+}
+
+uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced) {
+    return gate_inflight_wait_args(c->db, d, c->argc, c->argv, synced);
 }
 
 uint64_t gate_inflight_max(void) { return F.max; }

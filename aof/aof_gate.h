@@ -12,11 +12,18 @@
 /* Every key of command d in c's argv, as the command table describes them. */
 typedef void (*gate_key_fn)(void *priv, int db, const arg *key);
 void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv);
+/* The same for a command given as (db, argc, argv): one an EXEC ran. */
+void gate_for_each_key_args(int db, const cmd_def *d, int argc, const arg *argv, gate_key_fn fn,
+                            void *priv);
 
 /* In-flight writes (always): remember that the keys of c's command are
  * durable only at `offset`; look up the offset a command must wait for. */
 void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset);
 uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced);
+void gate_inflight_add_args(int db, const cmd_def *d, int argc, const arg *argv,
+                            uint64_t offset);
+uint64_t gate_inflight_wait_args(int db, const cmd_def *d, int argc, const arg *argv,
+                                 uint64_t synced);
 /* Offset of the latest in-flight write, 0 when none. */
 uint64_t gate_inflight_max(void);
 /* Forget writes durable at `synced`. */

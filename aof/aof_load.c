@@ -8,6 +8,10 @@
  *  - commands are RESP multibulks ("*<n>" with n >= 1); lines starting with
  *    '#' between commands are annotations (Redis's "#TS:<unix>") and are
  *    skipped; anything else is a bad file format;
+ *  - MULTI ... EXEC: the commands between are applied at EXEC; a nested
+ *    MULTI or an EXEC without MULTI is a load error; end of file inside a
+ *    transaction is a short read at the MULTI (the transaction is dropped
+ *    whole, Redis's "Revert incomplete MULTI/EXEC transaction");
  *  - end of file in the middle of a command is a short read: in the last
  *    file (base included, when there is no incr) with truncated_ok the file
  *    is truncated to the end of its last whole command, with Redis's
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +52,12 @@ typedef struct loader {
     size_t errlen;
     arg *argv;                 /* reused between commands */
     int argv_cap;
+    /* an open MULTI: its commands wait for EXEC (copied, argv and bytes in
+     * one block each) */
+    int in_tx;
+    uint64_t tx_start;         /* file offset of the MULTI */
+    struct txcmd { int argc; arg *argv; uint64_t off; } *tx;
+    size_t ntx, tx_cap;
 } loader;
 
 /* One RESP file being read: buf[0..len) holds the file bytes from offset
@@ -103,6 +114,71 @@ static int rf_fill(loader *L, rfile *f) {
     }
 }
 
+/* ---- transactions ---- */
+
+static int is_word(const arg *a, const char *lower) {
+    size_t n = strlen(lower);
+    return a->len == n && strncasecmp(a->p, lower, n) == 0;
+}
+
+static void tx_hold(loader *L, int argc, const arg *argv, uint64_t off) {
+    size_t bytes = (size_t)argc * sizeof(arg);
+    for (int i = 0; i < argc; i++) bytes += argv[i].len;
+    arg *copy = xmalloc(bytes);
+    char *p = (char *)(copy + argc);
+    for (int i = 0; i < argc; i++) {
+        memcpy(p, argv[i].p, argv[i].len);
+        copy[i] = (arg){p, argv[i].len};
+        p += argv[i].len;
+    }
+    if (L->ntx == L->tx_cap) {
+        L->tx_cap = L->tx_cap ? L->tx_cap * 2 : 16;
+        L->tx = xrealloc(L->tx, L->tx_cap * sizeof *L->tx);
+    }
+    L->tx[L->ntx++] = (struct txcmd){argc, copy, off};
+}
+
+static void tx_drop(loader *L) {
+    for (size_t i = 0; i < L->ntx; i++) free(L->tx[i].argv);
+    L->ntx = 0;
+    L->in_tx = 0;
+}
+
+static int exec_one(loader *L, const char *name, uint64_t off, int argc, const arg *argv) {
+    char cerr[512];
+    cerr[0] = '\0';
+    if (L->exec(L->exec_priv, argc, argv, cerr, sizeof cerr) != 0)
+        return fail(L, name, off, "%s", cerr[0] ? cerr : "the command failed");
+    L->st->commands++;
+    return 0;
+}
+
+/* MULTI opens a transaction, EXEC applies its commands, as Redis's loader
+ * does by queuing them in its fake client. 1 when argv was one of them. */
+static int tx_command(loader *L, rfile *f, int argc, const arg *argv, int *rc) {
+    uint64_t off = f->base + f->start;
+    *rc = 0;
+    if (argc == 1 && is_word(&argv[0], "multi")) {
+        if (L->in_tx) *rc = fail(L, f->name, off, "MULTI inside a transaction");
+        L->in_tx = 1;
+        L->tx_start = off;
+        return 1;
+    }
+    if (argc == 1 && is_word(&argv[0], "exec")) {
+        if (!L->in_tx) {
+            *rc = fail(L, f->name, off, "EXEC without MULTI");
+            return 1;
+        }
+        for (size_t i = 0; i < L->ntx && *rc == 0; i++)
+            *rc = exec_one(L, f->name, L->tx[i].off, L->tx[i].argc, L->tx[i].argv);
+        tx_drop(L);
+        return 1;
+    }
+    if (!L->in_tx) return 0;
+    tx_hold(L, argc, argv, off);
+    return 1;
+}
+
 /* ---- one command ---- */
 
 static int run_command(loader *L, rfile *f) {
@@ -116,13 +192,9 @@ static int run_command(loader *L, rfile *f) {
         L->argv[i].p = resp_arg(r, p, i);
         L->argv[i].len = r->arglen[i];
     }
-    char cerr[512];
-    cerr[0] = '\0';
-    if (L->exec(L->exec_priv, r->argc, L->argv, cerr, sizeof cerr) != 0)
-        return fail(L, f->name, f->base + f->start, "%s",
-                    cerr[0] ? cerr : "the command failed");
-    L->st->commands++;
-    return 0;
+    int rc;
+    if (tx_command(L, f, r->argc, L->argv, &rc)) return rc;
+    return exec_one(L, f->name, f->base + f->start, r->argc, L->argv);
 }
 
 /* The text of a parser error without Redis's "Protocol error: " prefix. */
@@ -232,14 +304,23 @@ out:
 /* End of file inside the command at file offset `valid`. */
 static int short_read(loader *L, rfile *f, uint64_t valid, int last) {
     uint64_t size = f->base + f->len;
+    const char *what = "a command";
+    if (L->in_tx) {
+        /* the transaction is incomplete: it goes whole (Redis's "Revert
+         * incomplete MULTI/EXEC transaction") */
+        log_warning("Revert incomplete MULTI/EXEC transaction in AOF file %s", f->name);
+        valid = L->tx_start;
+        what = "a MULTI/EXEC transaction";
+        tx_drop(L);
+    }
     if (!last)
         return fail(L, f->name, valid,
-                    "unexpected end of file in the middle of a command, "
-                    "and this is not the last AOF file");
+                    "unexpected end of file in the middle of %s, "
+                    "and this is not the last AOF file", what);
     if (!L->truncated_ok)
         return fail(L, f->name, valid,
-                    "unexpected end of file in the middle of a command (use "
-                    "redis-check-aof --fix, or aof-load-truncated yes to cut it off)");
+                    "unexpected end of file in the middle of %s (use "
+                    "redis-check-aof --fix, or aof-load-truncated yes to cut it off)", what);
     char path[8192];
     file_path(L, f->name, path, sizeof path);
     log_warning("!!! Warning: short read while loading the AOF file %s!!!", f->name);
@@ -276,7 +357,7 @@ static int load_resp_loop(loader *L, rfile *f, int last) {
     resp_limits lim = { (long long)OBJ_MAX_LEN, (long long)1 << 30, 64 * 1024, 0 };
     for (;;) {
         if (f->start == f->len) {
-            if (f->eof) return 0;
+            if (f->eof) return L->in_tx ? short_read(L, f, L->tx_start, last) : 0;
             if (rf_fill(L, f) != 0) return -1;
             continue;
         }
@@ -374,7 +455,7 @@ int aof_load_files(const char *dir, const aof_manifest *m, int truncated_ok, int
                    const rdb_load_cb *base_cb, void *base_priv, aof_exec_fn exec,
                    void *exec_priv, aof_load_stats *st, char *err, size_t errlen) {
     memset(st, 0, sizeof *st);
-    loader L = { dir, truncated_ok, exec, exec_priv, st, err, errlen, NULL, 0 };
+    loader L = { dir, truncated_ok, exec, exec_priv, st, err, errlen, NULL, 0, 0, 0, NULL, 0, 0 };
     int rc = check_files(&L, m);
     if (rc == 0 && m->base.name) {
         char path[8192];
@@ -391,6 +472,8 @@ int aof_load_files(const char *dir, const aof_manifest *m, int truncated_ok, int
         rc = load_resp_file(&L, m->incrs[i].name, i == m->nincr - 1);
         if (rc == 0) log_loaded("incr", m->incrs[i].name, t0);
     }
+    tx_drop(&L);
+    free(L.tx);
     free(L.argv);
     return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "evict.h"
 #include "hooks.h"
+#include "multi.h"
 #include "propagate.h"
 #include "util.h"
 
@@ -310,7 +311,7 @@ static int may_run(client *c, const cmd_def *d) {
         reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;
     }
-    if (d->flags & CMD_WRITE) {
+    if ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)) {
         for (size_t i = 0; i < nwrite_gates; i++) {
             const char *why = write_gates[i]();
             if (why) {
@@ -337,28 +338,13 @@ static void reply_unknown_sub(client *c, const cmd_def *container) {
                  (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].p, up);
 }
 
-int cmd_dispatch(client *c) {
-    const cmd_def *container;
-    const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
-    if (!d) {
-        server.stat.commands++;
-        if (container) reply_unknown_sub(c, container);
-        else reply_unknown(c);
-        return CMD_RAN;
-    }
-    if (hooks_before_command(c, d)) return CMD_PARKED;
-    server.stat.commands++;
-    c->cmd = d;
-    c->lastcmd = d;
-    if (!may_run(c, d)) {
-        ((cmd_def *)d)->failed++;
-        hooks_after_command(c, d);
-        return CMD_RAN;
-    }
+void cmd_call(client *c, const cmd_def *d) {
     long long dirty = server.dirty;
     uint64_t errors = server.stat.errors;
     int64_t start = mono_us();
+    int outer_propagated = propagated; /* EXEC's, around its commands */
     propagated = 0;
+    prop_begin();
     d->proc(c);
     cmd_def *md = (cmd_def *)d;
     md->usec += (uint64_t)(mono_us() - start);
@@ -368,7 +354,41 @@ int cmd_dispatch(client *c) {
      * server.dirty and DEBUG POPULATE raises it, neither may be replayed
      * (the AOF loader refuses them), as in Redis. */
     if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated)
-        propagate(c->db, c->argc, c->argv);
+        prop_end_cmd(c->db, c->argc, c->argv);
+    else
+        prop_end_cmd(c->db, 0, NULL);
+    propagated = outer_propagated;
+}
+
+int cmd_dispatch(client *c) {
+    const cmd_def *container;
+    const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
+    if (!d) {
+        server.stat.commands++;
+        if (container) reply_unknown_sub(c, container);
+        else reply_unknown(c);
+        multi_rejected(c, NULL, 0);
+        return CMD_RAN;
+    }
+    if (multi_queues(c, d)) { /* inside MULTI: checked now, run by EXEC */
+        c->cmd = d;
+        if (may_run(c, d)) multi_queue(c, d);
+        else multi_rejected(c, d, 0);
+        c->cmd = NULL;
+        return CMD_RAN;
+    }
+    if (hooks_before_command(c, d)) return CMD_PARKED;
+    server.stat.commands++;
+    c->cmd = d;
+    c->lastcmd = d;
+    size_t reply_at = c->reply.len;
+    if (!may_run(c, d)) {
+        ((cmd_def *)d)->failed++;
+        multi_rejected(c, d, reply_at);
+        hooks_after_command(c, d);
+        return CMD_RAN;
+    }
+    cmd_call(c, d);
     hooks_after_command(c, d);
     c->cmd = NULL;
     return CMD_RAN;

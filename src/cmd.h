@@ -173,6 +173,9 @@ int cmd_has_keys(const cmd_def *d);
  * keeps it and stops reading the client; aof.c resumes it). */
 enum { CMD_RAN = 0, CMD_PARKED = 1 };
 int cmd_dispatch(client *c);
+/* Runs an admitted command d with c->argc/argv: the handler, statistics,
+ * propagation (one batch, see propagate.h). The dispatcher and EXEC. */
+void cmd_call(client *c, const cmd_def *d);
 /* Iteration over the top-level commands (COMMAND, COMMAND COUNT). */
 size_t cmd_count(void);
 const cmd_def *cmd_at(size_t i);
@@ -242,6 +245,8 @@ cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config, cmd_client,
     cmd_hello, cmd_auth, cmd_time, cmd_quit, cmd_shutdown, cmd_debug;
 /* cmd_command.c */
 cmd_proc cmd_command;
+/* multi.c */
+cmd_proc cmd_multi, cmd_exec, cmd_discard, cmd_watch, cmd_unwatch;
 /* snapshot/snap_cmd.c (issue: snapshots) */
 cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
 /* snapshot/dump_cmd.c (issue 8: DUMP payloads use the RDB encoder) */

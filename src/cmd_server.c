@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "db.h"
 #include "log.h"
+#include "multi.h"
 #include "net.h"
 #include "util.h"
 
@@ -234,15 +235,20 @@ void cmd_config(client *c) {
 
 static void client_line(vbuf *b, const client *c) {
     int64_t now = mono_ms();
+    char flags[4], *f = flags;
+    if (c->flags & CLIENT_MULTI) *f++ = 'x';
+    if (c->flags & CLIENT_DIRTY_CAS) *f++ = 'd';
+    if (f == flags) *f++ = 'N';
+    *f = '\0';
     /* straight into b: a long name must not cut the line */
     vbuf_appendf(b,
-             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d "
-             "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+             "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
+             "sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
              "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
              "redir=-1 resp=2\n",
              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
-             c->db, c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
+             flags, c->db, multi_queued(c), c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
              c->inflight.len, c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
              c->lastcmd ? c->lastcmd->fullname : "NULL");
 }

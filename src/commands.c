@@ -179,6 +179,9 @@ static const cmd_key_spec dump_keys[] = {
 static const cmd_key_spec restore_keys[] = {
     {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
+static const cmd_key_spec watch_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
 static const cmd_key_spec persist_keys[] = {
     {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
@@ -528,6 +531,24 @@ static cmd_def table[] = {
     {.name = "lastsave", .proc = cmd_lastsave, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_ADMIN | CAT_FAST | CAT_DANGEROUS,
      .tips = lastsave_tips, .group = "server", .since = "1.0.0",
      .summary = "Get the UNIX time stamp of the last successful save to disk",
+     .complexity = "O(1)"},    /* transactions (src/multi.c) */
+    {.name = "multi", .proc = cmd_multi, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_TRANSACTION,
+     .group = "transactions", .since = "1.2.0",
+     .summary = "Mark the start of a transaction block", .complexity = "O(1)"},
+    {.name = "exec", .proc = cmd_exec, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG, .acl = CAT_SLOW | CAT_TRANSACTION,
+     .group = "transactions", .since = "1.2.0",
+     .summary = "Execute all commands issued after MULTI",
+     .complexity = "Depends on commands in the transaction"},
+    {.name = "discard", .proc = cmd_discard, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_TRANSACTION,
+     .group = "transactions", .since = "2.0.0",
+     .summary = "Discard all commands issued after MULTI",
+     .complexity = "O(N), when N is the number of queued commands"},
+    {.name = "watch", .proc = cmd_watch, .arity = -2, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_TRANSACTION, KEY_SPECS(watch_keys),
+     .group = "transactions", .since = "2.2.0",
+     .summary = "Watch the given keys to determine execution of the MULTI/EXEC block",
+     .complexity = "O(1) for every key.", .args = watch_args},
+    {.name = "unwatch", .proc = cmd_unwatch, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_TRANSACTION,
+     .group = "transactions", .since = "2.2.0", .summary = "Forget about all watched keys",
      .complexity = "O(1)"},
 };
 

@@ -448,4 +448,8 @@ static const cmd_arg restore_args[] = {
     {.name = "frequency", .type = ARG_INTEGER, .key_spec_index = -1, .token = "FREQ", .since = "5.0.0", .flags = ARGF_OPTIONAL},
     {0}};
 
+static const cmd_arg watch_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+
 #endif

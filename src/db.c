@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
+#include "multi.h"
 #include "util.h"
 
 void db_init_all(int n) {
@@ -25,6 +26,7 @@ int db_expired(const vt_entry *e, int64_t now_ms) {
 /* Deletes an expired key and tells the AOF, as Redis propagates a DEL. */
 static void expire_now(db *d, const char *key, size_t len) {
     vt_delete(d->t, key, len);
+    multi_touch_key(d->id, key, len);
     server.stat.expired_keys++;
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(d->id, 2, argv);
@@ -85,6 +87,7 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     if (created) *created = made;
     if (e && made) evict_new_entry(e);
     else if (e) evict_touch(e);
+    if (e) multi_touch_key(d->id, key, len); /* the caller changes it now */
     return e;
 }
 
@@ -111,10 +114,13 @@ int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
 
 int db_delete(db *d, const char *key, size_t len) {
     if (!lookup(d, key, len)) return 0;
-    return vt_delete(d->t, key, len);
+    int deleted = vt_delete(d->t, key, len);
+    if (deleted) multi_touch_key(d->id, key, len);
+    return deleted;
 }
 
 void db_flush(db *d) {
+    multi_touch_flush(d);
     hooks_before_flush();
     vt *old = d->t;
     d->t = vt_create();

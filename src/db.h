@@ -4,7 +4,9 @@
  * applied the same way everywhere: a key whose expire time has passed is
  * deleted on access (lazy) and by the active cycle on the cron timer, which
  * walks each table with a cursor within a time budget. While server.loading
- * (startup replay) no key expires, as in Redis. Main thread only. */
+ * (startup replay) no key expires, as in Redis. Every change to a key made
+ * here (write, expire time, delete, expiry, flush) is signalled to WATCH
+ * (multi.h). Main thread only. */
 #ifndef VERSO_DB_H
 #define VERSO_DB_H
 

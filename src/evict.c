@@ -21,6 +21,7 @@
 #include "hooks.h"
 #include "info.h"
 #include "log.h"
+#include "multi.h"
 #include "util.h"
 
 #define LRU_CLOCK_MAX ((1u << 24) - 1)
@@ -214,6 +215,7 @@ static void evict_key(int dbid, const char *key, size_t len) {
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(dbid, 2, argv);
     vt_delete(db_get(dbid)->t, key, len);
+    multi_touch_key(dbid, key, len); /* as Redis: eviction fails a WATCH */
     server.stat.evicted_keys++;
 }
 

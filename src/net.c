@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "hooks.h"
 #include "log.h"
+#include "multi.h"
 #include "util.h"
 
 #define NET_READ_CHUNK (64u * 1024)
@@ -240,6 +241,7 @@ int net_listen(char *err, size_t errlen) {
 static void on_close(uv_handle_t *h) {
     client *c = h->data;
     if (!c) return;
+    multi_client_free(c);
     vbuf_free(&c->in);
     vbuf_free(&c->reply);
     vbuf_free(&c->inflight);

@@ -1,8 +1,9 @@
-/* propagate: the consumer list and the fan-out (see propagate.h). Main
- * thread only. */
+/* propagate: the consumer list, the fan-out and the batches that wrap
+ * several commands in MULTI/EXEC (see propagate.h). Main thread only. */
 #include "propagate.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -37,7 +38,66 @@ void prop_remove(prop_fn fn, void *priv) {
 
 int prop_active(void) { return nconsumers > 0; }
 
+/* ---- batches ---- */
+
+typedef struct held {
+    int db;
+    int argc;
+    arg *argv;            /* argv and the bytes in one allocation */
+} held;
+
+static int depth;         /* open batches */
+static held *pending;     /* commands of the outermost batch */
+static size_t npending, pending_cap;
+
+static void emit(int db, int argc, const arg *argv) {
+    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, db, argc, argv);
+}
+
+static void hold(int db, int argc, const arg *argv) {
+    size_t bytes = (size_t)argc * sizeof(arg);
+    for (int i = 0; i < argc; i++) bytes += argv[i].len;
+    arg *copy = xmalloc(bytes);
+    char *p = (char *)(copy + argc);
+    for (int i = 0; i < argc; i++) {
+        memcpy(p, argv[i].p, argv[i].len);
+        copy[i] = (arg){p, argv[i].len};
+        p += argv[i].len;
+    }
+    if (npending == pending_cap) {
+        pending_cap = pending_cap ? pending_cap * 2 : 8;
+        pending = xrealloc(pending, pending_cap * sizeof *pending);
+    }
+    pending[npending++] = (held){db, argc, copy};
+}
+
 void propagate(int db, int argc, const arg *argv) {
     assert(argc > 0);
-    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, db, argc, argv);
+    if (nconsumers == 0) return;
+    if (depth > 0) hold(db, argc, argv);
+    else emit(db, argc, argv);
+}
+
+void prop_begin(void) { depth++; }
+
+void prop_end_cmd(int db, int argc, const arg *argv) {
+    assert(depth > 0);
+    if (depth > 1 || npending > 0) {
+        if (argc > 0) propagate(db, argc, argv);
+        if (--depth > 0) return;
+    } else {
+        depth--;
+        if (argc > 0 && nconsumers > 0) emit(db, argc, argv); /* the common case */
+        return;
+    }
+    if (npending == 0) return;
+    static const arg multi[1] = {{"MULTI", 5}}, exec[1] = {{"EXEC", 4}};
+    int wrap = npending > 1;
+    if (wrap) emit(pending[0].db, 1, multi);
+    for (size_t i = 0; i < npending; i++) {
+        emit(pending[i].db, pending[i].argc, pending[i].argv);
+        free(pending[i].argv);
+    }
+    if (wrap) emit(pending[npending - 1].db, 1, exec);
+    npending = 0;
 }

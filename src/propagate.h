@@ -9,6 +9,16 @@
  * and keyspace notifications next. A consumer that is off is simply not in
  * the list; with no consumer, propagation costs one branch.
  *
+ * Batches: the dispatcher brackets every command it runs with
+ * prop_begin / prop_end_cmd. What is propagated inside is held (copied)
+ * and handed on when the outermost batch ends: one command alone, several
+ * wrapped in MULTI ... EXEC (MULTI with the first command's db, EXEC with
+ * the last one's), as Redis 7.0's propagatePendingCommands does. So a
+ * command whose handler propagates several commands, and an EXEC whose
+ * queued commands changed something, reach the consumers as one atomic
+ * block; a read-only transaction propagates nothing. Outside a batch
+ * (active expiry) a command goes out at once.
+ *
  * Main thread only. The arguments are valid only during the call: a
  * consumer that keeps them copies them. */
 #ifndef VERSO_PROPAGATE_H
@@ -24,7 +34,13 @@ void prop_add(prop_fn fn, void *priv);
 void prop_remove(prop_fn fn, void *priv);
 /* 1 when at least one consumer is registered. */
 int prop_active(void);
-/* Hands one command to every consumer. */
+/* Hands one command to every consumer (held while a batch is open). */
 void propagate(int db, int argc, const arg *argv);
+/* Opens a batch (batches nest: only the outermost one emits). */
+void prop_begin(void);
+/* Closes a batch, first adding the command (db, argc, argv) when argc > 0
+ * (the dispatcher's own propagation of the command that ran). When that
+ * command is all the batch holds it goes out without being copied. */
+void prop_end_cmd(int db, int argc, const arg *argv);
 
 #endif

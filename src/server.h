@@ -37,6 +37,9 @@ enum {
     CLIENT_PENDING_WRITE = 1 << 4,     /* on server.pending_writes */
     CLIENT_PARKED = 1 << 6,            /* AOF backlog: a write waits to run */
     CLIENT_HELD = 1 << 7,              /* AOF always: replies wait for fsync */
+    CLIENT_MULTI = 1 << 8,             /* inside MULTI: commands are queued */
+    CLIENT_DIRTY_CAS = 1 << 9,         /* a watched key changed: EXEC fails */
+    CLIENT_DIRTY_EXEC = 1 << 10,       /* a queuing error: EXEC aborts */
     CLIENT_LOADER = 1 << 15,           /* replays a file at startup (the AOF's
                                           fake client): runs while loading */
 };
@@ -65,6 +68,8 @@ typedef struct client {
                                      (it was parked) */
     const cmd_def *cmd;           /* running command */
     const cmd_def *lastcmd;
+    struct multi_state *mstate;   /* multi.c: queued commands, watched keys
+                                     (NULL until MULTI or WATCH) */
     /* output */
     vbuf reply;                   /* replies not yet handed to the kernel */
     vbuf inflight;                /* bytes of the uv_write in progress */

@@ -778,6 +778,130 @@ START_TEST(test_flipped_bytes) {
 }
 END_TEST
 
+/* ---- transactions ---- */
+
+START_TEST(test_transaction) {
+    vbuf f, want;
+    vbuf_init(&f);
+    vbuf_init(&want);
+    cmd(&f, "SET", "a", "1", NULL);
+    cmd(&f, "MULTI", NULL);
+    cmd(&f, "SET", "b", "2", NULL);
+    cmd(&f, "SELECT", "3", NULL);
+    cmd(&f, "INCR", "b", NULL);
+    cmd(&f, "exec", NULL);
+    cmd(&f, "SET", "c", "3", NULL);
+    cmd(&want, "SET", "a", "1", NULL);
+    cmd(&want, "SET", "b", "2", NULL);
+    cmd(&want, "SELECT", "3", NULL);
+    cmd(&want, "INCR", "b", NULL);
+    cmd(&want, "SET", "c", "3", NULL);
+    put_file(I1, f.data, f.len);
+    aof_manifest m;
+    make_manifest(&m, NULL, 1, &I1);
+    char err[512];
+    rec r;
+    rec_init(&r);
+    aof_load_stats st;
+    ck_assert_msg(load(&m, 0, &r, &st, err, sizeof err) == 0, "%s", err);
+    /* the transaction's commands are applied at EXEC, without MULTI/EXEC */
+    assert_bytes(&r.cmds, want.data, want.len);
+    ck_assert_uint_eq(st.commands, 5);
+    rec_free(&r);
+    aofm_free(&m);
+    vbuf_free(&f);
+    vbuf_free(&want);
+}
+END_TEST
+
+/* A file that ends anywhere inside a transaction (in its MULTI, between
+ * its commands, in its EXEC) loses the whole transaction with
+ * aof-load-truncated, and fails to load without it. */
+START_TEST(test_truncated_transaction) {
+    vbuf f;
+    vbuf_init(&f);
+    cmd(&f, "SET", "a", "1", NULL);
+    size_t tx = f.len;
+    cmd(&f, "MULTI", NULL);
+    cmd(&f, "SET", "b", "2", NULL);
+    cmd(&f, "INCR", "a", NULL);
+    cmd(&f, "EXEC", NULL);
+    aof_manifest m;
+    make_manifest(&m, NULL, 1, &I1);
+    char err[512], want[160];
+    snprintf(want, sizeof want, "appendonly.aof.1.incr.aof: offset %zu: unexpected end of file",
+             tx);
+    for (size_t cut = tx + 1; cut < f.len; cut++) {
+        rec r;
+        aof_load_stats st;
+        put_file(I1, f.data, cut);
+        rec_init(&r);
+        ck_assert_int_eq(load(&m, 0, &r, &st, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, want) == err, "cut %zu: %s", cut, err);
+        ck_assert_int_eq(r.ncmds, 1);
+        ck_assert_int_eq(file_size(I1), (off_t)cut);
+        rec_free(&r);
+        rec_init(&r);
+        ck_assert_msg(load(&m, 1, &r, &st, err, sizeof err) == 0, "cut %zu: %s", cut, err);
+        ck_assert_int_eq(r.ncmds, 1);   /* SET a 1 only */
+        ck_assert_uint_eq(st.truncated_bytes, cut - tx);
+        ck_assert_int_eq(file_size(I1), (off_t)tx);
+        rec_free(&r);
+    }
+    ck_assert(log_has("Revert incomplete MULTI/EXEC transaction in AOF file "
+                      "appendonly.aof.1.incr.aof"));
+    /* not the last file: an error even with aof-load-truncated */
+    const char *names[2] = { I1, I2 };
+    vbuf tail;
+    vbuf_init(&tail);
+    cmd(&tail, "SET", "z", "9", NULL);
+    put_file(I2, tail.data, tail.len);
+    put_file(I1, f.data, f.len - 4);
+    aofm_free(&m);
+    make_manifest(&m, NULL, 2, names);
+    rec r;
+    aof_load_stats st;
+    rec_init(&r);
+    ck_assert_int_eq(load(&m, 1, &r, &st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, want) == err, "%s", err);
+    ck_assert_ptr_nonnull(strstr(err, "transaction, and this is not the last"));
+    rec_free(&r);
+    aofm_free(&m);
+    vbuf_free(&tail);
+    vbuf_free(&f);
+}
+END_TEST
+
+START_TEST(test_transaction_errors) {
+    static const char *const bad[][2] = {
+        { "MULTI", "MULTI inside a transaction" },
+        { "EXEC", "EXEC without MULTI" },
+    };
+    for (int i = 0; i < 2; i++) {
+        vbuf f;
+        vbuf_init(&f);
+        cmd(&f, "SET", "a", "1", NULL);
+        if (i == 0) cmd(&f, "MULTI", NULL);
+        size_t at = f.len;
+        cmd(&f, bad[i][0], NULL);
+        cmd(&f, "EXEC", NULL);
+        put_file(I1, f.data, f.len);
+        aof_manifest m;
+        make_manifest(&m, NULL, 1, &I1);
+        char err[512], want[160];
+        snprintf(want, sizeof want, "appendonly.aof.1.incr.aof: offset %zu: %s", at, bad[i][1]);
+        rec r;
+        aof_load_stats st;
+        rec_init(&r);
+        ck_assert_int_eq(load(&m, 1, &r, &st, err, sizeof err), -1);
+        ck_assert_str_eq(err, want);
+        rec_free(&r);
+        aofm_free(&m);
+        vbuf_free(&f);
+    }
+}
+END_TEST
+
 static Suite *aofl_suite(void) {
     Suite *s = suite_create("aof_load");
     TCase *tc = tcase_create("aof_load");
@@ -794,6 +918,9 @@ static Suite *aofl_suite(void) {
     tcase_add_test(tc, test_damaged_rdb_base);
     tcase_add_test(tc, test_commands_across_chunks);
     tcase_add_test(tc, test_flipped_bytes);
+    tcase_add_test(tc, test_transaction);
+    tcase_add_test(tc, test_truncated_transaction);
+    tcase_add_test(tc, test_transaction_errors);
     suite_add_tcase(s, tc);
     return s;
 }

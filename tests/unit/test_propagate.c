@@ -5,10 +5,12 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "db.h"
 #include "hooks.h"
+#include "multi.h"
 #include "propagate.h"
 #include "util.h"
 
@@ -93,6 +95,61 @@ START_TEST(test_fan_out_to_every_consumer) {
 }
 END_TEST
 
+/* A transaction, and a command that propagates several, reach the
+ * consumers as one block wrapped in MULTI/EXEC (Redis 7.0: only when the
+ * block holds more than one command). */
+START_TEST(test_batches_wrapped) {
+    setup();
+    recorder a = {0};
+    client *c = fake_client();
+    prop_add(record, &a);
+    run(c, "MULTI");
+    run(c, "SET a 1");
+    run(c, "SELECT 2");
+    run(c, "INCR n");
+    run(c, "GET a");
+    ck_assert_int_eq(a.n, 0); /* queued: nothing ran yet */
+    run(c, "EXEC");
+    ck_assert_int_eq(a.n, 4);
+    ck_assert_str_eq(a.log[0], "0:MULTI");
+    ck_assert_str_eq(a.log[1], "0:SET a 1");
+    ck_assert_str_eq(a.log[2], "2:INCR n");
+    ck_assert_str_eq(a.log[3], "2:EXEC");
+    /* read-only: nothing; one write: not wrapped; aborted: nothing */
+    run(c, "MULTI");
+    run(c, "GET a");
+    run(c, "EXEC");
+    ck_assert_int_eq(a.n, 4);
+    run(c, "MULTI");
+    run(c, "SET b 1");
+    run(c, "GET b");
+    run(c, "EXEC");
+    ck_assert_int_eq(a.n, 5);
+    ck_assert_str_eq(a.log[4], "2:SET b 1");
+    run(c, "MULTI");
+    run(c, "SET b 2");
+    run(c, "NOSUCH");
+    run(c, "EXEC");
+    ck_assert(memmem(c->reply.data, c->reply.len, "EXECABORT", 9) != NULL);
+    ck_assert_int_eq(a.n, 5);
+    /* lazy expiry inside a write: its DEL and the write go together */
+    run(c, "SET e v PX 1");
+    ck_assert_int_eq(a.n, 6);
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    run(c, "SET e w");
+    ck_assert_int_eq(a.n, 10);
+    ck_assert_str_eq(a.log[6], "2:MULTI");
+    ck_assert_str_eq(a.log[7], "2:DEL e");
+    ck_assert_str_eq(a.log[8], "2:SET e w");
+    ck_assert_str_eq(a.log[9], "2:EXEC");
+    prop_remove(record, &a);
+    multi_client_free(c);
+    vbuf_free(&c->reply);
+    free(c);
+}
+END_TEST
+
 /* ---- hooks ---- */
 
 static int after_calls, kept, flushed_all;
@@ -150,6 +207,7 @@ int main(void) {
     Suite *s = suite_create("propagate");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_fan_out_to_every_consumer);
+    tcase_add_test(tc, test_batches_wrapped);
     tcase_add_test(tc, test_hooks_called_by_the_core);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

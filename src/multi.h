@@ -1,0 +1,66 @@
+/* multi: transactions (MULTI, EXEC, DISCARD) and optimistic locking (WATCH,
+ * UNWATCH), as in Redis 7.0.
+ *
+ * Inside MULTI the dispatcher checks each command as it would before running
+ * it (existence, arity, auth, write gates) and hands it to multi_queue, which
+ * copies its arguments and answers +QUEUED; a refused command flags the
+ * transaction so that EXEC answers EXECABORT. EXEC runs the queue through
+ * cmd_call, one command after the other with nothing in between (the loop
+ * is single-threaded), and answers the array of their replies; an error of
+ * one command is its reply, the others still run (no rollback). Whatever
+ * the commands propagate leaves as one batch (propagate.h): MULTI ... EXEC
+ * around them when there are several.
+ *
+ * WATCH keeps, for every watched (db, key), the clients watching it. Every
+ * change to a key calls multi_touch_key (db.c does it in its write paths,
+ * expiry included): the watchers are flagged CLIENT_DIRTY_CAS and their EXEC
+ * answers nil. A flush calls multi_touch_flush for the watched keys that
+ * existed. A watched key that expires (even not yet deleted) fails EXEC as
+ * well. With nothing watched, a touch is one branch.
+ *
+ * Main thread only. */
+#ifndef VERSO_MULTI_H
+#define VERSO_MULTI_H
+
+#include "server.h"
+
+/* Number of watched (db, key) pairs; multi_touch_key's fast path. */
+extern size_t multi_watched_keys;
+
+/* 1 when c is inside MULTI and d must be queued rather than run (all but
+ * EXEC, DISCARD, MULTI, WATCH, QUIT). Also frees what the last EXEC kept. */
+int multi_queues(client *c, const cmd_def *d);
+/* Queues c's command d (already checked) and answers +QUEUED. */
+void multi_queue(client *c, const cmd_def *d);
+/* A command was refused (unknown, arity, auth, write gate...): inside MULTI
+ * the transaction is flagged for EXECABORT; a refused EXEC turns its error
+ * (written at c->reply from reply_at) into "EXECABORT Transaction discarded
+ * because of: <error>" and discards the transaction, as Redis does. */
+void multi_rejected(client *c, const cmd_def *d, size_t reply_at);
+/* 1 when d is EXEC of a transaction that holds a write command (EXEC is then
+ * subject to the write gates and to AOF parking, as a write). */
+int multi_exec_writes(const client *c, const cmd_def *d);
+
+/* The commands the last EXEC of c ran, with the db each ran in, for the
+ * AOF's hold logic in its after_command hook (valid until c's next command).
+ * Does nothing unless c's last command was an EXEC that ran. */
+typedef void (*multi_ran_fn)(void *priv, int db, const cmd_def *d, int argc, const arg *argv);
+void multi_for_each_ran(const client *c, multi_ran_fn fn, void *priv);
+
+/* A change to key in db: flags every client watching it. */
+void multi_touch_key_slow(int db, const char *key, size_t len);
+static inline void multi_touch_key(int db, const char *key, size_t len) {
+    if (multi_watched_keys) multi_touch_key_slow(db, key, len);
+}
+/* Database d is about to be emptied: flags the watchers of its keys that
+ * exist now. */
+void multi_touch_flush(db *d);
+
+/* CLIENT LIST's multi=: the number of queued commands inside MULTI, else
+ * -1. */
+long long multi_queued(const client *c);
+
+/* The client is going away: its transaction and watches are dropped. */
+void multi_client_free(client *c);
+
+#endif

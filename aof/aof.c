@@ -103,15 +103,15 @@ static void append_command(int argc, const arg *argv) {
 }
 
 /* The propagate hook: the command as it must be replayed. */
-static void aof_feed(void *priv, int db, int argc, const arg *argv) {
+static void aof_feed(void *priv, int dbid, int argc, const arg *argv) {
     (void)priv;
     assert(A.on);
-    if (db != A.last_db) {
+    if (dbid != A.last_db) {
         char num[16];
-        int n = snprintf(num, sizeof num, "%d", db);
+        int n = snprintf(num, sizeof num, "%d", dbid);
         arg sel[2] = {{"SELECT", 6}, {num, (size_t)n}};
         append_command(2, sel);
-        A.last_db = db;
+        A.last_db = dbid;
     }
     append_command(argc, argv);
 }
@@ -312,8 +312,8 @@ typedef struct manifest_job {
     int nunlink;
 } manifest_job;
 
-static int manifest_job_fn(void *arg, int run) {
-    manifest_job *j = arg;
+static int manifest_job_fn(void *jobarg, int run) {
+    manifest_job *j = jobarg;
     if (!run) {
         aofm_free(&j->m);
         for (int i = 0; i < j->nunlink; i++) free(j->unlink[i]);

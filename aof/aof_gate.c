@@ -30,8 +30,8 @@ static struct {
     uint64_t max;
 } F;
 
-static uint64_t key_hash(int db, const arg *k) {
-    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)db * 0x9e3779b97f4a7c15ULL);
+static uint64_t key_hash(int dbid, const arg *k) {
+    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)dbid * 0x9e3779b97f4a7c15ULL);
     return h ? h : 1;
 }
 
@@ -66,8 +66,8 @@ static uint64_t set_get(uint64_t h) {
 
 typedef struct add_ctx { uint64_t off; } add_ctx;
 
-static void add_key(void *priv, int db, const arg *k) {
-    set_put(key_hash(db, k), ((add_ctx *)priv)->off);
+static void add_key(void *priv, int dbid, const arg *k) {
+    set_put(key_hash(dbid, k), ((add_ctx *)priv)->off);
 }
 
 void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
@@ -78,9 +78,9 @@ void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
 
 typedef struct wait_ctx { uint64_t synced, wait; } wait_ctx;
 
-static void wait_key(void *priv, int db, const arg *k) {
+static void wait_key(void *priv, int dbid, const arg *k) {
     wait_ctx *w = priv;
-    uint64_t off = set_get(key_hash(db, k));
+    uint64_t off = set_get(key_hash(dbid, k));
     if (off > w->synced && off > w->wait) w->wait = off;
 }
 

@@ -37,7 +37,7 @@ void prop_remove(prop_fn fn, void *priv) {
 
 int prop_active(void) { return nconsumers > 0; }
 
-void propagate(int db, int argc, const arg *argv) {
+void propagate(int dbid, int argc, const arg *argv) {
     assert(argc > 0);
-    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, db, argc, argv);
+    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, dbid, argc, argv);
 }

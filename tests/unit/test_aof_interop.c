@@ -213,7 +213,7 @@ static int rec_exec(void *priv, int argc, const arg *argv, char *err, size_t err
     return 0;
 }
 
-static int rec_key(void *priv, int db, obj *key, obj *val, int64_t expire, char *err,
+static int rec_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, char *err,
                    size_t errlen) {
     (void)err;
     (void)errlen;
@@ -221,7 +221,7 @@ static int rec_key(void *priv, int db, obj *key, obj *val, int64_t expire, char 
     char kb[OBJ_INTBUF], vb[OBJ_INTBUF], line[256];
     size_t kl, vl;
     const char *k = obj_str(key, kb, &kl), *v = obj_str(val, vb, &vl);
-    snprintf(line, sizeof line, "%d %.*s=%.*s %s\n", db, (int)kl, k, (int)vl, v,
+    snprintf(line, sizeof line, "%d %.*s=%.*s %s\n", dbid, (int)kl, k, (int)vl, v,
              expire >= 0 ? "ttl" : "-");
     vbuf_append_str(&r->keys, line);
     obj_decref(key);
@@ -229,7 +229,7 @@ static int rec_key(void *priv, int db, obj *key, obj *val, int64_t expire, char 
     return 0;
 }
 
-static const rdb_load_cb rec_cb = { NULL, rec_key, NULL };
+static const rdb_load_cb rec_cb = { .key = rec_key };
 
 /* Loads dir's manifest and files into r (NUL-terminated texts). */
 static int replay(const char *dir, int tok, rec *r, aof_load_stats *st, char *err,
@@ -506,7 +506,9 @@ static const char *const manifests[] = {
 /* Starts redis-server on dir (its appendonlydir holds the manifest) and
  * returns its log once it has refused the manifest, or got past it (ready,
  * or stopped for another reason). The server is killed. */
-static char *redis_verdict(const char *dir) {
+/* *out: what redis-server logged (malloc'd). Out-parameter rather than a
+ * return value: gcc 12 saw a dangling pointer in the inlined local. */
+static void redis_verdict(const char *dir, char **out) {
     char sock[160], logf[160], cmdline[1024];
     snprintf(sock, sizeof sock, "%s/redis.sock", dir);
     snprintf(logf, sizeof logf, "%s/redis.log", dir);
@@ -537,9 +539,7 @@ static char *redis_verdict(const char *dir) {
         waitpid(pid, &status, 0);
     }
     snprintf(cmdline, sizeof cmdline, "cat '%s'", logf);
-    char *out;
-    run(&out, "%s", cmdline);
-    return out;
+    run(out, "%s", cmdline);
 }
 
 static void check_manifest_parity(const char *text) {
@@ -555,7 +555,8 @@ static void check_manifest_parity(const char *text) {
     put_file(adir, "appendonly.aof.1.incr.aof", "", 0);
     aof_manifest m;
     int ours = aofm_load(adir, "appendonly.aof", &m, err, sizeof err);
-    char *out = redis_verdict(dir);
+    char *out;
+    redis_verdict(dir, &out);
     int theirs_bad = strstr(out, "FATAL AOF MANIFEST FILE ERROR") != NULL;
     if (ours == 0) {
         aofm_free(&m);

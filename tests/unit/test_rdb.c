@@ -123,7 +123,7 @@ static void cb_resize(void *priv, int db, uint64_t keys, uint64_t expires) {
     r->resize_exp[db] = expires;
 }
 
-static const rdb_load_cb CB = { cb_resize, cb_key, NULL };
+static const rdb_load_cb CB = { .resize = cb_resize, .key = cb_key };
 
 static int load(const char *path, int64_t now, recs *got, rdb_load_stats *st, char *err) {
     err[0] = '\0';

@@ -478,7 +478,7 @@ START_TEST(test_we_load_what_redis_saves) {
     char path[320];
     snprintf(path, sizeof path, "%s/dump.rdb", tdir);
     loaded got = {0};
-    rdb_load_cb cb = { NULL, cb_key, NULL };
+    rdb_load_cb cb = { .key = cb_key };
     rdb_load_stats st;
     char err[RDB_ERRLEN];
     int rc = rdb_load_file(path, wall_ms(), &cb, &got, &st, err, sizeof err);

@@ -31,7 +31,7 @@ static struct {
 } F;
 
 static uint64_t key_hash(int dbid, const arg *k) {
-    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)dbid * 0x9e3779b97f4a7c15ULL);
+    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)dbid * UINT64_C(0x9e3779b97f4a7c15));
     return h ? h : 1;
 }
 

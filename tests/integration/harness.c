@@ -447,7 +447,7 @@ char *h_slurp(const char *path, size_t *len, int must_exist)
     fseek(f, 0, SEEK_SET);
     char *buf = malloc((size_t)n + 1);
     ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
     fclose(f);
     buf[n] = '\0';
     *len = (size_t)n;

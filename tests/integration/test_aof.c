@@ -98,7 +98,7 @@ static void put_file(const char *path, const char *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_msg(f != NULL, "open %s", path);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
 

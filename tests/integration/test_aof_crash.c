@@ -347,7 +347,7 @@ START_TEST(crash_loop)
     ck_assert_ptr_nonnull(ws);
     for (int i = 0; i < NTHREADS; i++) {
         ws[i].id = i;
-        ws[i].rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1) ^ seed;
+        ws[i].rng = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(i + 1) ^ seed;
     }
     srv *owner = start_srv("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(owner);

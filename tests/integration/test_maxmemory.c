@@ -146,7 +146,7 @@ START_TEST(noeviction_refuses_denyoom)
     expect_error(c, OOM, "SETEX k:0 100 v");
     redisReply *r = cmd(c, "GET k:0");
     ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
-    ck_assert_int_eq(r->len, 1000);
+    ck_assert_uint_eq(r->len, 1000);
     freeReplyObject(r);
     expect_int(c, 1, "EXISTS k:1");
     expect_int(c, 1, "EXPIRE k:2 100");

@@ -173,7 +173,7 @@ START_TEST(config_get_set)
     r = expect_array(c, 0, "CONFIG GET nosuchparam");
     freeReplyObject(r);
     r = expect_array(c, -1, "CONFIG GET *");
-    ck_assert_int_ge(r->elements, 2 * 15);
+    ck_assert_uint_ge(r->elements, 2 * 15);
     ck_assert_int_eq(r->elements % 2, 0);
     freeReplyObject(r);
     r = expect_array(c, -1, "CONFIG GET max*");

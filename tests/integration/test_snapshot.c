@@ -94,7 +94,7 @@ static void put_file(const char *path, const char *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
 
@@ -529,7 +529,7 @@ static long long check_save_info(redisContext *c, const char *method,
 static void point_in_time(const char *method)
 {
     long long t0 = h_now_ms();
-    g_rng = 0x5eed0000ULL + (uint64_t)(method[1]);
+    g_rng = UINT64_C(0x5eed0000) + (uint64_t)(method[1]);
     srv *s = start_srv("--bgsave-method %s --snapshot-compression lz4", method);
     redisContext *c = srv_connect(s);
     fill_all(c);

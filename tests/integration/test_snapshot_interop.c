@@ -182,7 +182,7 @@ static void copy_file(const char *from, const char *to)
     char *buf = slurp(from, &len);
     FILE *f = fopen(to, "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
     free(buf);
 }
@@ -458,7 +458,7 @@ static uint64_t stored_crc(const char *buf, size_t len)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
-        v |= (uint64_t)(unsigned char)buf[len - 8 + i] << (8 * i);
+        v |= (uint64_t)(unsigned char)buf[len - 8 + (size_t)i] << (8 * i);
     return v;
 }
 

@@ -206,7 +206,7 @@ END_TEST
 START_TEST(test_stop_drains) {
     tctx t;
     t_start(&t, open_aof("d.aof"), FSYNC_ALWAYS);
-    for (int i = 0; i < 24; i++) submit_stream(&t, (1 << 20) + 17 * i);
+    for (int i = 0; i < 24; i++) submit_stream(&t, (size_t)((1 << 20) + 17 * i));
     ck_assert_int_eq(t_stop(&t), 0); /* at once: most of it is still queued */
     check_file("d.aof", 0, t.pos);
 }

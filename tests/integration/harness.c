@@ -120,6 +120,9 @@ static void ensure_base(void)
 /* RLIMIT_NOFILE (soft and hard) of the next server started, 0: inherited;
  * set by srv_start_nofile for one start. */
 static rlim_t h_child_nofile;
+/* The binary of the next server started, NULL: srv_binary(); set by
+ * srv_start_redis for one start. */
+static const char *h_child_binary;
 
 /* In a freshly forked child: die with the parent, keep no descriptor of
  * the test, default SIGPIPE, output to out_path, stdin from in_fd. */
@@ -350,7 +353,8 @@ static srv *start_with(const char *conf_text, const char *extra)
     for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
         char *argv[64];
         int argc = 0;
-        argv[argc++] = strdup(srv_binary());
+        const char *bin = h_child_binary ? h_child_binary : srv_binary();
+        argv[argc++] = strdup(bin);
         if (conf_text)
             argv[argc++] = strdup(conf_path);
         s->port = pick_port();
@@ -375,7 +379,7 @@ static srv *start_with(const char *conf_text, const char *extra)
         log_tail(s->log, tail, sizeof tail);
         if (r < 0)
             srv_kill9(s);
-        FAIL("server %s (port %d) %s; log tail:\n%s", srv_binary(), s->port,
+        FAIL("server %s (port %d) %s; log tail:\n%s", bin, s->port,
              r < 0 ? "did not answer PING within 10 s" : "exited at startup",
              tail);
     }
@@ -406,6 +410,27 @@ srv *srv_start_nofile(int nofile, const char *extra_fmt, ...)
     h_child_nofile = (rlim_t)nofile;
     srv *s = start_with(NULL, extra);
     h_child_nofile = 0;
+    return s;
+}
+
+const char *h_redis_binary(void)
+{
+    const char *env = getenv("REDIS_SERVER");
+    return env && *env ? env : "redis-server";
+}
+
+srv *srv_start_redis(const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    if (extra_fmt) {
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
+    h_child_binary = h_redis_binary();
+    srv *s = start_with(NULL, extra);
+    h_child_binary = NULL;
     return s;
 }
 
@@ -869,6 +894,91 @@ long long h_info_int(redisContext *c, const char *section, const char *field)
     if (!found)
         FAIL("INFO %s has no field '%s'", section ? section : "", field);
     return strtoll(v, NULL, 10);
+}
+
+static int info_cmp(long long got, int op, long long want)
+{
+    return op == H_GE ? got >= want : op == H_LE ? got <= want : got == want;
+}
+
+long long h_wait_info_at(const char *file, int line, redisContext *c,
+                         const char *section, const char *field, int op,
+                         long long want, int timeout_ms)
+{
+    long long deadline = h_now_ms() + (long long)h_scaled_ms(timeout_ms);
+    long long got;
+    for (;;) {
+        char *info = h_info(c, section);
+        char v[128];
+        int found = h_info_field(info, field, v, sizeof v);
+        free(info);
+        if (!found)
+            h_fail(file, line, "INFO %s has no field '%s'", section ? section : "", field);
+        got = strtoll(v, NULL, 10);
+        if (info_cmp(got, op, want))
+            return got;
+        if (h_now_ms() >= deadline)
+            break;
+        h_sleep_ms(10);
+    }
+    h_fail(file, line, "INFO %s: %s stayed %lld, want %s %lld (%d ms x%d)",
+           section ? section : "", field, got,
+           op == H_GE ? ">=" : op == H_LE ? "<=" : "==", want, timeout_ms,
+           h_time_scale());
+}
+
+void h_wait_info_str_at(const char *file, int line, redisContext *c,
+                        const char *section, const char *field,
+                        const char *want, int timeout_ms)
+{
+    long long deadline = h_now_ms() + (long long)h_scaled_ms(timeout_ms);
+    char v[512];
+    for (;;) {
+        char *info = h_info(c, section);
+        int found = h_info_field(info, field, v, sizeof v);
+        free(info);
+        if (!found)
+            h_fail(file, line, "INFO %s has no field '%s'", section ? section : "", field);
+        if (strcmp(v, want) == 0)
+            return;
+        if (h_now_ms() >= deadline)
+            break;
+        h_sleep_ms(10);
+    }
+    h_fail(file, line, "INFO %s: %s stayed '%s', want '%s' (%d ms x%d)",
+           section ? section : "", field, v, want, timeout_ms, h_time_scale());
+}
+
+/* ------------------------------------------------------------------ time */
+
+/* Sanitizers slow the server and the tests several times over, more on a
+ * busy machine: compile-time detection (gcc's __SANITIZE_*__, clang's
+ * __has_feature), $VERSO_TIME_SCALE overrides. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define H_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define H_SANITIZED 1
+#endif
+#endif
+#ifndef H_SANITIZED
+#define H_SANITIZED 0
+#endif
+
+int h_time_scale(void)
+{
+    const char *env = getenv("VERSO_TIME_SCALE");
+    if (env && *env) {
+        int n = atoi(env);
+        if (n >= 1)
+            return n;
+    }
+    return H_SANITIZED ? 5 : 1;
+}
+
+int h_scaled_ms(int ms)
+{
+    return ms * h_time_scale();
 }
 
 /* --------------------------------------------------------------- fixture */

@@ -69,27 +69,17 @@ static long long info_int(redisContext *c, const char *field)
 }
 
 /* Polls INFO persistence until field >= want (or <= want when below);
- * fails after timeout_ms. Returns the last value. */
-static long long wait_info(redisContext *c, const char *field, long long want,
-                           int below, int timeout_ms)
-{
-    long long end = h_now_ms() + timeout_ms, v;
-    while (v = info_int(c, field), (below ? v > want : v < want) && h_now_ms() < end)
-        h_sleep_ms(10);
-    ck_assert_msg(below ? v <= want : v >= want, "INFO %s stayed %lld (want %s %lld)",
-                  field, v, below ? "<=" : ">=", want);
-    return v;
-}
+ * fails after timeout_ms (scaled). Returns the last value. */
+#define wait_info(c, field, want, below, timeout_ms)                                    \
+    h_wait_info_at(__FILE__, __LINE__, c, "persistence", field, (below) ? H_LE : H_GE, \
+                   want, timeout_ms)
 
 /* A finished rewrite: aof_rewrites >= n, none running, status ok. */
 static void wait_rewrites(redisContext *c, long long n)
 {
     wait_info(c, "aof_rewrites", n, 0, 30000);
     wait_info(c, "aof_rewrite_in_progress", 0, 1, 30000);
-    char *info = h_info(c, "persistence"), v[64];
-    h_info_field(info, "aof_last_bgrewrite_status", v, sizeof v);
-    free(info);
-    ck_assert_str_eq(v, "ok");
+    h_wait_info_str(c, "persistence", "aof_last_bgrewrite_status", "ok", 0);
 }
 
 static char *slurp(const char *path, size_t *len) { return h_slurp(path, len, 0); }

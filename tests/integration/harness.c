@@ -39,6 +39,8 @@ srv *h_srv;
 redisContext *h_c;
 static char h_base[1024];
 
+static int pick_port(void);
+
 /* ------------------------------------------------------------------ misc */
 
 static void h_fail(const char *file, int line, const char *fmt, ...)
@@ -230,6 +232,11 @@ static int split_args(const char *s, char **argv, int max)
             argv[n++] = strdup(word);
     }
     return n;
+}
+
+int h_free_port(void)
+{
+    return pick_port();
 }
 
 static int pick_port(void)

@@ -82,6 +82,10 @@ int srv_run_bad(const char *conf_text, const char *args, char **out,
 const char *h_redis_binary(void);
 srv *srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A port of 127.0.0.1 free now (20000-32000), for a process started by
+ * other means (h_run). */
+int h_free_port(void);
+
 /* ---- connections ---- */
 redisContext *srv_connect(const srv *s);   /* fails the test on error */
 

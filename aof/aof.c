@@ -104,15 +104,15 @@ static void append_command(int argc, const arg *argv) {
 }
 
 /* The propagate hook: the command as it must be replayed. */
-static void aof_feed(void *priv, int db, int argc, const arg *argv) {
+static void aof_feed(void *priv, int dbid, int argc, const arg *argv) {
     (void)priv;
     assert(A.on);
-    if (db != A.last_db) {
+    if (dbid != A.last_db) {
         char num[16];
-        int n = snprintf(num, sizeof num, "%d", db);
+        int n = snprintf(num, sizeof num, "%d", dbid);
         arg sel[2] = {{"SELECT", 6}, {num, (size_t)n}};
         append_command(2, sel);
-        A.last_db = db;
+        A.last_db = dbid;
     }
     append_command(argc, argv);
 }
@@ -149,12 +149,12 @@ typedef struct exec_keys {
     uint64_t off;
 } exec_keys;
 
-static void exec_cmd_keys(void *priv, int db, const cmd_def *d, int argc, const arg *argv) {
+static void exec_cmd_keys(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
     exec_keys *x = priv;
     if (x->add) {
-        if (d->flags & CMD_WRITE) gate_inflight_add_args(db, d, argc, argv, x->off);
+        if (d->flags & CMD_WRITE) gate_inflight_add_args(dbid, d, argc, argv, x->off);
     } else {
-        uint64_t w = gate_inflight_wait_args(db, d, argc, argv, A.synced);
+        uint64_t w = gate_inflight_wait_args(dbid, d, argc, argv, A.synced);
         if (w > x->off) x->off = w;
     }
 }
@@ -340,8 +340,8 @@ typedef struct manifest_job {
     int nunlink;
 } manifest_job;
 
-static int manifest_job_fn(void *arg, int run) {
-    manifest_job *j = arg;
+static int manifest_job_fn(void *jobarg, int run) {
+    manifest_job *j = jobarg;
     if (!run) {
         aofm_free(&j->m);
         for (int i = 0; i < j->nunlink; i++) free(j->unlink[i]);

@@ -9,11 +9,11 @@
 
 /* ---- keys of a command ---- */
 
-void gate_for_each_key_args(int db, const cmd_def *d, int argc, const arg *argv, gate_key_fn fn,
+void gate_for_each_key_args(int dbid, const cmd_def *d, int argc, const arg *argv, gate_key_fn fn,
                             void *priv) {
     cmd_keyrefs k = {0};
     cmd_get_keys(d, argc, argv, &k);
-    for (size_t i = 0; i < k.n; i++) fn(priv, db, &argv[k.v[i].pos]);
+    for (size_t i = 0; i < k.n; i++) fn(priv, dbid, &argv[k.v[i].pos]);
     cmd_keys_free(&k);
 }
 
@@ -35,8 +35,8 @@ static struct {
     uint64_t max;
 } F;
 
-static uint64_t key_hash(int db, const arg *k) {
-    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)db * 0x9e3779b97f4a7c15ULL);
+static uint64_t key_hash(int dbid, const arg *k) {
+    uint64_t h = vt_hash(k->p, k->len) ^ ((uint64_t)dbid * UINT64_C(0x9e3779b97f4a7c15));
     return h ? h : 1;
 }
 
@@ -71,14 +71,14 @@ static uint64_t set_get(uint64_t h) {
 
 typedef struct add_ctx { uint64_t off; } add_ctx;
 
-static void add_key(void *priv, int db, const arg *k) {
-    set_put(key_hash(db, k), ((add_ctx *)priv)->off);
+static void add_key(void *priv, int dbid, const arg *k) {
+    set_put(key_hash(dbid, k), ((add_ctx *)priv)->off);
 }
 
-void gate_inflight_add_args(int db, const cmd_def *d, int argc, const arg *argv,
+void gate_inflight_add_args(int dbid, const cmd_def *d, int argc, const arg *argv,
                             uint64_t offset) {
     add_ctx ctx = {offset};
-    gate_for_each_key_args(db, d, argc, argv, add_key, &ctx);
+    gate_for_each_key_args(dbid, d, argc, argv, add_key, &ctx);
     if (offset > F.max) F.max = offset;
 }
 
@@ -88,19 +88,19 @@ void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
 
 typedef struct wait_ctx { uint64_t synced, wait; } wait_ctx;
 
-static void wait_key(void *priv, int db, const arg *k) {
+static void wait_key(void *priv, int dbid, const arg *k) {
     wait_ctx *w = priv;
-    uint64_t off = set_get(key_hash(db, k));
+    uint64_t off = set_get(key_hash(dbid, k));
     if (off > w->synced && off > w->wait) w->wait = off;
 }
 
-uint64_t gate_inflight_wait_args(int db, const cmd_def *d, int argc, const arg *argv,
+uint64_t gate_inflight_wait_args(int dbid, const cmd_def *d, int argc, const arg *argv,
                                  uint64_t synced) {
     if (F.max <= synced) return 0;
     /* keyless reads (KEYS, SCAN, DBSIZE...) see the whole keyspace; PING, INFO... none */
     if (!cmd_has_keys(d)) return (d->flags & CMD_READONLY) ? F.max : 0;
     wait_ctx w = {synced, 0};
-    gate_for_each_key_args(db, d, argc, argv, wait_key, &w);
+    gate_for_each_key_args(dbid, d, argc, argv, wait_key, &w);
     return w.wait;
 }
 

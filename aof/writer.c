@@ -185,6 +185,8 @@ static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
         note_failure(w, err, 1);
     } else {
         pthread_mutex_lock(&w->lock);
+        /* an fsync covers bytes written before it started: synced <= written */
+        assert(upto <= atomic_load(&w->written));
         if (!w->sync_lost && atomic_load(&w->synced) < upto) atomic_store(&w->synced, upto);
         pthread_mutex_unlock(&w->lock);
     }
@@ -247,14 +249,23 @@ static void *fsync_main(void *arg) {
             fd = w->close_fd;
             upto = w->close_upto;
             w->close_req = 0;
+            /* a file is closed only once no fsync of it runs (and, by
+             * switch_file, none is queued) */
+            assert(!fd_running_locked(w, fd));
+            assert(!w->fs_req || w->fs_fd != fd);
         } else {
             fd = w->fs_fd;
             upto = w->fs_upto;
             since = w->fs_since_us;
             w->fs_req = 0;
+            /* never an fsync of a file queued for closing (switch_file
+             * drops such a request) */
+            assert(!w->close_req || w->close_fd != fd);
         }
+        assert(fd >= 0 && w->fs_running_fd[me] == -1);
         w->fs_running_fd[me] = fd;
         w->fs_busy++;
+        assert(w->fs_busy <= w->fs_slots);
         pthread_mutex_unlock(&w->lock);
         run_fsync(w, fd, upto, since);
         if (closing && close(fd) < 0)
@@ -262,6 +273,7 @@ static void *fsync_main(void *arg) {
         uv_async_send(&w->async);
         pthread_mutex_lock(&w->lock);
         w->fs_running_fd[me] = -1;
+        assert(w->fs_busy > 0);
         w->fs_busy--;
         pthread_cond_broadcast(&w->writer_cond);
         if (w->close_req) pthread_cond_broadcast(&w->fsync_cond); /* it may wait for us */
@@ -328,6 +340,7 @@ static void writer_fsync_now(aofw *w) {
         pthread_cond_wait(&w->writer_cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
     uint64_t upto = atomic_load(&w->written);
+    assert(upto >= w->covered); /* written only grows */
     if (upto == w->covered) return;
     w->covered = upto;
     w->unsynced_since_us = 0;
@@ -344,6 +357,7 @@ static void writer_post_fsync(aofw *w) {
     if (!w->fs_req && !w->fs_busy) {
         w->fs_fd = w->fd;
         w->fs_upto = atomic_load(&w->written);
+        assert(w->fs_upto >= w->covered);
         w->fs_since_us = w->unsynced_since_us;
         w->fs_req = 1;
         pthread_cond_signal(&w->fsync_cond);
@@ -360,6 +374,7 @@ static void writer_post_fsync_always(aofw *w) {
     pthread_mutex_lock(&w->lock);
     w->fs_fd = w->fd;
     w->fs_upto = atomic_load(&w->written);
+    assert(w->fs_upto >= w->covered);
     w->fs_since_us = 0;
     w->fs_req = 1;
     pthread_cond_signal(&w->fsync_cond);
@@ -389,9 +404,12 @@ static int write_chunk(aofw *w, chunk *c) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return errno ? errno : EIO;
         if (n == 0) return ENOSPC; /* a write of nothing: as Redis, the disk is full */
+        assert((size_t)n <= want);
         if (!w->unsynced_since_us) w->unsynced_since_us = mono_us();
         c->off += (size_t)n;
-        atomic_fetch_add(&w->written, (uint64_t)n);
+        uint64_t written = atomic_fetch_add(&w->written, (uint64_t)n) + (uint64_t)n;
+        /* aofw_submit counts bytes before it queues them */
+        assert(written <= atomic_load(&w->submitted));
         uv_async_send(&w->async); /* coalesced by libuv: cheap */
     }
     return 0;
@@ -628,6 +646,7 @@ void aofw_get_stats(aofw *w, aofw_stats *st) {
     st->synced = atomic_load(&w->synced);
     st->written = atomic_load(&w->written);
     st->submitted = atomic_load(&w->submitted);
+    assert(st->synced <= st->written && st->written <= st->submitted);
     st->fsyncs = atomic_load(&w->fsyncs);
     st->delayed_fsync = atomic_load(&w->delayed_fsync);
     st->pending_fsync = atomic_load(&w->pending_fsync);
@@ -640,7 +659,9 @@ void aofw_get_stats(aofw *w, aofw_stats *st) {
 
 uint64_t aofw_backlog(aofw *w) {
     uint64_t written = atomic_load(&w->written); /* first: the difference stays >= 0 */
-    return atomic_load(&w->submitted) - written;
+    uint64_t submitted = atomic_load(&w->submitted);
+    assert(written <= submitted);
+    return submitted - written;
 }
 
 int aofw_stop(aofw *w) {
@@ -650,6 +671,8 @@ int aofw_stop(aofw *w) {
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->writer_tid, NULL);
     for (int i = 0; i < w->nfsync_threads; i++) pthread_join(w->fsync_tid[i], NULL);
+    assert(atomic_load(&w->synced) <= atomic_load(&w->written) &&
+           atomic_load(&w->written) <= atomic_load(&w->submitted));
     int rc = atomic_load(&w->synced) == atomic_load(&w->submitted) ? 0 : -1;
     uv_close((uv_handle_t *)&w->async, on_closed);
     return rc;

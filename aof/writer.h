@@ -64,8 +64,8 @@ typedef int (*aofw_switch_fn)(void *arg, int run);
 void aofw_switch_file_after(aofw *w, int new_fd, aofw_switch_fn before, void *arg);
 /* Runs before(arg, ...) on the writer thread in queue order, with no file
  * switch (new_fd -1): e.g. publish a manifest, then delete old files. */
-static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *arg) {
-    aofw_switch_file_after(w, -1, fn, arg);
+static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *fnarg) {
+    aofw_switch_file_after(w, -1, fn, fnarg);
 }
 /* Main thread: change the fsync policy (CONFIG SET appendfsync). */
 void aofw_set_policy(aofw *w, int policy);

@@ -17,16 +17,17 @@ run_check() { # build-dir [make args...]
     fi
 }
 
+# Every build is made with --enable-werror: a warning fails the run.
 echo "== build and test (normal)"
-"$top/scripts/setup.sh"
+CONFIGURE_FLAGS=--enable-werror "$top/scripts/setup.sh"
 run_check build
 
 echo "== build and test (AddressSanitizer + UBSan)"
-BUILD_DIR=build-asan CONFIGURE_FLAGS=--enable-sanitizers=address "$top/scripts/setup.sh"
+BUILD_DIR=build-asan CONFIGURE_FLAGS="--enable-sanitizers=address --enable-werror" "$top/scripts/setup.sh"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 run_check build-asan
 
 echo "== build and test threaded parts (ThreadSanitizer)"
-BUILD_DIR=build-tsan CONFIGURE_FLAGS=--enable-sanitizers=thread "$top/scripts/setup.sh"
+BUILD_DIR=build-tsan CONFIGURE_FLAGS="--enable-sanitizers=thread --enable-werror" "$top/scripts/setup.sh"
 TSAN_OPTIONS=halt_on_error=1 run_check build-tsan TESTS="$(cat tests/tsan-tests)"
 
 echo "== all test runs passed"

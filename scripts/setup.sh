@@ -25,8 +25,11 @@ build=${BUILD_DIR:-build}
 [ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] \
     || autoreconf -fi >/dev/null
 mkdir -p "$build"
-if [ ! -f "$build/Makefile" ] || [ configure -nt "$build/config.status" ]; then
+# Reconfigure when the flags differ from the last configure's (.configure-flags).
+if [ ! -f "$build/Makefile" ] || [ configure -nt "$build/config.status" ] ||
+   [ "$(cat "$build/.configure-flags" 2>/dev/null)" != "${CONFIGURE_FLAGS:-}" ]; then
     (cd "$build" && "$top/configure" ${CONFIGURE_FLAGS:-} >/dev/null)
+    printf '%s\n' "${CONFIGURE_FLAGS:-}" > "$build/.configure-flags"
 fi
 make -C "$build" -j"$(nproc)" >/dev/null
 echo "setup: built $build/src/verso-server"

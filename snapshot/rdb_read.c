@@ -225,7 +225,7 @@ static inline int rd_u8(rd *r, unsigned *v) {
 static int rd_le(rd *r, int n, uint64_t *v) {
     if (rd_need(r, (size_t)n)) return -1;
     *v = 0;
-    for (int i = 0; i < n; i++) *v |= (uint64_t)r->buf[r->pos + i] << (8 * i);
+    for (int i = 0; i < n; i++) *v |= (uint64_t)r->buf[r->pos + (size_t)i] << (8 * i);
     r->pos += (size_t)n;
     return 0;
 }
@@ -233,7 +233,7 @@ static int rd_le(rd *r, int n, uint64_t *v) {
 static int rd_be(rd *r, int n, uint64_t *v) {
     if (rd_need(r, (size_t)n)) return -1;
     *v = 0;
-    for (int i = 0; i < n; i++) *v = (*v << 8) | r->buf[r->pos + i];
+    for (int i = 0; i < n; i++) *v = (*v << 8) | r->buf[r->pos + (size_t)i];
     r->pos += (size_t)n;
     return 0;
 }

@@ -76,14 +76,14 @@ static void drop_items(item *items, int n) {
     }
 }
 
-static void reserve(int db, uint64_t keys) {
-    if (db >= 0 && db < server.cfg.databases && vt_size(db_get(db)->t) == 0)
-        vt_reserve(db_get(db)->t, (size_t)keys);
+static void reserve(int dbid, uint64_t keys) {
+    if (dbid >= 0 && dbid < server.cfg.databases && vt_size(db_get(dbid)->t) == 0)
+        vt_reserve(db_get(dbid)->t, (size_t)keys);
 }
 
-static int check_db(int db, char *err, size_t errlen) {
-    if (db >= 0 && db < server.cfg.databases) return 0;
-    snprintf(err, errlen, "database %d out of range (databases is %d)", db,
+static int check_db(int dbid, char *err, size_t errlen) {
+    if (dbid >= 0 && dbid < server.cfg.databases) return 0;
+    snprintf(err, errlen, "database %d out of range (databases is %d)", dbid,
              server.cfg.databases);
     return -1;
 }
@@ -116,17 +116,17 @@ static struct {
     char err[RDB_ERRLEN];
 } pending;
 
-static void inline_resize(void *priv, int db, uint64_t keys, uint64_t expires) {
+static void inline_resize(void *priv, int dbid, uint64_t keys, uint64_t expires) {
     (void)priv;
     (void)expires;
     /* keys read before go in before a resize */
     if (!pending.failed && inline_flush(&pending.at, pending.err, sizeof pending.err) != 0)
         pending.failed = 1;
-    reserve(db, keys);
+    reserve(dbid, keys);
 }
 
 /* key == NULL: the data ended, insert the rest. */
-static int inline_key_at(void *priv, int db, obj *key, obj *val, int64_t expire, uint64_t *at,
+static int inline_key_at(void *priv, int dbid, obj *key, obj *val, int64_t expire, uint64_t *at,
                          char *err, size_t errlen) {
     (void)priv;
     if (pending.failed) {
@@ -137,20 +137,20 @@ static int inline_key_at(void *priv, int db, obj *key, obj *val, int64_t expire,
         return -1;
     }
     if (!key) return inline_flush(at, err, errlen);
-    if (check_db(db, err, errlen) != 0) {
+    if (check_db(dbid, err, errlen) != 0) {
         obj_decref(key);
         obj_decref(val);
         return -1;
     }
-    L.items[L.n++] = (item){db, key, val, expire, 0, *at};
+    L.items[L.n++] = (item){dbid, key, val, expire, 0, *at};
     if (L.n == BATCH) return inline_flush(at, err, errlen);
     return 0;
 }
 
-static int inline_key(void *priv, int db, obj *key, obj *val, int64_t expire, char *err,
+static int inline_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, char *err,
                       size_t errlen) {
     uint64_t at = 0;
-    return inline_key_at(priv, db, key, val, expire, &at, err, errlen);
+    return inline_key_at(priv, dbid, key, val, expire, &at, err, errlen);
 }
 
 static void inline_end(void *priv, int ok) {

@@ -1,6 +1,7 @@
 /* serializer: the forkless snapshot thread (see serializer.h). */
 #include "serializer.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static size_t item_obj_bytes(const ser_item *it) {
 void ser_capture(void *priv, obj *key, obj *val, int64_t expire) {
     ser_db *d = priv;
     ser_job *job = d->job;
+    assert(key && val);
     ser_item *it = xmalloc(sizeof *it);
     it->next = NULL;
     it->db = d->id;
@@ -34,6 +36,7 @@ void ser_capture(void *priv, obj *key, obj *val, int64_t expire) {
     it->expire = expire;
     size_t bytes = item_bytes(it), obj_bytes = item_obj_bytes(it);
     pthread_mutex_lock(&job->q_lock);
+    assert(*job->q_tail == NULL); /* q_tail points at the list's end */
     *job->q_tail = it;
     job->q_tail = &it->next;
     job->q_bytes += bytes;
@@ -69,6 +72,8 @@ static ser_item *queue_take(ser_job *job) {
 
 static void queue_release(ser_job *job, size_t bytes, size_t obj_bytes) {
     pthread_mutex_lock(&job->q_lock);
+    /* the counts held these items since ser_capture added them */
+    assert(job->q_bytes >= bytes && job->q_obj_bytes >= obj_bytes);
     job->q_bytes -= bytes;
     job->q_obj_bytes -= obj_bytes;
     pthread_mutex_unlock(&job->q_lock);
@@ -156,7 +161,13 @@ static int walk(ser_job *job, rdb_writer *w) {
     }
     /* Every bucket is saved now, so nothing more can be handed over: this
      * drain empties the queue for good (see vt.h). */
-    return drain_queue(job, w);
+    if (drain_queue(job, w) != 0) return -1;
+    pthread_mutex_lock(&job->q_lock);
+    assert(job->q_head == NULL && job->q_bytes == 0 && job->q_obj_bytes == 0);
+    pthread_mutex_unlock(&job->q_lock);
+    /* every key that existed at E was written exactly once */
+    assert(atomic_load(&job->keys_done) == job->keys_total);
+    return 0;
 }
 
 static void *ser_main(void *arg) {
@@ -201,6 +212,7 @@ static void *ser_main(void *arg) {
     job->file_bytes = sink_bytes(file);
     job->status = 0;
 done:
+    assert(job->status >= -1 && job->status <= 1);
     sink_free(file);
     job->duration_us = mono_us() - start;
     uv_async_send(&job->done); /* the only cross-thread wake-up: results are set */
@@ -230,6 +242,9 @@ int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, siz
 
 void ser_finish(ser_job *job) {
     pthread_join(job->thread, NULL);
-    free_items(queue_take(job));
+    ser_item *left = queue_take(job);
+    /* a finished walk left nothing behind (walk); an aborted one may have */
+    assert(job->status != 0 || left == NULL);
+    free_items(left);
     pthread_mutex_destroy(&job->q_lock);
 }

@@ -248,7 +248,7 @@ void cmd_propagate(client *c, int argc, const arg *argv) {
     propagate(c->db, argc, argv);
 }
 
-void cmd_propagate_raw(int db, int argc, const arg *argv) { propagate(db, argc, argv); }
+void cmd_propagate_raw(int dbid, int argc, const arg *argv) { propagate(dbid, argc, argv); }
 
 static void reply_unknown(client *c) {
     char args[160];

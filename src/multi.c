@@ -53,14 +53,14 @@ struct multi_state {
     size_t nw, wcap;
 };
 
-static uint64_t wk_hash(int db, const char *key, size_t len) {
-    return vt_hash(key, len) ^ ((uint64_t)(unsigned)db * 0x9e3779b97f4a7c15ULL);
+static uint64_t wk_hash(int dbid, const char *key, size_t len) {
+    return vt_hash(key, len) ^ ((uint64_t)(unsigned)dbid * 0x9e3779b97f4a7c15ULL);
 }
 
-static wkey *wk_find(int db, const char *key, size_t len, uint64_t h) {
+static wkey *wk_find(int dbid, const char *key, size_t len, uint64_t h) {
     if (!W.nbuckets) return NULL;
     for (wkey *k = W.buckets[h & (W.nbuckets - 1)]; k; k = k->next)
-        if (k->h == h && k->db == db && k->len == len && memcmp(k->key, key, len) == 0) return k;
+        if (k->h == h && k->db == dbid && k->len == len && memcmp(k->key, key, len) == 0) return k;
     return NULL;
 }
 
@@ -79,11 +79,11 @@ static void wk_grow(void) {
     W.nbuckets = n;
 }
 
-static wkey *wk_add(int db, const char *key, size_t len, uint64_t h) {
+static wkey *wk_add(int dbid, const char *key, size_t len, uint64_t h) {
     if (multi_watched_keys + 1 > W.nbuckets) wk_grow();
     wkey *k = xcalloc(1, sizeof *k + len);
     k->h = h;
-    k->db = db;
+    k->db = dbid;
     k->len = len;
     memcpy(k->key, key, len);
     k->next = W.buckets[h & (W.nbuckets - 1)];
@@ -336,10 +336,10 @@ static watched *watch_of(client *c, const wkey *k) {
 }
 
 /* Called after the change. */
-void multi_touch_key_slow(int db, const char *key, size_t len) {
-    wkey *k = wk_find(db, key, len, wk_hash(db, key, len));
+void multi_touch_key_slow(int dbid, const char *key, size_t len) {
+    wkey *k = wk_find(dbid, key, len, wk_hash(dbid, key, len));
     if (!k) return;
-    int gone = vt_find(db_get(db)->t, key, len) == NULL;
+    int gone = vt_find(db_get(dbid)->t, key, len) == NULL;
     for (size_t i = 0; i < k->nclients; i++) {
         client *c = k->clients[i];
         watched *w = watch_of(c, k);

@@ -49,8 +49,8 @@ void multi_for_each_ran(const client *c, multi_ran_fn fn, void *priv);
 
 /* A change to key in db: flags every client watching it. */
 void multi_touch_key_slow(int db, const char *key, size_t len);
-static inline void multi_touch_key(int db, const char *key, size_t len) {
-    if (multi_watched_keys) multi_touch_key_slow(db, key, len);
+static inline void multi_touch_key(int dbid, const char *key, size_t len) {
+    if (multi_watched_keys) multi_touch_key_slow(dbid, key, len);
 }
 /* Database d is about to be emptied: flags the watchers of its keys that
  * exist now. */

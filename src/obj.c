@@ -166,7 +166,7 @@ obj *obj_copy(obj *o) {
         return o;
     default:
         /* each collection adds its deep copy here */
-        assert(!"obj_copy: no copy for this type yet");
+        assert(0 && "obj_copy: no copy for this type yet");
         return NULL;
     }
 }

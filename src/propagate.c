@@ -50,11 +50,11 @@ static int depth;         /* open batches */
 static held *pending;     /* commands of the outermost batch */
 static size_t npending, pending_cap;
 
-static void emit(int db, int argc, const arg *argv) {
-    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, db, argc, argv);
+static void emit(int dbid, int argc, const arg *argv) {
+    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, dbid, argc, argv);
 }
 
-static void hold(int db, int argc, const arg *argv) {
+static void hold(int dbid, int argc, const arg *argv) {
     size_t bytes = (size_t)argc * sizeof(arg);
     for (int i = 0; i < argc; i++) bytes += argv[i].len;
     arg *copy = xmalloc(bytes);
@@ -68,26 +68,26 @@ static void hold(int db, int argc, const arg *argv) {
         pending_cap = pending_cap ? pending_cap * 2 : 8;
         pending = xrealloc(pending, pending_cap * sizeof *pending);
     }
-    pending[npending++] = (held){db, argc, copy};
+    pending[npending++] = (held){dbid, argc, copy};
 }
 
-void propagate(int db, int argc, const arg *argv) {
+void propagate(int dbid, int argc, const arg *argv) {
     assert(argc > 0);
     if (nconsumers == 0) return;
-    if (depth > 0) hold(db, argc, argv);
-    else emit(db, argc, argv);
+    if (depth > 0) hold(dbid, argc, argv);
+    else emit(dbid, argc, argv);
 }
 
 void prop_begin(void) { depth++; }
 
-void prop_end_cmd(int db, int argc, const arg *argv) {
+void prop_end_cmd(int dbid, int argc, const arg *argv) {
     assert(depth > 0);
     if (depth > 1 || npending > 0) {
-        if (argc > 0) propagate(db, argc, argv);
+        if (argc > 0) propagate(dbid, argc, argv);
         if (--depth > 0) return;
     } else {
         depth--;
-        if (argc > 0 && nconsumers > 0) emit(db, argc, argv); /* the common case */
+        if (argc > 0 && nconsumers > 0) emit(dbid, argc, argv); /* the common case */
         return;
     }
     if (npending == 0) return;

@@ -18,6 +18,7 @@
  * read version < E just before, and then locks the bucket right after. */
 #include "vt.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -132,6 +133,8 @@ static void bucket_unlock(vt_bucket *b) {
 
 /* Under the lock: make the entry marks mean "captured for `epoch`". */
 static void bucket_prepare(vt_bucket *b, uint64_t epoch) {
+    assert(epoch != 0);
+    assert(b->used <= VT_BUCKET_SLOTS);
     if (b->marked == epoch) return;
     uint8_t stale = (uint8_t)(epoch - 1);
     for (unsigned i = 0; i < b->used; i++) b->slots[i].epoch = stale;
@@ -146,11 +149,23 @@ static vt_bucket *wlock(vt *t, vt_bucket *b) {
         return NULL;
     bucket_lock(b);
     bucket_prepare(b, e);
+    assert(b->marked == e);
     return b;
+}
+
+/* The main thread may change b: no save runs, or b is saved for the running
+ * epoch (then it is the main thread's alone), or lk == b (wlock took it).
+ * One atomic load: cheap enough for every write. */
+static inline int may_change(const vt *t, vt_bucket *b, const vt_bucket *lk) {
+    if (lk == b) return t->save_epoch != 0 && b->marked == t->save_epoch;
+    return !t->save_epoch ||
+           atomic_load_explicit(&b->version, memory_order_acquire) >= t->save_epoch;
 }
 
 /* Main thread, bucket locked: hand the entry's pre-image to the save once. */
 static void capture_entry(vt *t, vt_entry *e) {
+    assert(t->save_epoch && t->capture);
+    assert(e->key && e->val); /* vt_write's contract: no entry left without a value */
     uint8_t m = (uint8_t)t->save_epoch;
     if (e->epoch == m) return;
     obj_incref(e->key);
@@ -262,11 +277,14 @@ static void dir_double(vt *t) {
  * unsaved entry that moves is captured first: nb starts out saved. */
 static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
     vt_bucket *lk = wlock(t, ob);
+    assert(may_change(t, ob, lk));
+    assert(may_change(t, nb, NULL)); /* the new segment starts out saved */
     unsigned keep = 0;
     for (unsigned j = 0; j < ob->used; j++) {
         vt_entry *e = &ob->slots[j];
         if (e->hhi & bit) {
             if (lk) capture_entry(t, e);
+            assert(nb->used < VT_BUCKET_SLOTS);
             nb->slots[nb->used++] = *e;
         } else {
             if (keep != j) ob->slots[keep] = *e;
@@ -284,17 +302,20 @@ static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
  * (the serializer may hold it); the new one is never seen by the serializer. */
 static void seg_split(vt *t, size_t idx) {
     vt_seg *s = t->dir[idx];
+    assert(s->depth <= t->gd);
     if (s->depth == t->gd) {
         dir_double(t);
         idx <<= 1;
     }
     uint32_t d = s->depth;
+    assert(d < t->gd && d < VT_MAX_DEPTH);
     uint32_t bit = (uint32_t)1 << (31 - d);
     vt_seg *ns = seg_new(t, d + 1, t->save_epoch);
     for (unsigned i = 0; i < VT_SEG_BUCKETS; i++)
         bucket_split(t, &s->buckets[i], &ns->buckets[i], bit);
     size_t span = seg_span(t, s);
     size_t start = idx & ~(span - 1);
+    assert(span >= 2 && t->dir[start] == s && t->dir[start + span - 1] == s);
     for (size_t i = start + span / 2; i < start + span; i++) t->dir[i] = ns;
     s->depth = ns->depth = d + 1;
     seg_register(t, ns);
@@ -343,6 +364,7 @@ vt *vt_create(void) {
 
 /* Frees every segment and the references its entries hold. */
 static void segs_drop(vt *t) {
+    assert(!t->save_epoch); /* segments are never freed while a save runs */
     for (size_t i = 0; i < t->nsegs; i++) {
         vt_seg *s = t->segs[i];
         seg_free_entries(s);
@@ -402,6 +424,7 @@ void vt_reserve(vt *t, size_t n) {
 
 static vt_entry *bucket_add(vt *t, vt_bucket *b, uint32_t hhi,
                             const char *key, size_t len) {
+    assert(b->used < VT_BUCKET_SLOTS);
     vt_entry *e = &b->slots[b->used];
     e->key = obj_new_raw(key, len);
     e->val = NULL;
@@ -426,12 +449,16 @@ vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
         vt_entry *e = bucket_find(b, hhi, key, len);
         if (e) {
             w->b = wlock(t, b);
+            assert(may_change(t, b, w->b));
             if (w->b) capture_entry(t, e);
+            /* handed over before the change: marked for the running save */
+            assert(!w->b || e->epoch == (uint8_t)t->save_epoch);
             return e;
         }
         if (!create) return NULL;
         if (b->used < VT_BUCKET_SLOTS) {
             w->b = wlock(t, b);
+            assert(may_change(t, b, w->b));
             if (created) *created = 1;
             return bucket_add(t, b, hhi, key, len);
         }
@@ -440,12 +467,18 @@ vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
 }
 
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {
+    /* e is the entry vt_write returned: in the bucket it locked, if any */
+    assert(!w->b || (e >= w->b->slots && e < w->b->slots + w->b->used));
     if (e->expire == VT_NO_EXPIRE && expire != VT_NO_EXPIRE) w->t->expires++;
-    else if (e->expire != VT_NO_EXPIRE && expire == VT_NO_EXPIRE) w->t->expires--;
+    else if (e->expire != VT_NO_EXPIRE && expire == VT_NO_EXPIRE) {
+        assert(w->t->expires > 0);
+        w->t->expires--;
+    }
     e->expire = expire;
 }
 
 void vt_write_done(vt_wr *w) {
+    assert(!w->b || w->b->marked == w->t->save_epoch);
     if (w->b) bucket_unlock(w->b);
     w->b = NULL;
 }
@@ -457,9 +490,15 @@ int vt_delete(vt *t, const char *key, size_t len) {
     vt_entry *e = bucket_find(b, (uint32_t)(h >> 32), key, len);
     if (!e) return 0;
     vt_bucket *lk = wlock(t, b);
+    assert(may_change(t, b, lk));
     if (lk) capture_entry(t, e);
+    assert(!lk || e->epoch == (uint8_t)t->save_epoch);
+    assert(b->used > 0 && t->size > 0);
     obj *k = e->key, *v = e->val;
-    if (e->expire != VT_NO_EXPIRE) t->expires--;
+    if (e->expire != VT_NO_EXPIRE) {
+        assert(t->expires > 0);
+        t->expires--;
+    }
     vt_entry *last = &b->slots[b->used - 1];
     if (e != last) *e = *last; /* keep slots packed */
     memset(last, 0, sizeof *last);
@@ -577,6 +616,7 @@ void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,
                 (unsigned long long)epoch, (unsigned long long)t->last_epoch);
         abort();
     }
+    assert(!t->save_epoch); /* one save at a time per table */
     vt_seg **v = xmalloc(t->nsegs * sizeof *v);
     memcpy(v, t->segs, t->nsegs * sizeof *v);
     t->last_epoch = epoch;
@@ -604,6 +644,7 @@ size_t vt_capture_bucket(vt_bucket *b, uint64_t epoch, vt_captured *out) {
     for (unsigned i = 0; i < b->used; i++) {
         vt_entry *e = &b->slots[i];
         if (e->epoch == m) continue;
+        assert(e->key && e->val); /* the main thread never leaves a bucket so */
         obj_incref(e->key);
         obj_incref(e->val);
         out[n++] = (vt_captured){ e->key, e->val, e->expire };

@@ -39,6 +39,8 @@ srv *h_srv;
 redisContext *h_c;
 static char h_base[1024];
 
+static int pick_port(void);
+
 /* ------------------------------------------------------------------ misc */
 
 static void h_fail(const char *file, int line, const char *fmt, ...)
@@ -120,6 +122,9 @@ static void ensure_base(void)
 /* RLIMIT_NOFILE (soft and hard) of the next server started, 0: inherited;
  * set by srv_start_nofile for one start. */
 static rlim_t h_child_nofile;
+/* The binary of the next server started, NULL: srv_binary(); set by
+ * srv_start_redis for one start. */
+static const char *h_child_binary;
 
 /* In a freshly forked child: die with the parent, keep no descriptor of
  * the test, default SIGPIPE, output to out_path, stdin from in_fd. */
@@ -227,6 +232,11 @@ static int split_args(const char *s, char **argv, int max)
             argv[n++] = strdup(word);
     }
     return n;
+}
+
+int h_free_port(void)
+{
+    return pick_port();
 }
 
 static int pick_port(void)
@@ -350,7 +360,8 @@ static srv *start_with(const char *conf_text, const char *extra)
     for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
         char *argv[64];
         int argc = 0;
-        argv[argc++] = strdup(srv_binary());
+        const char *bin = h_child_binary ? h_child_binary : srv_binary();
+        argv[argc++] = strdup(bin);
         if (conf_text)
             argv[argc++] = strdup(conf_path);
         s->port = pick_port();
@@ -375,7 +386,7 @@ static srv *start_with(const char *conf_text, const char *extra)
         log_tail(s->log, tail, sizeof tail);
         if (r < 0)
             srv_kill9(s);
-        FAIL("server %s (port %d) %s; log tail:\n%s", srv_binary(), s->port,
+        FAIL("server %s (port %d) %s; log tail:\n%s", bin, s->port,
              r < 0 ? "did not answer PING within 10 s" : "exited at startup",
              tail);
     }
@@ -406,6 +417,27 @@ srv *srv_start_nofile(int nofile, const char *extra_fmt, ...)
     h_child_nofile = (rlim_t)nofile;
     srv *s = start_with(NULL, extra);
     h_child_nofile = 0;
+    return s;
+}
+
+const char *h_redis_binary(void)
+{
+    const char *env = getenv("REDIS_SERVER");
+    return env && *env ? env : "redis-server";
+}
+
+srv *srv_start_redis(const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    if (extra_fmt) {
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
+    h_child_binary = h_redis_binary();
+    srv *s = start_with(NULL, extra);
+    h_child_binary = NULL;
     return s;
 }
 
@@ -447,7 +479,7 @@ char *h_slurp(const char *path, size_t *len, int must_exist)
     fseek(f, 0, SEEK_SET);
     char *buf = malloc((size_t)n + 1);
     ck_assert_ptr_nonnull(buf);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
     fclose(f);
     buf[n] = '\0';
     *len = (size_t)n;
@@ -869,6 +901,91 @@ long long h_info_int(redisContext *c, const char *section, const char *field)
     if (!found)
         FAIL("INFO %s has no field '%s'", section ? section : "", field);
     return strtoll(v, NULL, 10);
+}
+
+static int info_cmp(long long got, int op, long long want)
+{
+    return op == H_GE ? got >= want : op == H_LE ? got <= want : got == want;
+}
+
+long long h_wait_info_at(const char *file, int line, redisContext *c,
+                         const char *section, const char *field, int op,
+                         long long want, int timeout_ms)
+{
+    long long deadline = h_now_ms() + (long long)h_scaled_ms(timeout_ms);
+    long long got;
+    for (;;) {
+        char *info = h_info(c, section);
+        char v[128];
+        int found = h_info_field(info, field, v, sizeof v);
+        free(info);
+        if (!found)
+            h_fail(file, line, "INFO %s has no field '%s'", section ? section : "", field);
+        got = strtoll(v, NULL, 10);
+        if (info_cmp(got, op, want))
+            return got;
+        if (h_now_ms() >= deadline)
+            break;
+        h_sleep_ms(10);
+    }
+    h_fail(file, line, "INFO %s: %s stayed %lld, want %s %lld (%d ms x%d)",
+           section ? section : "", field, got,
+           op == H_GE ? ">=" : op == H_LE ? "<=" : "==", want, timeout_ms,
+           h_time_scale());
+}
+
+void h_wait_info_str_at(const char *file, int line, redisContext *c,
+                        const char *section, const char *field,
+                        const char *want, int timeout_ms)
+{
+    long long deadline = h_now_ms() + (long long)h_scaled_ms(timeout_ms);
+    char v[512];
+    for (;;) {
+        char *info = h_info(c, section);
+        int found = h_info_field(info, field, v, sizeof v);
+        free(info);
+        if (!found)
+            h_fail(file, line, "INFO %s has no field '%s'", section ? section : "", field);
+        if (strcmp(v, want) == 0)
+            return;
+        if (h_now_ms() >= deadline)
+            break;
+        h_sleep_ms(10);
+    }
+    h_fail(file, line, "INFO %s: %s stayed '%s', want '%s' (%d ms x%d)",
+           section ? section : "", field, v, want, timeout_ms, h_time_scale());
+}
+
+/* ------------------------------------------------------------------ time */
+
+/* Sanitizers slow the server and the tests several times over, more on a
+ * busy machine: compile-time detection (gcc's __SANITIZE_*__, clang's
+ * __has_feature), $VERSO_TIME_SCALE overrides. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define H_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define H_SANITIZED 1
+#endif
+#endif
+#ifndef H_SANITIZED
+#define H_SANITIZED 0
+#endif
+
+int h_time_scale(void)
+{
+    const char *env = getenv("VERSO_TIME_SCALE");
+    if (env && *env) {
+        int n = atoi(env);
+        if (n >= 1)
+            return n;
+    }
+    return H_SANITIZED ? 5 : 1;
+}
+
+int h_scaled_ms(int ms)
+{
+    return ms * h_time_scale();
 }
 
 /* --------------------------------------------------------------- fixture */

@@ -75,6 +75,17 @@ int srv_log_wait(const srv *s, const char *needle, int timeout_ms);
 int srv_run_bad(const char *conf_text, const char *args, char **out,
                 int timeout_ms);
 
+/* Starts Redis's own server ($REDIS_SERVER, else redis-server on PATH)
+ * whatever VERSO_SERVER says, as srv_start does (same base arguments: a
+ * later --dir in extra overrides the scratch one), for the interop tests.
+ * PING may still answer LOADING: h_wait_loaded waits for the data. */
+const char *h_redis_binary(void);
+srv *srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A port of 127.0.0.1 free now (20000-32000), for a process started by
+ * other means (h_run). */
+int h_free_port(void);
+
 /* ---- connections ---- */
 redisContext *srv_connect(const srv *s);   /* fails the test on error */
 
@@ -160,10 +171,37 @@ const char *h_reply_str(const redisReply *r, char *buf, size_t cap);
 char *h_info(redisContext *c, const char *section);
 int h_info_field(const char *info, const char *field, char *buf, size_t cap);
 long long h_info_int(redisContext *c, const char *section, const char *field);
+/* Polls INFO [section] every 10 ms until the integer field is == (H_EQ),
+ * >= (H_GE) or <= (H_LE) want; returns its value, or fails the test at the
+ * caller's line with the last value after timeout_ms (scaled by
+ * h_time_scale()). The field must exist. */
+enum { H_EQ, H_GE, H_LE };
+long long h_wait_info_at(const char *file, int line, redisContext *c,
+                         const char *section, const char *field, int op,
+                         long long want, int timeout_ms);
+#define h_wait_info(c, section, field, want, timeout_ms) \
+    h_wait_info_at(__FILE__, __LINE__, c, section, field, H_EQ, want, timeout_ms)
+#define h_wait_info_ge(c, section, field, want, timeout_ms) \
+    h_wait_info_at(__FILE__, __LINE__, c, section, field, H_GE, want, timeout_ms)
+/* The same for a field's text. */
+void h_wait_info_str_at(const char *file, int line, redisContext *c,
+                        const char *section, const char *field,
+                        const char *want, int timeout_ms);
+#define h_wait_info_str(c, section, field, want, timeout_ms) \
+    h_wait_info_str_at(__FILE__, __LINE__, c, section, field, want, timeout_ms)
+/* A server that may be loading its data: waits (timeout_ms, scaled) until
+ * INFO persistence says loading:0. */
+#define h_wait_loaded(c, timeout_ms) h_wait_info(c, "persistence", "loading", 0, timeout_ms)
 
 /* ---- time ---- */
 long long h_now_ms(void);
 void h_sleep_ms(int ms);
+/* The factor by which timeouts and wall-clock bounds are stretched: 1, or 5
+ * in a sanitizer build (detected at compile time); $VERSO_TIME_SCALE (>= 1)
+ * overrides. h_scaled_ms(ms) = ms * h_time_scale(). A bound that proves
+ * something is fast (vs. something that waits) is scaled, not dropped. */
+int h_time_scale(void);
+int h_scaled_ms(int ms);
 
 /* ---- the default fixture: one fresh server and one client per test ---- */
 extern srv *h_srv;

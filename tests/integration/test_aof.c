@@ -34,16 +34,16 @@
 
 /* ------------------------------------------------------------ fixture */
 
-static pid_t g_redis = -1;      /* a redis-server started by the interop test */
+static srv *g_redis;             /* a redis-server started by the interop test */
 
 static void setup(void) {}
 
 static void teardown(void)
 {
-    if (g_redis > 0) {
-        kill(g_redis, SIGKILL);
-        waitpid(g_redis, NULL, 0);
-        g_redis = -1;
+    if (g_redis) {
+        srv_kill9(g_redis);
+        srv_stop(g_redis);
+        g_redis = NULL;
     }
     h_srv_drop_all();
 }
@@ -69,27 +69,17 @@ static long long info_int(redisContext *c, const char *field)
 }
 
 /* Polls INFO persistence until field >= want (or <= want when below);
- * fails after timeout_ms. Returns the last value. */
-static long long wait_info(redisContext *c, const char *field, long long want,
-                           int below, int timeout_ms)
-{
-    long long end = h_now_ms() + timeout_ms, v;
-    while (v = info_int(c, field), (below ? v > want : v < want) && h_now_ms() < end)
-        h_sleep_ms(10);
-    ck_assert_msg(below ? v <= want : v >= want, "INFO %s stayed %lld (want %s %lld)",
-                  field, v, below ? "<=" : ">=", want);
-    return v;
-}
+ * fails after timeout_ms (scaled). Returns the last value. */
+#define wait_info(c, field, want, below, timeout_ms)                                    \
+    h_wait_info_at(__FILE__, __LINE__, c, "persistence", field, (below) ? H_LE : H_GE, \
+                   want, timeout_ms)
 
 /* A finished rewrite: aof_rewrites >= n, none running, status ok. */
 static void wait_rewrites(redisContext *c, long long n)
 {
     wait_info(c, "aof_rewrites", n, 0, 30000);
     wait_info(c, "aof_rewrite_in_progress", 0, 1, 30000);
-    char *info = h_info(c, "persistence"), v[64];
-    h_info_field(info, "aof_last_bgrewrite_status", v, sizeof v);
-    free(info);
-    ck_assert_str_eq(v, "ok");
+    h_wait_info_str(c, "persistence", "aof_last_bgrewrite_status", "ok", 0);
 }
 
 static char *slurp(const char *path, size_t *len) { return h_slurp(path, len, 0); }
@@ -98,7 +88,7 @@ static void put_file(const char *path, const char *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_msg(f != NULL, "open %s", path);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
 
@@ -175,29 +165,13 @@ static int count_aof_dir(const srv *s)
     return n;
 }
 
-static int free_port(void)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int port = 20000 + rand() % 12000;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        close(fd);
-        if (ok)
-            return port;
-    }
-    ck_abort_msg("no free port");
-    return -1;
-}
-
 /* Starts verso on the data dir of owner (dead) with the AOF on, expecting
  * it to refuse: returns its output (malloc'd), having checked that it
  * exited non-zero. `extra` is one more "--name value" pair or NULL. */
 static char *refused_start(const srv *owner, const char *name, const char *value)
 {
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", owner->dir, "--save", "", "--appendonly", "yes",
                            name, value, NULL };
@@ -671,43 +645,14 @@ static void check_aof_tool(const srv *s, const char *when)
     free(out);
 }
 
-/* redis-server on dir (its AOF on); returns the port. */
-static int start_redis_aof(const char *dir)
+/* redis-server (harness: srv_start_redis) on dir, its AOF on; a client
+ * once it has loaded the AOF. */
+static redisContext *start_redis_aof(const char *dir)
 {
-    for (int attempt = 0; attempt < 5; attempt++) {
-        char port[16], log[4400];
-        int p = free_port();
-        snprintf(port, sizeof port, "%d", p);
-        snprintf(log, sizeof log, "%s/redis.log", dir);
-        pid_t pid = fork();
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-            FILE *f = freopen(log, "a", stdout);
-            if (!f || dup2(1, 2) < 0)
-                _exit(127);
-            execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1",
-                   "--dir", dir, "--save", "", "--appendonly", "yes", "--appenddirname",
-                   "appendonlydir", "--daemonize", "no", (char *)NULL);
-            _exit(127);
-        }
-        g_redis = pid;
-        for (long long end = h_now_ms() + 20000; h_now_ms() < end; h_sleep_ms(20)) {
-            if (waitpid(pid, NULL, WNOHANG) == pid)
-                break;
-            redisContext *c = redisConnect("127.0.0.1", p);
-            redisReply *r = c && !c->err ? redisCommand(c, "PING") : NULL;
-            int up = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
-            freeReplyObject(r);
-            redisFree(c);
-            if (up)
-                return p;
-        }
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        g_redis = -1;
-    }
-    ck_abort_msg("redis-server did not start on %s (see redis.log there)", dir);
-    return -1;
+    g_redis = srv_start_redis("--dir '%s' --appendonly yes --appenddirname appendonlydir", dir);
+    redisContext *c = srv_connect(g_redis);
+    h_wait_loaded(c, 20000);
+    return c;
 }
 
 START_TEST(redis_interop)
@@ -763,9 +708,7 @@ START_TEST(redis_interop)
     const char *cp[] = { "cp", "-r", aof_path(s, NULL, path, sizeof path), copy, NULL };
     ck_assert_int_eq(h_run(NULL, &out, 30000, cp), 0);
     free(out);
-    int port = start_redis_aof(copy);
-    c = redisConnect("127.0.0.1", port);
-    ck_assert_msg(c && !c->err, "connect to redis-server");
+    c = start_redis_aof(copy);
     check_interop(c, "redis-server");
     redisFree(c);
     for (int i = 0; i < g_nik; i++)

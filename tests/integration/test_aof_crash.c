@@ -109,16 +109,10 @@ static long long info_int(redisContext *c, const char *field)
     return h_info_int(c, "persistence", field);
 }
 
-/* Polls INFO persistence until field >= want; fails after timeout_ms. */
-static void wait_info_ge(redisContext *c, const char *field, long long want,
-                         int timeout_ms)
-{
-    long long end = h_now_ms() + timeout_ms, v = 0;
-    while ((v = info_int(c, field)) < want && h_now_ms() < end)
-        h_sleep_ms(10);
-    ck_assert_msg(v >= want, "INFO %s stayed %lld (< %lld) for %d ms", field, v,
-                  want, timeout_ms);
-}
+/* Polls INFO persistence until field >= want; fails after timeout_ms
+ * (scaled). */
+#define wait_info_ge(c, field, want, timeout_ms) \
+    (void)h_wait_info_ge(c, "persistence", field, want, timeout_ms)
 
 /* ------------------------------------------------------------- the model */
 
@@ -347,7 +341,7 @@ START_TEST(crash_loop)
     ck_assert_ptr_nonnull(ws);
     for (int i = 0; i < NTHREADS; i++) {
         ws[i].id = i;
-        ws[i].rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1) ^ seed;
+        ws[i].rng = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(i + 1) ^ seed;
     }
     srv *owner = start_srv("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(owner);
@@ -682,7 +676,9 @@ START_TEST(parking)
     make_senders(s);
     redisContext *t = park_all(s, c);
     long long worst = slowest_read(c);
-    ck_assert_msg(worst < 50, "a read took %lld ms while writes were parked", worst);
+    /* writes wait for a 2 s fsync; reads must not (the bound is scaled for
+     * sanitizers and stays far below the fsync) */
+    ck_assert_msg(worst < h_scaled_ms(50), "a read took %lld ms while writes were parked", worst);
     ck_assert_int_eq(info_int(c, "aof_parked_clients"), 2 + NSMALL); /* still stalled */
 
     long long release = h_now_ms(), done[NSMALL];
@@ -708,7 +704,7 @@ START_TEST(parking)
      * together answer within the same millisecond or so in any order: the
      * order they ran in is the AOF's (check_aof_order); the reply times
      * only must not put the small ones behind the big one by a batch. */
-    ck_assert_int_le(done[NSMALL / 2], g_big.done_ms + 50);
+    ck_assert_int_le(done[NSMALL / 2], g_big.done_ms + h_scaled_ms(50));
     check_aof_order(s);
     ck_assert_int_eq(info_int(c, "aof_parked_clients"), 0);
     ck_assert_int_ge(info_int(c, "aof_parked_total") - parked_before, 2 + NSMALL);
@@ -721,13 +717,16 @@ END_TEST
 
 /* ------------------------------------- 6: held replies under always */
 
-/* fsyncs take 200 ms. A's SET is answered after its fsync; C's GET of the
- * same key, sent once the SET ran (aof_inflight_keys 1), waits for the same
- * fsync and sees the new value; B's GET of another key and PING do not
- * wait. */
+/* fsyncs take F = 200 ms (scaled by h_time_scale(), as every bound below
+ * is a fraction of F: under a sanitizer both the fsync and the server are
+ * slower). A's SET is answered after its fsync; C's GET of the same key,
+ * sent once the SET ran (aof_inflight_keys 1), waits for the same fsync and
+ * sees the new value; B's GET of another key and PING do not wait (well
+ * under F). */
 START_TEST(held_replies)
 {
-    shim_on(NULL, 200000);
+    const long long F = h_scaled_ms(200);
+    shim_on(NULL, F * 1000);
     srv *s = start_srv("--appendonly yes --appendfsync always");
     shim_off();
     redisContext *a = srv_connect(s), *b = srv_connect(s), *c = srv_connect(s);
@@ -737,7 +736,7 @@ START_TEST(held_replies)
 
     long long t0 = h_now_ms();
     send_only(a, "SET held %s", "new");
-    while (info_int(b, "aof_inflight_keys") == 0 && h_now_ms() - t0 < 150) {
+    while (info_int(b, "aof_inflight_keys") == 0 && h_now_ms() - t0 < F * 3 / 4) {
     }
     long long tc = h_now_ms();
     send_only(c, "GET %s", "held");
@@ -755,11 +754,11 @@ START_TEST(held_replies)
     freeReplyObject(rc);
     fprintf(stderr, "held_replies: SET %lld ms; GET of it (sent %lld ms later) %lld ms; "
             "GET of another key + PING %lld ms\n", a_done - t0, tc - t0, c_done - tc, b_ms);
-    ck_assert_int_ge(a_done - t0, 190);
-    ck_assert_int_lt(b_ms, 50);
+    ck_assert_int_ge(a_done - t0, F - 10);
+    ck_assert_int_lt(b_ms, F / 4);
     ck_assert_int_ge(c_done, a_done - 5); /* not before the SET's own reply */
-    long long floor = 200 - (tc - t0) - 20;
-    ck_assert_int_ge(c_done - tc, floor < 150 ? floor : 150);
+    long long floor = F - (tc - t0) - 20;
+    ck_assert_int_ge(c_done - tc, floor < F * 3 / 4 ? floor : F * 3 / 4);
     redisFree(a);
     redisFree(b);
     redisFree(c);

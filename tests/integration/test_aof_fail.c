@@ -122,14 +122,8 @@ static void info_str(redisContext *c, const char *field, char *v, size_t cap)
     free(info);
 }
 
-/* Waits until no rewrite runs or is about to (20 s at most). */
-static void wait_idle(redisContext *c)
-{
-    long long end = h_now_ms() + 20000;
-    while (info_int(c, "aof_rewrite_in_progress") && h_now_ms() < end)
-        h_sleep_ms(10);
-    ck_assert_int_eq(info_int(c, "aof_rewrite_in_progress"), 0);
-}
+/* Waits until no rewrite runs (20 s at most, scaled). */
+#define wait_idle(c) (void)h_wait_info(c, "persistence", "aof_rewrite_in_progress", 0, 20000)
 
 /* BGREWRITEAOF, then wait for its end; returns aof_last_bgrewrite_status. */
 static int rewrite_ok(redisContext *c)
@@ -146,7 +140,7 @@ static void put_file(const char *path, const char *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_msg(f != NULL, "open %s", path);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
 

@@ -65,15 +65,10 @@ static void rewrite_and_wait(redisContext *c)
     redisReply *r = cmd(c, "BGREWRITEAOF");
     ck_assert_int_eq(r->type, REDIS_REPLY_STATUS);
     freeReplyObject(r);
-    long long end = h_now_ms() + 30000;
-    while ((info_int(c, "aof_rewrites") <= before || info_int(c, "aof_rewrite_in_progress") ||
-            info_int(c, "aof_rewrite_scheduled")) && h_now_ms() < end)
-        h_sleep_ms(10);
-    ck_assert_msg(info_int(c, "aof_rewrites") > before, "the rewrite did not finish");
-    char *info = h_info(c, "persistence"), v[64];
-    h_info_field(info, "aof_last_bgrewrite_status", v, sizeof v);
-    free(info);
-    ck_assert_str_eq(v, "ok");
+    h_wait_info_ge(c, "persistence", "aof_rewrites", before + 1, 30000);
+    h_wait_info(c, "persistence", "aof_rewrite_in_progress", 0, 30000);
+    h_wait_info(c, "persistence", "aof_rewrite_scheduled", 0, 30000);
+    h_wait_info_str(c, "persistence", "aof_last_bgrewrite_status", "ok", 0);
 }
 
 /* A connection once the server has loaded its data (redis-server answers
@@ -139,11 +134,13 @@ START_TEST(audit_ttl_cases)
     int shutdown = _i & 1, rewrite = _i & 2;
     srv *s = start_srv("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(s);
+    /* the TTL (3 s, scaled in a sanitizer build) must outlast the writes */
+    long long ttl = h_scaled_ms(3000);
     long long t0 = wall_now_ms();
     const char *keys[] = { "p", "q", "a", "c", "d", "b" };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        expect_status(c, "OK", "SET %s %s PX 3000", keys[i], !strcmp(keys[i], "c") ? "10" :
-                      !strcmp(keys[i], "a") ? "hello" : !strcmp(keys[i], "p") ? "keep-me" : "v");
+        expect_status(c, "OK", "SET %s %s PX %lld", keys[i], !strcmp(keys[i], "c") ? "10" :
+                      !strcmp(keys[i], "a") ? "hello" : !strcmp(keys[i], "p") ? "keep-me" : "v", ttl);
     if (rewrite)
         rewrite_and_wait(c);
     expect_int(c, 1, "PERSIST p");
@@ -154,9 +151,9 @@ START_TEST(audit_ttl_cases)
     expect_int(c, 5, "SETRANGE d 3 zz");
     expect_status(c, "OK", "RENAME b b2");
     /* every write above ran before the TTLs ended */
-    ck_assert_msg(wall_now_ms() - t0 < 2800, "the writes took %lld ms", wall_now_ms() - t0);
+    ck_assert_msg(wall_now_ms() - t0 < ttl - 200, "the writes took %lld ms", wall_now_ms() - t0);
     stop_srv(s, c, shutdown);
-    sleep_until(t0 + 3500); /* every 3 s TTL has passed */
+    sleep_until(t0 + ttl + 500); /* every short TTL has passed */
 
     srv *s2 = start_on(s, "--appendonly yes");
     c = connect_loaded(s2);
@@ -178,7 +175,7 @@ END_TEST
 
 #define NK 12          /* keys m0..m11 */
 #define NOPS 400
-#define HORIZON 2500   /* ms after the start: when every short TTL ends */
+#define HORIZON h_scaled_ms(2500) /* ms after the start: when every short TTL ends */
 #define MAXV 200
 
 enum { T_NONE, T_SHORT, T_LONG };
@@ -467,7 +464,7 @@ static void put_file(const char *path, const char *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_msg(f != NULL, "open %s", path);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
 

@@ -96,7 +96,7 @@ static unsigned char *make_payload(const void *body, size_t n, unsigned ver, siz
     p[n] = (unsigned char)ver;
     p[n + 1] = (unsigned char)(ver >> 8);
     uint64_t crc = crc64(0, p, n + 2);
-    for (int i = 0; i < 8; i++) p[n + 2 + i] = (unsigned char)(crc >> (8 * i));
+    for (int i = 0; i < 8; i++) p[n + 2 + (size_t)i] = (unsigned char)(crc >> (8 * i));
     *len = n + 10;
     return p;
 }

@@ -20,9 +20,11 @@ static void set_px(redisContext *c, const char *prefix, int n, int ms)
     }
 }
 
-/* Polls DBSIZE until it equals want; returns the ms it took, or -1. */
+/* Polls DBSIZE until it equals want; returns the ms it took, or -1 after
+ * timeout_ms (scaled by h_time_scale()). */
 static long long wait_dbsize(redisContext *c, long long want, int timeout_ms)
 {
+    timeout_ms = h_scaled_ms(timeout_ms);
     long long start = h_now_ms();
     for (;;) {
         redisReply *r = cmd(c, "DBSIZE");
@@ -117,7 +119,7 @@ START_TEST(active_expire_untouched_keys)
 {
     redisContext *c = h_c;
     enum { N = 2000 };
-    set_px(c, "tmp", N, 300);
+    set_px(c, "tmp", N, h_scaled_ms(300)); /* outlasts the SETs and DBSIZE below */
     for (int i = 0; i < 500; i++)
         expect_status(c, "OK", "SET keep:%d v", i);
     expect_int(c, N + 500, "DBSIZE");

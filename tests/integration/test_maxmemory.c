@@ -146,7 +146,7 @@ START_TEST(noeviction_refuses_denyoom)
     expect_error(c, OOM, "SETEX k:0 100 v");
     redisReply *r = cmd(c, "GET k:0");
     ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
-    ck_assert_int_eq(r->len, 1000);
+    ck_assert_uint_eq(r->len, 1000);
     freeReplyObject(r);
     expect_int(c, 1, "EXISTS k:1");
     expect_int(c, 1, "EXPIRE k:2 100");
@@ -319,10 +319,7 @@ START_TEST(config_set_lower_evicts_down)
     long long limit = counted_mem(c) / 2;
     expect_status(c, "OK", "CONFIG SET maxmemory %lld", limit);
     /* the server evicts on its own (a timer), without a write */
-    long long end = h_now_ms() + 5000;
-    long long evicted = 0;
-    while ((evicted = info_int(c, "evicted_keys")) < 3000 && h_now_ms() < end) h_sleep_ms(20);
-    ck_assert_int_ge(evicted, 3000);
+    long long evicted = h_wait_info_ge(c, "stats", "evicted_keys", 3000, 5000);
     ck_assert_int_le(counted_mem(c), limit + 64 * 1024);
     redisReply *r = cmd(c, "DBSIZE");
     /* (Redis counts client buffers: it may evict a few more meanwhile) */
@@ -404,11 +401,7 @@ START_TEST(eviction_propagates_del_to_aof)
 
     srv *s2 = h_srv_start("--dir '%s' --appendonly yes", s->dir);
     redisContext *c2 = srv_connect(s2);
-    long long end = h_now_ms() + 60000;
-    while (h_info_int(c2, "persistence", "loading") != 0) {
-        ck_assert(h_now_ms() < end);
-        h_sleep_ms(20);
-    }
+    h_wait_loaded(c2, 60000);
     r = cmd(c2, "DBSIZE");
     ck_assert_int_eq(r->integer, k + nn);
     freeReplyObject(r);
@@ -545,11 +538,7 @@ START_TEST(eviction_during_bgsave)
     /* the dump is the dataset at the BGSAVE: all of k:*, none of w:* */
     srv *s2 = h_srv_start("--dir '%s' --dbfilename dump.rdb", s->dir);
     redisContext *c2 = srv_connect(s2);
-    long long end2 = h_now_ms() + 60000;
-    while (h_info_int(c2, "persistence", "loading") != 0) { /* Redis answers PING while loading */
-        ck_assert(h_now_ms() < end2);
-        h_sleep_ms(20);
-    }
+    h_wait_loaded(c2, 60000); /* Redis answers PING while loading */
     check_restored(c2, n);
     redisFree(c2);
 }

@@ -173,7 +173,7 @@ START_TEST(config_get_set)
     r = expect_array(c, 0, "CONFIG GET nosuchparam");
     freeReplyObject(r);
     r = expect_array(c, -1, "CONFIG GET *");
-    ck_assert_int_ge(r->elements, 2 * 15);
+    ck_assert_uint_ge(r->elements, 2 * 15);
     ck_assert_int_eq(r->elements % 2, 0);
     freeReplyObject(r);
     r = expect_array(c, -1, "CONFIG GET max*");
@@ -501,7 +501,7 @@ START_TEST(info_long_lines_whole)
     char path[4096];
     snprintf(path, sizeof path, "/tmp/verso-info.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(path));
-    char top[64];
+    char top[sizeof path];
     snprintf(top, sizeof top, "%s", path);
     for (int i = 0; i < 6; i++) {
         size_t n = strlen(path);
@@ -529,7 +529,7 @@ START_TEST(info_long_lines_whole)
     free(info);
     redisFree(c);
     srv_stop(s);
-    char cmdline[256];
+    char cmdline[sizeof top + 16];
     snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", top);
     ck_assert_int_eq(system(cmdline), 0);
 }

@@ -94,7 +94,7 @@ static void put_file(const char *path, const char *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
 
@@ -121,25 +121,11 @@ static long long pinfo(redisContext *c, const char *field)
     return h_info_int(c, "persistence", field);
 }
 
-static void expect_pinfo_str(redisContext *c, const char *field, const char *want)
-{
-    char *info = h_info(c, "persistence");
-    char v[128];
-    h_info_field(info, field, v, sizeof v);
-    free(info);
-    ck_assert_msg(strcmp(v, want) == 0, "INFO %s is '%s', want '%s'", field, v,
-                  want);
-}
+/* The field is want now (no waiting). */
+#define expect_pinfo_str(c, field, want) h_wait_info_str(c, "persistence", field, want, 0)
 
-static void wait_save_done(redisContext *c, int timeout_ms)
-{
-    long long end = h_now_ms() + timeout_ms;
-    while (pinfo(c, "rdb_bgsave_in_progress") != 0) {
-        ck_assert_msg(h_now_ms() < end, "save still running after %d ms",
-                      timeout_ms);
-        h_sleep_ms(10);
-    }
-}
+#define wait_save_done(c, timeout_ms) \
+    (void)h_wait_info(c, "persistence", "rdb_bgsave_in_progress", 0, timeout_ms)
 
 /* Reads one pipelined reply; fails on I/O error. */
 static redisReply *get_reply(redisContext *c)
@@ -529,7 +515,7 @@ static long long check_save_info(redisContext *c, const char *method,
 static void point_in_time(const char *method)
 {
     long long t0 = h_now_ms();
-    g_rng = 0x5eed0000ULL + (uint64_t)(method[1]);
+    g_rng = UINT64_C(0x5eed0000) + (uint64_t)(method[1]);
     srv *s = start_srv("--bgsave-method %s --snapshot-compression lz4", method);
     redisContext *c = srv_connect(s);
     fill_all(c);
@@ -975,7 +961,7 @@ START_TEST(expired_keys_skipped_at_load)
     for (int db = 0; db < 2; db++) {
         expect_status(c, "OK", "SELECT %d", db);
         for (int i = 0; i < 25; i++)
-            expect_status(c, "OK", "SET x:%d v PX 400", i);
+            expect_status(c, "OK", "SET x:%d v PX %d", i, h_scaled_ms(400)); /* until SAVE */
         for (int i = 0; i < 50; i++)
             expect_status(c, "OK", "SET keep:%d v%d", i, i);
         for (int i = 0; i < 10; i++)
@@ -983,7 +969,7 @@ START_TEST(expired_keys_skipped_at_load)
     }
     expect_status(c, "OK", "SAVE");
     shutdown_srv(s, c, "SHUTDOWN NOSAVE");
-    h_sleep_ms(600);
+    h_sleep_ms(h_scaled_ms(600)); /* every x:* has expired */
     srv *s2 = restart_on(s, NULL);
     redisContext *c2 = srv_connect(s2);
     ck_assert_int_eq(pinfo(c2, "rdb_last_load_keys_expired"), 50);

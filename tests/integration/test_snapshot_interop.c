@@ -38,7 +38,7 @@
 
 /* ------------------------------------------------------------ fixture */
 
-static pid_t g_redis[MAX_PROCS];
+static srv *g_redis[MAX_PROCS];
 static int g_nredis;
 static char g_dirs[MAX_PROCS][PATH_MAX];
 static int g_ndirs;
@@ -56,8 +56,8 @@ static void setup(void) { g_nredis = g_ndirs = 0; }
 static void teardown(void)
 {
     for (int i = 0; i < g_nredis; i++) {
-        kill(g_redis[i], SIGKILL);
-        waitpid(g_redis[i], NULL, 0);
+        srv_kill9(g_redis[i]);
+        srv_stop(g_redis[i]);
     }
     h_srv_drop_all();
     for (int i = 0; i < g_ndirs; i++)
@@ -86,91 +86,23 @@ static srv *start_verso(const char *dir, const char *extra)
 
 /* ------------------------------------------------------ redis-server */
 
-/* opt, val: one more option for redis-server, or NULL. */
-static pid_t spawn_redis(const char *dir, int port, const char *opt, const char *val)
+/* Starts redis-server (harness: srv_start_redis) on dir, loading its
+ * dump.rdb if any, with one more option when opt is not NULL; returns a
+ * client once the dump is loaded (INFO loading:0). */
+static redisContext *start_redis_opt(const char *dir, const char *opt, const char *val)
 {
-    char portstr[16], log[PATH_MAX + 16];
-    snprintf(portstr, sizeof portstr, "%d", port);
-    snprintf(log, sizeof log, "%s/redis.log", dir);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        signal(SIGPIPE, SIG_DFL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        int in = open("/dev/null", O_RDONLY);
-        if (fd < 0 || in < 0)
-            _exit(127);
-        dup2(in, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        for (int i = 3; i < 1024; i++)
-            close(i);
-        execlp("redis-server", "redis-server", "--port", portstr, "--bind",
-               "127.0.0.1", "--dir", dir, "--dbfilename", "dump.rdb", "--save",
-               "", "--appendonly", "no", "--daemonize", "no", opt, val, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
-/* 0 once PING answers PONG, 1 if the process exited, -1 after 20 s. */
-static int wait_redis(pid_t pid, int port)
-{
-    long long end = h_now_ms() + 20000;
-    while (h_now_ms() < end) {
-        if (waitpid(pid, NULL, WNOHANG) == pid)
-            return 1;
-        redisContext *c = redisConnect("127.0.0.1", port);
-        if (c && !c->err) {
-            redisReply *r = redisCommand(c, "PING");
-            int ok = r && r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "PONG");
-            if (r)
-                freeReplyObject(r);
-            redisFree(c);
-            if (ok)
-                return 0;
-        } else if (c) {
-            redisFree(c);
-        }
-        h_sleep_ms(20);
-    }
-    return -1;
-}
-
-/* Starts redis-server on dir (loading its dump.rdb if any), with one more
- * option when opt is not NULL; returns the port. Retries on another port if
- * one was taken. */
-static int start_redis_opt(const char *dir, const char *opt, const char *val)
-{
-    for (int attempt = 0; attempt < 5; attempt++) {
-        int port = 20000 + (int)((unsigned)rand() % 12000);
-        ck_assert_int_lt(g_nredis, MAX_PROCS);
-        pid_t pid = spawn_redis(dir, port, opt, val);
-        g_redis[g_nredis++] = pid;
-        int r = wait_redis(pid, port);
-        if (r == 0)
-            return port;
-        ck_assert_msg(r == 1, "redis-server did not answer within 20 s");
-        g_nredis--; /* reaped */
-    }
-    ck_abort_msg("redis-server did not start (see %s/redis.log)", dir);
-    return -1;
-}
-
-static int start_redis(const char *dir) { return start_redis_opt(dir, NULL, NULL); }
-
-static redisContext *connect_port(int port)
-{
-    redisContext *c = redisConnect("127.0.0.1", port);
-    ck_assert_msg(c && !c->err, "connect %d", port);
+    ck_assert_int_lt(g_nredis, MAX_PROCS);
+    srv *s = srv_start_redis("--dir '%s' --dbfilename dump.rdb --appendonly no %s %s", dir,
+                             opt ? opt : "", val ? val : "");
+    g_redis[g_nredis++] = s;
+    redisContext *c = srv_connect(s);
     struct timeval tv = { 30, 0 };
     redisSetTimeout(c, tv);
+    h_wait_loaded(c, 20000);
     return c;
 }
+
+static redisContext *start_redis(const char *dir) { return start_redis_opt(dir, NULL, NULL); }
 
 /* ------------------------------------------------------------- files */
 
@@ -182,7 +114,7 @@ static void copy_file(const char *from, const char *to)
     char *buf = slurp(from, &len);
     FILE *f = fopen(to, "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fwrite(buf, 1, len, f), len);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
     free(buf);
 }
@@ -458,7 +390,7 @@ static uint64_t stored_crc(const char *buf, size_t len)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
-        v |= (uint64_t)(unsigned char)buf[len - 8 + i] << (8 * i);
+        v |= (uint64_t)(unsigned char)buf[len - 8 + (size_t)i] << (8 * i);
     return v;
 }
 
@@ -478,8 +410,7 @@ static char *redis_reads_verso_dump(const char *args, const char *also, size_t *
     const char *rdir = new_dir();
     snprintf(dst, sizeof dst, "%s/dump.rdb", rdir);
     copy_file(src, dst);
-    int port = start_redis(rdir);
-    redisContext *c = connect_port(port);
+    redisContext *c = start_redis(rdir);
     check_items(c, "redis-server on verso's dump");
     redisFree(c);
     return dump;
@@ -543,7 +474,7 @@ START_TEST(lz4_dump_is_an_rdb_inside)
     char dst[PATH_MAX + 16];
     snprintf(dst, sizeof dst, "%s/dump.rdb", rdir);
     copy_file(plain, dst);
-    redisContext *c = connect_port(start_redis(rdir));
+    redisContext *c = start_redis(rdir);
     check_items(c, "redis-server on verso's lz4 -d dump");
     redisFree(c);
     free_items();
@@ -556,8 +487,7 @@ static void verso_reads_redis_dump(const char *opt, const char *val)
 {
     gen_items(0x9abc);
     const char *rdir = new_dir();
-    int port = start_redis_opt(rdir, opt, val);
-    redisContext *c = connect_port(port);
+    redisContext *c = start_redis_opt(rdir, opt, val);
     fill_items(c);
     check_items(c, "redis-server");
     expect_status(c, "OK", "SAVE");

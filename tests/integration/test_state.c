@@ -62,16 +62,7 @@ static void expect_alive(const srv *s, redisContext *c, const char *when)
     freeReplyObject(r);
 }
 
-static void wait_info(redisContext *c, const char *section, const char *field, long long want)
-{
-    long long t0 = h_now_ms(), v = -1;
-    while (h_now_ms() - t0 < 30000) {
-        v = h_info_int(c, section, field);
-        if (v == want) return;
-        h_sleep_ms(20);
-    }
-    ck_abort_msg("%s stayed %lld (want %lld)", field, v, want);
-}
+#define wait_info(c, section, field, want) (void)h_wait_info(c, section, field, want, 30000)
 
 /* ------------------- 1: a rewrite completes after appendonly changed */
 

@@ -162,7 +162,7 @@ static int fake_exec(void *priv, int argc, const arg *argv, char *err, size_t er
     return 0;
 }
 
-static int fake_key(void *priv, int db, obj *key, obj *val, int64_t expire, char *err,
+static int fake_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, char *err,
                     size_t errlen) {
     (void)err;
     (void)errlen;
@@ -170,7 +170,7 @@ static int fake_key(void *priv, int db, obj *key, obj *val, int64_t expire, char
     char kb[OBJ_INTBUF], vb[OBJ_INTBUF], line[256];
     size_t kl, vl;
     const char *k = obj_str(key, kb, &kl), *v = obj_str(val, vb, &vl);
-    snprintf(line, sizeof line, "%d %.*s=%.*s %lld\n", db, (int)kl, k, (int)vl, v,
+    snprintf(line, sizeof line, "%d %.*s=%.*s %lld\n", dbid, (int)kl, k, (int)vl, v,
              (long long)expire);
     vbuf_append_str(&r->keys, line);
     obj_decref(key);
@@ -178,7 +178,7 @@ static int fake_key(void *priv, int db, obj *key, obj *val, int64_t expire, char
     return 0;
 }
 
-static const rdb_load_cb base_cb = { NULL, fake_key, NULL };
+static const rdb_load_cb base_cb = { .key = fake_key };
 
 /* A manifest of `base` (or NULL) and n incr names. */
 static void make_manifest(aof_manifest *m, const char *base, int n, const char *const *incrs) {

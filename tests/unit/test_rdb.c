@@ -123,7 +123,7 @@ static void cb_resize(void *priv, int db, uint64_t keys, uint64_t expires) {
     r->resize_exp[db] = expires;
 }
 
-static const rdb_load_cb CB = { cb_resize, cb_key, NULL };
+static const rdb_load_cb CB = { .resize = cb_resize, .key = cb_key };
 
 static int load(const char *path, int64_t now, recs *got, rdb_load_stats *st, char *err) {
     err[0] = '\0';
@@ -372,7 +372,7 @@ START_TEST(test_writer_bytes_exact) {
     ck_assert_uint_eq(n, hl + 8);
     ck_assert_int_eq(memcmp(f, want_head, hl), 0);
     uint64_t c = crc64(0, f, hl), stored = 0;
-    for (int i = 0; i < 8; i++) stored |= (uint64_t)f[hl + i] << (8 * i);
+    for (int i = 0; i < 8; i++) stored |= (uint64_t)f[hl + (size_t)i] << (8 * i);
     ck_assert(c == stored);
     free(f);
     obj_decref(k);

@@ -8,10 +8,11 @@
  * (c) a dump.rdb that redis-server SAVEs (int-encoded and LZF strings,
  *     expires, several databases) loads through rdb_load_file intact.
  *
- * Needs redis-server, redis-check-rdb and lz4 on PATH. Each server runs on
- * a free port in the test's own directory and is killed by the fixture's
- * teardown, or by the kernel (PR_SET_PDEATHSIG) if the test process dies
- * first (Check's fork mode skips teardown after a failed assertion). */
+ * Needs redis-server, redis-check-rdb and lz4 on PATH. Each server is the
+ * harness's (srv_start_redis: a free port, --dir the test's own directory)
+ * and is killed by the fixture's teardown, or by the kernel
+ * (PR_SET_PDEATHSIG) if the test process dies first (Check's fork mode
+ * skips teardown after a failed assertion). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,10 +30,11 @@
 #include <unistd.h>
 
 #include "../../snapshot/rdb.h"
+#include "../integration/harness.h"
 #include "../../src/util.h"
 
 static char tdir[256];
-static pid_t server_pid = -1;
+static srv *server;
 static redisContext *rc_ctx;
 
 static void setup(void) {
@@ -44,11 +46,11 @@ static void setup(void) {
 static void stop_server(void) {
     if (rc_ctx) redisFree(rc_ctx);
     rc_ctx = NULL;
-    if (server_pid > 0) {
-        kill(server_pid, SIGKILL);
-        waitpid(server_pid, NULL, 0);
+    if (server) {
+        srv_kill9(server);
+        srv_stop(server);
     }
-    server_pid = -1;
+    server = NULL;
 }
 
 static void teardown(void) {
@@ -60,18 +62,6 @@ static void teardown(void) {
 
 /* ---- processes ---- */
 
-static int free_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    ck_assert_int_ge(fd, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 /* Runs a shell command; returns its exit status, output in out. */
 static int run(const char *cmd, char *out, size_t outlen) {
     FILE *p = popen(cmd, "r");
@@ -82,66 +72,12 @@ static int run(const char *cmd, char *out, size_t outlen) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Starts redis-server on `dbfile` in tdir and connects once it answers
- * PING with PONG (not LOADING). */
+/* Starts redis-server (harness: srv_start_redis) on `dbfile` in tdir and
+ * connects once it has loaded the file (INFO loading:0). */
 static void start_server(const char *dbfile) {
-    int port = free_port();
-    char portstr[16], logf[320];
-    snprintf(portstr, sizeof portstr, "%d", port);
-    snprintf(logf, sizeof logf, "%s/redis.log", tdir);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
-        int devnull = open("/dev/null", O_RDWR);
-        dup2(devnull, 0);
-        dup2(devnull, 1);
-        execlp("redis-server", "redis-server", "--port", portstr, "--bind", "127.0.0.1",
-               "--dir", tdir, "--dbfilename", dbfile, "--save", "", "--appendonly", "no",
-               "--daemonize", "no", "--logfile", logf, (char *)NULL);
-        _exit(127);
-    }
-    server_pid = pid;
-    for (int i = 0; i < 1000; i++) {
-        int st;
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            server_pid = -1;
-            char out[4096], cmd[400];
-            snprintf(cmd, sizeof cmd, "tail -5 '%s' 2>&1", logf);
-            run(cmd, out, sizeof out);
-            ck_abort_msg("redis-server exited (status %d): %s", st, out);
-        }
-        struct timeval tv = { 0, 200000 };
-        redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
-        if (c && !c->err) {
-            redisReply *r = redisCommand(c, "PING");
-            int ok = r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0;
-            if (r) freeReplyObject(r);
-            if (ok) {
-                rc_ctx = c;
-                return;
-            }
-        }
-        if (c) redisFree(c);
-        usleep(20000);
-    }
-    ck_abort_msg("redis-server did not answer PING on port %d", port);
-}
-
-static redisReply *cmd_ok(redisReply *r) {
-    ck_assert_ptr_nonnull(r);
-    ck_assert_msg(r->type != REDIS_REPLY_ERROR, "redis error: %s", r->str);
-    return r;
-}
-
-static void simple(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    redisReply *r = redisvCommand(rc_ctx, fmt, ap);
-    va_end(ap);
-    freeReplyObject(cmd_ok(r));
+    server = srv_start_redis("--dir '%s' --dbfilename '%s' --appendonly no", tdir, dbfile);
+    rc_ctx = srv_connect(server);
+    h_wait_loaded(rc_ctx, 10000);
 }
 
 /* ---- a model of the data: bytes, database, absolute expire ---- */
@@ -283,10 +219,8 @@ static void compare_server(const model *m) {
     for (int db = 0; db < 16; db++) {
         size_t count = 0;
         for (size_t i = 0; i < m->n; i++) count += m->v[i].db == db;
-        simple("SELECT %d", db);
-        redisReply *r = cmd_ok(redisCommand(rc_ctx, "DBSIZE"));
-        ck_assert_int_eq(r->integer, (long long)count);
-        freeReplyObject(r);
+        expect_status(rc_ctx, "OK", "SELECT %d", db);
+        expect_int(rc_ctx, (long long)count, "DBSIZE");
         for (size_t i = 0; i < m->n; i++) {
             const kv *e = &m->v[i];
             if (e->db != db) continue;
@@ -421,7 +355,7 @@ static void fill_redis(model *m) {
     char k[128], v[64];
     for (int i = 0; i < 1500; i++) {
         int db = dbs[i % 3];
-        simple("SELECT %d", db);
+        expect_status(rc_ctx, "OK", "SELECT %d", db);
         size_t kl;
         if (i % 10 == 3)   /* a long compressible key: Redis writes it LZF */
             kl = (size_t)snprintf(k, sizeof k, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:%d", i);
@@ -443,14 +377,15 @@ static void fill_redis(model *m) {
         }
         int64_t exp = -1;
         if (i % 4 == 0) {
-            simple("SET %b %b PX %d", k, kl, val, vl, 600000 + i);
+            expect_status(rc_ctx, "OK", "SET %b %b PX %d", k, kl, val, vl, 600000 + i);
         } else if (i % 7 == 0) {
-            simple("SET %b %b EX %d", k, kl, val, vl, 86400);
+            expect_status(rc_ctx, "OK", "SET %b %b EX %d", k, kl, val, vl, 86400);
         } else {
-            simple("SET %b %b", k, kl, val, vl);
+            expect_status(rc_ctx, "OK", "SET %b %b", k, kl, val, vl);
         }
         if (i % 4 == 0 || i % 7 == 0) {
-            redisReply *r = cmd_ok(redisCommand(rc_ctx, "PEXPIRETIME %b", k, kl));
+            redisReply *r = cmd(rc_ctx, "PEXPIRETIME %b", k, kl);
+            ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
             exp = r->integer;
             freeReplyObject(r);
         }
@@ -458,10 +393,10 @@ static void fill_redis(model *m) {
         free(val);
     }
     /* large values: 2 MB compressible (LZF) and 1 MB incompressible */
-    simple("SELECT 2");
+    expect_status(rc_ctx, "OK", "SELECT 2");
     char *big = rand_buf(2 << 20, 2), *rnd1 = rand_buf(1 << 20, 0);
-    simple("SET big:lzf %b", big, (size_t)(2 << 20));
-    simple("SET big:raw %b", rnd1, (size_t)(1 << 20));
+    expect_status(rc_ctx, "OK", "SET big:lzf %b", big, (size_t)(2 << 20));
+    expect_status(rc_ctx, "OK", "SET big:raw %b", rnd1, (size_t)(1 << 20));
     model_add(m, 2, "big:lzf", 7, big, 2 << 20, -1);
     model_add(m, 2, "big:raw", 7, rnd1, 1 << 20, -1);
     free(big);
@@ -472,13 +407,13 @@ START_TEST(test_we_load_what_redis_saves) {
     start_server("dump.rdb");
     model want = {0};
     fill_redis(&want);
-    simple("CONFIG SET rdbcompression yes");
-    simple("SAVE");
+    expect_status(rc_ctx, "OK", "CONFIG SET rdbcompression yes");
+    expect_status(rc_ctx, "OK", "SAVE");
 
     char path[320];
     snprintf(path, sizeof path, "%s/dump.rdb", tdir);
     loaded got = {0};
-    rdb_load_cb cb = { NULL, cb_key, NULL };
+    rdb_load_cb cb = { .key = cb_key };
     rdb_load_stats st;
     char err[RDB_ERRLEN];
     int rc = rdb_load_file(path, wall_ms(), &cb, &got, &st, err, sizeof err);
@@ -526,10 +461,4 @@ static Suite *interop_suite(void) {
     return s;
 }
 
-int main(void) {
-    SRunner *sr = srunner_create(interop_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+int main(void) { return h_main(interop_suite()); }

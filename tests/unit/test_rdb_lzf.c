@@ -338,8 +338,8 @@ START_TEST(test_no_checksum) {
     ck_assert_int_eq(memcmp(f1, f2, n1 - 8), 0);
     uint64_t stored = 0, zero = 0;
     for (int i = 0; i < 8; i++) {
-        stored |= (uint64_t)f1[n1 - 8 + i] << (8 * i);
-        zero |= (uint64_t)f2[n2 - 8 + i] << (8 * i);
+        stored |= (uint64_t)f1[n1 - 8 + (size_t)i] << (8 * i);
+        zero |= (uint64_t)f2[n2 - 8 + (size_t)i] << (8 * i);
     }
     ck_assert(stored == crc64(0, f1, n1 - 8));
     ck_assert(stored != 0);

@@ -289,7 +289,7 @@ START_TEST(test_model_random_ops) {
     ck_assert_uint_eq(seg_count(t, &ep), 1);
     for (size_t i = 0; i < ops; i++) {
         /* the key range grows over the first half: splits all along */
-        uint32_t range = i < ops / 2 ? 1000 + (uint32_t)((double)(K - 1000) * i / (ops / 2)) : K;
+        uint32_t range = i < ops / 2 ? 1000 + (uint32_t)((double)(K - 1000) * (double)i / (double)(ops / 2)) : K;
         random_op(t, &m, range);
         if (i % (ops / 8) == ops / 8 - 1) check_all(t, &m);
     }
@@ -596,7 +596,7 @@ START_TEST(test_snapshot_single_thread) {
          * skip ahead, and jumps of exactly 256 after an abort: stale marks
          * with the same low byte must not pass for captured */
         int abort_now = r % 11 == 5;
-        E += (r % 11 == 6) ? 256 : 1 + (r % 5 == 0);
+        E += (r % 11 == 6) ? 256u : 1u + (r % 5 == 0);
         one_save(t, &m, E, &range, abort_now ? 20 + rndn(200) : SIZE_MAX);
         for (int j = 0; j < 50; j++) random_op(t, &m, range); /* between saves */
         if (r % 50 == 0) check_all(t, &m);
@@ -627,7 +627,7 @@ START_TEST(test_snapshot_split_heavy) {
     bucket_ref *order = shuffled_buckets(segs, nsegs, &nb);
     vt_captured out[VT_BUCKET_SLOTS];
     for (size_t i = 0; i < nb; i++) {
-        for (int j = 0; j < 900; j++) op_set(t, &m, 500 + (uint32_t)(i * 900 + j) % (K - 500));
+        for (int j = 0; j < 900; j++) op_set(t, &m, 500 + (uint32_t)(i * 900 + (size_t)j) % (K - 500));
         if (i % 2) op_del(t, &m, rndn(500));
         size_t n = vt_capture_bucket(vt_seg_bucket(order[i].seg, order[i].i), 1, out);
         for (size_t j = 0; j < n; j++) collect(&c, out[j].key, out[j].val, out[j].expire);

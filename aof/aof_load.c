@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/cmd.h"
 #include "../src/log.h"
 #include "../src/resp.h"
 #include "../src/util.h"
@@ -116,21 +117,8 @@ static int rf_fill(loader *L, rfile *f) {
 
 /* ---- transactions ---- */
 
-static int is_word(const arg *a, const char *lower) {
-    size_t n = strlen(lower);
-    return a->len == n && strncasecmp(a->p, lower, n) == 0;
-}
-
 static void tx_hold(loader *L, int argc, const arg *argv, uint64_t off) {
-    size_t bytes = (size_t)argc * sizeof(arg);
-    for (int i = 0; i < argc; i++) bytes += argv[i].len;
-    arg *copy = xmalloc(bytes);
-    char *p = (char *)(copy + argc);
-    for (int i = 0; i < argc; i++) {
-        memcpy(p, argv[i].p, argv[i].len);
-        copy[i] = (arg){p, argv[i].len};
-        p += argv[i].len;
-    }
+    arg *copy = args_dup(argc, argv);
     if (L->ntx == L->tx_cap) {
         L->tx_cap = L->tx_cap ? L->tx_cap * 2 : 16;
         L->tx = xrealloc(L->tx, L->tx_cap * sizeof *L->tx);
@@ -158,13 +146,13 @@ static int exec_one(loader *L, const char *name, uint64_t off, int argc, const a
 static int tx_command(loader *L, rfile *f, int argc, const arg *argv, int *rc) {
     uint64_t off = f->base + f->start;
     *rc = 0;
-    if (argc == 1 && is_word(&argv[0], "multi")) {
+    if (argc == 1 && arg_is(&argv[0], "multi")) {
         if (L->in_tx) *rc = fail(L, f->name, off, "MULTI inside a transaction");
         L->in_tx = 1;
         L->tx_start = off;
         return 1;
     }
-    if (argc == 1 && is_word(&argv[0], "exec")) {
+    if (argc == 1 && arg_is(&argv[0], "exec")) {
         if (!L->in_tx) {
             *rc = fail(L, f->name, off, "EXEC without MULTI");
             return 1;

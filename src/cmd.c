@@ -440,6 +440,20 @@ void reply_invalid_expire(client *c) {
     reply_errorf(c, "ERR invalid expire time in '%s' command", running_name(c));
 }
 
+arg *args_dup(int argc, const arg *argv) {
+    assert(argc >= 0);
+    size_t bytes = (size_t)argc * sizeof(arg);
+    for (int i = 0; i < argc; i++) bytes += argv[i].len;
+    arg *copy = xmalloc(bytes ? bytes : 1);
+    char *p = (char *)(copy + argc);
+    for (int i = 0; i < argc; i++) {
+        if (argv[i].len) memcpy(p, argv[i].p, argv[i].len);
+        copy[i] = (arg){p, argv[i].len};
+        p += argv[i].len;
+    }
+    return copy;
+}
+
 int arg_is(const arg *a, const char *lower) {
     size_t n = strlen(lower);
     return a->len == n && strncasecmp(a->p, lower, n) == 0;

@@ -202,7 +202,7 @@ void reply_invalid_expire(client *c);  /* "ERR invalid expire time in '<cmd>' co
 /* A HELP reply: the NULL-terminated lines as status replies. */
 void cmd_reply_help(client *c, const char *const *lines);
 
-/* Argument helpers. */
+/* Argument helpers (and args_dup, server.h). */
 int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */
 /* Parses an integer argument; on failure replies "ERR value is not an
  * integer or out of range" and returns 0. */

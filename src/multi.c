@@ -162,15 +162,7 @@ void multi_queue(client *c, const cmd_def *d) {
     struct multi_state *ms = state(c);
     /* after an error the transaction will not run: keep no more commands */
     if (!(c->flags & (CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC))) {
-        size_t bytes = (size_t)c->argc * sizeof(arg);
-        for (int i = 0; i < c->argc; i++) bytes += c->argv[i].len;
-        arg *argv = xmalloc(bytes);
-        char *p = (char *)(argv + c->argc);
-        for (int i = 0; i < c->argc; i++) {
-            memcpy(p, c->argv[i].p, c->argv[i].len);
-            argv[i] = (arg){p, c->argv[i].len};
-            p += c->argv[i].len;
-        }
+        arg *argv = args_dup(c->argc, c->argv);
         if (ms->n == ms->cap) {
             ms->cap = ms->cap ? ms->cap * 2 : 8;
             ms->cmds = xrealloc(ms->cmds, ms->cap * sizeof *ms->cmds);

@@ -55,15 +55,7 @@ static void emit(int dbid, int argc, const arg *argv) {
 }
 
 static void hold(int dbid, int argc, const arg *argv) {
-    size_t bytes = (size_t)argc * sizeof(arg);
-    for (int i = 0; i < argc; i++) bytes += argv[i].len;
-    arg *copy = xmalloc(bytes);
-    char *p = (char *)(copy + argc);
-    for (int i = 0; i < argc; i++) {
-        memcpy(p, argv[i].p, argv[i].len);
-        copy[i] = (arg){p, argv[i].len};
-        p += argv[i].len;
-    }
+    arg *copy = args_dup(argc, argv);
     if (npending == pending_cap) {
         pending_cap = pending_cap ? pending_cap * 2 : 8;
         pending = xrealloc(pending, pending_cap * sizeof *pending);

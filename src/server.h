@@ -29,6 +29,11 @@ typedef struct arg {
     size_t len;
 } arg;
 
+/* A copy of argv and the bytes it points to, in one allocation that free()
+ * releases (cmd.c; a command kept past its query buffer: MULTI's queue, a batch of
+ * propagated commands, a transaction being loaded). */
+arg *args_dup(int argc, const arg *argv);
+
 enum {
     CLIENT_CLOSE_AFTER_REPLY = 1 << 0, /* QUIT, protocol error */
     CLIENT_CLOSING = 1 << 1,           /* uv_close issued */

@@ -43,8 +43,11 @@ static void rm_dir(void) {
 
 const char *fz_dir(void) {
     if (!dir[0]) {
-        /* tmpfs when there is one: a file per input, and fsyncs, cost little */
-        const char *top = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        /* $VERSO_FUZZ_TMP (run.sh's, removed after the run even when the
+         * target crashed), else tmpfs when there is one: a file per input,
+         * and fsyncs, cost little there */
+        const char *top = getenv("VERSO_FUZZ_TMP");
+        if (!top || !*top) top = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
         snprintf(dir, sizeof dir, "%s/verso-fuzz.XXXXXX", top);
         if (!mkdtemp(dir)) {
             perror("mkdtemp");

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The scratch directory, under /dev/shm when writable, else /tmp (created
- * once, removed at exit). */
+/* The scratch directory, under $VERSO_FUZZ_TMP if set, else /dev/shm when
+ * writable, else /tmp (created once, removed at a normal exit). */
 const char *fz_dir(void);
 /* fz_dir()/name, in a static buffer valid until the next call. */
 const char *fz_path(const char *name);

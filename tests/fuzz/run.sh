@@ -17,7 +17,11 @@ artifacts=${FUZZ_ARTIFACTS:-}
 [ -n "$artifacts" ] || artifacts=$PWD/fuzz-artifacts
 mkdir -p "$artifacts"
 work=$(mktemp -d "${TMPDIR:-/tmp}/verso-fuzz-run.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# the targets' scratch files (tmpfs when there is one), gone even after a crash
+shm=/dev/shm; [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+scratch=$(mktemp -d "$shm/verso-fuzz-run.XXXXXX")
+trap 'rm -rf "$work" "$scratch"' EXIT
+export VERSO_FUZZ_TMP=$scratch
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite: once on a
-# normal build, once under AddressSanitizer + UndefinedBehaviorSanitizer, and
-# the threaded tests (table, snapshots) under ThreadSanitizer.
+# normal build, once under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# threaded tests (table, snapshots) under ThreadSanitizer, then every libFuzzer
+# target (tests/fuzz) for FUZZ_SECONDS (20) each under ASan + UBSan.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -29,5 +30,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 run_check build-asan
 echo "== build and test threaded parts (ThreadSanitizer)"
 BUILD_DIR=build-tsan CONFIGURE_FLAGS="--enable-sanitizers=thread --enable-werror" "$top/scripts/setup.sh"
 TSAN_OPTIONS=halt_on_error=1 run_check build-tsan TESTS="$(cat tests/tsan-tests)"
+
+echo "== fuzz (libFuzzer, ASan+UBSan)"
+BUILD_DIR=build-fuzz CONFIGURE_FLAGS=--enable-fuzzing "$top/scripts/setup.sh"
+FUZZ_SECONDS=${FUZZ_SECONDS:-20} FUZZ_ARTIFACTS="$top/build-fuzz/fuzz-artifacts" make -C build-fuzz fuzz
 
 echo "== all test runs passed"

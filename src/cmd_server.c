@@ -359,7 +359,11 @@ static void debug_populate(client *c) {
     const char *prefix = "key";
     size_t plen = 3;
     if (c->argc >= 4) { prefix = c->argv[3].p; plen = c->argv[3].len; }
-    if (c->argc >= 5 && (!arg_ll(c, &c->argv[4], &size) || size < 0)) return;
+    if (c->argc >= 5 && !arg_ll(c, &c->argv[4], &size)) return;
+    if (size < 0) {
+        reply_error(c, "ERR value is out of range, must be positive");
+        return;
+    }
     /* verso's own bound (Redis has none and dies of it): a value no bigger
      * than a client may SET. */
     if (size > server.cfg.proto_max_bulk_len) {

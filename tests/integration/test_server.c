@@ -412,6 +412,11 @@ START_TEST(debug_populate)
                  "DEBUG POPULATE -1");
     expect_error(c, "ERR value is out of range, must be positive",
                  "DEBUG POPULATE abc");
+    /* a negative value size is refused with a reply (it once got none:
+     * found by tests/fuzz/fuzz_cmds) */
+    expect_error(c, "ERR value is out of range, must be positive",
+                 "DEBUG POPULATE 1 k -1");
+    expect_status(c, "PONG", "PING");
 }
 END_TEST
 

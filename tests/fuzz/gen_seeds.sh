@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Regenerates the file-based seed corpora of tests/fuzz/corpus/{rdb,aof_load}
+# from real servers: small RDBs written by redis-server 7.0 and by
+# verso-server (plain and LZ4), and multi-part AOFs from redis-server's
+# appendonly. Each seed starts with the target's mode byte (see the
+# fuzz_*.c headers). Needs redis-server/redis-cli and a built verso-server:
+#   VERSO=build/src/verso-server tests/fuzz/gen_seeds.sh
+set -euo pipefail
+src=$(cd "$(dirname "$0")" && pwd)
+verso=${VERSO:?VERSO: path of a built verso-server}
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+# prefix MODE-BYTE FILE OUT: writes the mode byte then FILE to OUT
+prefix() { { printf "\\x$(printf %02x "$1")"; cat "$2"; } >"$3"; }
+
+fill() { # port: a few string keys, ints, an expire, two databases
+    local p=$1
+    redis-cli -p "$p" set a 1 >/dev/null
+    redis-cli -p "$p" set b hello >/dev/null
+    redis-cli -p "$p" set n -123456789012 >/dev/null
+    redis-cli -p "$p" set big "$(printf 'x%.0s' $(seq 200))" >/dev/null
+    redis-cli -p "$p" set ttl v px 86400000 >/dev/null
+    redis-cli -p "$p" -n 3 set other 42 >/dev/null
+}
+
+start() { # name binary args...: starts a server in $tmp/name, echoes its port
+    local name=$1 bin=$2; shift 2
+    local port; port=$(free_port)
+    mkdir -p "$tmp/$name"
+    (cd "$tmp/$name" && exec "$bin" --port "$port" --dir "$tmp/$name" "$@" >/dev/null 2>&1) &
+    pids+=($!)
+    wait_up "$port"
+    echo "$port"
+}
+
+out="$src/corpus/rdb"
+mkdir -p "$out"
+# redis-server 7.0: plain RDB, LZF strings on (the 200-byte value compresses)
+p=$(start redis /usr/bin/redis-server --save '' --appendonly no)
+fill "$p"; redis-cli -p "$p" save >/dev/null
+prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-plain"
+prefix 1 "$tmp/redis/dump.rdb" "$out/redis70-in-lz4"
+prefix 2 "$tmp/redis/dump.rdb" "$out/redis70-restore"
+redis-cli -p "$p" flushall >/dev/null; redis-cli -p "$p" save >/dev/null
+prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-empty"
+# redis-server AOF (multi-part: RDB preamble base + RESP incr)
+redis-cli -p "$p" config set appendonly yes >/dev/null; sleep 1
+fill "$p"; redis-cli -p "$p" incrby a 5 >/dev/null; redis-cli -p "$p" del b >/dev/null
+sleep 1.5
+redis-cli -p "$p" shutdown nosave >/dev/null 2>&1 || true
+ad="$tmp/redis/appendonlydir"
+aout="$src/corpus/aof_load"
+mkdir -p "$aout"
+base=$(ls "$ad"/*.base.rdb); incr=$(ls "$ad"/*.incr.aof)
+sep='=====FILE=====\n'
+# mode: bit0 truncated_ok, bit1 base, bit2 .rdb name, bits3-4 incrs-1, bit5 real exec
+{ printf '\x27'; cat "$base"; printf "$sep"; cat "$incr"; } >"$aout/redis70-base-incr"
+{ printf '\x07'; cat "$base"; printf "$sep"; cat "$incr"; } >"$aout/redis70-base-incr-cb"
+{ printf '\x21'; cat "$incr"; } >"$aout/redis70-incr-only"
+{ printf '\x29'; cat "$incr"; printf "$sep"; head -c 40 "$incr"; } >"$aout/redis70-two-incr-cut"
+
+# verso-server: LZ4 snapshot (default) and plain
+for comp in lz4 none; do
+    p=$(start "verso-$comp" "$verso" --save '' --snapshot-compression "$comp")
+    fill "$p"; redis-cli -p "$p" save >/dev/null
+    prefix 0 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp"
+    prefix 2 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp-restore"
+    redis-cli -p "$p" shutdown nosave >/dev/null 2>&1 || true
+done
+ls -la "$out" "$aout"

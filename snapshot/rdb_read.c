@@ -430,14 +430,14 @@ static int rd_selectdb(rd *r, uint64_t at, int *db) {
 }
 
 /* RESIZEDB is a hint; a damaged one must not make the callee allocate
- * beyond what the rest of the file could hold (a key takes >= 3 bytes; LZ4
- * expands at most 255x; an unknown size caps at 2^28 keys). */
+ * beyond what the rest of the file could hold (a key takes >= 3 bytes; an
+ * LZ4 frame expands at most 255x, so the whole file, not only what is left
+ * of it, bounds what is still to come: bytes already decompressed into the
+ * buffers came from it; an unknown size caps at 2^28 keys). */
 static int rd_resizedb(rd *r, int db) {
     uint64_t keys, expires;
     if (rd_len(r, &keys, "RESIZEDB") || rd_len(r, &expires, "RESIZEDB")) return -1;
-    uint64_t zdone = r->zbase + r->zpos;
-    uint64_t zleft = r->fsize > zdone ? r->fsize - zdone : 0;
-    uint64_t left = r->lz4 ? zleft * 255 + r->bufsize + (4u << 20) : rd_left_in_file(r);
+    uint64_t left = r->lz4 ? r->fsize * 256 : rd_left_in_file(r);
     if (r->fsize == SOURCE_SIZE_UNKNOWN) left = 3ull << 28;
     uint64_t max = left / 3;
     if (keys > max) keys = max;

@@ -730,6 +730,40 @@ static void expect_refused(mutator m, int ck, int lz4, const char *want1, const 
     vbuf_free(&b);
 }
 
+/* A RESIZEDB hint in a small LZ4 file: the callee is asked for no more keys
+ * than the file could expand to (LZ4 expands at most 255x; a key takes >= 3
+ * bytes). It used to add 5 MiB of slack, so a 100-byte file reserved a
+ * table for 1.7M keys (the RDB fuzz target's slowest inputs). */
+START_TEST(test_resizedb_bounded_lz4) {
+    vbuf b;
+    vbuf_init(&b);
+    b_header(&b, 10);
+    b_u8(&b, RDB_OP_SELECTDB); b_len(&b, 0);
+    b_u8(&b, RDB_OP_RESIZEDB); b_len(&b, UINT64_C(1) << 40); b_len(&b, UINT64_C(1) << 40);
+    b_u8(&b, 0); b_str(&b, "a"); b_str(&b, "b");
+    b_end(&b, 10, CK_RIGHT);
+    LZ4F_preferences_t prefs;
+    memset(&prefs, 0, sizeof prefs);
+    size_t cap = LZ4F_compressFrameBound(b.len, &prefs);
+    char *z = xmalloc(cap);
+    size_t zl = LZ4F_compressFrame(z, cap, b.data, b.len, &prefs);
+    ck_assert(!LZ4F_isError(zl));
+    vbuf_reset(&b);
+    vbuf_append(&b, z, zl);
+    free(z);
+    recs got;
+    recs_init(&got);
+    rdb_load_stats st;
+    char err[RDB_ERRLEN];
+    ck_assert_msg(load_bytes(&b, 0, &got, &st, err) == 0, "%s", err);
+    ck_assert_int_eq(got.resize_calls[0], 1);
+    ck_assert_uint_le(got.resize_keys[0], zl * 256 / 3);
+    ck_assert_uint_ge(got.resize_keys[0], 1);
+    recs_free(&got);
+    vbuf_free(&b);
+}
+END_TEST
+
 #define AT_MUTATION ((const char *)1)
 
 static void m_none(vbuf *b) { (void)b; }
@@ -938,6 +972,7 @@ static Suite *rdb_suite(void) {
     tcase_add_test(tc, test_full_disk);
     tcase_add_test(tc, test_open_errors_and_commit);
     tcase_add_test(tc, test_key_at_offsets);
+    tcase_add_test(tc, test_resizedb_bounded_lz4);
     suite_add_tcase(s, tc);
     return s;
 }

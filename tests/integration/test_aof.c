@@ -50,17 +50,6 @@ static void teardown(void)
 
 #define start_srv h_srv_start /* remembered: teardown kills it */
 
-/* A server on the data dir of an earlier one (its own dir holds its log). */
-static srv *start_on(const srv *owner, const char *fmt, ...)
-{
-    char extra[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(extra, sizeof extra, fmt, ap);
-    va_end(ap);
-    return start_srv("--dir '%s' %s", owner->dir, extra);
-}
-
 /* ------------------------------------------------------------- helpers */
 
 static long long info_int(redisContext *c, const char *field)
@@ -359,7 +348,7 @@ START_TEST(rewrite_under_load)
     srv_kill9(s);
     redisFree(c);
 
-    srv *s2 = start_on(s, "--appendonly yes --appendfsync always");
+    srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
     c = srv_connect(s2);
     expect_int(c, npop + nkeys, "DBSIZE");
     ck_assert_int_eq(check_model(c, ws), nkeys);
@@ -460,7 +449,7 @@ START_TEST(truncated_last_command)
     free(out);
     ck_assert_int_eq(file_size(path), size + (long long)strlen(tail)); /* untouched */
 
-    srv *s2 = start_on(s, "--appendonly yes --appendfsync always"); /* default: yes */
+    srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always"); /* default: yes */
     char *log = srv_log_read(s2);
     ck_assert_msg(strstr(log, "Truncating the AOF") && strstr(log, name),
                   "no truncation warning in the log:\n%s", log);
@@ -477,7 +466,7 @@ START_TEST(truncated_last_command)
     expect_status(c, "OK", "SET after cut");
     srv_kill9(s2);
     redisFree(c);
-    srv *s3 = start_on(s, "--appendonly yes --appendfsync always");
+    srv *s3 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
     c = srv_connect(s3);
     expect_bulk(c, "cut", "GET after");
     expect_bulk(c, "v9", "GET k9");

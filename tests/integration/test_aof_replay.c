@@ -497,28 +497,12 @@ END_TEST
 
 /* ------------------------------------ 12: only writes are replayed */
 
-static int free_port(void)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int port = 20000 + rand() % 12000;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        close(fd);
-        if (ok)
-            return port;
-    }
-    ck_abort_msg("no free port");
-    return -1;
-}
-
 /* Starts the server on owner's dir with the AOF on, expecting a refusal;
  * returns its output (malloc'd). */
 static char *refused_start(const srv *owner)
 {
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", owner->dir, "--save", "", "--appendonly", "yes", NULL };
     int st = h_run(NULL, &out, 30000, argv);

@@ -779,19 +779,6 @@ END_TEST
 
 /* ------------------------------ 6: a damaged snapshot refuses to start */
 
-/* A port nobody listens on now (the kernel's pick). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t sl = sizeof sa;
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 static void damaged_dump(const char *compression, int truncate)
 {
     char path[4096], val[512];
@@ -816,7 +803,7 @@ static void damaged_dump(const char *compression, int truncate)
     put_file(path, dump, len);
 
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", s->dir, "--dbfilename", "dump.rdb",
                            "--save", "", NULL };

@@ -262,19 +262,6 @@ END_TEST
 
 /* ------------------------------------- 17: duplicated key in an RDB file */
 
-/* A port nobody listens on now (the kernel's pick). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t sl = sizeof sa;
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 static void write_dup_rdb(const char *path, int compress)
 {
     rdb_aux aux = { "7.0.15", 0, 0, 0 };
@@ -301,7 +288,7 @@ static void dup_key_refused(int compress)
     size_t len, len2;
     char *before = h_slurp(path, &len, 1);
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", s->dir, "--dbfilename", "dup.rdb",
                            "--save", "", NULL };

@@ -44,3 +44,12 @@ int inproc_dispatch(client *c, const char *words) {
     c->reply.len = 0;
     return cmd_dispatch(c);
 }
+
+int inproc_run(Suite *s) {
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

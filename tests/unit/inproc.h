@@ -5,6 +5,8 @@
 #ifndef VERSO_TEST_INPROC_H
 #define VERSO_TEST_INPROC_H
 
+#include <check.h>
+
 #include "cmd.h"
 
 /* conf_init, cmd_init and db_init_all, the first time only. */
@@ -17,5 +19,9 @@ void inproc_client_free(client *c);
 /* Splits words at spaces into c's argv (static storage, valid until the
  * next call), clears c's reply buffer and returns cmd_dispatch(c). */
 int inproc_dispatch(client *c, const char *words);
+
+/* Runs the suite in this process (CK_NOFORK: the keyspace is shared by
+ * the tests); returns EXIT_SUCCESS or EXIT_FAILURE. */
+int inproc_run(Suite *s);
 
 #endif

@@ -365,10 +365,5 @@ int main(void) {
     tcase_add_test(tc, test_sort_machinery);
     tcase_add_test(tc, test_seven_write_gates);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return inproc_run(s);
 }

@@ -183,10 +183,5 @@ int main(void) {
     tcase_add_test(tc, test_batches_wrapped);
     tcase_add_test(tc, test_hooks_called_by_the_core);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return inproc_run(s);
 }

@@ -47,6 +47,13 @@ static redisReply *expect_exec_ran(redisContext *c, size_t n) {
 #define multi_queue(c, command) \
     (expect_status(c, "OK", "MULTI"), expect_status(c, "QUEUED", command))
 
+/* A transaction of that one command: EXEC must run it (reply not checked). */
+#define tx_ran1(c, command) \
+    do { multi_queue(c, command); freeReplyObject(expect_exec_ran(c, 1)); } while (0)
+/* A transaction of that one command: EXEC must answer nil. */
+#define tx_aborted(c, command) \
+    do { multi_queue(c, command); expect_exec_nil(c); } while (0)
+
 static void teardown(void) {
     h_teardown();
     h_srv_drop_all(); /* the servers a test started itself */
@@ -131,9 +138,7 @@ START_TEST(exec_refused) {
                  "EXEC");
     expect_error(n, "NOAUTH Authentication required.", "MULTI");
     expect_status(n, "OK", "AUTH pw");
-    multi_queue(n, "SET b 1");
-    redisReply *r = expect_exec_ran(n, 1);
-    freeReplyObject(r);
+    tx_ran1(n, "SET b 1");
     redisFree(n);
 }
 END_TEST
@@ -202,14 +207,11 @@ START_TEST(watch_other_client) {
     /* unchanged: runs */
     expect_status(c, "OK", "SET k 1");
     expect_status(c, "OK", "WATCH k");
-    multi_queue(c, "INCR k");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     /* changed by another client between WATCH and EXEC: nil, nothing ran */
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "SET k 10");
-    multi_queue(c, "INCR k");
-    expect_exec_nil(c);
+    tx_aborted(c, "INCR k");
     expect_bulk(c, "10", "GET k");
     /* changed while queuing */
     expect_status(c, "OK", "WATCH k");
@@ -218,47 +220,37 @@ START_TEST(watch_other_client) {
     expect_exec_nil(c);
     expect_nil(c, "GET k");
     /* the watch ends with EXEC: a later change does not matter */
-    multi_queue(c, "SET k 5");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "SET k 5");
     expect_status(o, "OK", "SET k 6");
     multi_queue(c, "INCR k");
-    r = expect_exec_ran(c, 1);
+    redisReply *r = expect_exec_ran(c, 1);
     check_int(r->element[0], 7);
     freeReplyObject(r);
     /* UNWATCH forgets; DISCARD too */
     expect_status(c, "OK", "WATCH k");
     expect_status(c, "OK", "UNWATCH");
     expect_status(o, "OK", "SET k 1");
-    multi_queue(c, "INCR k");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     expect_status(c, "OK", "WATCH k");
     expect_status(c, "OK", "MULTI");
     expect_status(c, "OK", "DISCARD");
     expect_status(o, "OK", "SET k 1");
-    multi_queue(c, "INCR k");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     /* the same key name in another db is another key */
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "SELECT 1");
     expect_status(o, "OK", "SET k other");
-    multi_queue(c, "INCR k");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     /* several keys, one changed; an expire change counts */
     expect_status(o, "OK", "SELECT 0");
     expect_status(c, "OK", "SET k2 v");
     expect_status(c, "OK", "WATCH k k2 missing");
     expect_int(o, 1, "EXPIRE k2 1000");
-    multi_queue(c, "INCR k");
-    expect_exec_nil(c);
+    tx_aborted(c, "INCR k");
     /* a write of a watched key that does not exist yet */
     expect_status(c, "OK", "WATCH missing");
     expect_status(o, "OK", "SET missing now");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     redisFree(o);
 }
 END_TEST
@@ -269,8 +261,7 @@ START_TEST(watch_same_client) {
     expect_status(c, "OK", "SET k 1");
     expect_status(c, "OK", "WATCH k");
     expect_status(c, "OK", "SET k 2");
-    multi_queue(c, "INCR k");
-    expect_exec_nil(c);
+    tx_aborted(c, "INCR k");
     expect_bulk(c, "2", "GET k");
     /* a command that changes nothing does not touch */
     expect_status(c, "OK", "WATCH k");
@@ -290,21 +281,17 @@ START_TEST(watch_expiry) {
     expect_status(c, "OK", "SET e v PX 100");
     expect_status(c, "OK", "WATCH e");
     h_sleep_ms(250);
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* the same with active expiry given time to delete it */
     expect_status(c, "OK", "SET e v PX 100");
     expect_status(c, "OK", "WATCH e");
     h_sleep_ms(1200);
     expect_int(c, 0, "EXISTS e");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* a key with a TTL that does not expire in between: runs */
     expect_status(c, "OK", "SET e v EX 100");
     expect_status(c, "OK", "WATCH e");
-    multi_queue(c, "PING");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
 }
 END_TEST
 
@@ -318,22 +305,17 @@ START_TEST(watch_already_expired) {
     expect_status(c, "OK", "SET e v PX 20");
     h_sleep_ms(60);
     expect_status(c, "OK", "WATCH e");
-    multi_queue(c, "PING");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
     expect_status(c, "OK", "SET e v PX 20");
     h_sleep_ms(60);
     expect_status(c, "OK", "WATCH e");
     expect_int(o, 0, "EXISTS e"); /* deletes it: logically no change */
-    multi_queue(c, "PING");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
     expect_status(c, "OK", "SET e v PX 20");
     h_sleep_ms(60);
     expect_status(c, "OK", "WATCH e");
     expect_status(o, "OK", "SET e new");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     redisFree(o);
     redisFree(c);
 }
@@ -345,42 +327,35 @@ START_TEST(watch_flush_rename) {
     expect_status(c, "OK", "SET k v");
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "FLUSHDB");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* FLUSHALL from another db */
     expect_status(c, "OK", "SET k v");
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "SELECT 3");
     expect_status(o, "OK", "FLUSHALL");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* FLUSHDB of another db: not touched */
     expect_status(c, "OK", "SET k v");
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "FLUSHDB");
-    multi_queue(c, "PING");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
     /* RENAME by another client, in another db than its own selected one
      * before: the source and the destination are both touched */
     expect_status(o, "OK", "SELECT 0");
     expect_status(c, "OK", "SET src v");
     expect_status(c, "OK", "WATCH dst");
     expect_status(o, "OK", "RENAME src dst");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     expect_status(c, "OK", "WATCH dst");
     expect_status(o, "OK", "RENAME dst src");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* a watch in db 5 sees a RENAME done in db 5 */
     expect_status(c, "OK", "SELECT 5");
     expect_status(c, "OK", "SET a v");
     expect_status(c, "OK", "WATCH a");
     expect_status(o, "OK", "SELECT 5");
     expect_status(o, "OK", "RENAME a b");
-    multi_queue(c, "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     redisFree(o);
 }
 END_TEST
@@ -498,9 +473,7 @@ START_TEST(aof_transaction) {
     free(text);
     /* a read-only transaction propagates nothing; one write alone is not
      * wrapped (Redis 7.0) */
-    multi_queue(c, "GET a");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "GET a");
     multi_queue(c, "SET c 3");
     expect_status(c, "QUEUED", "GET c");
     r = expect_exec_ran(c, 2);

@@ -8,6 +8,7 @@
  * server. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -1013,6 +1014,17 @@ void h_teardown(void)
     h_c = NULL;
     srv_stop(h_srv);
     h_srv = NULL;
+}
+
+int h_dir_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    ck_assert_msg(d != NULL, "opendir %s: %s", path, strerror(errno));
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
 }
 
 void h_break_dump(const srv *s)

@@ -207,6 +207,10 @@ void h_sleep_ms(int ms);
 int h_time_scale(void);
 int h_scaled_ms(int ms);
 
+/* How many entries the directory at path holds, other than . and .. (the
+ * test fails when it cannot be opened). */
+int h_dir_entries(const char *path);
+
 /* Makes <s->dir>/dump.rdb a non-empty directory, so that a save's final
  * rename over it fails (a failed save on demand). */
 void h_break_dump(const srv *s);

@@ -145,13 +145,7 @@ static void last_incr(const srv *s, char *name, size_t cap)
 static int count_aof_dir(const srv *s)
 {
     char path[4096];
-    DIR *d = opendir(aof_path(s, NULL, path, sizeof path));
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
+    return h_dir_entries(aof_path(s, NULL, path, sizeof path));
 }
 
 /* Starts verso on the data dir of owner (dead) with the AOF on, expecting

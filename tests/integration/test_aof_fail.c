@@ -142,13 +142,7 @@ static int dir_entries(const srv *s)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/appendonlydir", s->dir);
-    DIR *d = opendir(path);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
+    return h_dir_entries(path);
 }
 
 /* ------------------------------------ 13: a manifest of 300 INCR files */

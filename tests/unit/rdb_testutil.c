@@ -49,3 +49,19 @@ int obj_same(const obj *a, const obj *b) {
     const char *pa = obj_str(a, ba, &la), *pb = obj_str(b, bb, &lb);
     return la == lb && memcmp(pa, pb, la) == 0;
 }
+
+void rt_rec_push(rec **v, size_t *n, size_t *cap, rec r) {
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *v = xrealloc(*v, *cap * sizeof **v);
+    }
+    (*v)[(*n)++] = r;
+}
+
+void rt_recs_drop(rec *v, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        obj_decref(v[i].key);
+        obj_decref(v[i].val);
+    }
+    free(v);
+}

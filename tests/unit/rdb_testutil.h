@@ -5,6 +5,7 @@
 #define VERSO_RDB_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../../src/obj.h"
 
@@ -19,6 +20,18 @@ void rt_tmpdir_remove(const char *dir);
  * length. */
 unsigned char *read_file(const char *path, size_t *n);
 void write_file(const char *path, const void *p, size_t n);
+
+/* One record: what the writer was given or the loader handed over. */
+typedef struct rec {
+    int db;
+    obj *key, *val;
+    int64_t expire;
+} rec;
+
+/* Appends r to the growing array *v of *n records (capacity *cap). */
+void rt_rec_push(rec **v, size_t *n, size_t *cap, rec r);
+/* Drops the n records' references and frees v. */
+void rt_recs_drop(rec *v, size_t n);
 
 /* 1 when a and b hold the same bytes, whatever their encodings. */
 int obj_same(const obj *a, const obj *b);

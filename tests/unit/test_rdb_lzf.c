@@ -32,31 +32,17 @@ static void teardown(void) { rt_tmpdir_remove(tdir); }
 
 /* ---- records written and loaded ---- */
 
-typedef struct rec {
-    int db;
-    obj *key, *val;
-    int64_t expire;
-} rec;
-
 typedef struct recs {
     rec *v;
     size_t n, cap;
 } recs;
 
 static void recs_add(recs *r, int db, obj *k, obj *v, int64_t expire) {
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 64;
-        r->v = xrealloc(r->v, r->cap * sizeof *r->v);
-    }
-    r->v[r->n++] = (rec){ db, k, v, expire };
+    rt_rec_push(&r->v, &r->n, &r->cap, (rec){ db, k, v, expire });
 }
 
 static void recs_free(recs *r) {
-    for (size_t i = 0; i < r->n; i++) {
-        obj_decref(r->v[i].key);
-        obj_decref(r->v[i].val);
-    }
-    free(r->v);
+    rt_recs_drop(r->v, r->n);
     memset(r, 0, sizeof *r);
 }
 

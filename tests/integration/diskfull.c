@@ -34,18 +34,23 @@ static mode_t mode_arg(int flags, va_list ap) {
     return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 
+/* The part every wrapper shares: mode from the varargs, and ENOSPC when
+ * full(); expands inside a wrapper whose parameters are path and flags. */
+#define SHIM_MODE_OR_FAIL                                                     \
+    va_list ap;                                                               \
+    va_start(ap, flags);                                                      \
+    mode_t mode = mode_arg(flags, ap);                                        \
+    va_end(ap);                                                               \
+    if (full(path, flags)) {                                                  \
+        errno = ENOSPC;                                                       \
+        return -1;                                                            \
+    }
+
 #define SHIM_OPEN(name)                                                       \
     int name(const char *path, int flags, ...) {                             \
         static int (*real)(const char *, int, ...);                          \
         if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, #name); \
-        va_list ap;                                                           \
-        va_start(ap, flags);                                                  \
-        mode_t mode = mode_arg(flags, ap);                                    \
-        va_end(ap);                                                           \
-        if (full(path, flags)) {                                              \
-            errno = ENOSPC;                                                   \
-            return -1;                                                        \
-        }                                                                     \
+        SHIM_MODE_OR_FAIL                                                     \
         return real(path, flags, mode);                                       \
     }
 
@@ -53,14 +58,7 @@ static mode_t mode_arg(int flags, va_list ap) {
     int name(int dirfd, const char *path, int flags, ...) {                  \
         static int (*real)(int, const char *, int, ...);                     \
         if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name); \
-        va_list ap;                                                           \
-        va_start(ap, flags);                                                  \
-        mode_t mode = mode_arg(flags, ap);                                    \
-        va_end(ap);                                                           \
-        if (full(path, flags)) {                                              \
-            errno = ENOSPC;                                                   \
-            return -1;                                                        \
-        }                                                                     \
+        SHIM_MODE_OR_FAIL                                                     \
         return real(dirfd, path, flags, mode);                                \
     }
 

@@ -8,6 +8,7 @@
  * server. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -456,6 +457,16 @@ srv *h_srv_start(const char *extra_fmt, ...)
     srv *s = start_with(NULL, extra);
     h_tracked[h_ntracked++] = s;
     return s;
+}
+
+srv *h_srv_start_on(const srv *owner, const char *extra_fmt, ...)
+{
+    char extra[4096];
+    va_list ap;
+    va_start(ap, extra_fmt);
+    vsnprintf(extra, sizeof extra, extra_fmt, ap);
+    va_end(ap);
+    return h_srv_start("--dir '%s' %s", owner->dir, extra);
 }
 
 void h_srv_drop_all(void)
@@ -1003,6 +1014,76 @@ void h_teardown(void)
     h_c = NULL;
     srv_stop(h_srv);
     h_srv = NULL;
+}
+
+int h_dir_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    ck_assert_msg(d != NULL, "opendir %s: %s", path, strerror(errno));
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+void h_break_dump(const srv *s)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dump.rdb", s->dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/dump.rdb/x", s->dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+}
+
+static char *g_preload_saved_asan;
+static int g_preload_on;
+
+void h_preload_on(const char *shim)
+{
+    g_preload_on = 1;
+    const char *asan = getenv("ASAN_OPTIONS");
+    free(g_preload_saved_asan);
+    g_preload_saved_asan = asan ? strdup(asan) : NULL;
+    char opts[2048];
+    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "",
+             asan && *asan ? ":" : "");
+    setenv("ASAN_OPTIONS", opts, 1);
+    setenv("LD_PRELOAD", shim, 1);
+}
+
+void h_preload_off(const char *const *vars)
+{
+    if (!g_preload_on)
+        return;
+    g_preload_on = 0;
+    unsetenv("LD_PRELOAD");
+    for (size_t i = 0; vars && vars[i]; i++)
+        unsetenv(vars[i]);
+    if (g_preload_saved_asan)
+        setenv("ASAN_OPTIONS", g_preload_saved_asan, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(g_preload_saved_asan);
+    g_preload_saved_asan = NULL;
+}
+
+void h_add_tcase(Suite *su, const char *name, const TTest *t, int timeout_s,
+                 SFun setup, SFun teardown)
+{
+    TCase *tc = tcase_create(name);
+    if (setup || teardown)
+        tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, timeout_s);
+    tcase_add_test(tc, t);
+    suite_add_tcase(su, tc);
+}
+
+void h_add_dropall(Suite *su, const char *name, const TTest *t, int timeout_s)
+{
+    h_add_tcase(su, name, t, timeout_s, NULL, h_srv_drop_all);
 }
 
 int h_main(Suite *s)

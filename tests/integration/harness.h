@@ -94,6 +94,10 @@ redisContext *srv_connect(const srv *s);   /* fails the test on error */
  * dir, so that a failing test leaves no process behind. */
 srv *h_srv_start(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
 void h_srv_drop_all(void);
+/* h_srv_start on the data dir of an earlier server (--dir owner->dir; the
+ * new server's own dir only holds its log). */
+srv *h_srv_start_on(const srv *owner, const char *extra_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* A whole file, NUL-terminated, its length in *len. NULL when it cannot be
  * opened, or the test fails then when must_exist. */
@@ -203,11 +207,36 @@ void h_sleep_ms(int ms);
 int h_time_scale(void);
 int h_scaled_ms(int ms);
 
+/* How many entries the directory at path holds, other than . and .. (the
+ * test fails when it cannot be opened). */
+int h_dir_entries(const char *path);
+
+/* Makes <s->dir>/dump.rdb a non-empty directory, so that a save's final
+ * rename over it fails (a failed save on demand). */
+void h_break_dump(const srv *s);
+
+/* ---- LD_PRELOAD shims (bench/fsyncdelay.so, diskfull.so) ---- */
+/* Servers started from now on run with LD_PRELOAD=shim and ASAN_OPTIONS
+ * extended with verify_asan_link_order=0 (a shim preloaded ahead of the
+ * ASan runtime); the shim's own variables are the caller's to set.
+ * h_preload_off() restores ASAN_OPTIONS, unsets LD_PRELOAD and every name
+ * in the NULL-terminated list vars; it does nothing when no shim is on. */
+void h_preload_on(const char *shim);
+void h_preload_off(const char *const *vars);
+
 /* ---- the default fixture: one fresh server and one client per test ---- */
 extern srv *h_srv;
 extern redisContext *h_c;
 void h_setup(void);
 void h_teardown(void);
+
+/* Adds test t as its own TCase named name to su, with the given timeout
+ * (seconds) and the checked fixture setup/teardown (either may be NULL). */
+void h_add_tcase(Suite *su, const char *name, const TTest *t, int timeout_s,
+                 SFun setup, SFun teardown);
+/* h_add_tcase with no setup and h_srv_drop_all as teardown: every server a
+ * test starts through h_srv_start is killed, also when the test fails. */
+void h_add_dropall(Suite *su, const char *name, const TTest *t, int timeout_s);
 
 /* Runs the suite (CK_NORMAL; CK_FORK from the environment), removes every
  * server dir, returns the process exit code. */

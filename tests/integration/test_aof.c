@@ -50,17 +50,6 @@ static void teardown(void)
 
 #define start_srv h_srv_start /* remembered: teardown kills it */
 
-/* A server on the data dir of an earlier one (its own dir holds its log). */
-static srv *start_on(const srv *owner, const char *fmt, ...)
-{
-    char extra[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(extra, sizeof extra, fmt, ap);
-    va_end(ap);
-    return start_srv("--dir '%s' %s", owner->dir, extra);
-}
-
 /* ------------------------------------------------------------- helpers */
 
 static long long info_int(redisContext *c, const char *field)
@@ -156,13 +145,7 @@ static void last_incr(const srv *s, char *name, size_t cap)
 static int count_aof_dir(const srv *s)
 {
     char path[4096];
-    DIR *d = opendir(aof_path(s, NULL, path, sizeof path));
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
+    return h_dir_entries(aof_path(s, NULL, path, sizeof path));
 }
 
 /* Starts verso on the data dir of owner (dead) with the AOF on, expecting
@@ -359,7 +342,7 @@ START_TEST(rewrite_under_load)
     srv_kill9(s);
     redisFree(c);
 
-    srv *s2 = start_on(s, "--appendonly yes --appendfsync always");
+    srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
     c = srv_connect(s2);
     expect_int(c, npop + nkeys, "DBSIZE");
     ck_assert_int_eq(check_model(c, ws), nkeys);
@@ -460,7 +443,7 @@ START_TEST(truncated_last_command)
     free(out);
     ck_assert_int_eq(file_size(path), size + (long long)strlen(tail)); /* untouched */
 
-    srv *s2 = start_on(s, "--appendonly yes --appendfsync always"); /* default: yes */
+    srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always"); /* default: yes */
     char *log = srv_log_read(s2);
     ck_assert_msg(strstr(log, "Truncating the AOF") && strstr(log, name),
                   "no truncation warning in the log:\n%s", log);
@@ -477,7 +460,7 @@ START_TEST(truncated_last_command)
     expect_status(c, "OK", "SET after cut");
     srv_kill9(s2);
     redisFree(c);
-    srv *s3 = start_on(s, "--appendonly yes --appendfsync always");
+    srv *s3 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
     c = srv_connect(s3);
     expect_bulk(c, "cut", "GET after");
     expect_bulk(c, "v9", "GET k9");

@@ -68,40 +68,21 @@ static void teardown(void)
 
 /* The next srv_start runs under bench/fsyncdelay.so: FSYNC_DELAY_FILE=file
  * when file is not NULL, else FSYNC_DELAY_US=us. shim_off() restores. */
-static char *g_saved_asan;
-static int g_shim;
-
 static void shim_on(const char *file, long us)
 {
-    g_shim = 1;
-    const char *asan = getenv("ASAN_OPTIONS");
-    g_saved_asan = asan ? strdup(asan) : NULL;
-    char opts[2048], v[32];
-    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "",
-             asan && *asan ? ":" : "");
-    setenv("ASAN_OPTIONS", opts, 1);
+    char v[32];
     snprintf(v, sizeof v, "%ld", us);
     if (file)
         setenv("FSYNC_DELAY_FILE", file, 1);
     else
         setenv("FSYNC_DELAY_US", v, 1);
-    setenv("LD_PRELOAD", VERSO_FSYNC_SHIM, 1);
+    h_preload_on(VERSO_FSYNC_SHIM);
 }
 
 static void shim_off(void)
 {
-    if (!g_shim)
-        return;
-    g_shim = 0;
-    unsetenv("LD_PRELOAD");
-    unsetenv("FSYNC_DELAY_US");
-    unsetenv("FSYNC_DELAY_FILE");
-    if (g_saved_asan)
-        setenv("ASAN_OPTIONS", g_saved_asan, 1);
-    else
-        unsetenv("ASAN_OPTIONS");
-    free(g_saved_asan);
-    g_saved_asan = NULL;
+    static const char *const vars[] = { "FSYNC_DELAY_US", "FSYNC_DELAY_FILE", NULL };
+    h_preload_off(vars);
 }
 
 static long long info_int(redisContext *c, const char *field)

@@ -34,24 +34,11 @@
 /* ------------------------------------------------------------ fixture */
 
 static char g_full[4096]; /* the shim's control file: exists = disk full */
-static char *g_saved_asan;
-static int g_shim;
-
 static void shim_off(void)
 {
-    if (!g_shim)
-        return;
-    g_shim = 0;
-    unsetenv("LD_PRELOAD");
-    unsetenv("DISKFULL_MATCH");
-    unsetenv("DISKFULL_FILE");
-    unsetenv("DISKFULL_DELAY_US");
-    if (g_saved_asan)
-        setenv("ASAN_OPTIONS", g_saved_asan, 1);
-    else
-        unsetenv("ASAN_OPTIONS");
-    free(g_saved_asan);
-    g_saved_asan = NULL;
+    static const char *const vars[] = { "DISKFULL_MATCH", "DISKFULL_FILE",
+                                        "DISKFULL_DELAY_US", NULL };
+    h_preload_off(vars);
 }
 
 /* The next server starts under the shim: rewrite temp files fail while
@@ -61,18 +48,11 @@ static void shim_on(long delay_us)
     char d[32];
     snprintf(d, sizeof d, "%ld", delay_us);
     setenv("DISKFULL_DELAY_US", d, 1);
-    g_shim = 1;
     snprintf(g_full, sizeof g_full, "/tmp/verso-diskfull-%d", (int)getpid());
     unlink(g_full);
-    const char *asan = getenv("ASAN_OPTIONS");
-    g_saved_asan = asan ? strdup(asan) : NULL;
-    char opts[2048];
-    snprintf(opts, sizeof opts, "%s%sverify_asan_link_order=0", asan ? asan : "",
-             asan && *asan ? ":" : "");
-    setenv("ASAN_OPTIONS", opts, 1);
     setenv("DISKFULL_MATCH", "temp-rewriteaof", 1);
     setenv("DISKFULL_FILE", g_full, 1);
-    setenv("LD_PRELOAD", VERSO_DISKFULL_SHIM, 1);
+    h_preload_on(VERSO_DISKFULL_SHIM);
 }
 
 static void disk_full(int on)
@@ -162,13 +142,7 @@ static int dir_entries(const srv *s)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/appendonlydir", s->dir);
-    DIR *d = opendir(path);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
+    return h_dir_entries(path);
 }
 
 /* ------------------------------------ 13: a manifest of 300 INCR files */

@@ -42,17 +42,6 @@ static void teardown(void) { h_srv_drop_all(); }
 
 #define start_srv h_srv_start
 
-/* A server on the data dir of an earlier one (its own dir holds its log). */
-static srv *start_on(const srv *owner, const char *fmt, ...)
-{
-    char extra[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(extra, sizeof extra, fmt, ap);
-    va_end(ap);
-    return start_srv("--dir '%s' %s", owner->dir, extra);
-}
-
 static long long info_int(redisContext *c, const char *field)
 {
     return h_info_int(c, "persistence", field);
@@ -155,7 +144,7 @@ START_TEST(audit_ttl_cases)
     stop_srv(s, c, shutdown);
     sleep_until(t0 + ttl + 500); /* every short TTL has passed */
 
-    srv *s2 = start_on(s, "--appendonly yes");
+    srv *s2 = h_srv_start_on(s, "--appendonly yes");
     c = connect_loaded(s2);
     expect_bulk(c, "keep-me", "GET p");
     expect_int(c, -1, "PTTL p");
@@ -444,14 +433,14 @@ START_TEST(ttl_model)
     stop_srv(s, c, _i == 1);
     sleep_until(x + 1000); /* every short TTL has ended */
 
-    srv *s2 = start_on(s, "--appendonly yes");
+    srv *s2 = h_srv_start_on(s, "--appendonly yes");
     c = connect_loaded(s2);
     model_check(c, 1, "after the restart");
     redisFree(c);
     /* and once more: what the restart appended (DELs of expired keys)
      * replays to the same */
     term_srv(s2);
-    srv *s3 = start_on(s, "--appendonly yes");
+    srv *s3 = h_srv_start_on(s, "--appendonly yes");
     c = connect_loaded(s3);
     model_check(c, 1, "after a second restart");
     redisFree(c);
@@ -487,19 +476,19 @@ START_TEST(orphan_incr_not_replayed)
     put_file(path, incr, sizeof incr - 1);
 
     for (int round = 0; round < 2; round++) {
-        srv *s2 = start_on(s, "--appendonly yes");
+        srv *s2 = h_srv_start_on(s, "--appendonly yes");
         c = srv_connect(s2);
         expect_bulk(c, "10", "GET counter");
         redisFree(c);
         term_srv(s2);
     }
-    srv *s3 = start_on(s, "--appendonly yes --appendfsync always");
+    srv *s3 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
     c = srv_connect(s3);
     expect_bulk(c, "10", "GET counter");
     expect_int(c, 11, "INCR counter"); /* and the AOF goes on from there */
     srv_kill9(s3);
     redisFree(c);
-    srv *s4 = start_on(s, "--appendonly yes");
+    srv *s4 = h_srv_start_on(s, "--appendonly yes");
     c = srv_connect(s4);
     expect_bulk(c, "11", "GET counter");
     redisFree(c);
@@ -508,28 +497,12 @@ END_TEST
 
 /* ------------------------------------ 12: only writes are replayed */
 
-static int free_port(void)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int port = 20000 + rand() % 12000;
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        close(fd);
-        if (ok)
-            return port;
-    }
-    ck_abort_msg("no free port");
-    return -1;
-}
-
 /* Starts the server on owner's dir with the AOF on, expecting a refusal;
  * returns its output (malloc'd). */
 static char *refused_start(const srv *owner)
 {
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", owner->dir, "--save", "", "--appendonly", "yes", NULL };
     int st = h_run(NULL, &out, 30000, argv);
@@ -581,7 +554,7 @@ START_TEST(admin_commands_refused)
     srv_kill9(s);
     redisFree(c);
     /* SAVE and DEBUG POPULATE were not logged (as in Redis): the AOF loads */
-    srv *s1 = start_on(s, "--appendonly yes");
+    srv *s1 = h_srv_start_on(s, "--appendonly yes");
     c = srv_connect(s1);
     expect_bulk(c, "v", "GET k");
     expect_int(c, 1, "DBSIZE");
@@ -641,7 +614,7 @@ START_TEST(admin_commands_refused)
     memcpy(aof, orig, len);
     memcpy(aof + len, cmdbuf, clen);
     put_file(path, aof, len + clen);
-    srv *s2 = start_on(s, "--appendonly yes");
+    srv *s2 = h_srv_start_on(s, "--appendonly yes");
     c = srv_connect(s2);
     expect_int(c, 0, "DBSIZE");
     redisFree(c);

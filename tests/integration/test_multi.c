@@ -43,6 +43,17 @@ static redisReply *expect_exec_ran(redisContext *c, size_t n) {
     return r;
 }
 
+/* MULTI, then command (a hiredis format without arguments) must be QUEUED. */
+#define multi_queue(c, command) \
+    (expect_status(c, "OK", "MULTI"), expect_status(c, "QUEUED", command))
+
+/* A transaction of that one command: EXEC must run it (reply not checked). */
+#define tx_ran1(c, command) \
+    do { multi_queue(c, command); freeReplyObject(expect_exec_ran(c, 1)); } while (0)
+/* A transaction of that one command: EXEC must answer nil. */
+#define tx_aborted(c, command) \
+    do { multi_queue(c, command); expect_exec_nil(c); } while (0)
+
 static void teardown(void) {
     h_teardown();
     h_srv_drop_all(); /* the servers a test started itself */
@@ -52,8 +63,7 @@ START_TEST(multi_exec_basics) {
     redisContext *c = h_c;
     expect_error(c, "ERR EXEC without MULTI", "EXEC");
     expect_error(c, "ERR DISCARD without MULTI", "DISCARD");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET a 1");
+    multi_queue(c, "SET a 1");
     expect_status(c, "QUEUED", "INCR a");
     expect_status(c, "QUEUED", "GET a");
     expect_status(c, "QUEUED", "PING");
@@ -73,14 +83,12 @@ START_TEST(multi_exec_basics) {
     r = expect_exec_ran(c, 0);
     freeReplyObject(r);
     /* DISCARD drops the queue */
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET x 1");
+    multi_queue(c, "SET x 1");
     expect_status(c, "OK", "DISCARD");
     expect_nil(c, "GET x");
     expect_error(c, "ERR DISCARD without MULTI", "DISCARD");
     /* SELECT inside a transaction applies to the commands after it */
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SELECT 2");
+    multi_queue(c, "SELECT 2");
     expect_status(c, "QUEUED", "SET indb2 v");
     r = expect_exec_ran(c, 2);
     freeReplyObject(r);
@@ -92,8 +100,7 @@ END_TEST
 
 START_TEST(queuing_errors_abort) {
     redisContext *c = h_c;
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET a 1");
+    multi_queue(c, "SET a 1");
     expect_error_prefix(c, "ERR unknown command 'NOSUCH'", "NOSUCH x");
     expect_status(c, "QUEUED", "SET b 2");
     expect_error(c, EXECABORT, "EXEC");
@@ -120,8 +127,7 @@ END_TEST
  * reason and ends the transaction. */
 START_TEST(exec_refused) {
     redisContext *c = h_c;
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET a 1");
+    multi_queue(c, "SET a 1");
     expect_error(c, "EXECABORT Transaction discarded because of: wrong number of arguments "
                     "for 'exec' command", "EXEC x");
     expect_error(c, "ERR EXEC without MULTI", "EXEC");
@@ -132,10 +138,7 @@ START_TEST(exec_refused) {
                  "EXEC");
     expect_error(n, "NOAUTH Authentication required.", "MULTI");
     expect_status(n, "OK", "AUTH pw");
-    expect_status(n, "OK", "MULTI");
-    expect_status(n, "QUEUED", "SET b 1");
-    redisReply *r = expect_exec_ran(n, 1);
-    freeReplyObject(r);
+    tx_ran1(n, "SET b 1");
     redisFree(n);
 }
 END_TEST
@@ -147,16 +150,9 @@ END_TEST
 START_TEST(exec_misconf) {
     srv *s = h_srv_start("--save '3600 1' --stop-writes-on-bgsave-error yes");
     redisContext *c = srv_connect(s);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/dump.rdb", s->dir);
-    ck_assert_int_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/dump.rdb/inside", s->dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fclose(f);
+    h_break_dump(s);
     expect_status(c, "OK", "SET k 1");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET k 2");
+    multi_queue(c, "SET k 2");
     redisContext *o = srv_connect(s);
     expect_status(o, "Background saving started", "BGSAVE");
     long long t0 = h_now_ms();
@@ -176,8 +172,7 @@ START_TEST(exec_misconf) {
     expect_status(c, "OK", "MULTI");
     expect_error_prefix(c, "MISCONF ", "SET k 3");
     expect_error(c, EXECABORT, "EXEC");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "GET k");
+    multi_queue(c, "GET k");
     redisReply *r = expect_exec_ran(c, 1);
     check_bulk(r->element[0], "1");
     freeReplyObject(r);
@@ -190,8 +185,7 @@ END_TEST
 START_TEST(errors_at_exec_time) {
     redisContext *c = h_c;
     expect_status(c, "OK", "SET s text");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR s");
+    multi_queue(c, "INCR s");
     expect_status(c, "QUEUED", "SET t 1");
     expect_status(c, "QUEUED", "SET s x EX -5");
     expect_status(c, "QUEUED", "INCR t");
@@ -213,73 +207,50 @@ START_TEST(watch_other_client) {
     /* unchanged: runs */
     expect_status(c, "OK", "SET k 1");
     expect_status(c, "OK", "WATCH k");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     /* changed by another client between WATCH and EXEC: nil, nothing ran */
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "SET k 10");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    expect_exec_nil(c);
+    tx_aborted(c, "INCR k");
     expect_bulk(c, "10", "GET k");
     /* changed while queuing */
     expect_status(c, "OK", "WATCH k");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
+    multi_queue(c, "INCR k");
     expect_int(o, 1, "DEL k");
     expect_exec_nil(c);
     expect_nil(c, "GET k");
     /* the watch ends with EXEC: a later change does not matter */
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET k 5");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "SET k 5");
     expect_status(o, "OK", "SET k 6");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    r = expect_exec_ran(c, 1);
+    multi_queue(c, "INCR k");
+    redisReply *r = expect_exec_ran(c, 1);
     check_int(r->element[0], 7);
     freeReplyObject(r);
     /* UNWATCH forgets; DISCARD too */
     expect_status(c, "OK", "WATCH k");
     expect_status(c, "OK", "UNWATCH");
     expect_status(o, "OK", "SET k 1");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     expect_status(c, "OK", "WATCH k");
     expect_status(c, "OK", "MULTI");
     expect_status(c, "OK", "DISCARD");
     expect_status(o, "OK", "SET k 1");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     /* the same key name in another db is another key */
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "SELECT 1");
     expect_status(o, "OK", "SET k other");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "INCR k");
     /* several keys, one changed; an expire change counts */
     expect_status(o, "OK", "SELECT 0");
     expect_status(c, "OK", "SET k2 v");
     expect_status(c, "OK", "WATCH k k2 missing");
     expect_int(o, 1, "EXPIRE k2 1000");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    expect_exec_nil(c);
+    tx_aborted(c, "INCR k");
     /* a write of a watched key that does not exist yet */
     expect_status(c, "OK", "WATCH missing");
     expect_status(o, "OK", "SET missing now");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     redisFree(o);
 }
 END_TEST
@@ -290,17 +261,14 @@ START_TEST(watch_same_client) {
     expect_status(c, "OK", "SET k 1");
     expect_status(c, "OK", "WATCH k");
     expect_status(c, "OK", "SET k 2");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
-    expect_exec_nil(c);
+    tx_aborted(c, "INCR k");
     expect_bulk(c, "2", "GET k");
     /* a command that changes nothing does not touch */
     expect_status(c, "OK", "WATCH k");
     expect_int(c, 0, "DEL nothere");
     expect_int(c, 0, "PERSIST k");
     expect_nil(c, "GET nothere");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "INCR k");
+    multi_queue(c, "INCR k");
     redisReply *r = expect_exec_ran(c, 1);
     check_int(r->element[0], 3);
     freeReplyObject(r);
@@ -313,24 +281,17 @@ START_TEST(watch_expiry) {
     expect_status(c, "OK", "SET e v PX 100");
     expect_status(c, "OK", "WATCH e");
     h_sleep_ms(250);
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* the same with active expiry given time to delete it */
     expect_status(c, "OK", "SET e v PX 100");
     expect_status(c, "OK", "WATCH e");
     h_sleep_ms(1200);
     expect_int(c, 0, "EXISTS e");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* a key with a TTL that does not expire in between: runs */
     expect_status(c, "OK", "SET e v EX 100");
     expect_status(c, "OK", "WATCH e");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
 }
 END_TEST
 
@@ -344,25 +305,17 @@ START_TEST(watch_already_expired) {
     expect_status(c, "OK", "SET e v PX 20");
     h_sleep_ms(60);
     expect_status(c, "OK", "WATCH e");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
     expect_status(c, "OK", "SET e v PX 20");
     h_sleep_ms(60);
     expect_status(c, "OK", "WATCH e");
     expect_int(o, 0, "EXISTS e"); /* deletes it: logically no change */
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
     expect_status(c, "OK", "SET e v PX 20");
     h_sleep_ms(60);
     expect_status(c, "OK", "WATCH e");
     expect_status(o, "OK", "SET e new");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     redisFree(o);
     redisFree(c);
 }
@@ -374,48 +327,35 @@ START_TEST(watch_flush_rename) {
     expect_status(c, "OK", "SET k v");
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "FLUSHDB");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* FLUSHALL from another db */
     expect_status(c, "OK", "SET k v");
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "SELECT 3");
     expect_status(o, "OK", "FLUSHALL");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* FLUSHDB of another db: not touched */
     expect_status(c, "OK", "SET k v");
     expect_status(c, "OK", "WATCH k");
     expect_status(o, "OK", "FLUSHDB");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    redisReply *r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
+    tx_ran1(c, "PING");
     /* RENAME by another client, in another db than its own selected one
      * before: the source and the destination are both touched */
     expect_status(o, "OK", "SELECT 0");
     expect_status(c, "OK", "SET src v");
     expect_status(c, "OK", "WATCH dst");
     expect_status(o, "OK", "RENAME src dst");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     expect_status(c, "OK", "WATCH dst");
     expect_status(o, "OK", "RENAME dst src");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     /* a watch in db 5 sees a RENAME done in db 5 */
     expect_status(c, "OK", "SELECT 5");
     expect_status(c, "OK", "SET a v");
     expect_status(c, "OK", "WATCH a");
     expect_status(o, "OK", "SELECT 5");
     expect_status(o, "OK", "RENAME a b");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "PING");
-    expect_exec_nil(c);
+    tx_aborted(c, "PING");
     redisFree(o);
 }
 END_TEST
@@ -446,8 +386,7 @@ START_TEST(client_list_fields) {
     expect_status(o, "OK", "SET k 1");
     client_fields(o, flags, sizeof flags, &multi);
     ck_assert_str_eq(flags, "d");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET a 1");
+    multi_queue(c, "SET a 1");
     expect_status(c, "QUEUED", "GET a");
     client_fields(o, flags, sizeof flags, &multi);
     ck_assert_str_eq(flags, "xd");
@@ -456,8 +395,7 @@ START_TEST(client_list_fields) {
     client_fields(o, flags, sizeof flags, &multi);
     ck_assert_str_eq(flags, "N");
     ck_assert_int_eq(multi, -1);
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET a 1");
+    multi_queue(c, "SET a 1");
     expect_status(c, "QUEUED", "GET a");
     client_fields(o, flags, sizeof flags, &multi);
     ck_assert_str_eq(flags, "x");
@@ -522,8 +460,7 @@ START_TEST(aof_transaction) {
     wait_loaded(c);
     wait_aof_ready(c);
     expect_status(c, "OK", "SET a 1");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET b 2");
+    multi_queue(c, "SET b 2");
     expect_status(c, "QUEUED", "INCR a");
     expect_status(c, "QUEUED", "GET a");
     redisReply *r = expect_exec_ran(c, 3);
@@ -536,12 +473,8 @@ START_TEST(aof_transaction) {
     free(text);
     /* a read-only transaction propagates nothing; one write alone is not
      * wrapped (Redis 7.0) */
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "GET a");
-    r = expect_exec_ran(c, 1);
-    freeReplyObject(r);
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET c 3");
+    tx_ran1(c, "GET a");
+    multi_queue(c, "SET c 3");
     expect_status(c, "QUEUED", "GET c");
     r = expect_exec_ran(c, 2);
     freeReplyObject(r);
@@ -551,8 +484,7 @@ START_TEST(aof_transaction) {
     free(text);
     /* a transaction in another db: SELECT before the MULTI */
     expect_status(c, "OK", "SELECT 4");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET d 1");
+    multi_queue(c, "SET d 1");
     expect_status(c, "QUEUED", "SET e 1");
     r = expect_exec_ran(c, 2);
     freeReplyObject(r);
@@ -591,8 +523,7 @@ START_TEST(aof_truncated_transaction) {
     wait_loaded(c);
     wait_aof_ready(c);
     expect_status(c, "OK", "SET a 1");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET b 2");
+    multi_queue(c, "SET b 2");
     expect_status(c, "QUEUED", "INCR a");
     redisReply *r = expect_exec_ran(c, 2);
     freeReplyObject(r);
@@ -653,8 +584,7 @@ START_TEST(exec_waits_for_fsync) {
     free(saved);
     redisContext *c = srv_connect(s), *o = srv_connect(s);
     wait_aof_ready(c);
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET tx 1");
+    multi_queue(c, "SET tx 1");
     expect_status(c, "QUEUED", "SET other 1");
     long long t0 = h_now_ms();
     ck_assert_int_eq(redisAppendCommand(c, "EXEC"), REDIS_OK);

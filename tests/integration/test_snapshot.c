@@ -41,10 +41,6 @@
 
 #define start_srv h_srv_start /* remembered: teardown kills it */
 
-static void setup(void) {}
-
-static void teardown(void) { h_srv_drop_all(); }
-
 /* ------------------------------------------------------------- helpers */
 
 static double test_scale(void)
@@ -783,19 +779,6 @@ END_TEST
 
 /* ------------------------------ 6: a damaged snapshot refuses to start */
 
-/* A port nobody listens on now (the kernel's pick). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t sl = sizeof sa;
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 static void damaged_dump(const char *compression, int truncate)
 {
     char path[4096], val[512];
@@ -820,7 +803,7 @@ static void damaged_dump(const char *compression, int truncate)
     put_file(path, dump, len);
 
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", s->dir, "--dbfilename", "dump.rdb",
                            "--save", "", NULL };
@@ -1020,32 +1003,23 @@ END_TEST
 
 /* ------------------------------------------------------------------ main */
 
-static void add(Suite *su, const char *name, const TTest *t, int timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, t);
-    suite_add_tcase(su, tc);
-}
-
 int main(void)
 {
     Suite *su = suite_create("snapshot");
-    add(su, "point_in_time_forkless", point_in_time_forkless, 180);
-    add(su, "point_in_time_fork", point_in_time_fork, 180);
-    add(su, "flush_aborts_forkless", flush_aborts_forkless, 60);
-    add(su, "flush_aborts_fork", flush_aborts_fork, 60);
-    add(su, "bgsave_busy_schedule_lastsave", bgsave_busy_schedule_lastsave, 60);
-    add(su, "failed_save_forkless", failed_save_forkless, 60);
-    add(su, "failed_save_fork", failed_save_fork, 60);
-    add(su, "damaged_dump_flipped_lz4", damaged_dump_flipped_lz4, 60);
-    add(su, "damaged_dump_flipped_plain", damaged_dump_flipped_plain, 60);
-    add(su, "damaged_dump_truncated_lz4", damaged_dump_truncated_lz4, 60);
-    add(su, "damaged_dump_truncated_plain", damaged_dump_truncated_plain, 60);
-    add(su, "kill9_during_bgsave", kill9_during_bgsave, 60);
-    add(su, "shutdown_saves_when_it_should", shutdown_saves_when_it_should, 60);
-    add(su, "expired_keys_skipped_at_load", expired_keys_skipped_at_load, 60);
-    add(su, "flushall_saves_with_save_points", flushall_saves_with_save_points, 60);
+    h_add_dropall(su, "point_in_time_forkless", point_in_time_forkless, 180);
+    h_add_dropall(su, "point_in_time_fork", point_in_time_fork, 180);
+    h_add_dropall(su, "flush_aborts_forkless", flush_aborts_forkless, 60);
+    h_add_dropall(su, "flush_aborts_fork", flush_aborts_fork, 60);
+    h_add_dropall(su, "bgsave_busy_schedule_lastsave", bgsave_busy_schedule_lastsave, 60);
+    h_add_dropall(su, "failed_save_forkless", failed_save_forkless, 60);
+    h_add_dropall(su, "failed_save_fork", failed_save_fork, 60);
+    h_add_dropall(su, "damaged_dump_flipped_lz4", damaged_dump_flipped_lz4, 60);
+    h_add_dropall(su, "damaged_dump_flipped_plain", damaged_dump_flipped_plain, 60);
+    h_add_dropall(su, "damaged_dump_truncated_lz4", damaged_dump_truncated_lz4, 60);
+    h_add_dropall(su, "damaged_dump_truncated_plain", damaged_dump_truncated_plain, 60);
+    h_add_dropall(su, "kill9_during_bgsave", kill9_during_bgsave, 60);
+    h_add_dropall(su, "shutdown_saves_when_it_should", shutdown_saves_when_it_should, 60);
+    h_add_dropall(su, "expired_keys_skipped_at_load", expired_keys_skipped_at_load, 60);
+    h_add_dropall(su, "flushall_saves_with_save_points", flushall_saves_with_save_points, 60);
     return h_main(su);
 }

@@ -28,9 +28,6 @@
 #include "../../snapshot/rdb.h"
 #include "../../src/obj.h"
 
-static void setup(void) {}
-static void teardown(void) { h_srv_drop_all(); }
-
 /* Reads n pipelined replies; each must not be an I/O error. Returns the
  * last one (caller frees) when keep_last. */
 static redisReply *drain(redisContext *c, int n, int keep_last)
@@ -66,9 +63,10 @@ static void expect_alive(const srv *s, redisContext *c, const char *when)
 
 /* ------------------- 1: a rewrite completes after appendonly changed */
 
-/* The rewrite's serializer finishes during DEBUG SLEEP; its completion
- * runs on the loop only after CONFIG SET appendonly no has been executed. */
-START_TEST(rewrite_done_after_aof_off)
+/* A server with AOF on holding a=1, and BGREWRITEAOF, DEBUG SLEEP 0.2 and
+ * CONFIG SET appendonly no sent pipelined (their replies not read yet):
+ * the rewrite ends while AOF is off. *cp is its client. */
+static srv *aof_off_behind_rewrite(redisContext **cp)
 {
     srv *s = h_srv_start("--appendonly yes");
     redisContext *c = srv_connect(s);
@@ -76,6 +74,16 @@ START_TEST(rewrite_done_after_aof_off)
     redisAppendCommand(c, "BGREWRITEAOF");
     redisAppendCommand(c, "DEBUG SLEEP 0.2");
     redisAppendCommand(c, "CONFIG SET appendonly no");
+    *cp = c;
+    return s;
+}
+
+/* The rewrite's serializer finishes during DEBUG SLEEP; its completion
+ * runs on the loop only after CONFIG SET appendonly no has been executed. */
+START_TEST(rewrite_done_after_aof_off)
+{
+    redisContext *c;
+    srv *s = aof_off_behind_rewrite(&c);
     redisAppendCommand(c, "PING");
     drain(c, 4, 0);
     h_sleep_ms(100);
@@ -89,12 +97,8 @@ END_TEST
  * AOF gets its own base; the old completion must not publish its base. */
 START_TEST(rewrite_done_after_aof_reenabled)
 {
-    srv *s = h_srv_start("--appendonly yes");
-    redisContext *c = srv_connect(s);
-    expect_status(c, "OK", "SET a 1");
-    redisAppendCommand(c, "BGREWRITEAOF");
-    redisAppendCommand(c, "DEBUG SLEEP 0.2");
-    redisAppendCommand(c, "CONFIG SET appendonly no");
+    redisContext *c;
+    srv *s = aof_off_behind_rewrite(&c);
     redisAppendCommand(c, "SET b 2");
     redisAppendCommand(c, "CONFIG SET appendonly yes");
     redisAppendCommand(c, "SET c 3");
@@ -218,18 +222,6 @@ END_TEST
 
 /* ---------------------------------- 15: SHUTDOWN FORCE on a failed save */
 
-/* dump.rdb is a non-empty directory: the final save's rename fails. */
-static void break_dump(const srv *s)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/dump.rdb", s->dir);
-    ck_assert_int_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/dump.rdb/x", s->dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fclose(f);
-}
-
 /* Polls the log up to timeout_ms until needle occurs n times. */
 static int log_count_wait(const srv *s, const char *needle, int n, int timeout_ms)
 {
@@ -250,7 +242,7 @@ START_TEST(shutdown_force_exits_on_failed_save)
     srv *s = h_srv_start("--save '3600 1' --dbfilename dump.rdb");
     redisContext *c = srv_connect(s);
     expect_status(c, "OK", "SET a 1");
-    break_dump(s);
+    h_break_dump(s); /* the final save's rename fails */
     expect_error(c, "ERR Errors trying to SHUTDOWN. Check logs.", "SHUTDOWN");
     expect_alive(s, c, "after a refused SHUTDOWN");
     /* SIGTERM behaves as before: the save fails, the server keeps running */
@@ -269,19 +261,6 @@ START_TEST(shutdown_force_exits_on_failed_save)
 END_TEST
 
 /* ------------------------------------- 17: duplicated key in an RDB file */
-
-/* A port nobody listens on now (the kernel's pick). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t sl = sizeof sa;
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
 
 static void write_dup_rdb(const char *path, int compress)
 {
@@ -309,7 +288,7 @@ static void dup_key_refused(int compress)
     size_t len, len2;
     char *before = h_slurp(path, &len, 1);
     char port[16], *out = NULL;
-    snprintf(port, sizeof port, "%d", free_port());
+    snprintf(port, sizeof port, "%d", h_free_port());
     const char *argv[] = { srv_binary(), "--port", port, "--bind", "127.0.0.1",
                            "--dir", s->dir, "--dbfilename", "dup.rdb",
                            "--save", "", NULL };
@@ -344,28 +323,21 @@ END_TEST
 
 /* ------------------------------------------------------------------ main */
 
-static void add(Suite *su, const char *name, const TTest *t, int timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, t);
-    suite_add_tcase(su, tc);
-}
-
 int main(void)
 {
     Suite *su = suite_create("state");
-    add(su, "rewrite_done_after_aof_off", rewrite_done_after_aof_off, 60);
-    add(su, "rewrite_done_after_aof_reenabled", rewrite_done_after_aof_reenabled, 60);
-    add(su, "rewrite_burst_with_toggle", rewrite_burst_with_toggle, 120);
-    add(su, "config_set_fsync_always_and_aof_on", config_set_fsync_always_and_aof_on, 60);
-    add(su, "config_set_rolls_back", config_set_rolls_back, 60);
-    add(su, "flushall_cancels_finished_bgsave_forkless",
+    h_add_dropall(su, "rewrite_done_after_aof_off", rewrite_done_after_aof_off, 60);
+    h_add_dropall(su, "rewrite_done_after_aof_reenabled", rewrite_done_after_aof_reenabled, 60);
+    h_add_dropall(su, "rewrite_burst_with_toggle", rewrite_burst_with_toggle, 120);
+    h_add_dropall(su, "config_set_fsync_always_and_aof_on", config_set_fsync_always_and_aof_on, 60);
+    h_add_dropall(su, "config_set_rolls_back", config_set_rolls_back, 60);
+    h_add_dropall(su, "flushall_cancels_finished_bgsave_forkless",
         flushall_cancels_finished_bgsave_forkless, 60);
-    add(su, "flushall_cancels_finished_bgsave_fork", flushall_cancels_finished_bgsave_fork, 60);
-    add(su, "shutdown_force_exits_on_failed_save", shutdown_force_exits_on_failed_save, 60);
-    add(su, "duplicated_key_refused_plain", duplicated_key_refused_plain, 60);
-    add(su, "duplicated_key_refused_lz4", duplicated_key_refused_lz4, 60);
+    h_add_dropall(su, "flushall_cancels_finished_bgsave_fork",
+        flushall_cancels_finished_bgsave_fork, 60);
+    h_add_dropall(su, "shutdown_force_exits_on_failed_save",
+        shutdown_force_exits_on_failed_save, 60);
+    h_add_dropall(su, "duplicated_key_refused_plain", duplicated_key_refused_plain, 60);
+    h_add_dropall(su, "duplicated_key_refused_lz4", duplicated_key_refused_lz4, 60);
     return h_main(su);
 }

@@ -12,36 +12,16 @@
 #include "cmd.h"
 #include "cmd_sort.h"
 #include "db.h"
+#include "inproc.h"
 #include "util.h"
-
-static void setup(void) {
-    static int done;
-    if (done) return;
-    done = 1;
-    conf_init(&server.cfg);
-    cmd_init();
-    db_init_all(server.cfg.databases);
-}
 
 /* Runs a command given as words; returns its reply text (static). */
 static const char *run(client *c, const char *words) {
-    static char buf[512], out[4096];
-    static arg argv[32];
-    snprintf(buf, sizeof buf, "%s", words);
-    c->argc = 0;
-    for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) argv[c->argc++] = (arg){t, strlen(t)};
-    c->argv = argv;
-    c->reply.len = 0;
-    ck_assert_int_eq(cmd_dispatch(c), CMD_RAN);
+    static char out[4096];
+    ck_assert_int_eq(inproc_dispatch(c, words), CMD_RAN);
     snprintf(out, sizeof out, "%.*s", (int)c->reply.len, c->reply.data);
     c->argv = NULL;
     return out;
-}
-
-static client *fake_client(void) {
-    client *c = xcalloc(1, sizeof *c);
-    c->flags = CLIENT_AUTHED;
-    return c;
 }
 
 /* ---- table invariants ---- */
@@ -100,7 +80,7 @@ static void check_entry(const cmd_def *d) {
 }
 
 START_TEST(test_table_invariants) {
-    setup();
+    inproc_init();
     ck_assert_uint_gt(cmd_count(), 60);
     ck_assert_uint_gt(cmd_count_all(), cmd_count());
     for (size_t i = 0; i < cmd_count_all(); i++) {
@@ -118,7 +98,7 @@ START_TEST(test_table_invariants) {
 END_TEST
 
 START_TEST(test_lookup_every_name) {
-    setup();
+    inproc_init();
     for (size_t i = 0; i < cmd_count(); i++) {
         const cmd_def *d = cmd_at(i);
         char up[64], mixed[64];
@@ -189,7 +169,7 @@ static cmd_def xread = {.name = "xread", .arity = -4, KEY_SPECS(xread_keys)};
 static cmd_def migrate = {.name = "migrate", .arity = -6, KEY_SPECS(migrate_keys)};
 
 START_TEST(test_get_keys) {
-    setup();
+    inproc_init();
     const cmd_def *get = cmd_lookup("get", 3), *mset = cmd_lookup("mset", 4),
                   *del = cmd_lookup("del", 3), *rename = cmd_lookup("rename", 6),
                   *sort = cmd_lookup("sort", 4), *ping = cmd_lookup("ping", 4);
@@ -229,7 +209,7 @@ static const char *gate_refuses(void) { gate_calls[6]++; return "ERR gate 7 says
 /* Finding 13: write_gates[4] dropped every gate after the fourth. Runs
  * last: its gates refuse every write from then on. */
 START_TEST(test_seven_write_gates) {
-    setup();
+    inproc_init();
     cmd_add_write_gate(gate0);
     cmd_add_write_gate(gate1);
     cmd_add_write_gate(gate2);
@@ -237,13 +217,12 @@ START_TEST(test_seven_write_gates) {
     cmd_add_write_gate(gate4);
     cmd_add_write_gate(gate5);
     cmd_add_write_gate(gate_refuses);
-    client *c = fake_client();
+    client *c = inproc_client();
     ck_assert_str_eq(run(c, "SET k v"), "-ERR gate 7 says no\r\n");
     for (int i = 0; i < 7; i++) ck_assert_int_eq(gate_calls[i], 1);
     ck_assert_str_eq(run(c, "PING"), "+PONG\r\n"); /* not a write: no gate asked */
     for (int i = 0; i < 7; i++) ck_assert_int_eq(gate_calls[i], 1);
-    vbuf_free(&c->reply);
-    free(c);
+    inproc_client_free(c);
 }
 END_TEST
 
@@ -259,8 +238,8 @@ static void plant(int dbid, const char *key, int type) {
 }
 
 START_TEST(test_wrongtype_for_string_commands) {
-    setup();
-    client *c = fake_client();
+    inproc_init();
+    client *c = inproc_client();
     c->db = 5;
     plant(5, "l", OBJ_LIST);
     static const char *const cmds[] = {
@@ -296,8 +275,7 @@ START_TEST(test_wrongtype_for_string_commands) {
     ck_assert_str_eq(run(c, "SET l2 v"), "+OK\r\n");
     ck_assert_str_eq(run(c, "GET l2"), "$1\r\nv\r\n");
     ck_assert_str_eq(run(c, "FLUSHALL"), "+OK\r\n");
-    vbuf_free(&c->reply);
-    free(c);
+    inproc_client_free(c);
 }
 END_TEST
 
@@ -349,8 +327,8 @@ static const char *sort_words(client *c, const char *words, const char *elems) {
 }
 
 START_TEST(test_sort_machinery) {
-    setup();
-    client *c = fake_client();
+    inproc_init();
+    client *c = inproc_client();
     c->db = 7;
     ck_assert_str_eq(sort_words(c, "SORT k", "3 1 2 10 -5 1.5"), "-5 1 1.5 2 3 10");
     ck_assert_str_eq(sort_words(c, "SORT k DESC", "3 1 2 10"), "10 3 2 1");
@@ -373,8 +351,7 @@ START_TEST(test_sort_machinery) {
     ck_assert_str_eq(sort_words(c, "SORT k GET nostar", "1"), "-");
     ck_assert_str_eq(sort_words(c, "SORT k BY w_*->f GET x_*->f", "a b"), "- -");
     run(c, "FLUSHALL");
-    vbuf_free(&c->reply);
-    free(c);
+    inproc_client_free(c);
 }
 END_TEST
 
@@ -388,10 +365,5 @@ int main(void) {
     tcase_add_test(tc, test_sort_machinery);
     tcase_add_test(tc, test_seven_write_gates);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return inproc_run(s);
 }

@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "multi.h"
 #include "propagate.h"
+#include "inproc.h"
 #include "util.h"
 
 /* A consumer that records what reached it, as "db:ARG ARG ...". */
@@ -30,38 +31,13 @@ static void record(void *priv, int dbid, int argc, const arg *argv) {
                                 argv[i].p);
 }
 
-static client *fake_client(void) {
-    client *c = xcalloc(1, sizeof *c);
-    c->flags = CLIENT_AUTHED;
-    return c;
-}
-
 /* Runs one command given as words; returns cmd_dispatch's result. */
-static int run(client *c, const char *words) {
-    static char buf[256];
-    static arg argv[16];
-    snprintf(buf, sizeof buf, "%s", words);
-    c->argc = 0;
-    for (char *t = strtok(buf, " "); t; t = strtok(NULL, " "))
-        argv[c->argc++] = (arg){t, strlen(t)};
-    c->argv = argv;
-    c->reply.len = 0;
-    return cmd_dispatch(c);
-}
-
-static void setup(void) {
-    static int done;
-    if (done) return;
-    done = 1;
-    conf_init(&server.cfg);
-    cmd_init();
-    db_init_all(server.cfg.databases);
-}
+static int run(client *c, const char *words) { return inproc_dispatch(c, words); }
 
 START_TEST(test_fan_out_to_every_consumer) {
-    setup();
+    inproc_init();
     recorder a = {0}, b = {0};
-    client *c = fake_client();
+    client *c = inproc_client();
     ck_assert(!prop_active());
     run(c, "SET k1 v"); /* no consumer: nothing to record, nothing breaks */
     prop_add(record, &a);
@@ -90,8 +66,7 @@ START_TEST(test_fan_out_to_every_consumer) {
     ck_assert_int_eq(b.n, 4);
     prop_remove(record, &b);
     ck_assert(!prop_active());
-    vbuf_free(&c->reply);
-    free(c);
+    inproc_client_free(c);
 }
 END_TEST
 
@@ -99,9 +74,9 @@ END_TEST
  * consumers as one block wrapped in MULTI/EXEC (Redis 7.0: only when the
  * block holds more than one command). */
 START_TEST(test_batches_wrapped) {
-    setup();
+    inproc_init();
     recorder a = {0};
-    client *c = fake_client();
+    client *c = inproc_client();
     prop_add(record, &a);
     run(c, "MULTI");
     run(c, "SET a 1");
@@ -145,8 +120,7 @@ START_TEST(test_batches_wrapped) {
     ck_assert_str_eq(a.log[9], "2:EXEC");
     prop_remove(record, &a);
     multi_client_free(c);
-    vbuf_free(&c->reply);
-    free(c);
+    inproc_client_free(c);
 }
 END_TEST
 
@@ -184,9 +158,9 @@ static const hooks test_hooks = {
 };
 
 START_TEST(test_hooks_called_by_the_core) {
-    setup();
+    inproc_init();
     hooks_register(&test_hooks);
-    client *c = fake_client();
+    client *c = inproc_client();
     park_writes = 1;
     ck_assert_int_eq(run(c, "SET parked v"), CMD_PARKED);
     ck_assert_int_eq(run(c, "GET parked"), CMD_RAN);
@@ -198,8 +172,7 @@ START_TEST(test_hooks_called_by_the_core) {
     ck_assert_int_eq(flushed_all, 1);
     ck_assert_int_eq(run(c, "INFO persistence"), CMD_RAN);
     ck_assert(memmem(c->reply.data, c->reply.len, "test_field:1\r\n", 14) != NULL);
-    vbuf_free(&c->reply);
-    free(c);
+    inproc_client_free(c);
 }
 END_TEST
 
@@ -210,10 +183,5 @@ int main(void) {
     tcase_add_test(tc, test_batches_wrapped);
     tcase_add_test(tc, test_hooks_called_by_the_core);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return inproc_run(s);
 }

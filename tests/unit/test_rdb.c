@@ -22,6 +22,7 @@
 #include "../../snapshot/rdb.h"
 #include "../../snapshot/rdb_fmt.h"
 #include "../../src/util.h"
+#include "rdb_testutil.h"
 #include "../../src/vbuf.h"
 
 /* ---- a scratch directory per test ---- */
@@ -31,46 +32,13 @@ static size_t max_text = 500;   /* longest printable value in datasets */
 static char tpath[300];
 
 static void setup(void) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(tdir, sizeof tdir, "%s/test_rdb.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tdir));
-    snprintf(tpath, sizeof tpath, "%s/dump.rdb", tdir);
+    rt_tmpdir_make("test_rdb", tdir, sizeof tdir, tpath, sizeof tpath);
     max_text = 500;
 }
 
-static void teardown(void) {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static unsigned char *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = xmalloc((size_t)sz + 1);
-    ck_assert_uint_eq(fread(p, 1, (size_t)sz, f), (size_t)sz);
-    fclose(f);
-    *n = (size_t)sz;
-    return p;
-}
-
-static void write_file(const char *path, const void *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(p, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
+static void teardown(void) { rt_tmpdir_remove(tdir); }
 
 /* ---- records: what was written, what the loader handed over ---- */
-
-typedef struct rec {
-    int db;
-    obj *key, *val;
-    int64_t expire;
-} rec;
 
 typedef struct recs {
     rec *v;
@@ -86,19 +54,11 @@ static void recs_init(recs *r) {
 }
 
 static void recs_add(recs *r, int db, obj *k, obj *v, int64_t expire) {
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 64;
-        r->v = xrealloc(r->v, r->cap * sizeof *r->v);
-    }
-    r->v[r->n++] = (rec){ db, k, v, expire };
+    rt_rec_push(&r->v, &r->n, &r->cap, (rec){ db, k, v, expire });
 }
 
 static void recs_free(recs *r) {
-    for (size_t i = 0; i < r->n; i++) {
-        obj_decref(r->v[i].key);
-        obj_decref(r->v[i].val);
-    }
-    free(r->v);
+    rt_recs_drop(r->v, r->n);
     recs_init(r);
 }
 
@@ -128,13 +88,6 @@ static const rdb_load_cb CB = { .resize = cb_resize, .key = cb_key };
 static int load(const char *path, int64_t now, recs *got, rdb_load_stats *st, char *err) {
     err[0] = '\0';
     return rdb_load_file(path, now, &CB, got, st, err, RDB_ERRLEN);
-}
-
-static int obj_same(const obj *a, const obj *b) {
-    char ba[OBJ_INTBUF], bb[OBJ_INTBUF];
-    size_t la, lb;
-    const char *pa = obj_str(a, ba, &la), *pb = obj_str(b, bb, &lb);
-    return la == lb && memcmp(pa, pb, la) == 0;
 }
 
 /* The loader must hand over exactly the unexpired records, in file order. */

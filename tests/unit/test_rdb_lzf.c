@@ -20,42 +20,17 @@
 #include "../../snapshot/rdb.h"
 #include "../../snapshot/rdb_fmt.h"
 #include "../../src/util.h"
+#include "rdb_testutil.h"
 
 static char tdir[256], tpath[300];
 
 static void setup(void) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(tdir, sizeof tdir, "%s/test_rdb_lzf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tdir));
-    snprintf(tpath, sizeof tpath, "%s/dump.rdb", tdir);
+    rt_tmpdir_make("test_rdb_lzf", tdir, sizeof tdir, tpath, sizeof tpath);
 }
 
-static void teardown(void) {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static unsigned char *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = xmalloc((size_t)sz + 1);
-    ck_assert_uint_eq(fread(p, 1, (size_t)sz, f), (size_t)sz);
-    fclose(f);
-    *n = (size_t)sz;
-    return p;
-}
+static void teardown(void) { rt_tmpdir_remove(tdir); }
 
 /* ---- records written and loaded ---- */
-
-typedef struct rec {
-    int db;
-    obj *key, *val;
-    int64_t expire;
-} rec;
 
 typedef struct recs {
     rec *v;
@@ -63,19 +38,11 @@ typedef struct recs {
 } recs;
 
 static void recs_add(recs *r, int db, obj *k, obj *v, int64_t expire) {
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 64;
-        r->v = xrealloc(r->v, r->cap * sizeof *r->v);
-    }
-    r->v[r->n++] = (rec){ db, k, v, expire };
+    rt_rec_push(&r->v, &r->n, &r->cap, (rec){ db, k, v, expire });
 }
 
 static void recs_free(recs *r) {
-    for (size_t i = 0; i < r->n; i++) {
-        obj_decref(r->v[i].key);
-        obj_decref(r->v[i].val);
-    }
-    free(r->v);
+    rt_recs_drop(r->v, r->n);
     memset(r, 0, sizeof *r);
 }
 
@@ -94,13 +61,6 @@ static void write_recs(const char *path, int flags, const recs *d) {
         ck_assert_msg(rdb_writer_put(w, d->v[i].db, d->v[i].key, d->v[i].val,
                                      d->v[i].expire) == 0, "%s", rdb_writer_error(w));
     ck_assert_msg(rdb_writer_finish(w, err, sizeof err) == 0, "%s", err);
-}
-
-static int obj_same(const obj *a, const obj *b) {
-    char ba[OBJ_INTBUF], bb[OBJ_INTBUF];
-    size_t la, lb;
-    const char *pa = obj_str(a, ba, &la), *pb = obj_str(b, bb, &lb);
-    return la == lb && memcmp(pa, pb, la) == 0;
 }
 
 /* Loads path and checks it holds exactly `want`, in order. */

@@ -103,7 +103,8 @@ static void append_command(int argc, const arg *argv) {
     }
 }
 
-/* The propagate hook: the command as it must be replayed. */
+/* The AOF's propagation consumer (propagate.h): the command as it must be
+ * replayed. */
 static void aof_feed(void *priv, int dbid, int argc, const arg *argv) {
     (void)priv;
     assert(A.on);

@@ -1,7 +1,7 @@
 /* aof: the append-only file, main-thread side.
  *
- * Every executed write command reaches aof_feed (the dispatcher's propagate
- * hook) and is appended, as it must be replayed, to a buffer that is handed
+ * Every executed write command reaches aof_feed (a consumer of the core's
+ * propagation path, propagate.h, while appendonly is on) and is appended, as it must be replayed, to a buffer that is handed
  * to the AOF writer thread (writer.h) once per loop iteration. The main
  * thread never calls write() or fsync() on the AOF.
  *
@@ -42,8 +42,8 @@ int aof_load_startup(char *err, size_t errlen);
  * base through a rewrite). 0 or -1 with err. */
 int aof_open_startup(char *err, size_t errlen);
 
-/* The dispatcher's hooks. aof_before_command returns 1 when the command
- * must be parked (not run now). */
+/* The hooks the AOF registers (hooks.h). aof_before_command returns 1 when
+ * the command must be parked (not run now). */
 int aof_before_command(client *c, const cmd_def *d);
 void aof_after_command(client *c, const cmd_def *d);
 /* net.c: 1 while c's replies must wait for an fsync. */

@@ -63,13 +63,14 @@ typedef struct rd {
     /* plain RDB stream: buf[pos..len) is unread; buf[0] is at stream offset
      * base; crc covers the stream up to base + crc_pos */
     unsigned char *buf;
-    size_t bufsize;            /* RBUF_SIZE, less for small plain files */
+    size_t bufsize;            /* RBUF_SIZE, less for small files */
     size_t pos, len, crc_pos;
     uint64_t base, crc;
     int src_end;               /* the source has no more plain bytes */
     /* LZ4 input: zbuf[zpos..zlen) unread, zbuf[0] at file offset zbase */
     LZ4F_dctx *dctx;
     unsigned char *zbuf;
+    size_t zcap;               /* ZBUF_SIZE, less for small files */
     size_t zpos, zlen;
     uint64_t zbase;
     int zeof, frame_done;
@@ -143,7 +144,7 @@ static int src_plain(rd *r) {
 static int z_read(rd *r) {
     r->zbase += r->zlen;
     r->zpos = r->zlen = 0;
-    ssize_t k = source_read(r->src, r->zbuf, ZBUF_SIZE);
+    ssize_t k = source_read(r->src, r->zbuf, r->zcap);
     if (k < 0) return rd_src_fail(r);
     if (k == 0) r->zeof = 1;
     r->zlen = (size_t)k;
@@ -576,8 +577,14 @@ static int rd_open(rd *r) {
     if (n < 0) return rd_src_fail(r);
     uint32_t v = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
     r->lz4 = n == 4 && v == RDB_LZ4_MAGIC;
-    r->bufsize = RBUF_SIZE;
-    if (!r->lz4 && r->fsize < RBUF_SIZE) r->bufsize = r->fsize < 4096 ? 4096 : (size_t)r->fsize;
+    /* Buffers no bigger than the file needs: a plain file is its own size,
+     * an LZ4 frame expands at most 255x (a small file must not cost a
+     * megabyte, e.g. to a fuzzer under ASan). */
+    uint64_t need = r->fsize == SOURCE_SIZE_UNKNOWN ? RBUF_SIZE
+                    : r->lz4 && r->fsize <= RBUF_SIZE / 256 ? r->fsize * 256
+                                                            : r->fsize;
+    r->bufsize = need < RBUF_SIZE ? (need < 4096 ? 4096 : (size_t)need) : RBUF_SIZE;
+    r->zcap = r->fsize < ZBUF_SIZE ? (r->fsize < 4096 ? 4096 : (size_t)r->fsize) : ZBUF_SIZE;
     r->buf = xmalloc(r->bufsize);
     if (!r->lz4) {
         memcpy(r->buf, m, (size_t)n);
@@ -586,7 +593,7 @@ static int rd_open(rd *r) {
     }
     size_t rc = LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION);
     if (LZ4F_isError(rc)) return rd_zfail(r, 0, "LZ4F: %s", LZ4F_getErrorName(rc));
-    r->zbuf = xmalloc(ZBUF_SIZE);
+    r->zbuf = xmalloc(r->zcap);
     memcpy(r->zbuf, m, sizeof m);
     r->zlen = sizeof m;
     return 0;

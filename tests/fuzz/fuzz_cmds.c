@@ -51,7 +51,9 @@ static int next(rd *r) { return r->p < r->end ? *r->p++ : -1; }
 
 /* One well-formed RESP2 value at s[*i..n): advances *i past it. */
 static int resp_value(const char *s, size_t n, size_t *i, int depth) {
-    if (*i >= n || depth > 8) return 0;
+    /* COMMAND's entries nest key specs inside subcommands inside commands:
+     * ten levels and more; the limit only stops a runaway recursion. */
+    if (*i >= n || depth > 64) return 0;
     char t = s[*i];
     const char *e = memchr(s + *i, '\r', n - *i);
     if (!e || (size_t)(e - s) + 1 >= n || e[1] != '\n') return 0;

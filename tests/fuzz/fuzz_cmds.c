@@ -106,7 +106,8 @@ static void run(int argc, const arg *argv) {
     fake.argc = argc;
     memcpy(fake.argv, argv, sizeof(arg) * (size_t)argc);
     fake.reply.len = 0;
-    fake.flags = CLIENT_AUTHED;
+    /* a transaction and its watches span the commands of one input */
+    fake.flags = CLIENT_AUTHED | (fake.flags & (CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC));
     int rc = cmd_dispatch(&fake);
     assert(rc == CMD_RAN);
     size_t i = 0;
@@ -140,6 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (db_size(db_get(i)) > 0) db_flush(db_get(i));
     }
     fake.db = 0;
+    /* each input starts outside any transaction, with nothing watched */
+    static const arg discard[1] = {{"DISCARD", 7}}, unwatch[1] = {{"UNWATCH", 7}};
+    if (fake.flags & CLIENT_MULTI) run(1, discard);
+    run(1, unwatch);
     rd r = {data, data + size};
     size_t ncmds = cmd_count();
     int b;

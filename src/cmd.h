@@ -253,5 +253,30 @@ cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
 cmd_proc cmd_dump, cmd_restore;
 /* aof/aof_cmd.c (issue: AOF) */
 cmd_proc cmd_bgrewriteaof;
+/* cmd_hash.c */
+cmd_proc cmd_hdel, cmd_hexists, cmd_hget, cmd_hgetall, cmd_hincrby,
+    cmd_hincrbyfloat, cmd_hkeys, cmd_hlen, cmd_hmget, cmd_hmset,
+    cmd_hrandfield, cmd_hscan, cmd_hset, cmd_hsetnx, cmd_hstrlen, cmd_hvals;
+/* cmd_list.c */
+cmd_proc cmd_blmove, cmd_blmpop, cmd_blpop, cmd_brpop, cmd_brpoplpush,
+    cmd_lindex, cmd_linsert, cmd_llen, cmd_lmove, cmd_lmpop, cmd_lpop,
+    cmd_lpos, cmd_lpush, cmd_lpushx, cmd_lrange, cmd_lrem, cmd_lset,
+    cmd_ltrim, cmd_rpop, cmd_rpoplpush, cmd_rpush, cmd_rpushx;
+/* cmd_set.c */
+cmd_proc cmd_sadd, cmd_scard, cmd_sdiff, cmd_sdiffstore, cmd_sinter,
+    cmd_sintercard, cmd_sinterstore, cmd_sismember, cmd_smembers,
+    cmd_smismember, cmd_smove, cmd_spop, cmd_srandmember, cmd_srem, cmd_sscan,
+    cmd_sunion, cmd_sunionstore;
+/* cmd_zset.c */
+cmd_proc cmd_bzmpop, cmd_bzpopmax, cmd_bzpopmin, cmd_zadd, cmd_zcard,
+    cmd_zcount, cmd_zdiff, cmd_zdiffstore, cmd_zincrby, cmd_zinter,
+    cmd_zintercard, cmd_zinterstore, cmd_zlexcount, cmd_zmpop, cmd_zmscore,
+    cmd_zpopmax, cmd_zpopmin, cmd_zrandmember, cmd_zrange, cmd_zrangebylex,
+    cmd_zrangebyscore, cmd_zrangestore, cmd_zrank, cmd_zrem,
+    cmd_zremrangebylex, cmd_zremrangebyrank, cmd_zremrangebyscore,
+    cmd_zrevrange, cmd_zrevrangebylex, cmd_zrevrangebyscore, cmd_zrevrank,
+    cmd_zscan, cmd_zscore, cmd_zunion, cmd_zunionstore;
+/* cmd_memory.c */
+cmd_proc cmd_memory;
 
 #endif

@@ -260,6 +260,315 @@ static cmd_def client_subcmds[] = {
     {.name = "setinfo", .proc = cmd_client, .arity = 4, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl = CAT_SLOW | CAT_CONNECTION, .group = "connection", .since = "7.2.0", .summary = "Sets information specific to the client or connection.", .complexity = "O(1)"},
     {0}};
 
+/* ---- collections and MEMORY ---- */
+static const cmd_key_spec hset_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hsetnx_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hget_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hmget_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hmset_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hdel_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hlen_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hstrlen_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hexists_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hkeys_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hvals_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hgetall_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hincrby_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hincrbyfloat_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hrandfield_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec hscan_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lpush_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec rpush_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lpushx_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec rpushx_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec rpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec llen_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lindex_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lset_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec linsert_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lrem_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec ltrim_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lpos_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lmove_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec rpoplpush_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec lmpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec blpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(-2, 1, 0)},
+};
+static const cmd_key_spec brpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(-2, 1, 0)},
+};
+static const cmd_key_spec blmove_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec brpoplpush_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec blmpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(2), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec sadd_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec srem_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec scard_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec sismember_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec smismember_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec smembers_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec srandmember_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec spop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec smove_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec sinter_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec sintercard_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec sunion_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec sdiff_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec sinterstore_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec sunionstore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec sdiffstore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(-1, 1, 0)},
+};
+static const cmd_key_spec sscan_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zadd_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zincrby_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrem_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zcard_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zcount_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zlexcount_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zscore_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zmscore_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrank_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrevrank_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrangestore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrevrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrangebyscore_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrevrangebyscore_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrangebylex_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zrevrangebylex_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zremrangebyrank_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zremrangebyscore_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zremrangebylex_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zpopmin_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zpopmax_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec bzpopmin_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(-2, 1, 0)},
+};
+static const cmd_key_spec bzpopmax_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_RANGE(-2, 1, 0)},
+};
+static const cmd_key_spec zmpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec bzmpop_keys[] = {
+    {.flags = KS_RW | KS_ACCESS | KS_DELETE, BS_INDEX(2), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zrandmember_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec zunion_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zinter_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zdiff_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zunionstore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zinterstore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zdiffstore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zintercard_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_KEYNUM(0, 1, 1)},
+};
+static const cmd_key_spec zscan_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec memory_usage_keys[] = {
+    {.flags = KS_RO, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static cmd_def memory_subcmds[] = {
+    {.name = "doctor", .proc = cmd_memory, .arity = 2, .flags = 0, .acl = CAT_SLOW,
+     .tips = memory_doctor_tips, .group = "server", .since = "4.0.0",
+     .summary = "Outputs memory problems report", .complexity = "O(1)"},
+    {.name = "purge", .proc = cmd_memory, .arity = 2, .flags = 0, .acl = CAT_SLOW,
+     .tips = memory_purge_tips, .group = "server", .since = "4.0.0",
+     .summary = "Ask the allocator to release memory",
+     .complexity = "Depends on how much memory is allocated, could be slow"},
+    {.name = "malloc-stats", .proc = cmd_memory, .arity = 2, .flags = 0, .acl = CAT_SLOW,
+     .tips = memory_malloc_stats_tips, .group = "server", .since = "4.0.0",
+     .summary = "Show allocator internal stats",
+     .complexity = "Depends on how much memory is allocated, could be slow"},
+    {.name = "help", .proc = cmd_memory, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_SLOW,
+     .group = "server", .since = "4.0.0",
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {.name = "usage", .proc = cmd_memory, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SLOW, KEY_SPECS(memory_usage_keys),
+     .group = "server", .since = "4.0.0", .summary = "Estimate the memory usage of a key",
+     .complexity = "O(N) where N is the number of samples.", .args = memory_usage_args},
+    {.name = "stats", .proc = cmd_memory, .arity = 2, .flags = 0, .acl = CAT_SLOW,
+     .tips = memory_stats_tips, .group = "server", .since = "4.0.0",
+     .summary = "Show memory usage details", .complexity = "O(1)"},
+    {0}};
+
 static cmd_def table[] = {
     /* strings */
     {.name = "get", .proc = cmd_get, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_STRING | CAT_FAST, KEY_SPECS(get_keys),
@@ -550,6 +859,424 @@ static cmd_def table[] = {
     {.name = "unwatch", .proc = cmd_unwatch, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_TRANSACTION,
      .group = "transactions", .since = "2.2.0", .summary = "Forget about all watched keys",
      .complexity = "O(1)"},
+    /* ---- collections and MEMORY ---- */
+    {.name = "hset", .proc = cmd_hset, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_HASH | CAT_FAST, KEY_SPECS(hset_keys),
+     .group = "hash", .since = "2.0.0", .summary = "Set the string value of a hash field",
+     .complexity = "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.",
+     .history = hset_history, .args = hset_args},
+    {.name = "hsetnx", .proc = cmd_hsetnx, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_HASH | CAT_FAST, KEY_SPECS(hsetnx_keys),
+     .group = "hash", .since = "2.0.0",
+     .summary = "Set the value of a hash field, only if the field does not exist",
+     .complexity = "O(1)", .args = hsetnx_args},
+    {.name = "hget", .proc = cmd_hget, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_HASH | CAT_FAST, KEY_SPECS(hget_keys),
+     .group = "hash", .since = "2.0.0", .summary = "Get the value of a hash field",
+     .complexity = "O(1)", .args = hget_args},
+    {.name = "hmget", .proc = cmd_hmget, .arity = -3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_HASH | CAT_FAST, KEY_SPECS(hmget_keys),
+     .group = "hash", .since = "2.0.0",
+     .summary = "Get the values of all the given hash fields",
+     .complexity = "O(N) where N is the number of fields being requested.", .args = hmget_args},
+    {.name = "hmset", .proc = cmd_hmset, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_HASH | CAT_FAST, KEY_SPECS(hmset_keys),
+     .group = "hash", .since = "2.0.0",
+     .summary = "Set multiple hash fields to multiple values",
+     .complexity = "O(N) where N is the number of fields being set.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "4.0.0",
+     .replaced_by = "`HSET` with multiple field-value pairs", .args = hmset_args},
+    {.name = "hdel", .proc = cmd_hdel, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_HASH | CAT_FAST, KEY_SPECS(hdel_keys),
+     .group = "hash", .since = "2.0.0", .summary = "Delete one or more hash fields",
+     .complexity = "O(N) where N is the number of fields to be removed.",
+     .history = hdel_history, .args = hdel_args},
+    {.name = "hlen", .proc = cmd_hlen, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_HASH | CAT_FAST, KEY_SPECS(hlen_keys),
+     .group = "hash", .since = "2.0.0", .summary = "Get the number of fields in a hash",
+     .complexity = "O(1)", .args = hlen_args},
+    {.name = "hstrlen", .proc = cmd_hstrlen, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_HASH | CAT_FAST, KEY_SPECS(hstrlen_keys),
+     .group = "hash", .since = "3.2.0",
+     .summary = "Get the length of the value of a hash field", .complexity = "O(1)",
+     .args = hstrlen_args},
+    {.name = "hexists", .proc = cmd_hexists, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_HASH | CAT_FAST, KEY_SPECS(hexists_keys),
+     .group = "hash", .since = "2.0.0", .summary = "Determine if a hash field exists",
+     .complexity = "O(1)", .args = hexists_args},
+    {.name = "hkeys", .proc = cmd_hkeys, .arity = 2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_HASH | CAT_SLOW, KEY_SPECS(hkeys_keys),
+     .tips = hkeys_tips, .group = "hash", .since = "2.0.0",
+     .summary = "Get all the fields in a hash",
+     .complexity = "O(N) where N is the size of the hash.", .args = hkeys_args},
+    {.name = "hvals", .proc = cmd_hvals, .arity = 2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_HASH | CAT_SLOW, KEY_SPECS(hvals_keys),
+     .tips = hvals_tips, .group = "hash", .since = "2.0.0",
+     .summary = "Get all the values in a hash",
+     .complexity = "O(N) where N is the size of the hash.", .args = hvals_args},
+    {.name = "hgetall", .proc = cmd_hgetall, .arity = 2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_HASH | CAT_SLOW, KEY_SPECS(hgetall_keys),
+     .tips = hgetall_tips, .group = "hash", .since = "2.0.0",
+     .summary = "Get all the fields and values in a hash",
+     .complexity = "O(N) where N is the size of the hash.", .args = hgetall_args},
+    {.name = "hincrby", .proc = cmd_hincrby, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_HASH | CAT_FAST, KEY_SPECS(hincrby_keys),
+     .group = "hash", .since = "2.0.0",
+     .summary = "Increment the integer value of a hash field by the given number",
+     .complexity = "O(1)", .args = hincrby_args},
+    {.name = "hincrbyfloat", .proc = cmd_hincrbyfloat, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_HASH | CAT_FAST, KEY_SPECS(hincrbyfloat_keys),
+     .group = "hash", .since = "2.6.0",
+     .summary = "Increment the float value of a hash field by the given amount",
+     .complexity = "O(1)", .args = hincrbyfloat_args},
+    {.name = "hrandfield", .proc = cmd_hrandfield, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_HASH | CAT_SLOW, KEY_SPECS(hrandfield_keys),
+     .tips = hrandfield_tips, .group = "hash", .since = "6.2.0",
+     .summary = "Get one or multiple random fields from a hash",
+     .complexity = "O(N) where N is the number of fields returned", .args = hrandfield_args},
+    {.name = "hscan", .proc = cmd_hscan, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_HASH | CAT_SLOW, KEY_SPECS(hscan_keys),
+     .tips = hscan_tips, .group = "hash", .since = "2.8.0",
+     .summary = "Incrementally iterate hash fields and associated values",
+     .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+     .args = hscan_args},
+    {.name = "lpush", .proc = cmd_lpush, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_LIST | CAT_FAST, KEY_SPECS(lpush_keys),
+     .group = "list", .since = "1.0.0", .summary = "Prepend one or multiple elements to a list",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+     .history = lpush_history, .args = lpush_args},
+    {.name = "rpush", .proc = cmd_rpush, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_LIST | CAT_FAST, KEY_SPECS(rpush_keys),
+     .group = "list", .since = "1.0.0", .summary = "Append one or multiple elements to a list",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+     .history = rpush_history, .args = rpush_args},
+    {.name = "lpushx", .proc = cmd_lpushx, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_LIST | CAT_FAST, KEY_SPECS(lpushx_keys),
+     .group = "list", .since = "2.2.0",
+     .summary = "Prepend an element to a list, only if the list exists",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+     .history = lpushx_history, .args = lpushx_args},
+    {.name = "rpushx", .proc = cmd_rpushx, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_LIST | CAT_FAST, KEY_SPECS(rpushx_keys),
+     .group = "list", .since = "2.2.0",
+     .summary = "Append an element to a list, only if the list exists",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+     .history = rpushx_history, .args = rpushx_args},
+    {.name = "lpop", .proc = cmd_lpop, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_LIST | CAT_FAST, KEY_SPECS(lpop_keys),
+     .group = "list", .since = "1.0.0",
+     .summary = "Remove and get the first elements in a list",
+     .complexity = "O(N) where N is the number of elements returned", .history = lpop_history,
+     .args = lpop_args},
+    {.name = "rpop", .proc = cmd_rpop, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_LIST | CAT_FAST, KEY_SPECS(rpop_keys),
+     .group = "list", .since = "1.0.0", .summary = "Remove and get the last elements in a list",
+     .complexity = "O(N) where N is the number of elements returned", .history = rpop_history,
+     .args = rpop_args},
+    {.name = "llen", .proc = cmd_llen, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_LIST | CAT_FAST, KEY_SPECS(llen_keys),
+     .group = "list", .since = "1.0.0", .summary = "Get the length of a list",
+     .complexity = "O(1)", .args = llen_args},
+    {.name = "lindex", .proc = cmd_lindex, .arity = 3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_LIST | CAT_SLOW, KEY_SPECS(lindex_keys),
+     .group = "list", .since = "1.0.0", .summary = "Get an element from a list by its index",
+     .complexity = "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).",
+     .args = lindex_args},
+    {.name = "lset", .proc = cmd_lset, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(lset_keys),
+     .group = "list", .since = "1.0.0",
+     .summary = "Set the value of an element in a list by its index",
+     .complexity = "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).",
+     .args = lset_args},
+    {.name = "linsert", .proc = cmd_linsert, .arity = 5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(linsert_keys),
+     .group = "list", .since = "2.2.0",
+     .summary = "Insert an element before or after another element in a list",
+     .complexity = "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
+     .args = linsert_args},
+    {.name = "lrange", .proc = cmd_lrange, .arity = 4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_LIST | CAT_SLOW, KEY_SPECS(lrange_keys),
+     .group = "list", .since = "1.0.0", .summary = "Get a range of elements from a list",
+     .complexity = "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.",
+     .args = lrange_args},
+    {.name = "lrem", .proc = cmd_lrem, .arity = 4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(lrem_keys),
+     .group = "list", .since = "1.0.0", .summary = "Remove elements from a list",
+     .complexity = "O(N+M) where N is the length of the list and M is the number of elements removed.",
+     .args = lrem_args},
+    {.name = "ltrim", .proc = cmd_ltrim, .arity = 4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(ltrim_keys),
+     .group = "list", .since = "1.0.0", .summary = "Trim a list to the specified range",
+     .complexity = "O(N) where N is the number of elements to be removed by the operation.",
+     .args = ltrim_args},
+    {.name = "lpos", .proc = cmd_lpos, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_LIST | CAT_SLOW, KEY_SPECS(lpos_keys),
+     .group = "list", .since = "6.0.6",
+     .summary = "Return the index of matching elements on a list",
+     .complexity = "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
+     .args = lpos_args},
+    {.name = "lmove", .proc = cmd_lmove, .arity = 5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(lmove_keys),
+     .group = "list", .since = "6.2.0",
+     .summary = "Pop an element from a list, push it to another list and return it",
+     .complexity = "O(1)", .args = lmove_args},
+    {.name = "rpoplpush", .proc = cmd_rpoplpush, .arity = 3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(rpoplpush_keys),
+     .group = "list", .since = "1.2.0",
+     .summary = "Remove the last element in a list, prepend it to another list and return it",
+     .complexity = "O(1)", .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`LMOVE` with the `RIGHT` and `LEFT` arguments", .args = rpoplpush_args},
+    {.name = "lmpop", .proc = cmd_lmpop, .arity = -4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW, KEY_SPECS(lmpop_keys),
+     .group = "list", .since = "7.0.0", .summary = "Pop elements from a list",
+     .complexity = "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
+     .args = lmpop_args},
+    {.name = "blpop", .proc = cmd_blpop, .arity = -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(blpop_keys),
+     .group = "list", .since = "2.0.0",
+     .summary = "Remove and get the first element in a list, or block until one is available",
+     .complexity = "O(N) where N is the number of provided keys.", .history = blpop_history,
+     .args = blpop_args},
+    {.name = "brpop", .proc = cmd_brpop, .arity = -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(brpop_keys),
+     .group = "list", .since = "2.0.0",
+     .summary = "Remove and get the last element in a list, or block until one is available",
+     .complexity = "O(N) where N is the number of provided keys.", .history = brpop_history,
+     .args = brpop_args},
+    {.name = "blmove", .proc = cmd_blmove, .arity = 6, .flags = CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(blmove_keys),
+     .group = "list", .since = "6.2.0",
+     .summary = "Pop an element from a list, push it to another list and return it; or block until one is available",
+     .complexity = "O(1)", .args = blmove_args},
+    {.name = "brpoplpush", .proc = cmd_brpoplpush, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT | CMD_BLOCKING, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(brpoplpush_keys),
+     .group = "list", .since = "2.2.0",
+     .summary = "Pop an element from a list, push it to another list and return it; or block until one is available",
+     .complexity = "O(1)", .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`BLMOVE` with the `RIGHT` and `LEFT` arguments",
+     .history = brpoplpush_history, .args = brpoplpush_args},
+    {.name = "blmpop", .proc = cmd_blmpop, .arity = -5, .flags = CMD_WRITE | CMD_BLOCKING, .acl = CAT_WRITE | CAT_LIST | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(blmpop_keys),
+     .group = "list", .since = "7.0.0",
+     .summary = "Pop elements from a list, or block until one is available",
+     .complexity = "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
+     .args = blmpop_args},
+    {.name = "sadd", .proc = cmd_sadd, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_SET | CAT_FAST, KEY_SPECS(sadd_keys),
+     .group = "set", .since = "1.0.0", .summary = "Add one or more members to a set",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+     .history = sadd_history, .args = sadd_args},
+    {.name = "srem", .proc = cmd_srem, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_SET | CAT_FAST, KEY_SPECS(srem_keys),
+     .group = "set", .since = "1.0.0", .summary = "Remove one or more members from a set",
+     .complexity = "O(N) where N is the number of members to be removed.",
+     .history = srem_history, .args = srem_args},
+    {.name = "scard", .proc = cmd_scard, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SET | CAT_FAST, KEY_SPECS(scard_keys),
+     .group = "set", .since = "1.0.0", .summary = "Get the number of members in a set",
+     .complexity = "O(1)", .args = scard_args},
+    {.name = "sismember", .proc = cmd_sismember, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SET | CAT_FAST, KEY_SPECS(sismember_keys),
+     .group = "set", .since = "1.0.0",
+     .summary = "Determine if a given value is a member of a set", .complexity = "O(1)",
+     .args = sismember_args},
+    {.name = "smismember", .proc = cmd_smismember, .arity = -3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SET | CAT_FAST, KEY_SPECS(smismember_keys),
+     .group = "set", .since = "6.2.0",
+     .summary = "Returns the membership associated with the given elements for a set",
+     .complexity = "O(N) where N is the number of elements being checked for membership",
+     .args = smismember_args},
+    {.name = "smembers", .proc = cmd_smembers, .arity = 2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(smembers_keys),
+     .tips = smembers_tips, .group = "set", .since = "1.0.0",
+     .summary = "Get all the members in a set",
+     .complexity = "O(N) where N is the set cardinality.", .args = smembers_args},
+    {.name = "srandmember", .proc = cmd_srandmember, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(srandmember_keys),
+     .tips = srandmember_tips, .group = "set", .since = "1.0.0",
+     .summary = "Get one or multiple random members from a set",
+     .complexity = "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
+     .history = srandmember_history, .args = srandmember_args},
+    {.name = "spop", .proc = cmd_spop, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_SET | CAT_FAST, KEY_SPECS(spop_keys),
+     .tips = spop_tips, .group = "set", .since = "1.0.0",
+     .summary = "Remove and return one or multiple random members from a set",
+     .complexity = "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
+     .history = spop_history, .args = spop_args},
+    {.name = "smove", .proc = cmd_smove, .arity = 4, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_SET | CAT_FAST, KEY_SPECS(smove_keys),
+     .group = "set", .since = "1.0.0", .summary = "Move a member from one set to another",
+     .complexity = "O(1)", .args = smove_args},
+    {.name = "sinter", .proc = cmd_sinter, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(sinter_keys),
+     .tips = sinter_tips, .group = "set", .since = "1.0.0",
+     .summary = "Intersect multiple sets",
+     .complexity = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+     .args = sinter_args},
+    {.name = "sintercard", .proc = cmd_sintercard, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(sintercard_keys),
+     .group = "set", .since = "7.0.0",
+     .summary = "Intersect multiple sets and return the cardinality of the result",
+     .complexity = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+     .args = sintercard_args},
+    {.name = "sunion", .proc = cmd_sunion, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(sunion_keys),
+     .tips = sunion_tips, .group = "set", .since = "1.0.0", .summary = "Add multiple sets",
+     .complexity = "O(N) where N is the total number of elements in all given sets.",
+     .args = sunion_args},
+    {.name = "sdiff", .proc = cmd_sdiff, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(sdiff_keys),
+     .tips = sdiff_tips, .group = "set", .since = "1.0.0", .summary = "Subtract multiple sets",
+     .complexity = "O(N) where N is the total number of elements in all given sets.",
+     .args = sdiff_args},
+    {.name = "sinterstore", .proc = cmd_sinterstore, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SET | CAT_SLOW, KEY_SPECS(sinterstore_keys),
+     .group = "set", .since = "1.0.0",
+     .summary = "Intersect multiple sets and store the resulting set in a key",
+     .complexity = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+     .args = sinterstore_args},
+    {.name = "sunionstore", .proc = cmd_sunionstore, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SET | CAT_SLOW, KEY_SPECS(sunionstore_keys),
+     .group = "set", .since = "1.0.0",
+     .summary = "Add multiple sets and store the resulting set in a key",
+     .complexity = "O(N) where N is the total number of elements in all given sets.",
+     .args = sunionstore_args},
+    {.name = "sdiffstore", .proc = cmd_sdiffstore, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SET | CAT_SLOW, KEY_SPECS(sdiffstore_keys),
+     .group = "set", .since = "1.0.0",
+     .summary = "Subtract multiple sets and store the resulting set in a key",
+     .complexity = "O(N) where N is the total number of elements in all given sets.",
+     .args = sdiffstore_args},
+    {.name = "sscan", .proc = cmd_sscan, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SET | CAT_SLOW, KEY_SPECS(sscan_keys),
+     .tips = sscan_tips, .group = "set", .since = "2.8.0",
+     .summary = "Incrementally iterate Set elements",
+     .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+     .args = sscan_args},
+    {.name = "zadd", .proc = cmd_zadd, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zadd_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Add one or more members to a sorted set, or update its score if it already exists",
+     .complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+     .history = zadd_history, .args = zadd_args},
+    {.name = "zincrby", .proc = cmd_zincrby, .arity = 4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zincrby_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Increment the score of a member in a sorted set",
+     .complexity = "O(log(N)) where N is the number of elements in the sorted set.",
+     .args = zincrby_args},
+    {.name = "zrem", .proc = cmd_zrem, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zrem_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Remove one or more members from a sorted set",
+     .complexity = "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.",
+     .history = zrem_history, .args = zrem_args},
+    {.name = "zcard", .proc = cmd_zcard, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zcard_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Get the number of members in a sorted set", .complexity = "O(1)",
+     .args = zcard_args},
+    {.name = "zcount", .proc = cmd_zcount, .arity = 4, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zcount_keys),
+     .group = "sorted-set", .since = "2.0.0",
+     .summary = "Count the members in a sorted set with scores within the given values",
+     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .args = zcount_args},
+    {.name = "zlexcount", .proc = cmd_zlexcount, .arity = 4, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zlexcount_keys),
+     .group = "sorted-set", .since = "2.8.9",
+     .summary = "Count the number of members in a sorted set between a given lexicographical range",
+     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .args = zlexcount_args},
+    {.name = "zscore", .proc = cmd_zscore, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zscore_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Get the score associated with the given member in a sorted set",
+     .complexity = "O(1)", .args = zscore_args},
+    {.name = "zmscore", .proc = cmd_zmscore, .arity = -3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zmscore_keys),
+     .group = "sorted-set", .since = "6.2.0",
+     .summary = "Get the score associated with the given members in a sorted set",
+     .complexity = "O(N) where N is the number of members being requested.",
+     .args = zmscore_args},
+    {.name = "zrank", .proc = cmd_zrank, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zrank_keys),
+     .group = "sorted-set", .since = "2.0.0",
+     .summary = "Determine the index of a member in a sorted set", .complexity = "O(log(N))",
+     .args = zrank_args},
+    {.name = "zrevrank", .proc = cmd_zrevrank, .arity = 3, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zrevrank_keys),
+     .group = "sorted-set", .since = "2.0.0",
+     .summary = "Determine the index of a member in a sorted set, with scores ordered from high to low",
+     .complexity = "O(log(N))", .args = zrevrank_args},
+    {.name = "zrange", .proc = cmd_zrange, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrange_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Return a range of members in a sorted set",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
+     .history = zrange_history, .args = zrange_args},
+    {.name = "zrangestore", .proc = cmd_zrangestore, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrangestore_keys),
+     .group = "sorted-set", .since = "6.2.0",
+     .summary = "Store a range of members from sorted set into another key",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.",
+     .args = zrangestore_args},
+    {.name = "zrevrange", .proc = cmd_zrevrange, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrevrange_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Return a range of members in a sorted set, by index, with scores ordered from high to low",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `REV` argument", .args = zrevrange_args},
+    {.name = "zrangebyscore", .proc = cmd_zrangebyscore, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrangebyscore_keys),
+     .group = "sorted-set", .since = "1.0.5",
+     .summary = "Return a range of members in a sorted set, by score",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `BYSCORE` argument", .history = zrangebyscore_history,
+     .args = zrangebyscore_args},
+    {.name = "zrevrangebyscore", .proc = cmd_zrevrangebyscore, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrevrangebyscore_keys),
+     .group = "sorted-set", .since = "2.2.0",
+     .summary = "Return a range of members in a sorted set, by score, with scores ordered from high to low",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `REV` and `BYSCORE` arguments",
+     .history = zrevrangebyscore_history, .args = zrevrangebyscore_args},
+    {.name = "zrangebylex", .proc = cmd_zrangebylex, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrangebylex_keys),
+     .group = "sorted-set", .since = "2.8.9",
+     .summary = "Return a range of members in a sorted set, by lexicographical range",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `BYLEX` argument", .args = zrangebylex_args},
+    {.name = "zrevrangebylex", .proc = cmd_zrevrangebylex, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrevrangebylex_keys),
+     .group = "sorted-set", .since = "2.8.9",
+     .summary = "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `REV` and `BYLEX` arguments",
+     .args = zrevrangebylex_args},
+    {.name = "zremrangebyrank", .proc = cmd_zremrangebyrank, .arity = 4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zremrangebyrank_keys),
+     .group = "sorted-set", .since = "2.0.0",
+     .summary = "Remove all members in a sorted set within the given indexes",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
+     .args = zremrangebyrank_args},
+    {.name = "zremrangebyscore", .proc = cmd_zremrangebyscore, .arity = 4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zremrangebyscore_keys),
+     .group = "sorted-set", .since = "1.2.0",
+     .summary = "Remove all members in a sorted set within the given scores",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
+     .args = zremrangebyscore_args},
+    {.name = "zremrangebylex", .proc = cmd_zremrangebylex, .arity = 4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zremrangebylex_keys),
+     .group = "sorted-set", .since = "2.8.9",
+     .summary = "Remove all members in a sorted set between the given lexicographical range",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
+     .args = zremrangebylex_args},
+    {.name = "zpopmin", .proc = cmd_zpopmin, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zpopmin_keys),
+     .group = "sorted-set", .since = "5.0.0",
+     .summary = "Remove and return members with the lowest scores in a sorted set",
+     .complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
+     .args = zpopmin_args},
+    {.name = "zpopmax", .proc = cmd_zpopmax, .arity = -2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST, KEY_SPECS(zpopmax_keys),
+     .group = "sorted-set", .since = "5.0.0",
+     .summary = "Remove and return members with the highest scores in a sorted set",
+     .complexity = "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
+     .args = zpopmax_args},
+    {.name = "bzpopmin", .proc = cmd_bzpopmin, .arity = -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST | CAT_BLOCKING, KEY_SPECS(bzpopmin_keys),
+     .group = "sorted-set", .since = "5.0.0",
+     .summary = "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",
+     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .history = bzpopmin_history, .args = bzpopmin_args},
+    {.name = "bzpopmax", .proc = cmd_bzpopmax, .arity = -3, .flags = CMD_WRITE | CMD_NOSCRIPT | CMD_BLOCKING | CMD_FAST, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_FAST | CAT_BLOCKING, KEY_SPECS(bzpopmax_keys),
+     .group = "sorted-set", .since = "5.0.0",
+     .summary = "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
+     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .history = bzpopmax_history, .args = bzpopmax_args},
+    {.name = "zmpop", .proc = cmd_zmpop, .arity = -4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zmpop_keys),
+     .group = "sorted-set", .since = "7.0.0",
+     .summary = "Remove and return members with scores in a sorted set",
+     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+     .args = zmpop_args},
+    {.name = "bzmpop", .proc = cmd_bzmpop, .arity = -5, .flags = CMD_WRITE | CMD_BLOCKING, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(bzmpop_keys),
+     .group = "sorted-set", .since = "7.0.0",
+     .summary = "Remove and return members with scores in a sorted set or block until one is available",
+     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+     .args = bzmpop_args},
+    {.name = "zrandmember", .proc = cmd_zrandmember, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zrandmember_keys),
+     .tips = zrandmember_tips, .group = "sorted-set", .since = "6.2.0",
+     .summary = "Get one or multiple random elements from a sorted set",
+     .complexity = "O(N) where N is the number of elements returned", .args = zrandmember_args},
+    {.name = "zunion", .proc = cmd_zunion, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zunion_keys),
+     .group = "sorted-set", .since = "6.2.0", .summary = "Add multiple sorted sets",
+     .complexity = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
+     .args = zunion_args},
+    {.name = "zinter", .proc = cmd_zinter, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zinter_keys),
+     .group = "sorted-set", .since = "6.2.0", .summary = "Intersect multiple sorted sets",
+     .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
+     .args = zinter_args},
+    {.name = "zdiff", .proc = cmd_zdiff, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zdiff_keys),
+     .group = "sorted-set", .since = "6.2.0", .summary = "Subtract multiple sorted sets",
+     .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
+     .args = zdiff_args},
+    {.name = "zunionstore", .proc = cmd_zunionstore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zunionstore_keys),
+     .group = "sorted-set", .since = "2.0.0",
+     .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
+     .complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
+     .args = zunionstore_args},
+    {.name = "zinterstore", .proc = cmd_zinterstore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zinterstore_keys),
+     .group = "sorted-set", .since = "2.0.0",
+     .summary = "Intersect multiple sorted sets and store the resulting sorted set in a new key",
+     .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
+     .args = zinterstore_args},
+    {.name = "zdiffstore", .proc = cmd_zdiffstore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zdiffstore_keys),
+     .group = "sorted-set", .since = "6.2.0",
+     .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
+     .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
+     .args = zdiffstore_args},
+    {.name = "zintercard", .proc = cmd_zintercard, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zintercard_keys),
+     .group = "sorted-set", .since = "7.0.0",
+     .summary = "Intersect multiple sorted sets and return the cardinality of the result",
+     .complexity = "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
+     .args = zintercard_args},
+    {.name = "zscan", .proc = cmd_zscan, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_SORTEDSET | CAT_SLOW, KEY_SPECS(zscan_keys),
+     .tips = zscan_tips, .group = "sorted-set", .since = "2.8.0",
+     .summary = "Incrementally iterate sorted sets elements and associated scores",
+     .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+     .args = zscan_args},
+    {.name = "memory", .proc = cmd_memory, .arity = -2, .flags = 0, .acl = CAT_SLOW,
+     .group = "server", .since = "4.0.0",
+     .summary = "A container for memory diagnostics commands",
+     .complexity = "Depends on subcommand.", .subcmds = memory_subcmds},
 };
 
 size_t commands_count(void) { return sizeof table / sizeof table[0]; }

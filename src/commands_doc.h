@@ -452,4 +452,598 @@ static const cmd_arg watch_args[] = {
     {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
     {0}};
 
+/* ---- collections (hashes, lists, sets, sorted sets) and MEMORY ---- */
+static const char *const hset_history[] = {"4.0.0", "Accepts multiple `field` and `value` arguments.", NULL};
+static const cmd_arg hset_field_value_args[] = {
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hset_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = hset_field_value_args},
+    {0}};
+static const cmd_arg hsetnx_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hget_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hmget_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg hmset_field_value_args[] = {
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hmset_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = hmset_field_value_args},
+    {0}};
+static const char *const hdel_history[] = {"2.4.0", "Accepts multiple `field` arguments.", NULL};
+static const cmd_arg hdel_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg hlen_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg hstrlen_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hexists_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const hkeys_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg hkeys_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const hvals_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg hvals_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const hgetall_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg hgetall_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg hincrby_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "increment", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg hincrbyfloat_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "increment", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const char *const hrandfield_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg hrandfield_options_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "withvalues", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHVALUES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg hrandfield_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "options", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = hrandfield_options_args},
+    {0}};
+static const char *const hscan_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg hscan_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "cursor", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "MATCH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const lpush_history[] = {"2.4.0", "Accepts multiple `element` arguments.", NULL};
+static const cmd_arg lpush_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const rpush_history[] = {"2.4.0", "Accepts multiple `element` arguments.", NULL};
+static const cmd_arg rpush_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const lpushx_history[] = {"4.0.0", "Accepts multiple `element` arguments.", NULL};
+static const cmd_arg lpushx_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const rpushx_history[] = {"4.0.0", "Accepts multiple `element` arguments.", NULL};
+static const cmd_arg rpushx_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const lpop_history[] = {"6.2.0", "Added the `count` argument.", NULL};
+static const cmd_arg lpop_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const rpop_history[] = {"6.2.0", "Added the `count` argument.", NULL};
+static const cmd_arg rpop_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg llen_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg lindex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "index", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg lset_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "index", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg linsert_where_args[] = {
+    {.name = "before", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BEFORE"},
+    {.name = "after", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "AFTER"},
+    {0}};
+static const cmd_arg linsert_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "where", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = linsert_where_args},
+    {.name = "pivot", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg lrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "stop", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg lrem_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg ltrim_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "stop", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg lpos_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "rank", .type = ARG_INTEGER, .key_spec_index = -1, .token = "RANK", .flags = ARGF_OPTIONAL},
+    {.name = "num-matches", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {.name = "len", .type = ARG_INTEGER, .key_spec_index = -1, .token = "MAXLEN", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg lmove_wherefrom_args[] = {
+    {.name = "left", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEFT"},
+    {.name = "right", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "RIGHT"},
+    {0}};
+static const cmd_arg lmove_whereto_args[] = {
+    {.name = "left", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEFT"},
+    {.name = "right", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "RIGHT"},
+    {0}};
+static const cmd_arg lmove_args[] = {
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "wherefrom", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = lmove_wherefrom_args},
+    {.name = "whereto", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = lmove_whereto_args},
+    {0}};
+static const cmd_arg rpoplpush_args[] = {
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 1},
+    {0}};
+static const cmd_arg lmpop_where_args[] = {
+    {.name = "left", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEFT"},
+    {.name = "right", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "RIGHT"},
+    {0}};
+static const cmd_arg lmpop_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "where", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = lmpop_where_args},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const blpop_history[] = {"6.0.0", "`timeout` is interpreted as a double instead of an integer.", NULL};
+static const cmd_arg blpop_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const char *const brpop_history[] = {"6.0.0", "`timeout` is interpreted as a double instead of an integer.", NULL};
+static const cmd_arg brpop_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg blmove_wherefrom_args[] = {
+    {.name = "left", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEFT"},
+    {.name = "right", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "RIGHT"},
+    {0}};
+static const cmd_arg blmove_whereto_args[] = {
+    {.name = "left", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEFT"},
+    {.name = "right", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "RIGHT"},
+    {0}};
+static const cmd_arg blmove_args[] = {
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "wherefrom", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = blmove_wherefrom_args},
+    {.name = "whereto", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = blmove_whereto_args},
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const char *const brpoplpush_history[] = {"6.0.0", "`timeout` is interpreted as a double instead of an integer.", NULL};
+static const cmd_arg brpoplpush_args[] = {
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg blmpop_where_args[] = {
+    {.name = "left", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEFT"},
+    {.name = "right", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "RIGHT"},
+    {0}};
+static const cmd_arg blmpop_args[] = {
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "where", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = blmpop_where_args},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const sadd_history[] = {"2.4.0", "Accepts multiple `member` arguments.", NULL};
+static const cmd_arg sadd_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const srem_history[] = {"2.4.0", "Accepts multiple `member` arguments.", NULL};
+static const cmd_arg srem_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg scard_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg sismember_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg smismember_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const smembers_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg smembers_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const srandmember_tips[] = {"nondeterministic_output", NULL};
+static const char *const srandmember_history[] = {"2.6.0", "Added the optional `count` argument.", NULL};
+static const cmd_arg srandmember_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .since = "2.6.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const spop_tips[] = {"nondeterministic_output", NULL};
+static const char *const spop_history[] = {"3.2.0", "Added the `count` argument.", NULL};
+static const cmd_arg spop_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .since = "3.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg smove_args[] = {
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const sinter_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg sinter_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg sintercard_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "limit", .type = ARG_INTEGER, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const sunion_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg sunion_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const sdiff_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg sdiff_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg sinterstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg sunionstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg sdiffstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const sscan_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg sscan_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "cursor", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "MATCH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const zadd_history[] = {"2.4.0", "Accepts multiple elements.", "3.0.2", "Added the `XX`, `NX`, `CH` and `INCR` options.", "6.2.0", "Added the `GT` and `LT` options.", NULL};
+static const cmd_arg zadd_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {0}};
+static const cmd_arg zadd_comparison_args[] = {
+    {.name = "gt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "GT"},
+    {.name = "lt", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LT"},
+    {0}};
+static const cmd_arg zadd_score_member_args[] = {
+    {.name = "score", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zadd_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "3.0.2", .flags = ARGF_OPTIONAL, .subargs = zadd_condition_args},
+    {.name = "comparison", .type = ARG_ONEOF, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = zadd_comparison_args},
+    {.name = "change", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "CH", .since = "3.0.2", .flags = ARGF_OPTIONAL},
+    {.name = "increment", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "INCR", .since = "3.0.2", .flags = ARGF_OPTIONAL},
+    {.name = "score_member", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = zadd_score_member_args},
+    {0}};
+static const cmd_arg zincrby_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "increment", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const zrem_history[] = {"2.4.0", "Accepts multiple elements.", NULL};
+static const cmd_arg zrem_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg zcard_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg zcount_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "min", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "max", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zlexcount_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "min", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "max", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zscore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zmscore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg zrank_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrevrank_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const zrange_history[] = {"6.2.0", "Added the `REV`, `BYSCORE`, `BYLEX` and `LIMIT` options.", NULL};
+static const cmd_arg zrange_sortby_args[] = {
+    {.name = "byscore", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BYSCORE"},
+    {.name = "bylex", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BYLEX"},
+    {0}};
+static const cmd_arg zrange_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "stop", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "sortby", .type = ARG_ONEOF, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = zrange_sortby_args},
+    {.name = "rev", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REV", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = zrange_offset_count_args},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg zrangestore_sortby_args[] = {
+    {.name = "byscore", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BYSCORE"},
+    {.name = "bylex", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BYLEX"},
+    {0}};
+static const cmd_arg zrangestore_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrangestore_args[] = {
+    {.name = "dst", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "src", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "min", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "max", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "sortby", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = zrangestore_sortby_args},
+    {.name = "rev", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REV", .flags = ARGF_OPTIONAL},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = zrangestore_offset_count_args},
+    {0}};
+static const cmd_arg zrevrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "stop", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const zrangebyscore_history[] = {"2.0.0", "Added the `WITHSCORES` modifier.", NULL};
+static const cmd_arg zrangebyscore_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrangebyscore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "min", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "max", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .since = "2.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = zrangebyscore_offset_count_args},
+    {0}};
+static const char *const zrevrangebyscore_history[] = {"2.1.6", "`min` and `max` can be exclusive.", NULL};
+static const cmd_arg zrevrangebyscore_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrevrangebyscore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "max", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "min", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = zrevrangebyscore_offset_count_args},
+    {0}};
+static const cmd_arg zrangebylex_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrangebylex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "min", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "max", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = zrangebylex_offset_count_args},
+    {0}};
+static const cmd_arg zrevrangebylex_offset_count_args[] = {
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zrevrangebylex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "max", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "min", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset_count", .type = ARG_BLOCK, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL, .subargs = zrevrangebylex_offset_count_args},
+    {0}};
+static const cmd_arg zremrangebyrank_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "stop", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zremrangebyscore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "min", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "max", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zremrangebylex_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "min", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "max", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zpopmin_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg zpopmax_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const bzpopmin_history[] = {"6.0.0", "`timeout` is interpreted as a double instead of an integer.", NULL};
+static const cmd_arg bzpopmin_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const char *const bzpopmax_history[] = {"6.0.0", "`timeout` is interpreted as a double instead of an integer.", NULL};
+static const cmd_arg bzpopmax_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg zmpop_where_args[] = {
+    {.name = "min", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MIN"},
+    {.name = "max", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAX"},
+    {0}};
+static const cmd_arg zmpop_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "where", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = zmpop_where_args},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg bzmpop_where_args[] = {
+    {.name = "min", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MIN"},
+    {.name = "max", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAX"},
+    {0}};
+static const cmd_arg bzmpop_args[] = {
+    {.name = "timeout", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "where", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = bzmpop_where_args},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const zrandmember_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg zrandmember_options_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg zrandmember_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "options", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = zrandmember_options_args},
+    {0}};
+static const cmd_arg zunion_aggregate_args[] = {
+    {.name = "sum", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SUM"},
+    {.name = "min", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MIN"},
+    {.name = "max", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAX"},
+    {0}};
+static const cmd_arg zunion_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "weight", .type = ARG_INTEGER, .key_spec_index = -1, .token = "WEIGHTS", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "aggregate", .type = ARG_ONEOF, .key_spec_index = -1, .token = "AGGREGATE", .flags = ARGF_OPTIONAL, .subargs = zunion_aggregate_args},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg zinter_aggregate_args[] = {
+    {.name = "sum", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SUM"},
+    {.name = "min", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MIN"},
+    {.name = "max", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAX"},
+    {0}};
+static const cmd_arg zinter_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "weight", .type = ARG_INTEGER, .key_spec_index = -1, .token = "WEIGHTS", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "aggregate", .type = ARG_ONEOF, .key_spec_index = -1, .token = "AGGREGATE", .flags = ARGF_OPTIONAL, .subargs = zinter_aggregate_args},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg zdiff_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "withscores", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHSCORES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg zunionstore_aggregate_args[] = {
+    {.name = "sum", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SUM"},
+    {.name = "min", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MIN"},
+    {.name = "max", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAX"},
+    {0}};
+static const cmd_arg zunionstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {.name = "weight", .type = ARG_INTEGER, .key_spec_index = -1, .token = "WEIGHTS", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "aggregate", .type = ARG_ONEOF, .key_spec_index = -1, .token = "AGGREGATE", .flags = ARGF_OPTIONAL, .subargs = zunionstore_aggregate_args},
+    {0}};
+static const cmd_arg zinterstore_aggregate_args[] = {
+    {.name = "sum", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SUM"},
+    {.name = "min", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MIN"},
+    {.name = "max", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAX"},
+    {0}};
+static const cmd_arg zinterstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {.name = "weight", .type = ARG_INTEGER, .key_spec_index = -1, .token = "WEIGHTS", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "aggregate", .type = ARG_ONEOF, .key_spec_index = -1, .token = "AGGREGATE", .flags = ARGF_OPTIONAL, .subargs = zinterstore_aggregate_args},
+    {0}};
+static const cmd_arg zdiffstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg zintercard_args[] = {
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "limit", .type = ARG_INTEGER, .key_spec_index = -1, .token = "LIMIT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const zscan_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg zscan_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "cursor", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "MATCH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const memory_doctor_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
+static const char *const memory_purge_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const char *const memory_malloc_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
+static const cmd_arg memory_usage_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "SAMPLES", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const memory_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
+
 #endif

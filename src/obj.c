@@ -97,6 +97,8 @@ obj *obj_new_value(const char *p, size_t len) {
 
 void obj_decref(obj *o) {
     if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) {
+        if (obj_is_coll(o))
+            for (size_t i = 0; i < o->len; i++) pt_free(obj_tree(o, (int)i));
         count_sub(o);
         free(o);
     }
@@ -154,10 +156,53 @@ const char *obj_encoding_name(const obj *o) {
         if (o->enc == OBJ_ENC_INT) return "int";
         return o->len <= EMBSTR_MAX ? "embstr" : "raw";
     default:
-        /* the collections name their encodings here */
-        return "unknown";
+        switch (o->enc) {
+        case OBJ_ENC_LISTPACK: return "listpack";
+        case OBJ_ENC_HASHTABLE: return "hashtable";
+        case OBJ_ENC_INTSET: return "intset";
+        case OBJ_ENC_SKIPLIST: return "skiplist";
+        case OBJ_ENC_QUICKLIST: return "quicklist";
+        default: return "unknown";
+        }
     }
 }
+
+obj *obj_new_coll(int type, int enc, int ntrees, const int *kinds) {
+    assert(type != OBJ_STRING && type < OBJ_NTYPES && ntrees >= 1 && ntrees <= 2);
+    obj *o = obj_alloc_raw((size_t)ntrees * sizeof(ptree));
+    o->type = (uint8_t)type;
+    o->enc = (uint8_t)enc;
+    o->len = (size_t)ntrees;
+    for (int i = 0; i < ntrees; i++) pt_init(obj_tree(o, i), kinds[i]);
+    return o;
+}
+
+/* A new obj of o's type and encoding holding second handles on its trees. */
+static obj *coll_share(const obj *o) {
+    obj *n = obj_alloc_raw(o->len * sizeof(ptree));
+    n->type = o->type;
+    n->enc = o->enc;
+    n->len = o->len;
+    for (size_t i = 0; i < o->len; i++) pt_share(obj_tree(n, (int)i), obj_ctree(o, (int)i));
+    return n;
+}
+
+obj *obj_coll_writable(obj *o) {
+    assert(obj_is_coll(o));
+    if (!obj_shared(o)) return o;
+    obj *n = coll_share(o);
+    obj_decref(o);
+    return n;
+}
+
+size_t obj_coll_mem(const obj *o) {
+    size_t m = obj_mem(o);
+    for (size_t i = 0; i < o->len; i++) m += pt_mem(obj_ctree(o, (int)i));
+    return m;
+}
+
+void obj_mem_account_add(void *p) { count_add(p); }
+void obj_mem_account_sub(void *p) { count_sub(p); }
 
 obj *obj_copy(obj *o) {
     switch (o->type) {
@@ -165,9 +210,7 @@ obj *obj_copy(obj *o) {
         obj_incref(o);
         return o;
     default:
-        /* each collection adds its deep copy here */
-        assert(0 && "obj_copy: no copy for this type yet");
-        return NULL;
+        return coll_share(o);
     }
 }
 

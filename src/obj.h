@@ -20,9 +20,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ptree.h"
+
 /* Value types, with Redis's numbering (RDB and DUMP use their own codes). */
 enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_NTYPES };
 enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
+/* Collection encodings: what OBJECT ENCODING answers, the encoding Redis 7.0
+ * would use for the same value. Every collection is stored as ptrees (see
+ * below); the type sets enc as Redis converts: the small form while the
+ * value is within the *-max-listpack-* (set-max-intset-entries) limits, then
+ * the big form for good. */
+enum {
+    OBJ_ENC_LISTPACK = 2, OBJ_ENC_HASHTABLE = 3, OBJ_ENC_INTSET = 4,
+    OBJ_ENC_SKIPLIST = 5, OBJ_ENC_QUICKLIST = 6,
+};
 
 /* Largest length an obj can describe (its size must fit in ptrdiff_t).
  * What a client may store is bounded by proto-max-bulk-len, as in Redis;
@@ -36,11 +47,13 @@ typedef struct obj {
     uint8_t type;              /* OBJ_*; fixed at creation */
     uint8_t enc;               /* OBJ_ENC_*; changed only while unshared */
     uint16_t unused;
-    size_t len;                /* RAW: byte length; INT: 0. The room for
+    size_t len;                /* RAW: byte length; INT: 0; a collection:
+                                  its number of trees. The room for
                                   data is what the allocator gave
                                   (malloc_usable_size), so the header stays
                                   16 bytes with a size_t length. */
-    char data[];               /* RAW: len bytes + NUL; INT: an int64 (memcpy) */
+    char data[];               /* RAW: len bytes + NUL; INT: an int64 (memcpy);
+                                  a collection: len ptree handles */
 } obj;
 
 /* Constructors return an object with refcount 1. */
@@ -85,8 +98,34 @@ const char *obj_type_name(int type);
 const char *obj_encoding_name(const obj *o);
 /* A value for COPY: strings are immutable while shared, so the copy is the
  * same object with one more reference (a later write copies it, see
- * obj_writable). Each collection type adds its own copy here. */
+ * obj_writable); a collection's copy is a new obj sharing its trees (O(1):
+ * a later write to either copies the nodes it changes). */
 obj *obj_copy(obj *o);
+
+/* ---- collections ----
+ * A collection (hash, list, set, sorted set) is an obj whose data holds
+ * `len` ptree handles (1; the sorted set 2: by score and by member). Its
+ * refcount works as a string's: the serializer takes a reference to the
+ * obj; a write to a shared collection first makes a new obj sharing the
+ * same trees (O(1), obj_coll_writable), then writes through it, which
+ * copies only the shared nodes on its path (ptree.h). */
+obj *obj_new_coll(int type, int enc, int ntrees, const int *kinds);
+static inline ptree *obj_tree(obj *o, int i) { return (ptree *)(void *)o->data + i; }
+static inline const ptree *obj_ctree(const obj *o, int i) {
+    return (const ptree *)(const void *)o->data + i;
+}
+static inline int obj_is_coll(const obj *o) { return o->type != OBJ_STRING; }
+/* o itself when unshared, else a new obj sharing o's trees (the caller's
+ * reference to o is dropped): the caller stores the result in place of o
+ * and may then write its trees. */
+obj *obj_coll_writable(obj *o);
+/* Bytes of a collection's nodes (walks them: MEMORY USAGE, not hot paths;
+ * obj_mem of a collection is its header alone, O(1)). */
+size_t obj_coll_mem(const obj *o);
+/* Allocation accounting for memory an obj owns outside its own block (ptree
+ * nodes): adds / removes p's allocator size to obj_mem_total. Any thread. */
+void obj_mem_account_add(void *p);
+void obj_mem_account_sub(void *p);
 
 /* Copy-on-write for in-place edits (APPEND, SETRANGE): returns `o` itself when
  * it is RAW, unshared and has room for `need` bytes, else a new RAW object with

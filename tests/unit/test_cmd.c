@@ -230,10 +230,10 @@ END_TEST
 
 #define WRONGTYPE "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
 
-/* Plants a value of another type (what a list will be) under key. */
+/* Plants an empty value of another type under key. */
 static void plant(int dbid, const char *key, int type) {
-    obj *o = obj_new_raw("placeholder", 11);
-    o->type = (uint8_t)type; /* set before anyone else sees it */
+    static const int kinds[2] = {PT_KEYED, PT_KEYED};
+    obj *o = obj_new_coll(type, OBJ_ENC_LISTPACK, type == OBJ_ZSET ? 2 : 1, kinds);
     db_set(db_get(dbid), key, strlen(key), o, VT_NO_EXPIRE);
 }
 

@@ -1,0 +1,38 @@
+/* blocking: clients blocked on keys (BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP,
+ * BZPOPMIN BZPOPMAX BZMPOP), as Redis 7.0 serves them.
+ *
+ * A blocking command that finds nothing to pop calls block_on_keys: the
+ * client then runs nothing else (its further input waits) until it is
+ * served, its timeout passes (the command's nil reply) or it disconnects.
+ * Every path that creates a key (db.c) signals it with block_signal_key;
+ * after the current command ends (after EXEC for a transaction, so a push
+ * and a pop in one transaction wake nobody), the clients blocked on each
+ * signalled key are served in the order they blocked: each one's command
+ * runs again through cmd_call as if it had just arrived; when it finds
+ * data it replies and propagates its non-blocking form (LPOP, LMOVE,
+ * ZPOPMIN...), otherwise it stays blocked in its place. Inside MULTI/EXEC
+ * (block_allowed 0) a blocking command answers at once as on timeout.
+ * Main thread only. */
+#ifndef VERSO_BLOCKING_H
+#define VERSO_BLOCKING_H
+
+#include <stdint.h>
+
+#include "server.h"
+
+enum { BLOCK_NIL_ARRAY = 0, BLOCK_NIL_BULK = 1 }; /* the timeout's reply */
+
+/* Parses a blocking command's timeout (seconds, fractional allowed) into an
+ * absolute unix-ms deadline, 0 for none. On a bad value replies Redis's
+ * error ("ERR timeout is not a float or out of range", "ERR timeout is
+ * negative") and returns 0; 1 otherwise. */
+int block_parse_timeout(client *c, const arg *a, int64_t *deadline_ms);
+/* 0 when c must not block now (inside EXEC, or a script later). */
+int block_allowed(const client *c);
+/* Blocks c on keys (of db c->db) until deadline_ms (0: forever). */
+void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms, int timeout_reply);
+/* A key of db was created (any type): blocked clients on it are served
+ * after the current command. O(1) when nobody is blocked in that db. */
+void block_signal_key(int db, const char *key, size_t len);
+
+#endif

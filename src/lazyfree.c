@@ -1,0 +1,1 @@
+/* src/lazyfree.c: PLACEHOLDER for issue 9 work (replaced by its owner). */

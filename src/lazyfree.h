@@ -1,0 +1,4 @@
+/* lazyfree: PLACEHOLDER */
+#ifndef VERSO_LAZYFREE_H
+#define VERSO_LAZYFREE_H
+#endif

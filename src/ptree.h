@@ -1,0 +1,121 @@
+/* ptree: a persistent counted B+-tree of byte items with refcounted nodes:
+ * the body of every collection (hash, list, set, sorted set).
+ *
+ * Items are (key, value) byte strings. A tree is one of two kinds:
+ *   PT_KEYED  items ordered by key (memcmp, then the shorter first), keys
+ *             unique. Types build keys that sort as they need: hashes and
+ *             sets prefix the field with its 32-bit hash (big-endian), the
+ *             sorted set's score tree prefixes the member with the score's
+ *             order-preserving 8 bytes.
+ *   PT_SEQ    items in insertion position (a rope: lists); keys are empty.
+ * Every item has a rank (0-based position); inner nodes keep subtree
+ * counts, so rank <-> item is O(log n) both ways.
+ *
+ * Persistence. Every node carries an atomic refcount: the number of parents
+ * (or tree handles) that point to it. pt_share gives a second handle on the
+ * same nodes in O(1) (root refcount + 1). A write (pt_insert, pt_replace,
+ * pt_delete*) changes a node in place when its refcount is 1 and copies it
+ * when it is shared (copying a node takes a reference to each of its
+ * children), so a write to a shared tree copies only the O(log n) nodes on
+ * its path and the other handle still sees the tree as it was. Node sizes
+ * are bounded (a leaf holds at most PT_LEAF_BYTES of items; a bigger item
+ * is kept out of line and shared by reference), so a copy is bounded too.
+ *
+ * Threads. Writes are main thread only. Reads (pt_get, pt_seek, iterators)
+ * may run on any thread that holds a handle whose nodes are not written:
+ * a handle taken with pt_share, which the main thread never writes through.
+ * pt_free drops a handle on any thread; a node is freed by whoever drops its
+ * last reference. Node contents are never written while shared; the
+ * refcount is the only field two threads touch.
+ *
+ * Item pointers (pt_item) point into a node: valid until the next write to
+ * that tree through the same handle (or its pt_free). */
+#ifndef VERSO_PTREE_H
+#define VERSO_PTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { PT_KEYED = 0, PT_SEQ = 1 };
+
+typedef struct pt_node pt_node;
+
+/* A handle on a tree. Zero-initialise or pt_init. */
+typedef struct ptree {
+    pt_node *root;   /* NULL when empty */
+    uint64_t count;  /* items */
+    uint8_t kind;    /* PT_KEYED or PT_SEQ */
+} ptree;
+
+typedef struct pt_item {
+    const char *key; /* PT_SEQ: NULL, klen 0 */
+    size_t klen;
+    const char *val;
+    size_t vlen;
+} pt_item;
+
+void pt_init(ptree *t, int kind);
+/* Drops this handle's reference; t becomes empty. Any thread. */
+void pt_free(ptree *t);
+/* dst (uninitialised or freed) becomes a second handle on src's nodes: O(1). */
+void pt_share(ptree *dst, const ptree *src);
+static inline uint64_t pt_count(const ptree *t) { return t->count; }
+/* Bytes held by the nodes reachable from t (shared nodes counted in full). */
+size_t pt_mem(const ptree *t);
+
+/* ---- reads ---- */
+/* The item at rank (< count): 1, or 0 when rank is out of range. */
+int pt_get(const ptree *t, uint64_t rank, pt_item *out);
+/* PT_KEYED: 1 when key is present (*rank its rank, *out the item when
+ * out != NULL); 0 when absent (*rank where it would be inserted: the rank of
+ * the first greater key). */
+int pt_seek(const ptree *t, const void *key, size_t klen, uint64_t *rank, pt_item *out);
+
+/* ---- writes (main thread; copies shared nodes on the path) ---- */
+/* Inserts at rank (<= count). PT_KEYED: the caller keeps the order (rank
+ * from pt_seek of an absent key). */
+void pt_insert(ptree *t, uint64_t rank, const pt_item *it);
+/* Replaces the item at rank (< count). PT_KEYED: the key must not change
+ * the order (same key, or one that sorts at the same place). */
+void pt_replace(ptree *t, uint64_t rank, const pt_item *it);
+void pt_delete(ptree *t, uint64_t rank);
+/* Deletes n items from rank (rank + n <= count): O(log n + nodes dropped). */
+void pt_delete_range(ptree *t, uint64_t rank, uint64_t n);
+/* PT_KEYED conveniences: insert or replace by key (1 when inserted, 0 when
+ * replaced); remove by key (1 when it was there). */
+int pt_put(ptree *t, const pt_item *it);
+int pt_remove(ptree *t, const void *key, size_t klen);
+
+/* ---- iteration (in rank order from a start rank, forward or backward) ---- */
+#define PT_MAX_DEPTH 32
+typedef struct pt_iter {
+    const ptree *t;
+    int reverse;
+    int depth;                       /* levels on the stack; 0: done */
+    const pt_node *node[PT_MAX_DEPTH];
+    uint32_t pos[PT_MAX_DEPTH];      /* child index (inner) / item index (leaf) */
+    uint32_t off;                    /* leaf: byte offset of the current item */
+    uint64_t rank;                   /* rank of the item next returns */
+} pt_iter;
+/* Positions it at rank (forward: rank..count-1; reverse: rank..0). A rank
+ * out of range gives an iterator that returns nothing. */
+void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse);
+/* 1 and *out set, or 0 at the end. The tree must not be written meanwhile. */
+int pt_iter_next(pt_iter *it, pt_item *out);
+
+/* ---- bulk build (restore): items in rank order, bottom-up, O(n) ---- */
+typedef struct pt_builder {
+    ptree t;
+    void *state;                     /* private */
+} pt_builder;
+void pt_build_init(pt_builder *b, int kind);
+/* PT_KEYED: keys strictly increasing (asserted). */
+void pt_build_add(pt_builder *b, const pt_item *it);
+/* The finished tree goes to *out (uninitialised or freed). */
+void pt_build_finish(pt_builder *b, ptree *out);
+
+/* Nodes copied because they were shared (INFO forkless_copied_nodes);
+ * any thread, relaxed. */
+uint64_t pt_copied_nodes(void);
+
+#endif

@@ -1,0 +1,1 @@
+/* src/t_zset.c: PLACEHOLDER for issue 9 work (replaced by its owner). */

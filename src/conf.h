@@ -86,6 +86,18 @@ typedef struct conf {
     int maxmemory_eviction_tenacity;    /* maxmemory-eviction-tenacity (10) */
     int lfu_log_factor;                 /* lfu-log-factor (10) */
     int lfu_decay_time;                 /* lfu-decay-time (1) */
+    /* collections: where Redis would switch to the big encoding (t_*.c use
+     * them for OBJECT ENCODING and the RDB form; *-ziplist-* are aliases) */
+    int hash_max_listpack_entries;      /* hash-max-listpack-entries (128) */
+    long long hash_max_listpack_value;  /* hash-max-listpack-value (64) */
+    int list_max_listpack_size;         /* list-max-listpack-size (-2) */
+    int list_compress_depth;            /* list-compress-depth (0) */
+    int set_max_intset_entries;         /* set-max-intset-entries (512) */
+    int zset_max_listpack_entries;      /* zset-max-listpack-entries (128) */
+    long long zset_max_listpack_value;  /* zset-max-listpack-value (64) */
+    /* lazyfree (lazyfree.c): free big values on a background thread */
+    int lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
+        lazyfree_lazy_user_del, lazyfree_lazy_user_flush; /* all no */
     /* loading state, conf.c only: newlines read by conf_load_file (argument
      * lines are numbered after the file's, as Redis does), and whether a
      * "save" directive already replaced the default save points (the next

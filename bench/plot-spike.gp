@@ -1,5 +1,6 @@
 # plot-spike.gp: plots of the memory-spike run (called by bench/spike.sh).
 # Variables (gnuplot -e): csv = spike-samples.csv, outdir = where the PNGs go,
+# prefix = the PNG names' prefix (spike, coll),
 # methods = "forkless fork redis", runs = the run to draw for each method
 # (same order), cond = one line of conditions for the titles.
 # CSV columns: method,run,t_ms,pss_bytes,sets_per_s,ping_ms,saving
@@ -18,7 +19,7 @@ set arrow 1 from 2, graph 0 to 2, graph 1 nohead dashtype 2 lc rgb "gray40"
 set label 1 "BGSAVE" at 2, graph 0.04 offset 0.5, 0 tc rgb "gray40"
 
 # Memory: summed Pss of server and children; thick where a save is running.
-set output outdir."/spike-memory.png"
+set output outdir."/".prefix."-memory.png"
 set title "Memory during BGSAVE: Pss of server + children, sampled every 100 ms\n".cond
 set ylabel "Pss (MiB)"
 plot for [i=1:words(methods)] csv skip 1 \
@@ -29,7 +30,7 @@ plot for [i=1:words(methods)] csv skip 1 \
         with points pt 7 ps 0.5 lc i notitle
 
 # Latency and throughput: worst PING of each 100 ms, SETs per second.
-set output outdir."/spike-ping.png"
+set output outdir."/".prefix."-ping.png"
 set multiplot layout 2, 1 title "PING every 2 ms and SET throughput, dots = save running\n".cond
 set title "worst PING round trip per 100 ms (target during save: <= 2 ms)"
 set ylabel "ms"

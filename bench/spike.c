@@ -4,7 +4,13 @@
  * verso fork or redis-server): fill N keys `key:%012d` with V seeded random
  * bytes (pipelined), settle, then for the rest of the run
  *   - 8 (--conns) threads send random SETs to existing keys (pipeline depth
- *     --pipeline), counting completed SETs;
+ *     --pipeline), counting completed SETs and keeping every round trip;
+ *   With --workload coll (make bench-collections) the data set is instead
+ *   --coll-keys hashes, lists and sorted sets of --coll-elems elements each
+ *   (hash fields `f:%014d` 16 B with 32 B values, list elements 32 B, zset
+ *   members `m:%014d` 16 B), and the writers send, at random, HSET of an
+ *   existing field, RPUSH then LPOP, or ZADD of an existing member with a new
+ *   score, each to a random big key (one command in flight per connection);
  *   - one thread sends PING every 2 ms and keeps every round trip;
  *   - one thread samples every 100 ms the summed Pss of the server and of any
  *     child process (/proc/PID/smaps_rollup; children found by ppid in
@@ -41,6 +47,9 @@
 struct opts {
     const char *host, *method, *csv, *tsv, *dir;
     int port, run, conns, pipeline;
+    int coll;                   /* --workload coll */
+    int fill_only;              /* --fill-only 1: fill, then exit */
+    long coll_keys, coll_elems;
     long pid;                   /* expected server pid, 0 = any */
     long keys, vsize;
     long rate;                  /* total SET/s to aim at, 0 = as fast as possible */
@@ -56,6 +65,9 @@ struct sample {                 /* one row of the samples CSV */
 };
 
 struct ping { int64_t sent_ns, rtt_ns; };
+/* One write's round trip (a pipelined batch's, with --pipeline > 1). */
+struct lat { int64_t sent_ns, rtt_ns; };
+struct lats { struct lat *v; size_t n, cap; };
 
 /* Shared between the threads. Written as noted; all atomics, relaxed order. */
 static struct {
@@ -66,6 +78,7 @@ static struct {
     atomic_int go, stop;            /* main thread sets */
     atomic_int saving;              /* main thread sets: BGSAVE sent, not done */
     atomic_llong sets_done;         /* SET threads add */
+    struct lats lat[64];            /* SET thread i only, read after join */
     atomic_llong ping_max_ns;       /* PING thread maxes, sampler resets */
     struct ping *pings;             /* PING thread only, read after join */
     size_t npings, cap_pings;
@@ -205,7 +218,133 @@ static int fill(redisContext *c)
     return 0;
 }
 
+/* Collections: coll_keys each of hashes h:K, lists l:K, zsets z:K with
+ * coll_elems elements, 1000 per command, 16 commands in flight. */
+#define COLL_BATCH 1000
+#define COLL_DEPTH 16
+
+static int coll_reply(redisContext *c)
+{
+    redisReply *r = NULL;
+    if (redisGetReply(c, (void **)&r) != REDIS_OK || r->type == REDIS_REPLY_ERROR) {
+        fprintf(stderr, "spike: fill failed: %s\n", r ? r->str : c->errstr);
+        if (r) freeReplyObject(r);
+        return -1;
+    }
+    freeReplyObject(r);
+    return 0;
+}
+
+static int fill_coll(redisContext *c)
+{
+    uint64_t s = G.o.seed;
+    size_t max = 2 + 2 * COLL_BATCH;
+    const char **argv = malloc(max * sizeof *argv);
+    size_t *argl = malloc(max * sizeof *argl);
+    char *buf = malloc((size_t)COLL_BATCH * 64 + 64);
+    long inflight = 0;
+    for (int type = 0; type < 3; type++) {
+        for (long k = 0; k < G.o.coll_keys; k++) {
+            char key[32];
+            int kl = snprintf(key, sizeof key, "%c:%ld", "hlz"[type], k);
+            for (long base = 0; base < G.o.coll_elems; base += COLL_BATCH) {
+                long n = G.o.coll_elems - base < COLL_BATCH ? G.o.coll_elems - base : COLL_BATCH;
+                size_t argc = 0;
+                char *p = buf;
+                argv[argc] = type == 0 ? "HSET" : type == 1 ? "RPUSH" : "ZADD";
+                argl[argc] = strlen(argv[argc]);
+                argc++;
+                argv[argc] = key;
+                argl[argc++] = (size_t)kl;
+                for (long i = 0; i < n; i++) {
+                    uint64_t r = splitmix64(&s);
+                    if (type == 0 || type == 2) { /* field / score first */
+                        if (type == 0) {
+                            argl[argc] = (size_t)sprintf(p, "f:%014ld", base + i);
+                        } else {
+                            argl[argc] = (size_t)sprintf(p, "%" PRIu64, r % (uint64_t)1000000000);
+                        }
+                        argv[argc++] = p;
+                        p += argl[argc - 1] + 1;
+                    }
+                    if (type == 2) {
+                        argl[argc] = (size_t)sprintf(p, "m:%014ld", base + i);
+                        argv[argc++] = p;
+                        p += argl[argc - 1] + 1;
+                    } else {
+                        argv[argc] = G.pool + (r >> 32) % (POOL_BYTES - 32);
+                        argl[argc++] = 32;
+                    }
+                }
+                redisAppendCommandArgv(c, (int)argc, argv, argl);
+                if (++inflight == COLL_DEPTH) {
+                    if (coll_reply(c)) return -1;
+                    inflight--;
+                }
+            }
+        }
+    }
+    while (inflight-- > 0)
+        if (coll_reply(c)) return -1;
+    free(argv);
+    free(argl);
+    free(buf);
+    return 0;
+}
+
 /* ---------- load threads ---------- */
+
+static void lat_add(struct lats *l, int64_t sent, int64_t rtt)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 65536;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v) { fail("%s", "out of memory"); return; }
+    }
+    l->v[l->n++] = (struct lat){ sent, rtt };
+}
+
+/* One collection write (or RPUSH then LPOP) to a random big key; each
+ * command's round trip is kept. 0, or -1 on an error reply. */
+static int coll_op(redisContext *c, uint64_t r, struct lats *l)
+{
+    char key[32], a[32], b[32];
+    long k = (long)((r >> 8) % (uint64_t)G.o.coll_keys);
+    long e = (long)((r >> 24) % (uint64_t)G.o.coll_elems);
+    const char *val = G.pool + (r >> 32) % (POOL_BYTES - 32);
+    const char *argv[4];
+    size_t argl[4];
+    int argc, n = 1, type = (int)(r % 3);
+    argl[1] = (size_t)snprintf(key, sizeof key, "%c:%ld", "hlz"[type], k);
+    argv[1] = key;
+    for (int step = 0; step < n; step++) {
+        if (type == 0) {
+            argv[0] = "HSET"; argl[0] = 4;
+            argl[2] = (size_t)snprintf(a, sizeof a, "f:%014ld", e); argv[2] = a;
+            argv[3] = val; argl[3] = 32; argc = 4;
+        } else if (type == 1) {
+            n = 2;
+            argv[0] = step ? "LPOP" : "RPUSH"; argl[0] = step ? 4 : 5;
+            argv[2] = val; argl[2] = 32; argc = step ? 2 : 3;
+        } else {
+            argv[0] = "ZADD"; argl[0] = 4;
+            argl[2] = (size_t)snprintf(b, sizeof b, "%" PRIu64, (r >> 16) % (uint64_t)1000000000);
+            argv[2] = b;
+            argl[3] = (size_t)snprintf(a, sizeof a, "m:%014ld", e); argv[3] = a; argc = 4;
+        }
+        int64_t t = now_ns();
+        redisReply *rep = redisCommandArgv(c, argc, argv, argl);
+        if (!rep || rep->type == REDIS_REPLY_ERROR) {
+            fail("write during load failed: %s", rep ? rep->str : c->errstr);
+            if (rep) freeReplyObject(rep);
+            return -1;
+        }
+        freeReplyObject(rep);
+        lat_add(l, t, now_ns() - t);
+        atomic_fetch_add_explicit(&G.sets_done, 1, memory_order_relaxed);
+    }
+    return 0;
+}
 
 static void *set_thread(void *arg)
 {
@@ -227,6 +366,11 @@ static void *set_thread(void *arg)
     long long sent = 0;
     while (!atomic_load(&G.go) && !atomic_load(&G.stop))
         usleep(200);
+    while (G.o.coll && !atomic_load(&G.stop))
+        if (coll_op(c, splitmix64(&s), &G.lat[idx]) != 0) {
+            redisFree(c);
+            return NULL;
+        }
     while (!atomic_load(&G.stop)) {
         if (per_ns > 0) {
             int64_t due = G.t0_ns + (int64_t)((double)(sent + 1) / per_ns);
@@ -235,6 +379,7 @@ static void *set_thread(void *arg)
                 sleep_until(due > now + 1000000 ? due : now + 1000000);
             sent += G.o.pipeline;
         }
+        int64_t t_sent = now_ns();
         for (int i = 0; i < G.o.pipeline; i++) {
             uint64_t r = splitmix64(&s);
             argl[1] = (size_t)snprintf(key, sizeof key, "key:%012ld",
@@ -253,6 +398,7 @@ static void *set_thread(void *arg)
             freeReplyObject(r);
             atomic_fetch_add_explicit(&G.sets_done, 1, memory_order_relaxed);
         }
+        lat_add(&G.lat[idx], t_sent, now_ns() - t_sent);
     }
     redisFree(c);
     return NULL;
@@ -610,6 +756,25 @@ static double worst_ping_ms(int64_t a, int64_t b, size_t *count, size_t *slow)
     return (double)m / 1e6;
 }
 
+/* Write round trips sent in [a, b]: p50, p99, max (ms) and how many. */
+static void write_lat(int64_t a, int64_t b, double *p50, double *p99, double *max, size_t *count)
+{
+    size_t n = 0;
+    for (int i = 0; i < G.o.conns; i++) n += G.lat[i].n;
+    int64_t *v = malloc((n + 1) * sizeof *v);
+    n = 0;
+    for (int i = 0; i < G.o.conns; i++)
+        for (size_t j = 0; j < G.lat[i].n; j++)
+            if (G.lat[i].v[j].sent_ns >= a && G.lat[i].v[j].sent_ns <= b)
+                v[n++] = G.lat[i].v[j].rtt_ns;
+    qsort(v, n, sizeof *v, cmp_i64);
+    *p50 = n ? (double)v[n / 2] / 1e6 : 0;
+    *p99 = n ? (double)v[n * 99 / 100] / 1e6 : 0;
+    *max = n ? (double)v[n - 1] / 1e6 : 0;
+    *count = n;
+    free(v);
+}
+
 static int write_csv(void)
 {
     FILE *f = fopen(G.o.csv, "a");
@@ -633,7 +798,8 @@ static const char *TSV_HEADER =
     "\tset_ratio\tping_worst_save_ms\tping_worst_before_ms\tping_worst_all_ms\tpings_save\tpings_save_over_2ms\tcow_mb"
     "\tfork_usec\tstall_usec\tpeak_retained_mb\tbgsave_type\tstatus\tdump_bytes"
     "\tcore0_before\tcore1_before\tcore0_during\tcore1_during\tping_fifo"
-    "\tother_cpu_pct\trate\n";
+    "\tother_cpu_pct\trate\twrite_p50_before_ms\twrite_p99_before_ms\twrite_max_before_ms"
+    "\twrite_p50_save_ms\twrite_p99_save_ms\twrite_max_save_ms\twrites_save\tworkload\n";
 
 /* An INFO field as text, "-" if the server has no such field (redis has
  * no stall or forkless fields), scaled to MB when mb is set. */
@@ -687,9 +853,13 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
     info_fmt(info, "latest_fork_usec", 0, fork_us, sizeof fork_us);
     info_fmt(info, "rdb_last_bgsave_start_stall_usec", 0, stall, sizeof stall);
     info_fmt(info, "forkless_peak_retained_bytes", 1, ret, sizeof ret);
+    double b50, b99, bmax, s50, s99, smax;
+    size_t nb, ns;
+    write_lat(G.t0_ns + 500000000LL, sr->t_send, &b50, &b99, &bmax, &nb);
+    write_lat(sr->t_send, sr->t_done, &s50, &s99, &smax, &ns);
     fprintf(f, "%s\t%d\t%ld\t%ld\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%.2f"
             "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s\t%lld"
-            "\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%.1f\t%ld\n",
+            "\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%.1f\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%zu\t%s\n",
             G.o.method, G.o.run, G.o.keys, G.o.vsize, G.o.conns, G.o.pipeline,
             fill_s, base, peak, peak - base, save_s, tsec,
             (double)(sr->t_reply - sr->t_send) / 1e6, before, during, during / before,
@@ -698,7 +868,8 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
             cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 1),
             cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 0),
             cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 1), G.ping_fifo,
-            cpu_other_pct(&sr->cpu_go, &sr->cpu_done), G.o.rate);
+            cpu_other_pct(&sr->cpu_go, &sr->cpu_done), G.o.rate, b50, b99, bmax, s50, s99,
+            smax, ns, G.o.coll ? "coll" : "set");
     return fclose(f);
 }
 
@@ -711,7 +882,9 @@ static void usage(void)
         "             [--dir D] [--keys 1000000] [--value 300] [--conns 8]\n"
         "             [--pipeline 1] [--seed 1] [--host 127.0.0.1]\n"
         "             [--max-save-s 300] [--pid SERVER_PID] [--sample-ms 100]\n"
-        "             [--rate TOTAL_SET_PER_S (0 = closed loop)]\n");
+        "             [--rate TOTAL_SET_PER_S (0 = closed loop)]\n"
+        "             [--workload set|coll] [--coll-keys 20] [--coll-elems 500000]\n"
+        "             [--fill-only 1]\n");
     exit(2);
 }
 
@@ -720,7 +893,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
     *o = (struct opts){ .host = "127.0.0.1", .method = NULL, .port = 0, .run = 1,
         .conns = 8, .pipeline = 1, .keys = 1000000, .vsize = 300, .seed = 1,
         .settle_ms = 1000, .bgsave_at_ms = 2000, .tail_ms = 1000,
-        .sample_ms = 100, .ping_ms = 2, .poll_ms = 20, .max_save_s = 300 };
+        .sample_ms = 100, .ping_ms = 2, .poll_ms = 20, .max_save_s = 300,
+        .coll_keys = 20, .coll_elems = 500000 };
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--port")) o->port = atoi(v);
@@ -739,12 +913,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(k, "--pid")) o->pid = atol(v);
         else if (!strcmp(k, "--sample-ms")) o->sample_ms = atoi(v);
         else if (!strcmp(k, "--rate")) o->rate = atol(v);
+        else if (!strcmp(k, "--workload")) o->coll = !strcmp(v, "coll");
+        else if (!strcmp(k, "--coll-keys")) o->coll_keys = atol(v);
+        else if (!strcmp(k, "--coll-elems")) o->coll_elems = atol(v);
+        else if (!strcmp(k, "--fill-only")) o->fill_only = atoi(v);
         else usage();
     }
     if (argc % 2 == 0 || !o->port || !o->method || !o->csv || !o->tsv ||
         o->keys < 1 || o->vsize < 1 || o->vsize > (long)POOL_BYTES / 2 ||
         o->conns < 1 || o->conns > 64 || o->pipeline < 1 || o->sample_ms < 10 ||
-        o->rate < 0)
+        o->rate < 0 || o->coll_keys < 1 || o->coll_elems < 1 || (o->coll && o->pipeline != 1))
         usage();
 }
 
@@ -794,8 +972,14 @@ int main(int argc, char **argv)
     fill_random(pool, POOL_BYTES, &ps);
     G.pool = pool;
     int64_t tf = now_ns();
-    if (fill(c) != 0)
+    if ((G.o.coll ? fill_coll(c) : fill(c)) != 0)
         return 1;
+    if (G.o.fill_only) {
+        fprintf(stderr, "spike: filled in %.1f s\n", (double)(now_ns() - tf) / 1e9);
+        free(pool);
+        redisFree(c);
+        return 0;
+    }
     double fill_s = (double)(now_ns() - tf) / 1e9;
     struct save_result sr = { 0 };
     if (run_load(c, &sr) != 0)
@@ -819,6 +1003,7 @@ int main(int argc, char **argv)
     free(pool);
     free(G.samples);
     free(G.pings);
+    for (int i = 0; i < G.o.conns; i++) free(G.lat[i].v);
     redisFree(c);
     return rc ? 1 : 0;
 }

@@ -18,6 +18,9 @@
 #   --snapshot-compression) VERSO=path REDIS=path OUT=dir SPIKE_TMP=dir
 #   (where the servers write their dumps; must be a real disk, not tmpfs)
 #   WAIT_IDLE=0 (seconds to wait before each run for other work to stop).
+#   WORKLOAD=coll (bench/collections.sh): big hashes, lists and sorted sets
+#   instead of string keys: COLL_KEYS=20 of each type x COLL_ELEMS=500000
+#   elements, writers HSET / RPUSH+LPOP / ZADD; files are $OUT/coll-*.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,6 +35,10 @@ SEED=${SEED:-1}
 SAMPLE_MS=${SAMPLE_MS:-100}
 METHODS=${METHODS:-"forkless fork redis"}
 COMPRESSION=${COMPRESSION:-lz4}
+WORKLOAD=${WORKLOAD:-set}
+COLL_KEYS=${COLL_KEYS:-20}
+COLL_ELEMS=${COLL_ELEMS:-500000}
+P=$([ "$WORKLOAD" = coll ] && echo coll || echo spike)   # output file prefix
 OUT=${OUT:-$HERE/out}
 REDIS=${REDIS:-$(command -v redis-server || true)}
 if [ -z "${VERSO:-}" ]; then
@@ -106,13 +113,14 @@ one_run() {
         --method "$m" --run "$r" --keys "$KEYS" --value "$VALUE" \
         --conns "$CONNS" --pipeline "$PIPELINE" --rate "$RATE" --seed "$SEED" \
         --dir "$d" --sample-ms "$SAMPLE_MS" \
-        --csv "$OUT/spike-samples.csv" --tsv "$OUT/spike-runs.tsv"; then
+        --workload "$WORKLOAD" --coll-keys "$COLL_KEYS" --coll-elems "$COLL_ELEMS" \
+        --csv "$OUT/$P-samples.csv" --tsv "$OUT/$P-runs.tsv"; then
         tail -5 "$d/server.log" >&2
         stop_server
         die "run $r of $m failed"
     fi
     stop_server
-    tail -1 "$OUT/spike-runs.tsv" | grep -q "	ok	" ||
+    tail -1 "$OUT/$P-runs.tsv" | grep -q "	ok	" ||
         { tail -5 "$d/server.log" >&2; die "run $r of $m: BGSAVE status not ok"; }
     rm -rf "$d"
     sync
@@ -144,7 +152,7 @@ settle_machine() {
 ping_fifo() {
     awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ping_fifo") c = i; next }
         { n++; y += $c } END { print y == n ? "yes" : y ? "in " y " of " n " runs" : "no (not permitted)" }' \
-        "$OUT/spike-runs.tsv"
+        "$OUT/$P-runs.tsv"
 }
 
 conditions() {
@@ -156,8 +164,17 @@ conditions() {
     fs=$(stat -f -c %T "$WORK")
     cat <<EOF
 == conditions ==
+$(if [ "$WORKLOAD" = coll ]; then cat <<EOC
+data            $COLL_KEYS hashes x $COLL_ELEMS fields (f:%014d 16 B, 32 B values) + $COLL_KEYS lists x $COLL_ELEMS elements (32 B)
+                + $COLL_KEYS sorted sets x $COLL_ELEMS members (m:%014d 16 B, random scores): same data for every method
+load            $CONNS connections, one command in flight each, closed loop: at random HSET of an existing field,
+                RPUSH then LPOP, or ZADD of an existing member with a new score, to a random big key
+EOC
+else cat <<EOC
 keys            $KEYS x $VALUE B random values (key:%012d, splitmix64 seed $SEED, same data for every method)
 load            $CONNS connections of random SETs on existing keys, pipeline depth $PIPELINE, $( [ "$RATE" -gt 0 ] && echo "paced at $RATE SET/s in all (a connection catches up after a stall)" || echo "closed loop (as fast as the server answers)")
+EOC
+fi)
                 + 1 connection PING every 2 ms (thread SCHED_FIFO on core 1: $(ping_fifo))
                 + 1 connection BGSAVE at t=2 s then INFO persistence every 20 ms
 sampling        every $SAMPLE_MS ms: Pss of server + children (/proc/PID/smaps_rollup), SETs done, worst PING
@@ -178,7 +195,7 @@ EOF
 med() {
     awk -F'\t' -v col="$1" -v m="$2" '
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-        $1 == m && $c != "-" { print $c }' "$OUT/spike-runs.tsv" | sort -g | awk '
+        $1 == m && $c != "-" { print $c }' "$OUT/$P-runs.tsv" | sort -g | awk '
         { v[NR] = $1 } END {
             if (NR == 0) { print "-"; exit }
             md = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
@@ -192,7 +209,7 @@ ratio() {
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
         $1 == a { va[$2] = $c } $1 == b { vb[$2] = $c }
         END { for (r in va) if (r in vb && vb[r] > 0) print va[r] / vb[r] }' \
-        "$OUT/spike-runs.tsv" | sort -g | awk '
+        "$OUT/$P-runs.tsv" | sort -g | awk '
         { v[NR] = $1 } END {
             if (NR == 0) { print "-"; exit }
             md = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
@@ -204,13 +221,13 @@ median_of() { awk '{ print $1 }' | sort -g | awk '{ v[NR] = $1 } END { print NR 
 col_median() {   # col_median COLUMN METHOD -> bare median
     awk -F'\t' -v col="$1" -v m="$2" '
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-        $1 == m && $c != "-" { print $c }' "$OUT/spike-runs.tsv" | median_of
+        $1 == m && $c != "-" { print $c }' "$OUT/$P-runs.tsv" | median_of
 }
 
 col_max() {   # col_max COLUMN METHOD -> largest value
     awk -F'\t' -v col="$1" -v m="$2" '
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-        $1 == m && $c != "-" { print $c }' "$OUT/spike-runs.tsv" | sort -g | tail -1
+        $1 == m && $c != "-" { print $c }' "$OUT/$P-runs.tsv" | sort -g | tail -1
 }
 
 ratio_median() { ratio "$@" | awk '{ print $1 }'; }
@@ -246,11 +263,18 @@ core0_during:core 0 (server) busy % during save
 core1_before:core 1 (load generator) busy % before save
 core1_during:core 1 (load generator) busy % during save
 other_cpu_pct:other processes' CPU in the run (% of 2 cores)
-fill_s:fill time (s, not a target)"
+fill_s:fill time (s, not a target)
+write_p50_before_ms:write p50 before save, t=0.5-2 s (ms)
+write_p99_before_ms:write p99 before save (ms)
+write_max_before_ms:write max before save (ms)
+write_p50_save_ms:write p50 during save (ms)
+write_p99_save_ms:write p99 during save (ms)
+write_max_save_ms:write max during save (ms)
+writes_save:writes during save (count)"
 
 summary() {
     local m line col name
-    echo "== verso memory-spike comparison: median [min-max] of $RUNS runs =="
+    echo "== verso memory-spike comparison ($WORKLOAD workload): median [min-max] of $RUNS runs =="
     for m in $METHODS; do
         echo
         echo "-- $m$( [ "$m" = redis ] && echo " (redis-server, fork)" || echo " (verso --bgsave-method $m)")"
@@ -266,8 +290,19 @@ summary() {
     printf "  %-42s %s\n" "save time verso fork / redis-server" "$(ratio save_s fork redis)"
     printf "  %-42s %s\n" "memory growth redis / forkless" "$(ratio growth_mb redis forkless)"
     printf "  %-42s %s\n" "SET/s before: forkless / redis" "$(ratio sets_before forkless redis)"
+    printf "  %-42s %s\n" "write p99 during save: forkless / redis" "$(ratio write_p99_save_ms forkless redis)"
     echo
     echo "== targets (forkless, medians) =="
+    if [ "$WORKLOAD" = coll ]; then
+        verdict "write p99 during save (ms)" "$(col_median write_p99_save_ms forkless)" "<=" 1
+        verdict "write max during save (ms)" "$(col_median write_max_save_ms forkless)" "<=" 5
+        verdict "memory growth / data set (%)" "$(awk -v g="$(col_median growth_mb forkless)" \
+            -v b="$(col_median baseline_mb forkless)" 'BEGIN { print b > 0 ? 100 * g / b : "-" }')" "<=" 1
+        verdict "worst PING during save (ms)" "$(col_median ping_worst_save_ms forkless)" "<=" 2
+        echo "  (worst single run: write max $(col_max write_max_save_ms forkless) ms," \
+             "PING $(col_max ping_worst_save_ms forkless) ms, growth $(col_max growth_mb forkless) MB)"
+        return
+    fi
     verdict "memory growth (MB)" "$(col_median growth_mb forkless)" "<=" 4
     verdict "save time / verso fork" "$(ratio_median save_s forkless fork)" "<=" 1.0
     verdict "save time / redis-server" "$(ratio_median save_s forkless redis)" "<=" 1.0
@@ -281,15 +316,18 @@ summary() {
 
 # median_run METHOD: the run whose memory growth is the median one.
 median_run() {
-    awk -F'\t' -v m="$1" 'NR > 1 && $1 == m { print $10, $2 }' "$OUT/spike-runs.tsv" |
+    awk -F'\t' -v m="$1" 'NR > 1 && $1 == m { print $10, $2 }' "$OUT/$P-runs.tsv" |
         sort -g | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)] }'
 }
 
 plots() {
     local m sel_m="" sel_r=""
     for m in $METHODS; do sel_m="$sel_m $m"; sel_r="$sel_r $(median_run "$m")"; done
-    gnuplot -e "csv='$OUT/spike-samples.csv'; outdir='$OUT'; methods='$sel_m'; runs='$sel_r'; \
-        cond='$KEYS keys x $VALUE B, $CONNS SET conns (pipeline $PIPELINE), server on core 0, $(nproc) vCPU'" \
+    local cond="$KEYS keys x $VALUE B, $CONNS SET conns (pipeline $PIPELINE), server on core 0, $(nproc) vCPU"
+    [ "$WORKLOAD" = coll ] &&
+        cond="$COLL_KEYS hashes+lists+zsets x $COLL_ELEMS elements, $CONNS writer conns, server on core 0, $(nproc) vCPU"
+    gnuplot -e "csv='$OUT/$P-samples.csv'; outdir='$OUT'; prefix='$P'; methods='$sel_m'; runs='$sel_r'; \
+        cond='$cond'" \
         "$HERE/plot-spike.gp" || echo "spike.sh: gnuplot failed (figures above are still valid)" >&2
 }
 
@@ -304,7 +342,7 @@ main() {
     build_spike
     # The build tree may be rebuilt while we run: use one copy for all runs.
     cp "$VERSO" "$WORK/verso-server" && VERSO_SRC=$VERSO && VERSO=$WORK/verso-server
-    rm -f "$OUT/spike-samples.csv" "$OUT/spike-runs.tsv"
+    rm -f "$OUT/$P-samples.csv" "$OUT/$P-runs.tsv"
     local t0=$SECONDS r m
     for r in $(seq "$RUNS"); do
         for m in $METHODS; do
@@ -313,9 +351,9 @@ main() {
             one_run "$m" "$r"
         done
     done
-    { summary; echo; conditions $((SECONDS - t0)); } | tee "$OUT/spike-summary.txt"
+    { summary; echo; conditions $((SECONDS - t0)); } | tee "$OUT/$P-summary.txt"
     plots
-    echo "spike.sh: wrote $OUT/spike-{samples.csv,runs.tsv,summary.txt,memory.png,ping.png}" >&2
+    echo "spike.sh: wrote $OUT/$P-{samples.csv,runs.tsv,summary.txt,memory.png,ping.png}" >&2
 }
 
 main "$@"

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # throughput.sh: redis-benchmark against verso and redis-server in one run
-# (`make bench-throughput`).
+# (`make bench-throughput`; bench/collections.sh runs it with the
+# collection tests).
 #
-#   redis-benchmark -t set,get -n N -r 100000 -c 50 -P {1,16}
+#   redis-benchmark -t $TESTS -n N -r 100000 -c 50 -P {1,16}
 #
 # ROUNDS times (default 3), alternating verso and redis (A B A B ...) so that
 # drift hits both alike; servers on core 0 (taskset -c 0) with --save "",
 # redis-benchmark on core 1. Prints requests/s per round and the median of
 # the per-round ratios verso/redis, with the conditions.
-# Variables: N=1000000 ROUNDS=3 VERSO=path REDIS=path
+# Variables: N=1000000 ROUNDS=3 TESTS=set,get VERSO=path REDIS=path
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib.sh"
 TOP=$(cd "$HERE/.." && pwd)
 N=${N:-1000000}
 ROUNDS=${ROUNDS:-3}
+TESTS=${TESTS:-set,get}
 VERSO=${VERSO:-$TOP/build/src/verso-server}
 REDIS=${REDIS:-$(command -v redis-server)}
 PORT=${PORT:-27111}
@@ -31,40 +33,44 @@ start() { # binary
     echo "server $1 did not start" >&2; exit 1
 }
 
-# rps SET and GET for one pipeline depth: "set get"
+# "test rps" lines for one pipeline depth (test names as redis-benchmark
+# prints them, lower case, spaces as _: lrange_100_(first_100_elements)).
 run() { # pipeline
-    taskset -c 1 redis-benchmark -p "$PORT" -t set,get -n "$N" -r 100000 -c 50 -P "$1" --csv 2>/dev/null |
-        awk -F'","' '/^"SET"/{s=$2} /^"GET"/{g=$2} END{gsub(/"/,"",s); gsub(/"/,"",g); print s, g}'
+    taskset -c 1 redis-benchmark -p "$PORT" -t "$TESTS" -n "$N" -r 100000 -c 50 -P "$1" --csv 2>/dev/null |
+        awk -F'","' 'NR > 1 { t = tolower($1); gsub(/"/, "", t); gsub(/ /, "_", t); r = $2; gsub(/"/, "", r); print t, r }'
 }
 
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 declare -A R
+OPS=()
 for r in $(seq "$ROUNDS"); do
     for who in verso redis; do
         bin=$VERSO; [ "$who" = redis ] && bin=$REDIS
         start "$bin"
         for p in 1 16; do
-            read -r s g < <(run "$p")
-            R[$who,$p,set,$r]=$s; R[$who,$p,get,$r]=$g
+            while read -r op rps; do
+                R[$who,$p,$op,$r]=$rps
+                [ "$r$who$p" = 1verso1 ] && OPS+=("$op")
+            done < <(run "$p")
         done
         stop_server
     done
 done
 
-echo "== redis-benchmark -t set,get -n $N -r 100000 -c 50, verso vs redis-server, $ROUNDS rounds =="
-printf '%-6s %-3s %-4s %s\n' "-P" "op" "who" "requests/s per round"
-for p in 1 16; do for op in set get; do for who in verso redis; do
-    line=""; for r in $(seq "$ROUNDS"); do line="$line ${R[$who,$p,$op,$r]}"; done
-    printf '%-6s %-3s %-5s%s\n' "$p" "$op" "$who" "$line"
+echo "== redis-benchmark -t $TESTS -n $N -r 100000 -c 50, verso vs redis-server, $ROUNDS rounds =="
+printf '%-6s %-34s %-5s %s\n' "-P" "test" "who" "requests/s per round"
+for p in 1 16; do for op in "${OPS[@]}"; do for who in verso redis; do
+    line=""; for r in $(seq "$ROUNDS"); do line="$line ${R[$who,$p,$op,$r]:-?}"; done
+    printf '%-6s %-34s %-5s%s\n' "$p" "$op" "$who" "$line"
 done; done; done
 echo
 echo "median of per-round ratios verso/redis:"
-for p in 1 16; do for op in set get; do
+for p in 1 16; do for op in "${OPS[@]}"; do
     m=$(for r in $(seq "$ROUNDS"); do
-        awk -v a="${R[verso,$p,$op,$r]}" -v b="${R[redis,$p,$op,$r]}" 'BEGIN{printf "%.3f\n", a/b}'
+        awk -v a="${R[verso,$p,$op,$r]:-0}" -v b="${R[redis,$p,$op,$r]:-0}" 'BEGIN{ if (b > 0) printf "%.3f\n", a/b }'
     done | median)
-    printf '  -P %-2s %s  %s\n' "$p" "$op" "$m"
+    printf '  -P %-2s %-34s %s\n' "$p" "$op" "$m"
 done; done
 echo
 echo "conditions: $(nproc) vCPU, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r);" \

@@ -915,6 +915,41 @@ static void m_check(redisContext *c, const mhash *h, int k, int op)
     expect_bulk(c, h->big ? "hashtable" : "listpack", "OBJECT ENCODING k%d", k);
 }
 
+/* A whole HSCAN of key k (COUNT 3) gives exactly the model's fields. */
+static void m_scan_check(redisContext *c, const mhash *h, int k, int op)
+{
+    char **f = NULL;
+    size_t n = 0, cap = 0;
+    unsigned long long cur = 0;
+    do {
+        redisReply *r = cmd(c, "HSCAN k%d %llu COUNT 3", k, cur);
+        cur = strtoull(r->element[0]->str, NULL, 10);
+        for (size_t i = 0; i < r->element[1]->elements; i += 2) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 32;
+                f = realloc(f, cap * sizeof *f);
+            }
+            f[n++] = strdup(r->element[1]->element[i]->str);
+        }
+        freeReplyObject(r);
+    } while (cur != 0);
+    if (n) qsort(f, n, sizeof *f, cmp_str);
+    size_t uniq = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(f[i], f[i - 1]) != 0) uniq++;
+        int found = 0;
+        for (int j = 0; j < M_FIELDS && !found; j++) {
+            char name[64];
+            m_field(j, name, sizeof name);
+            found = h->present[j] && strcmp(name, f[i]) == 0;
+        }
+        ck_assert_msg(found, "op %d: HSCAN returned %s, not in the model", op, f[i]);
+    }
+    ck_assert_msg(uniq == (size_t)h->nfields, "op %d: HSCAN gave %zu of %d fields", op, uniq,
+                  h->nfields);
+    free_strs(f, n);
+}
+
 /* One random write or read on a random key, checked against the model. */
 static void m_step(redisContext *c, mhash *m, int op)
 {
@@ -987,38 +1022,8 @@ static void m_step(redisContext *c, mhash *m, int op)
             m_check(c, h, k, op);
         }
         break;
-    default: {   /* HSCAN, whole iteration */
-        char **f = NULL;
-        size_t n = 0, cap = 0;
-        unsigned long long cur = 0;
-        do {
-            redisReply *r = cmd(c, "HSCAN k%d %llu COUNT 3", k, cur);
-            cur = strtoull(r->element[0]->str, NULL, 10);
-            for (size_t i = 0; i < r->element[1]->elements; i += 2) {
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 32;
-                    f = realloc(f, cap * sizeof *f);
-                }
-                f[n++] = strdup(r->element[1]->element[i]->str);
-            }
-            freeReplyObject(r);
-        } while (cur != 0);
-        qsort(f, n, sizeof *f, cmp_str);
-        size_t uniq = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i == 0 || strcmp(f[i], f[i - 1]) != 0) uniq++;
-            int found = 0;
-            for (int j = 0; j < M_FIELDS && !found; j++) {
-                char name[64];
-                m_field(j, name, sizeof name);
-                found = h->present[j] && strcmp(name, f[i]) == 0;
-            }
-            ck_assert_msg(found, "op %d: HSCAN returned %s, not in the model", op, f[i]);
-        }
-        ck_assert_msg(uniq == (size_t)h->nfields, "op %d: HSCAN gave %zu of %d fields", op, uniq,
-                      h->nfields);
-        free_strs(f, n);
-    }
+    default:
+        m_scan_check(c, h, k, op);
     }
 }
 

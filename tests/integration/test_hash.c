@@ -829,6 +829,44 @@ START_TEST(hscan_with_concurrent_writes)
 }
 END_TEST
 
+/* A copy shares the source's nodes (COPY: O(1)); a write to either one
+ * changes only that one, small or big. */
+START_TEST(copy_then_write_either)
+{
+    redisContext *c = h_c;
+    const int sizes[] = {10, 2000};
+    for (size_t k = 0; k < 2; k++) {
+        int n = sizes[k];
+        freeReplyObject(cmd(c, "DEL src dst"));
+        fill(c, "src", "f", 0, n);
+        expect_int(c, 1, "COPY src dst");
+        for (int i = 0; i < n; i += 7) expect_int(c, 0, "HSET dst f%d changed", i);
+        int gone = 0;
+        for (int i = 3; i < n; i += 7, gone++) expect_int(c, 1, "HDEL dst f%d", i);
+        expect_int(c, 1, "HSET dst new x");
+        for (int i = 5; i < n; i += 11) expect_int(c, 0, "HSET src f%d src%d", i, i);
+        expect_int(c, n, "HLEN src");
+        for (int i = 0; i < n; i++) {
+            char want[32];
+            if (i % 11 == 5) snprintf(want, sizeof want, "src%d", i);
+            else snprintf(want, sizeof want, "v%d", i);
+            expect_bulk(c, want, "HGET src f%d", i);
+            if (i % 7 == 3) {
+                expect_nil(c, "HGET dst f%d", i);
+                continue;
+            }
+            if (i % 7 == 0) snprintf(want, sizeof want, "changed");
+            else snprintf(want, sizeof want, "v%d", i);
+            expect_bulk(c, want, "HGET dst f%d", i);
+        }
+        expect_nil(c, "HGET src new");
+        expect_int(c, 1, "DEL src");
+        expect_bulk(c, "x", "HGET dst new");
+        expect_int(c, n - gone + 1, "HLEN dst");
+    }
+}
+END_TEST
+
 /* ---- randomized model test --------------------------------------------------- */
 
 #define M_KEYS 4
@@ -1063,6 +1101,7 @@ int main(void)
     tcase_add_test(tc, hscan_small_and_errors);
     tcase_add_test(tc, hscan_big_full_iteration);
     tcase_add_test(tc, hscan_with_concurrent_writes);
+    tcase_add_test(tc, copy_then_write_either);
     tcase_add_test(tc, model_random_ops);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "hincrbyfloat_propagates_as_hset", hincrbyfloat_propagates_as_hset, 60);

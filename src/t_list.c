@@ -164,6 +164,8 @@ int list_node_allows(size_t node_bytes, size_t count, size_t elen, int fill) {
     size_t overhead = elen < 254 ? 1 : 5;
     overhead += elen < 64 ? 1 : elen < 16384 ? 2 : 5;
     size_t new_sz = node_bytes + elen + overhead;
+    if (fill < -5) fill = -5; /* quicklistSetFill's bounds */
+    if (fill > 32767) fill = 32767;
     if (elen >= (size_t)1 << 30) return 0; /* packed_threshold: a plain node */
     if (fill < 0) {
         size_t level = (size_t)(-(long long)fill) - 1;

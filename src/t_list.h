@@ -66,8 +66,9 @@ size_t list_lp_entry_bytes(const char *p, size_t n);
 /* Redis 7.0's _quicklistNodeAllowInsert: whether a node holding count
  * elements in node_bytes listpack bytes (header and end included: 7 bytes
  * + the entries) takes one more element of elen bytes under
- * list-max-listpack-size fill (negative: -1..-5 = 4..64 KiB; positive:
- * entries, within an 8 KiB safety limit). */
+ * list-max-listpack-size fill (negative: -1..-5 = 4..64 KiB, lower counts
+ * as -5; positive: entries, at most 32767, within an 8 KiB safety
+ * limit). */
 int list_node_allows(size_t node_bytes, size_t count, size_t elen, int fill);
 
 #endif

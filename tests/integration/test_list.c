@@ -8,6 +8,8 @@
  * and its client h_c. Wake-ups and fairness are test_blocking's. */
 #include "harness.h"
 
+#include "../../src/t_list.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -670,6 +672,74 @@ START_TEST(aof_propagation)
 }
 END_TEST
 
+/* ---- Redis 7.0's quicklist node rule (t_list.h), checked on Redis ---- */
+
+/* An element of one of the listpack encodings' classes. */
+static size_t qn_elem(char *buf, size_t cap, unsigned *seed) {
+    static const long long ints[] = {0, 127, 128, -1, 4095, -4096, 4096, 32767, -32769,
+                                     8388607, 8388608, 2147483647, -2147483649LL,
+                                     9223372036854775807LL};
+    int kind = rand_r(seed) % 5;
+    if (kind == 0)
+        return (size_t)snprintf(buf, cap, "%lld", ints[rand_r(seed) % 14]);
+    size_t n = kind == 1 ? 1 + (size_t)rand_r(seed) % 63
+             : kind == 2 ? 64 + (size_t)rand_r(seed) % 300
+             : kind == 3 ? 4090 + (size_t)rand_r(seed) % 20
+                         : 10 + (size_t)rand_r(seed) % 40;
+    memset(buf, 'a' + rand_r(seed) % 26, n);
+    return n;
+}
+
+/* The ql_* figure of DEBUG OBJECT's line. */
+static long long debug_field(const char *line, const char *name) {
+    const char *p = strstr(line, name);
+    ck_assert_msg(p, "no %s in '%s'", name, line);
+    return atoll(p + strlen(name));
+}
+
+/* list_lp_entry_bytes and list_node_allows cut a list into the nodes Redis
+ * 7.0 makes (ql_nodes) holding the listpack bytes it counts
+ * (ql_uncompressed_size), for every kind of list-max-listpack-size. */
+START_TEST(quicklist_nodes_match_redis)
+{
+    srv *s = srv_start_redis(NULL);
+    redisContext *c = srv_connect(s);
+    static const int fills[] = {-1, -2, -3, -4, -5, -6, 1, 7, 128, 1000};
+    char *buf = malloc(8192);
+    unsigned seed = 7;
+    for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+        expect_status(c, "OK", "CONFIG SET list-max-listpack-size %d", fills[f]);
+        expect_int_range(c, 0, 1, "DEL l");
+        long long nodes = 0;
+        size_t node_bytes = 0, node_count = 0, total = 0;
+        for (int i = 0; i < 1500; i++) {
+            size_t n = qn_elem(buf, 8192, &seed);
+            size_t eb = list_lp_entry_bytes(buf, n);
+            if (!nodes || !list_node_allows(node_bytes, node_count, n, fills[f])) {
+                nodes++;
+                total += 7;
+                node_bytes = 7;
+                node_count = 0;
+            }
+            node_bytes += eb;
+            node_count++;
+            total += eb;
+            expect_int(c, i + 1, "RPUSH l %b", buf, n);
+        }
+        redisReply *r = cmd(c, "DEBUG OBJECT l");
+        ck_assert_int_eq(r->type, REDIS_REPLY_STATUS);
+        ck_assert_msg(debug_field(r->str, "ql_nodes:") == nodes &&
+                          debug_field(r->str, "ql_uncompressed_size:") == (long long)total,
+                      "fill %d: redis %s; computed %lld nodes, %zu bytes", fills[f], r->str,
+                      nodes, total);
+        freeReplyObject(r);
+    }
+    free(buf);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 /* ---- randomized model test ---- */
 
 typedef struct model {
@@ -898,5 +968,6 @@ int main(void)
     tcase_add_test(tc, random_model);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "aof_propagation", aof_propagation, 60);
+    h_add_tcase(s, "quicklist_nodes_match_redis", quicklist_nodes_match_redis, 60, NULL, NULL);
     return h_main(s);
 }

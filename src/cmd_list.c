@@ -16,6 +16,7 @@
  * LMOVE, BRPOPLPUSH -> RPOPLPUSH, BLMPOP/LMPOP -> LPOP/RPOP key count);
  * otherwise they block through blocking.h, which runs them again when a
  * key they wait for is created. Main thread only. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 

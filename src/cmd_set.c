@@ -143,13 +143,20 @@ void cmd_sadd(client *c) {
     db *d = db_get(c->db);
     const arg *k = &c->argv[1];
     int wrong;
-    get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
+    obj *s = get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
+    /* Nothing new: no write (no copy during a save, WATCH not touched). */
+    int j = 2;
+    while (s && j < c->argc && set_has(s, c->argv[j].p, c->argv[j].len)) j++;
+    if (j == c->argc) {
+        reply_int(c, 0);
+        return;
+    }
     vt_wr w;
     vt_entry *e;
-    obj *s = write_begin(d, k, &w, &e);
+    s = write_begin(d, k, &w, &e);
     long long added = 0;
-    for (int j = 2; j < c->argc; j++) added += set_add(s, c->argv[j].p, c->argv[j].len);
+    for (; j < c->argc; j++) added += set_add(s, c->argv[j].p, c->argv[j].len);
     vt_write_done(&w);
     server_dirty(added);
     reply_int(c, added);
@@ -161,7 +168,9 @@ void cmd_srem(client *c) {
     int wrong;
     obj *s = get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
-    if (!s) {
+    int j = 2;
+    while (s && j < c->argc && !set_has(s, c->argv[j].p, c->argv[j].len)) j++;
+    if (!s || j == c->argc) { /* nothing to remove: no write */
         reply_int(c, 0);
         return;
     }
@@ -169,7 +178,7 @@ void cmd_srem(client *c) {
     vt_entry *e;
     s = write_begin(d, k, &w, &e);
     long long removed = 0;
-    for (int j = 2; j < c->argc && set_len(s) > 0; j++)
+    for (; j < c->argc && set_len(s) > 0; j++)
         removed += set_rem(s, c->argv[j].p, c->argv[j].len);
     int empty = set_len(s) == 0;
     vt_write_done(&w);
@@ -240,10 +249,15 @@ void cmd_smove(client *c) {
     vt_write_done(&w);
     if (empty) db_delete(d, src->p, src->len);
     server_dirty(1);
-    s = write_begin(d, dst, &w, &e);
-    int added = set_add(s, m->p, m->len);
-    vt_write_done(&w);
-    server_dirty(added);
+    /* A destination that holds the member already is not written (Redis
+     * signals it only when the member was added). */
+    vt_entry *de = db_lookup(d, dst->p, dst->len);
+    if (!de || !set_has(de->val, m->p, m->len)) {
+        s = write_begin(d, dst, &w, &e);
+        set_add(s, m->p, m->len);
+        vt_write_done(&w);
+        server_dirty(1);
+    }
     reply_int(c, 1);
 }
 

@@ -157,6 +157,7 @@ START_TEST(sadd_srem_scard)
     expect_int(c, 2, "SREM s a zz b a");
     expect_int(c, 0, "SREM s a");
     expect_int(c, 0, "SREM nokey a");
+    expect_int(c, 0, "EXISTS nokey");
     expect_int(c, 2, "SCARD s");
     /* removing the last member deletes the key */
     expect_int(c, 2, "SREM s c d x");
@@ -257,6 +258,39 @@ START_TEST(arity_and_syntax)
                     "9223372036854775807",
                  "SRANDMEMBER s -9223372036854775808");
     expect_int(c, 3, "SCARD s");
+}
+END_TEST
+
+/* Writes that change nothing do not touch a WATCHed key (Redis signals a
+ * key only when a member was added or removed). */
+START_TEST(watch_and_noop_writes)
+{
+    redisContext *c = h_c;
+    expect_int(c, 2, "SADD s a b");
+    expect_int(c, 1, "SADD d a");
+    expect_status(c, "OK", "WATCH s d");
+    expect_int(c, 0, "SADD s a b");
+    expect_int(c, 0, "SREM s zz");
+    expect_int(c, 0, "SMOVE s d zz");
+    expect_int(c, 0, "SREM nokey a");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET x 1");
+    redisReply *r = expect_array(c, 1, "EXEC");
+    freeReplyObject(r);
+    /* SMOVE to a set that has the member: only the source changed */
+    expect_status(c, "OK", "WATCH d");
+    expect_int(c, 1, "SMOVE s d a");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET x 2");
+    r = expect_array(c, 1, "EXEC");
+    freeReplyObject(r);
+    expect_status(c, "OK", "WATCH s");
+    expect_int(c, 1, "SMOVE s d b");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET x 3");
+    expect_nil(c, "EXEC");
+    expect_int(c, 0, "EXISTS s");
+    expect_set(c, "a b", "SMEMBERS d");
 }
 END_TEST
 
@@ -1149,6 +1183,7 @@ int main(void)
     tcase_add_test(tc, sadd_srem_scard);
     tcase_add_test(tc, wrongtype);
     tcase_add_test(tc, arity_and_syntax);
+    tcase_add_test(tc, watch_and_noop_writes);
     tcase_add_test(tc, encodings);
     tcase_add_test(tc, store_encodings_and_orders);
     tcase_add_test(tc, srandmember);

@@ -376,33 +376,31 @@ static void spop_all(client *c, db *d, const arg *k, obj *s) {
     cmd_propagate(c, 2, v);
 }
 
-/* Copies of popped members, in one block of bytes. */
-typedef struct popped {
-    char *buf;
-    size_t len, cap;
-    set_hmember *v; /* m is an offset into buf until spop_count_fix */
-    size_t n;
-} popped;
-
+/* SPOP key count with count < the set's size: count random members
+ * removed (copied first: the reply is written after the write is done),
+ * each propagated as an SREM. */
 static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
     vt_wr w;
     vt_entry *e;
     obj *s = write_begin(d, k, &w, &e);
     uint64_t size = set_len(s);
     assert(count < size);
-    popped p = {NULL, 0, 0, xmalloc((size_t)count * sizeof(set_hmember)), 0};
+    set_hmember *v = xmalloc((size_t)count * sizeof *v);
+    size_t *off = xmalloc((size_t)count * sizeof *off), len = 0, cap = 64;
+    char *buf = xmalloc(cap); /* the popped members' bytes, one after the other */
     for (uint64_t i = 0; i < count; i++) {
         uint64_t rank = rand_below(size - i);
         const char *m;
         size_t ml;
         set_at(s, rank, &m, &ml);
-        if (p.len + ml > p.cap) {
-            p.cap = (p.len + ml) * 2 + 64;
-            p.buf = xrealloc(p.buf, p.cap);
+        if (len + ml > cap) {
+            cap = (len + ml) * 2 + 64;
+            buf = xrealloc(buf, cap);
         }
-        if (ml) memcpy(p.buf + p.len, m, ml);
-        p.v[p.n++] = (set_hmember){0, (const char *)(uintptr_t)p.len, ml};
-        p.len += ml;
+        if (ml) memcpy(buf + len, m, ml);
+        off[i] = len;
+        v[i].ml = ml;
+        len += ml;
         set_del_at(s, rank);
     }
     /* Redis's third case (few members stay): it keeps a new set of the
@@ -412,16 +410,17 @@ static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
     int intset = s->enc == OBJ_ENC_INTSET;
     if (keep_new) set_reset_encoding(s);
     vt_write_done(&w);
-    for (size_t i = 0; i < p.n; i++) {
-        p.v[i].m = p.buf + (uintptr_t)p.v[i].m;
-        p.v[i].h = keep_new ? set_hash(p.v[i].m, p.v[i].ml) : 0;
+    for (size_t i = 0; i < count; i++) {
+        v[i].m = buf + off[i];
+        v[i].h = keep_new ? set_hash(v[i].m, v[i].ml) : 0;
     }
-    if (keep_new) set_sort_hmembers(p.v, p.n);
-    reply_members(c, p.v, p.n, keep_new && intset);
-    for (size_t i = 0; i < p.n; i++) propagate_srem(c, k, p.v[i].m, p.v[i].ml);
+    if (keep_new) set_sort_hmembers(v, (size_t)count);
+    reply_members(c, v, (size_t)count, keep_new && intset);
+    for (size_t i = 0; i < count; i++) propagate_srem(c, k, v[i].m, v[i].ml);
     server_dirty((long long)count);
-    free(p.v);
-    free(p.buf);
+    free(v);
+    free(off);
+    free(buf);
 }
 
 void cmd_spop(client *c) {

@@ -640,6 +640,66 @@ START_TEST(sintercard)
 }
 END_TEST
 
+/* Sets of thousands of members (many tree nodes): the set operations'
+ * sizes, then SPOP until empty returns every member exactly once. */
+START_TEST(big_sets)
+{
+    redisContext *c = h_c;
+    enum { N = 3000 };
+    /* a: multiples of 2 below 2N (words), b: multiples of 3 */
+    for (int k = 0; k < 2 * N; k += 200) {
+        char ca[4096], cb[4096];
+        size_t la = (size_t)snprintf(ca, sizeof ca, "SADD a"), lb = (size_t)snprintf(cb, sizeof cb, "SADD b");
+        for (int j = k; j < k + 200; j++) {
+            if (j % 2 == 0)
+                la += (size_t)snprintf(ca + la, sizeof ca - la, " w%d", j);
+            if (j % 3 == 0)
+                lb += (size_t)snprintf(cb + lb, sizeof cb - lb, " w%d", j);
+        }
+        redisReply *r = cmd(c, ca);
+        freeReplyObject(r);
+        r = cmd(c, cb);
+        freeReplyObject(r);
+    }
+    expect_int(c, N, "SCARD a");
+    expect_int(c, 2000, "SCARD b");
+    expect_int(c, 1000, "SINTERCARD 2 a b");        /* multiples of 6 */
+    expect_int(c, 100, "SINTERCARD 2 a b LIMIT 100");
+    expect_int(c, 4000, "SUNIONSTORE u a b");
+    expect_int(c, 2000, "SDIFFSTORE d a b");
+    expect_int(c, 1000, "SDIFFSTORE d2 b a");
+    expect_int(c, 1000, "SINTERSTORE i a b");
+    expect_bulk(c, "hashtable", "OBJECT ENCODING u");
+    redisReply *r = expect_array(c, 1000, "SINTER a b");
+    for (size_t k = 0; k < r->elements; k++)
+        ck_assert_int_eq(atoi(r->element[k]->str + 1) % 6, 0);
+    freeReplyObject(r);
+    r = expect_array(c, 2000, "SDIFF a b");
+    for (size_t k = 0; k < r->elements; k++)
+        ck_assert_int_ne(atoi(r->element[k]->str + 1) % 3, 0);
+    freeReplyObject(r);
+    /* SPOP in slices until the key is gone */
+    static char seen[2 * N];
+    memset(seen, 0, sizeof seen);
+    long long left = 4000;
+    int counts[] = {1, 7, 500, 3000, 100};
+    for (int k = 0; left > 0; k++) {
+        int cnt = counts[k % 5];
+        long long want = cnt < left ? cnt : left;
+        r = expect_array(c, want, "SPOP u %d", cnt);
+        for (size_t j = 0; j < r->elements; j++) {
+            int m = atoi(r->element[j]->str + 1);
+            ck_assert(m >= 0 && m < 2 * N && !seen[m]);
+            seen[m] = 1;
+        }
+        freeReplyObject(r);
+        left -= want;
+        expect_int(c, left, "SCARD u");
+    }
+    expect_int(c, 0, "EXISTS u");
+}
+END_TEST
+
 /* ---- SSCAN ---- */
 
 /* Scans key with SSCAN (COUNT count, MATCH pat when not NULL) to the end;
@@ -1191,6 +1251,7 @@ int main(void)
     tcase_add_test(tc, smove);
     tcase_add_test(tc, set_operations);
     tcase_add_test(tc, sintercard);
+    tcase_add_test(tc, big_sets);
     tcase_add_test(tc, sscan);
     tcase_add_test(tc, model_random);
     suite_add_tcase(s, tc);

@@ -428,7 +428,15 @@ static void serve_client(client *c, bkey *k) {
     c->argc = argc;
     c->flags &= ~CLIENT_BLOCKED;
     B.rerun = c;
+    /* Redis counts a blocking command once, when it first runs: its run
+     * again adds time to its statistics, not a call */
+    cmd_def *d = (cmd_def *)b->cmd;
+    uint64_t calls = d->calls, commands = server.stat.commands;
     cmd_dispatch(c);
+    if (!(c->flags & CLIENT_PARKED)) {
+        d->calls = calls;
+        server.stat.commands = commands;
+    }
     B.rerun = NULL;
     c->argv = own_argv;
     c->argc = own_argc;

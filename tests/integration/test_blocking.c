@@ -106,14 +106,28 @@ static void teardown(void) {
 
 /* ---- tests ---- */
 
+/* INFO commandstats' calls of command name. */
+static long long stat_calls(const char *name) {
+    char field[64], val[256];
+    char *info = h_info(h_c, "commandstats");
+    snprintf(field, sizeof field, "cmdstat_%s", name);
+    long long calls = h_info_field(info, field, val, sizeof val) ? atoll(val + 6) : 0;
+    free(info);
+    return calls;
+}
+
 START_TEST(served_by_push) {
     redisContext *b = srv_connect(h_srv);
     block(b, 1, "BLPOP k 0");
     expect_int(h_c, 0, "EXISTS k");
+    long long commands = h_info_int(h_c, "stats", "total_commands_processed");
     expect_int(h_c, 2, "RPUSH k a b");
     expect_kv(b, "k", "a");
     expect_int(h_c, 1, "LLEN k");
     blocked_now(0);
+    /* served: counted once, when it blocked (two INFOs, RPUSH, LLEN since) */
+    ck_assert_int_eq(stat_calls("blpop"), 1);
+    ck_assert_int_eq(h_info_int(h_c, "stats", "total_commands_processed"), commands + 5);
     /* BRPOP pops from the tail */
     block(b, 1, "BRPOP k2 0");
     expect_int(h_c, 3, "RPUSH k2 x y z");

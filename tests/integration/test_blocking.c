@@ -222,6 +222,17 @@ START_TEST(wrong_type_stays_blocked) {
     expect_int(h_c, 1, "DEL z");
     expect_int(h_c, 1, "ZADD z 5 m");
     expect_kms(b, "z", "m", "5");
+    /* BLMOVE served while its destination is a string: WRONGTYPE, the
+     * element stays in the source */
+    block(b, 1, "BLMOVE src dst LEFT RIGHT 0");
+    expect_status(h_c, "OK", "SET dst str");
+    expect_int(h_c, 1, "RPUSH src x");
+    redisReply *r = next_reply(b);
+    ck_assert_msg(r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9), "type %d",
+                  r->type);
+    freeReplyObject(r);
+    blocked_now(0);
+    expect_int(h_c, 1, "LLEN src");
     redisFree(b);
 }
 END_TEST

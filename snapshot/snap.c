@@ -493,6 +493,7 @@ void snap_info(vbuf *b) {
              "current_save_keys_processed:%llu\r\ncurrent_save_keys_total:%llu\r\n"
              "forkless_estimated_seconds_remaining:%.1f\r\n"
              "forkless_retained_bytes:%zu\r\nforkless_peak_retained_bytes:%zu\r\n"
+             "forkless_copied_nodes:%llu\r\n"
              "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
              "rdb_last_load_keys_loaded:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
              server.dirty, S.type != SNAP_NONE && !S.aof_done, (long long)S.lastsave,
@@ -501,7 +502,8 @@ void snap_info(vbuf *b) {
              (unsigned long long)S.last_keys, (long long)S.stall_us,
              (unsigned long long)(S.type == SNAP_FORKLESS ? done : 0),
              (unsigned long long)(S.type != SNAP_NONE ? S.keys_total : 0),
-             remaining < 0 ? 0.0 : remaining, qnow, qpeak, (long long)S.latest_fork_usec,
+             remaining < 0 ? 0.0 : remaining, qnow, qpeak,
+             (unsigned long long)pt_copied_nodes(), (long long)S.latest_fork_usec,
              (unsigned long long)S.total_forks, (unsigned long long)S.load_keys,
              (unsigned long long)S.load_expired);
     vbuf_append_str(b, line);

@@ -214,7 +214,7 @@ static void pool_populate(int dbid, int p) {
 static void evict_key(int dbid, const char *key, size_t len) {
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(dbid, 2, argv);
-    vt_delete(db_get(dbid)->t, key, len);
+    db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     multi_touch_key(dbid, key, len); /* as Redis: eviction fails a WATCH */
     server.stat.evicted_keys++;
 }

@@ -142,7 +142,7 @@ static void memory_stats(client *c) {
     overhead_get(&m);
     int ndbs = 0;
     for (int i = 0; i < server.cfg.databases; i++) ndbs += vt_size(db_get(i)->t) > 0;
-    reply_array(c, (long long)(25 + ndbs) * 2);
+    reply_array(c, (long long)(27 + ndbs) * 2);
     pair_int(c, "peak.allocated", (long long)m.peak);
     pair_int(c, "total.allocated", (long long)m.total);
     pair_int(c, "startup.allocated", (long long)m.startup);

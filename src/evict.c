@@ -20,6 +20,7 @@
 #include "db.h"
 #include "hooks.h"
 #include "info.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "multi.h"
 #include "util.h"
@@ -282,11 +283,13 @@ static uint64_t time_limit_us(void) {
     return (uint64_t)us;
 }
 
-static void timer_start(void) {
+static void timer_start_in(uint64_t ms) {
     if (E.timer_running) return;
     E.timer_running = 1;
-    uv_timer_start(&E.timer, on_timer, 0, 0);
+    uv_timer_start(&E.timer, on_timer, ms, 0);
 }
+
+static void timer_start(void) { timer_start_in(0); }
 
 static int perform(void) {
     if (!server.cfg.maxmemory || server.loading) return EVICT_OK;
@@ -299,6 +302,13 @@ static int perform(void) {
     uint64_t max_us = time_limit_us();
     unsigned long n = 0;
     while (evict_counted_memory() > limit) {
+        /* lazyfree-lazy-eviction: values queued for the lazyfree thread
+         * are memory about to drop; evict no more until it is freed (Redis
+         * checks every 16 keys and waits for its lazyfree jobs). */
+        if (server.cfg.lazyfree_lazy_eviction && lazyfree_pending()) {
+            timer_start_in(1);
+            return EVICT_RUNNING;
+        }
         if (!(random ? evict_random(p) : evict_pool(p))) return EVICT_FAIL;
         if (++n % 16 == 0 && (uint64_t)(mono_us() - start) > max_us) {
             timer_start();

@@ -46,11 +46,22 @@ enum {
 
 typedef struct rdb_writer rdb_writer;
 
+/* Writes one key as the commands that rebuild it, through out(ctx, bytes,
+ * n) (0, or -1 when out failed: then return -1). For an AOF base without
+ * the RDB preamble (aof/rewrite.h). Any thread holding the key and value. */
+typedef int (*rdb_out_fn)(void *ctx, const void *p, size_t n);
+typedef int (*rdb_cmds_fn)(const obj *key, const obj *val, int64_t expire, rdb_out_fn out,
+                           void *ctx);
+
 typedef struct rdb_aux {
     const char *redis_ver;   /* "7.0.15"-style version string we report */
     int64_t ctime;           /* unix seconds */
     int64_t used_mem;
     int aof_base;            /* 1 when writing an AOF base */
+    rdb_cmds_fn as_commands; /* non-NULL: the stream is RESP commands, not
+                                an RDB (aof-use-rdb-preamble no): no header,
+                                trailer or compression, SELECT when the
+                                database changes, each key as this writes it */
 } rdb_aux;
 
 /* Writes the header and AUX fields to `out` (which stays the caller's: it

@@ -62,6 +62,7 @@ struct rdb_writer {
     int ndbs;
     int failed;
     char err[RDB_ERRLEN];
+    rdb_cmds_fn cmds;         /* rdb_aux.as_commands: RESP commands, not RDB */
 };
 
 /* ---- errors and raw output ---- */
@@ -325,6 +326,11 @@ static rdb_writer *w_open(sink *out, int owns_out, int compress, const rdb_aux *
     rdb_writer *w = w_new(out, owns_out);
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
     w->nocrc = (compress & RDB_NO_CHECKSUM) != 0;
+    if (aux && aux->as_commands) { /* commands: no header, no frame */
+        w->cmds = aux->as_commands;
+        w->nocrc = 1;
+        return w;
+    }
     if (((compress & RDB_COMPRESS_LZ4) && w_start_lz4(w)) || w_header(w, aux)) {
         snprintf(err, errlen, "%s", w->err);
         sink_abort(w->out);
@@ -373,6 +379,21 @@ static void w_select(rdb_writer *w, int db) {
     h->selected = 1;
 }
 
+static int w_out(void *ctx, const void *p, size_t n) { return w_bytes(ctx, p, n); }
+
+/* rdb_aux.as_commands: SELECT when the database changes, then the key's
+ * commands. */
+static int w_put_cmds(rdb_writer *w, int db, const obj *key, const obj *val, int64_t expire) {
+    if (db != w->cur_db) {
+        char sel[64], num[OBJ_INTBUF];
+        size_t n = ll_to_str(num, db);
+        int k = snprintf(sel, sizeof sel, "*2\r\n$6\r\nSELECT\r\n$%zu\r\n%s\r\n", n, num);
+        if (w_bytes(w, sel, (size_t)k)) return -1;
+        w->cur_db = db;
+    }
+    return w->cmds(key, val, expire, w_out, w) != 0 || w->failed ? -1 : 0;
+}
+
 int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
                    int64_t expire) {
     if (w->failed) return -1;
@@ -380,6 +401,7 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
         w_fail(w, "bad database index %d", db);
         return -1;
     }
+    if (w->cmds) return w_put_cmds(w, db, key, val, expire);
     size_t klen = key->enc == OBJ_ENC_RAW ? key->len : OBJ_INTBUF;
     if (w_room(w, 2 * WBUF_FIXED + klen < WBUF_SIZE ? 2 * WBUF_FIXED + klen : WBUF_SIZE))
         return -1;
@@ -401,6 +423,7 @@ const char *rdb_writer_error(const rdb_writer *w) { return w->err; }
 /* EOF, the CRC64 of everything before it (EOF included; 0 with
  * RDB_NO_CHECKSUM, as Redis with rdbchecksum no), the end of the LZ4 frame. */
 static int w_trailer(rdb_writer *w) {
+    if (w->cmds) return w_flush(w); /* commands: nothing after the last */
     if (w_room(w, 16)) return -1;
     put_byte(w, RDB_OP_EOF);
     if (!w->nocrc) w->crc = crc64(w->crc, w->buf + w->crc_done, w->len - w->crc_done);

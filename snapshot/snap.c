@@ -190,8 +190,8 @@ static void on_forkless_done(uv_async_t *a) {
 
 /* Starts the serializer on every table at a new epoch, writing tmp then
  * path. The instant this returns is the snapshot's point in time. */
-static int start_forkless(const char *path, const char *tmp, int aof_base, char *err,
-                          size_t errlen) {
+static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_cmds_fn cmds,
+                          char *err, size_t errlen) {
     int64_t t0 = mono_us();
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
@@ -204,6 +204,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
     job->compress = snap_rdb_flags(aof_base);
     fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
+    job->aux.as_commands = cmds;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
         d->job = job;
@@ -288,15 +289,15 @@ static int start_fork(char *err, size_t errlen) {
     return 0;
 }
 
-int snap_start_aof_base(const char *tmp, const char *path, snap_done_fn done, void *priv,
-                        char *err, size_t errlen) {
+int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, snap_done_fn done,
+                        void *priv, char *err, size_t errlen) {
     if (S.type != SNAP_NONE) {
         snprintf(err, errlen, "ERR Background save already in progress");
         return -1;
     }
     S.start_mono_us = mono_us();
     S.aborted = 0;
-    if (start_forkless(path, tmp, 1, err, errlen) != 0) return -1;
+    if (start_forkless(path, tmp, 1, cmds, err, errlen) != 0) return -1;
     S.aof_done = done;
     S.aof_priv = priv;
     return 0;
@@ -319,7 +320,7 @@ int snap_bgsave(char *err, size_t errlen) {
     snprintf(tmp, sizeof tmp, "temp-%d-forkless.rdb", (int)getpid());
     int rc = server.cfg.bgsave_method == BGSAVE_FORK
                  ? start_fork(err, errlen)
-                 : start_forkless(server.cfg.dbfilename, tmp, 0, err, errlen);
+                 : start_forkless(server.cfg.dbfilename, tmp, 0, NULL, err, errlen);
     if (rc != 0) {
         log_warning("Can't save in background: %s", err);
         record_result(server.cfg.bgsave_method == BGSAVE_FORK ? SNAP_FORK : SNAP_FORKLESS, 0, 0);

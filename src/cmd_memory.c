@@ -175,8 +175,8 @@ static void memory_stats(client *c) {
     pair_int(c, "allocator.resident", (long long)m.resident);
     pair_double(c, "allocator-fragmentation.ratio", m.alloc_frag);
     pair_int(c, "allocator-fragmentation.bytes", m.alloc_frag_bytes);
-    pair_double(c, "allocator.rss-ratio", m.alloc_rss);
-    pair_int(c, "allocator.rss-bytes", m.alloc_rss_bytes);
+    pair_double(c, "allocator-rss.ratio", m.alloc_rss);
+    pair_int(c, "allocator-rss.bytes", m.alloc_rss_bytes);
     pair_double(c, "rss-overhead.ratio", m.rss_extra);
     pair_int(c, "rss-overhead.bytes", m.rss_extra_bytes);
     pair_double(c, "fragmentation", m.frag);

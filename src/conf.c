@@ -308,6 +308,7 @@ static const conf_param params[] = {
     {"appendfilename", P_STR, PF_IMMUTABLE | PF_FILENAME, FIELD(appendfilename),
      .sdef = "appendonly.aof"},
     {"aof-load-truncated", P_BOOL, 0, FIELD(aof_load_truncated), .def = 1},
+    {"aof-use-rdb-preamble", P_BOOL, 0, FIELD(aof_use_rdb_preamble), .def = 1},
     {"auto-aof-rewrite-percentage", P_INT, 0, FIELD(auto_aof_rewrite_percentage), .min = 0,
      .max = INT_MAX, .def = 100},
     {"auto-aof-rewrite-min-size", P_MEM, 0, FIELD(auto_aof_rewrite_min_size), .min = 0,

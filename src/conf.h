@@ -75,6 +75,9 @@ typedef struct conf {
     char *appenddirname;                /* appenddirname (appendonlydir) */
     char *appendfilename;               /* appendfilename (appendonly.aof) */
     int aof_load_truncated;             /* aof-load-truncated (yes) */
+    int aof_use_rdb_preamble;           /* aof-use-rdb-preamble (yes): the
+                                           rewrite's base is an RDB, else
+                                           commands (aof/rewrite.h) */
     long long auto_aof_rewrite_percentage; /* auto-aof-rewrite-percentage (100) */
     long long auto_aof_rewrite_min_size;   /* auto-aof-rewrite-min-size (64mb) */
     long long aof_max_backlog;          /* aof-max-backlog (64mb): verso's

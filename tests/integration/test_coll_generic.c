@@ -457,6 +457,376 @@ START_TEST(info_fields)
 }
 END_TEST
 
+
+/* ---- generic commands per type ---- */
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An array reply's elements joined with ' ' (sorted when `sorted`). */
+static char *joined(redisReply *r, int sorted) {
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    char **v = calloc(r->elements + 1, sizeof *v);
+    size_t total = 1;
+    for (size_t i = 0; i < r->elements; i++) {
+        v[i] = r->element[i]->type == REDIS_REPLY_NIL ? "(nil)" : r->element[i]->str;
+        total += strlen(v[i]) + 1;
+    }
+    if (sorted) qsort(v, r->elements, sizeof *v, cmp_str);
+    char *out = malloc(total);
+    out[0] = '\0';
+    for (size_t i = 0; i < r->elements; i++) {
+        if (i) strcat(out, " ");
+        strcat(out, v[i]);
+    }
+    free(v);
+    return out;
+}
+
+/* The command's array reply, joined, compared with want. */
+#define expect_join(c, sorted, want, ...)                                        \
+    do {                                                                         \
+        redisReply *r_ = expect_array(c, -1, __VA_ARGS__);                       \
+        char *j_ = joined(r_, sorted);                                           \
+        ck_assert_msg(!strcmp(j_, want), "%s: got '%s', want '%s'", #__VA_ARGS__, \
+                      j_, want);                                                 \
+        free(j_);                                                                \
+        freeReplyObject(r_);                                                     \
+    } while (0)
+
+/* A key's whole content in one canonical string ("none" when absent). */
+static char *dump_key(redisContext *c, const char *key) {
+    redisReply *t = cmd(c, "TYPE %s", key);
+    char type[16];
+    snprintf(type, sizeof type, "%s", t->str);
+    freeReplyObject(t);
+    redisReply *r;
+    int sorted = 1;
+    if (!strcmp(type, "string")) {
+        r = cmd(c, "GET %s", key);
+        char *out = malloc(r->len + 8);
+        sprintf(out, "string:%s", r->str);
+        freeReplyObject(r);
+        return out;
+    } else if (!strcmp(type, "hash")) {
+        r = cmd(c, "HGETALL %s", key);
+        /* pairs joined as "f=v" so that sorting keeps them together */
+        for (size_t i = 0; i + 1 < r->elements; i += 2) {
+            size_t n = r->element[i]->len + r->element[i + 1]->len + 2;
+            char *fv = malloc(n);
+            snprintf(fv, n, "%s=%s", r->element[i]->str, r->element[i + 1]->str);
+            free(r->element[i]->str);
+            r->element[i]->str = fv;
+            r->element[i]->len = strlen(fv);
+            r->element[i + 1]->str[0] = '\0';
+        }
+    } else if (!strcmp(type, "list")) {
+        r = cmd(c, "LRANGE %s 0 -1", key);
+        sorted = 0;
+    } else if (!strcmp(type, "set")) {
+        r = cmd(c, "SMEMBERS %s", key);
+    } else if (!strcmp(type, "zset")) {
+        r = cmd(c, "ZRANGE %s 0 -1 WITHSCORES", key);
+        sorted = 0;
+    } else {
+        return strdup("none");
+    }
+    char *body = joined(r, sorted);
+    freeReplyObject(r);
+    char *out = malloc(strlen(body) + 32);
+    sprintf(out, "%s:%s", type, body);
+    free(body);
+    return out;
+}
+
+static void expect_same(redisContext *c, const char *a, const char *b) {
+    char *x = dump_key(c, a), *y = dump_key(c, b);
+    ck_assert_msg(!strcmp(x, y), "%s and %s differ:\n%.300s\n%.300s", a, b, x, y);
+    free(x);
+    free(y);
+}
+
+/* One small and one big value of every type: h1 h2, l1 l2, s1 s2 (and si:
+ * integers), z1 z2. */
+static void make_all(redisContext *c) {
+    fill(c, K_HASH, "h1", 5, 0);
+    fill(c, K_HASH, "h2", 600, 0);
+    fill(c, K_LIST, "l1", 5, 0);
+    fill(c, K_LIST, "l2", 600, 0);
+    fill(c, K_SET, "s1", 5, 0);
+    fill(c, K_SET, "s2", 600, 0);
+    expect_int(c, 3, "SADD si 1 2 3");
+    fill(c, K_ZSET, "z1", 5, 0);
+    fill(c, K_ZSET, "z2", 600, 0);
+}
+
+static const char *const all_keys[] = {"h1", "h2", "l1", "l2", "s1", "s2", "si", "z1", "z2"};
+#define NALL (sizeof all_keys / sizeof all_keys[0])
+
+START_TEST(type_encoding)
+{
+    redisContext *c = h_c;
+    make_all(c);
+    static const char *types[] = {"hash", "hash", "list", "list", "set", "set", "set", "zset",
+                                  "zset"};
+    /* Redis 7.0's encodings: lists are always quicklists */
+    static const char *encs[] = {"listpack", "hashtable", "quicklist", "quicklist", "hashtable",
+                                 "hashtable", "intset", "listpack", "skiplist"};
+    for (size_t i = 0; i < NALL; i++) {
+        expect_status(c, types[i], "TYPE %s", all_keys[i]);
+        expect_bulk(c, encs[i], "OBJECT ENCODING %s", all_keys[i]);
+        expect_int(c, 1, "OBJECT REFCOUNT %s", all_keys[i]);
+    }
+    /* a value too long for the small form converts */
+    expect_int(c, 1, "HSET h1 long %s", "0123456789012345678901234567890123456789012345678901234567890123456789");
+    expect_bulk(c, "hashtable", "OBJECT ENCODING h1");
+    expect_int(c, 1, "SADD si notanint");
+    expect_bulk(c, "hashtable", "OBJECT ENCODING si");
+    expect_nil(c, "OBJECT ENCODING nokey");
+}
+END_TEST
+
+START_TEST(expire_ttl)
+{
+    redisContext *c = h_c;
+    make_all(c);
+    for (size_t i = 0; i < NALL; i++) {
+        const char *k = all_keys[i];
+        expect_int(c, -1, "TTL %s", k);
+        expect_int(c, 1, "EXPIRE %s 100", k);
+        expect_int_range(c, 99, 100, "TTL %s", k);
+        expect_int_range(c, 99000, 100000, "PTTL %s", k);
+        expect_int(c, 0, "EXPIRE %s 200 NX", k);
+        expect_int(c, 1, "EXPIRE %s 200 GT", k);
+        expect_int(c, 1, "PERSIST %s", k);
+        expect_int(c, -1, "PTTL %s", k);
+        expect_int(c, -1, "EXPIRETIME %s", k);
+        expect_int(c, 1, "PEXPIREAT %s 99999999999999", k);
+        expect_int(c, 99999999999999LL, "PEXPIRETIME %s", k);
+        expect_int(c, 1, "PEXPIRE %s 5", k);
+    }
+    h_sleep_ms(30);
+    for (size_t i = 0; i < NALL; i++) {
+        expect_int(c, -2, "TTL %s", all_keys[i]);
+        expect_status(c, "none", "TYPE %s", all_keys[i]);
+    }
+    expect_int(c, 0, "DBSIZE");
+    /* the writes of a type keep the expire, as Redis */
+    fill(c, K_HASH, "h", 5, 0);
+    expect_int(c, 1, "EXPIRE h 100");
+    expect_int(c, 1, "HSET h new v");
+    expect_int_range(c, 99, 100, "TTL h");
+}
+END_TEST
+
+START_TEST(rename_copy_move)
+{
+    redisContext *c = h_c;
+    make_all(c);
+    for (size_t i = 0; i < NALL; i++) {
+        const char *k = all_keys[i];
+        char *before = dump_key(c, k);
+        /* RENAME there and back, RENAMENX onto an existing key */
+        expect_status(c, "OK", "RENAME %s tmp", k);
+        expect_int(c, 0, "EXISTS %s", k);
+        expect_status(c, "OK", "SET other x");
+        expect_int(c, 0, "RENAMENX tmp other");
+        expect_int(c, 1, "RENAMENX tmp tmp2");
+        expect_status(c, "OK", "RENAME tmp2 other"); /* over another type */
+        expect_int(c, 1, "RENAMENX other %s", k);
+        char *after = dump_key(c, k);
+        ck_assert_str_eq(before, after);
+        free(after);
+        /* COPY, then writes to the copy leave the original alone */
+        expect_int(c, 1, "COPY %s cp", k);
+        expect_same(c, k, "cp");
+        expect_int(c, 0, "COPY %s cp", k);
+        switch (k[0]) {
+        case 'h': expect_int(c, 0, "HSET cp f0 changed"); expect_int(c, 1, "HDEL cp f1"); break;
+        case 'l': expect_status(c, "OK", "LSET cp 0 changed"); expect_int_range(c, 1, 1000, "RPUSH cp x"); break;
+        case 's': expect_int(c, 1, "SADD cp changed"); expect_int(c, 1, "SREM cp %s", k[1] == 'i' ? "1" : "m1"); break;
+        default: expect_int(c, 0, "ZADD cp 99 m0"); expect_int(c, 1, "ZREM cp m1"); break;
+        }
+        after = dump_key(c, k);
+        ck_assert_str_eq(before, after);
+        free(after);
+        char *cp = dump_key(c, "cp");
+        ck_assert_str_ne(before, cp);
+        free(cp);
+        /* the original written, the copy unchanged */
+        expect_int(c, 1, "COPY %s cp2", k);
+        char *cp2 = dump_key(c, "cp2");
+        expect_int(c, 1, "DEL %s", k);
+        expect_int(c, 1, "COPY cp2 %s", k);
+        expect_same(c, k, "cp2");
+        free(cp2);
+        /* COPY REPLACE onto another type, COPY DB, MOVE */
+        expect_status(c, "OK", "SET cp x");
+        expect_int(c, 1, "COPY %s cp REPLACE", k);
+        expect_same(c, k, "cp");
+        expect_int(c, 1, "COPY %s %s DB 1", k, k);
+        expect_int(c, 1, "MOVE cp 2");
+        expect_int(c, 0, "EXISTS cp");
+        expect_status(c, "OK", "SELECT 1");
+        after = dump_key(c, k);
+        ck_assert_str_eq(before, after);
+        free(after);
+        expect_int(c, 1, "DEL %s", k);
+        expect_status(c, "OK", "SELECT 2");
+        after = dump_key(c, "cp");
+        ck_assert_str_eq(before, after);
+        free(after);
+        expect_int(c, 1, "DEL cp");
+        expect_status(c, "OK", "SELECT 0");
+        expect_int(c, 1, "DEL cp2");
+        free(before);
+    }
+    expect_error(c, "ERR no such key", "RENAME nokey x");
+}
+END_TEST
+
+START_TEST(dump_restore)
+{
+    redisContext *c = h_c;
+    make_all(c);
+    for (size_t i = 0; i < NALL; i++) {
+        const char *k = all_keys[i];
+        redisReply *d = cmd(c, "DUMP %s", k);
+        ck_assert_int_eq(d->type, REDIS_REPLY_STRING);
+        expect_status(c, "OK", "RESTORE r 0 %b", d->str, d->len);
+        expect_same(c, k, "r");
+        expect_error(c, "BUSYKEY Target key name already exists.", "RESTORE r 0 %b", d->str,
+                     d->len);
+        expect_status(c, "OK", "RESTORE r 5000 %b REPLACE", d->str, d->len);
+        expect_int_range(c, 4000, 5000, "PTTL r");
+        expect_same(c, k, "r");
+        /* the restored value is a value of its own */
+        expect_int(c, 1, "DEL %s", k);
+        expect_status(c, "OK", "RESTORE %s 0 %b", k, d->str, d->len);
+        expect_same(c, k, "r");
+        expect_int(c, 1, "DEL r");
+        freeReplyObject(d);
+    }
+    expect_nil(c, "DUMP nokey");
+}
+END_TEST
+
+START_TEST(sort_types)
+{
+    redisContext *c = h_c;
+    expect_int(c, 4, "RPUSH l 3 1 2 10");
+    expect_join(c, 0, "1 2 3 10", "SORT l");
+    expect_join(c, 0, "10 3 2 1", "SORT l DESC");
+    expect_join(c, 0, "1 10 2 3", "SORT l ALPHA");
+    expect_join(c, 0, "2 3", "SORT l LIMIT 1 2");
+    expect_join(c, 0, "3 2", "SORT l DESC LIMIT 1 2");
+    expect_join(c, 0, "1 2 3 10", "SORT_RO l");
+    /* BY nosort: the list's order, reversed by DESC, LIMIT on it */
+    expect_join(c, 0, "3 1 2 10", "SORT l BY nosort");
+    expect_join(c, 0, "10 2 1 3", "SORT l BY nosort DESC");
+    expect_join(c, 0, "1 2", "SORT l BY nosort LIMIT 1 2");
+    expect_join(c, 0, "2 1", "SORT l BY nosort DESC LIMIT 1 2");
+    /* BY and GET patterns: strings and hash fields */
+    expect_status(c, "OK", "MSET w_1 30 w_2 20 w_3 10 w_10 0 o_1 one o_2 two o_3 three");
+    expect_join(c, 0, "10 3 2 1", "SORT l BY w_*");
+    expect_join(c, 0, "(nil) 10 three 3 two 2 one 1", "SORT l BY w_* GET o_* GET #");
+    for (int i = 1; i <= 3; i++) expect_int(c, 2, "HSET hh_%d f %d g x%d", i, 10 - i, i);
+    expect_int(c, 2, "HSET hh_10 f 100 g x10");
+    expect_join(c, 0, "3 2 1 10", "SORT l BY hh_*->f");
+    expect_join(c, 0, "x3 x2 x1 x10", "SORT l BY hh_*->f GET hh_*->g");
+    expect_join(c, 0, "(nil) (nil) (nil) (nil)", "SORT l GET hh_*->nofield");
+    expect_join(c, 0, "(nil) (nil) (nil) (nil)", "SORT l GET w_*->f"); /* not hashes */
+    /* STORE: a list (a missing GET value stored as ""), replacing the key */
+    expect_status(c, "OK", "SET dst x");
+    expect_int(c, 4, "SORT l STORE dst");
+    expect_status(c, "list", "TYPE dst");
+    expect_join(c, 0, "1 2 3 10", "LRANGE dst 0 -1");
+    expect_int(c, 4, "SORT l BY w_* GET o_* STORE dst");
+    expect_join(c, 0, " three two one", "LRANGE dst 0 -1");
+    expect_int(c, 2, "SORT l LIMIT 0 2 STORE dst");
+    expect_int(c, 2, "LLEN dst");
+    expect_int(c, 0, "SORT nokey STORE dst");
+    expect_int(c, 0, "EXISTS dst");
+    expect_error(c, "ERR syntax error", "SORT_RO l STORE dst");
+    /* sets */
+    expect_int(c, 3, "SADD s 5 3 9");
+    expect_join(c, 0, "3 5 9", "SORT s");
+    expect_join(c, 0, "9 5 3", "SORT s DESC");
+    expect_int(c, 3, "SADD sa b a c");
+    expect_join(c, 0, "a b c", "SORT sa ALPHA");
+    expect_int(c, 3, "SORT sa BY nosort STORE dst"); /* stored sets are sorted */
+    expect_join(c, 0, "a b c", "LRANGE dst 0 -1");
+    expect_error(c, "ERR One or more scores can't be converted into double", "SORT sa");
+    /* sorted sets: BY nosort keeps the score order */
+    expect_int(c, 3, "ZADD z 3 a 1 b 2 c");
+    expect_join(c, 0, "b c a", "SORT z BY nosort");
+    expect_join(c, 0, "a c b", "SORT z BY nosort DESC");
+    expect_join(c, 0, "c a", "SORT z BY nosort LIMIT 1 5");
+    expect_join(c, 0, "a b c", "SORT z ALPHA");
+    expect_join(c, 0, "c b a", "SORT z ALPHA DESC");
+    expect_int(c, 3, "ZADD zn 1 30 2 10 3 20");
+    expect_join(c, 0, "10 20 30", "SORT zn");
+    expect_int(c, 2, "SORT zn LIMIT 1 -1 STORE dst");
+    expect_join(c, 0, "20 30", "LRANGE dst 0 -1");
+    /* bigger values, sorted numerically */
+    fill(c, K_ZSET, "zb", 600, 0);
+    redisReply *r = expect_array(c, 600, "SORT zb BY nosort");
+    ck_assert_str_eq(r->element[0]->str, "m0");
+    ck_assert_str_eq(r->element[599]->str, "m599");
+    freeReplyObject(r);
+    /* other types */
+    expect_int(c, 1, "HSET h f v");
+    expect_error(c, "WRONGTYPE Operation against a key holding the wrong kind of value", "SORT h");
+    expect_status(c, "OK", "SET str v");
+    expect_error(c, "WRONGTYPE Operation against a key holding the wrong kind of value", "SORT str");
+    expect_join(c, 0, "", "SORT nokey");
+}
+END_TEST
+
+/* SCAN TYPE filters by type; KEYS, RANDOMKEY and DBSIZE see every key. */
+START_TEST(scan_type)
+{
+    redisContext *c = h_c;
+    make_all(c);
+    expect_status(c, "OK", "SET str v");
+    static const struct { const char *type, *keys; } want[] = {
+        {"hash", "h1 h2"}, {"list", "l1 l2"}, {"set", "s1 s2 si"}, {"zset", "z1 z2"},
+        {"string", "str"}, {"stream", ""}, {"nosuchtype", ""}};
+    for (size_t t = 0; t < sizeof want / sizeof want[0]; t++) {
+        char *got = calloc(1, 4096);
+        char **names = calloc(64, sizeof *names);
+        size_t n = 0;
+        long long cursor = 0;
+        do {
+            redisReply *r = expect_array(c, 2, "SCAN %lld TYPE %s COUNT 3", cursor, want[t].type);
+            cursor = atoll(r->element[0]->str);
+            for (size_t i = 0; i < r->element[1]->elements; i++)
+                names[n++] = strdup(r->element[1]->element[i]->str);
+            freeReplyObject(r);
+        } while (cursor != 0);
+        qsort(names, n, sizeof *names, cmp_str);
+        for (size_t i = 0; i < n; i++) {
+            if (i) strcat(got, " ");
+            strcat(got, names[i]);
+            free(names[i]);
+        }
+        ck_assert_msg(!strcmp(got, want[t].keys), "SCAN TYPE %s: '%s'", want[t].type, got);
+        free(names);
+        free(got);
+    }
+    expect_join(c, 1, "h1 h2 l1 l2 s1 s2 si str z1 z2", "KEYS *");
+    expect_join(c, 1, "s1 s2 si str", "KEYS s*");
+    expect_int(c, 10, "DBSIZE");
+    for (int i = 0; i < 20; i++) {
+        redisReply *r = cmd(c, "RANDOMKEY");
+        ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+        expect_int(c, 1, "EXISTS %s", r->str);
+        freeReplyObject(r);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("coll_generic");
     h_add_tcase(s, "lazyfree_unlink_del", lazyfree_unlink_del, 60, setup, h_teardown);
@@ -468,5 +838,11 @@ int main(void) {
     h_add_tcase(s, "memory_usage", memory_usage, 60, setup, h_teardown);
     h_add_tcase(s, "memory_other", memory_other, 60, setup, h_teardown);
     h_add_tcase(s, "info_fields", info_fields, 90, setup, h_teardown);
+    h_add_tcase(s, "type_encoding", type_encoding, 60, setup, h_teardown);
+    h_add_tcase(s, "expire_ttl", expire_ttl, 60, setup, h_teardown);
+    h_add_tcase(s, "rename_copy_move", rename_copy_move, 60, setup, h_teardown);
+    h_add_tcase(s, "dump_restore", dump_restore, 60, setup, h_teardown);
+    h_add_tcase(s, "sort_types", sort_types, 60, setup, h_teardown);
+    h_add_tcase(s, "scan_type", scan_type, 60, setup, h_teardown);
     return h_main(s);
 }

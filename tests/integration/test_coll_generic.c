@@ -9,6 +9,7 @@
  * field (forkless_copied_nodes) is checked on verso alone. */
 #include "harness.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -827,6 +828,156 @@ START_TEST(scan_type)
 }
 END_TEST
 
+/* ---- AOF ---- */
+
+/* Every key's content (dump_key), in key order, as one string. */
+static char *dump_all(redisContext *c) {
+    redisReply *r = expect_array(c, -1, "KEYS *");
+    char **names = calloc(r->elements + 1, sizeof *names);
+    for (size_t i = 0; i < r->elements; i++) names[i] = r->element[i]->str;
+    qsort(names, r->elements, sizeof *names, cmp_str);
+    size_t cap = 1024, len = 0;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    for (size_t i = 0; i < r->elements; i++) {
+        char *v = dump_key(c, names[i]);
+        redisReply *t = cmd(c, "PTTL %s", names[i]);
+        size_t need = strlen(names[i]) + strlen(v) + 16;
+        if (len + need >= cap) {
+            cap = 2 * (len + need);
+            out = realloc(out, cap);
+        }
+        len += (size_t)sprintf(out + len, "%s=%s%s\n", names[i], v, t->integer > 0 ? " ttl" : "");
+        freeReplyObject(t);
+        free(v);
+    }
+    free(names);
+    freeReplyObject(r);
+    return out;
+}
+
+/* The appendonlydir file whose name contains `part` (malloc'd path). */
+static char *aof_file(const srv *s, const char *part) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/appendonlydir", s->dir);
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    char *found = NULL;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!strstr(e->d_name, part)) continue;
+        found = malloc(strlen(dir) + strlen(e->d_name) + 2);
+        sprintf(found, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    ck_assert_msg(found != NULL, "no %s file in %s", part, dir);
+    return found;
+}
+
+static void wait_rewrite(redisContext *c) {
+    h_wait_info(c, "persistence", "aof_rewrite_in_progress", 0, 30000);
+    h_wait_info(c, "persistence", "aof_rewrite_scheduled", 0, 30000);
+    h_wait_info_str(c, "persistence", "aof_last_bgrewrite_status", "ok", 30000);
+}
+
+/* Restarts s (kill -9: appendfsync always) on owner's data dir and checks
+ * the data came back. */
+static srv *restart_check(const srv *owner, srv *s, redisContext **c, const char *args,
+                          const char *want) {
+    redisFree(*c);
+    srv_kill9(s);
+    srv *s2 = h_srv_start_on(owner, "%s", args);
+    *c = srv_connect(s2);
+    h_wait_loaded(*c, 30000);
+    char *got = dump_all(*c);
+    ck_assert_msg(!strcmp(got, want), "after restart:\n%.600s\nwant:\n%.600s", got, want);
+    free(got);
+    return s2;
+}
+
+/* Changes to every type, after a first state. */
+static void more_writes(redisContext *c) {
+    expect_int(c, 1, "HSET h2 new v");
+    expect_int(c, 1, "HDEL h2 f7");
+    expect_int(c, 1, "DEL h1");
+    expect_int(c, 601, "RPUSH l2 tail");
+    expect_bulk(c, "m0", "LPOP l2");
+    expect_int(c, 1, "SREM s2 m3");
+    expect_int(c, 1, "SADD si 42");
+    expect_int(c, 0, "ZADD z2 -1.5 m9");
+    expect_int(c, 1, "ZADD z1 inf top");
+    expect_int(c, 1, "EXPIRE l1 1000");
+    expect_int(c, 3, "SORT l2 ALPHA LIMIT 0 3 STORE sorted");
+}
+
+/* Collections survive restarts with the AOF: replayed commands, a rewrite
+ * (RDB preamble or commands), writes after the rewrite. */
+static void aof_roundtrip(const char *preamble) {
+    char args[256];
+    snprintf(args, sizeof args, "--appendonly yes --appendfsync always "
+             "--aof-use-rdb-preamble %s --hash-max-listpack-entries 128 "
+             "--zset-max-listpack-entries 128", preamble);
+    srv *s = h_srv_start("%s", args);
+    const srv *owner = s; /* its dir holds the data of every restart */
+    redisContext *c = srv_connect(s);
+    make_all(c);
+    fill(c, K_HASH, "hbig", 3000, 0);
+    expect_int(c, 1, "PEXPIRE z2 100000000");
+    expect_status(c, "OK", "SET str v");
+    expect_status(c, "OK", "SELECT 3");
+    fill(c, K_LIST, "l3", 100, 0);
+    expect_status(c, "OK", "SELECT 0");
+    char *want = dump_all(c);
+    /* 1: the commands as they ran */
+    s = restart_check(owner, s, &c, args, want);
+    /* 2: after a rewrite */
+    expect_status(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    wait_rewrite(c);
+    char *base = aof_file(owner, ".base.");
+    size_t len;
+    char *text = h_slurp(base, &len, 1);
+    if (!strcmp(preamble, "yes")) {
+        ck_assert_msg(strstr(base, ".base.rdb") != NULL, "%s", base);
+        ck_assert(len > 5 && !memcmp(text, "REDIS", 5));
+    } else {
+        ck_assert_msg(strstr(base, ".base.aof") != NULL, "%s", base);
+        /* Redis's rewriteAppendOnlyFileRio: SELECT, then batches of 64 */
+        ck_assert(!memcmp(text, "*2\r\n$6\r\nSELECT\r\n$1\r\n", 19));
+        ck_assert(strstr(text, "*66\r\n$5\r\nRPUSH\r\n$2\r\nl2\r\n") != NULL);
+        ck_assert(strstr(text, "*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n") != NULL);
+        ck_assert(strstr(text, "*38\r\n$5\r\nRPUSH\r\n$2\r\nl3\r\n") != NULL); /* 100 = 64 + 36 */
+        ck_assert(strstr(text, "*130\r\n$5\r\nHMSET\r\n$4\r\nhbig\r\n") != NULL);
+        ck_assert(strstr(text, "*130\r\n$4\r\nZADD\r\n$2\r\nz2\r\n") != NULL);
+        ck_assert(strstr(text, "*66\r\n$4\r\nSADD\r\n$2\r\ns2\r\n") != NULL);
+        ck_assert(strstr(text, "$9\r\nPEXPIREAT\r\n$2\r\nz2\r\n") != NULL);
+        ck_assert(strstr(text, "*3\r\n$3\r\nSET\r\n$3\r\nstr\r\n$1\r\nv\r\n") != NULL);
+    }
+    free(text);
+    free(base);
+    s = restart_check(owner, s, &c, args, want);
+    /* 3: writes after a rewrite, then the same again with a rewrite
+     * between two batches */
+    more_writes(c);
+    free(want);
+    want = dump_all(c);
+    s = restart_check(owner, s, &c, args, want);
+    expect_status(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    wait_rewrite(c);
+    fill(c, K_ZSET, "z3", 300, 0);
+    expect_int(c, 1, "DEL hbig");
+    fill(c, K_SET, "hbig", 200, 0);
+    free(want);
+    want = dump_all(c);
+    s = restart_check(owner, s, &c, args, want);
+    free(want);
+    redisFree(c);
+}
+
+START_TEST(aof_with_preamble) { aof_roundtrip("yes"); }
+END_TEST
+
+START_TEST(aof_without_preamble) { aof_roundtrip("no"); }
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("coll_generic");
     h_add_tcase(s, "lazyfree_unlink_del", lazyfree_unlink_del, 60, setup, h_teardown);
@@ -844,5 +995,7 @@ int main(void) {
     h_add_tcase(s, "dump_restore", dump_restore, 60, setup, h_teardown);
     h_add_tcase(s, "sort_types", sort_types, 60, setup, h_teardown);
     h_add_tcase(s, "scan_type", scan_type, 60, setup, h_teardown);
+    h_add_dropall(s, "aof_with_preamble", aof_with_preamble, 90);
+    h_add_dropall(s, "aof_without_preamble", aof_without_preamble, 90);
     return h_main(s);
 }

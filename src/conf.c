@@ -325,9 +325,9 @@ static const conf_param params[] = {
     {"lfu-decay-time", P_INT, 0, FIELD(lfu_decay_time), .min = 0, .max = INT_MAX, .def = 1},
     /* collections (the *-ziplist-* names are Redis's aliases: same field) */
     {"hash-max-listpack-entries", P_INT, 0, FIELD(hash_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 128},
+     .max = INT_MAX, .def = 512},
     {"hash-max-ziplist-entries", P_INT, 0, FIELD(hash_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 128},
+     .max = INT_MAX, .def = 512},
     {"hash-max-listpack-value", P_MEM, 0, FIELD(hash_max_listpack_value), .min = 0,
      .max = LLONG_MAX, .def = 64},
     {"hash-max-ziplist-value", P_MEM, 0, FIELD(hash_max_listpack_value), .min = 0,

@@ -88,7 +88,7 @@ typedef struct conf {
     int lfu_decay_time;                 /* lfu-decay-time (1) */
     /* collections: where Redis would switch to the big encoding (t_*.c use
      * them for OBJECT ENCODING and the RDB form; *-ziplist-* are aliases) */
-    int hash_max_listpack_entries;      /* hash-max-listpack-entries (128) */
+    int hash_max_listpack_entries;      /* hash-max-listpack-entries (512) */
     long long hash_max_listpack_value;  /* hash-max-listpack-value (64) */
     int list_max_listpack_size;         /* list-max-listpack-size (-2) */
     int list_compress_depth;            /* list-compress-depth (0) */

@@ -33,4 +33,36 @@ int zset_iter_next(zset_iter *it, const char **m, size_t *ml, double *score);
 typedef struct zset_member { const char *m; size_t ml; double score; } zset_member;
 obj *zset_from_members(zset_member *v, size_t n);
 
+/* ---- for the commands (ranks are 0-based in ascending order) ---- */
+/* 1 and *rank (and *score when not NULL) set when the member exists. */
+int zset_rank(const obj *z, const char *m, size_t ml, uint64_t *rank, double *score);
+/* Iteration from rank (< len), ascending or descending (reverse). */
+void zset_iter_at(zset_iter *it, const obj *z, uint64_t rank, int reverse);
+/* The member at rank (< len): 1, or 0 when out of range. */
+int zset_at(const obj *z, uint64_t rank, const char **m, size_t *ml, double *score);
+/* The rank of the first member whose score is >= s (> s when excl). */
+uint64_t zset_rank_of_score(const obj *z, double s, int excl);
+/* The rank of the first member (in tree order) that is >= m by memcmp
+ * (> m when excl), assuming the members are in lexicographic order (all
+ * scores equal), as Redis's lex ranges do. */
+uint64_t zset_rank_of_lex(const obj *z, const char *m, size_t ml, int excl);
+/* z unshared: removes the n members from rank (rank + n <= len). */
+void zset_delete_range(obj *z, uint64_t rank, uint64_t n);
+/* ZSCAN over tree 1: from 32-bit hash position `from`, appends at least
+ * `count` members (all members of the last hash value seen) through fn
+ * and returns the next position, or 2^32 at the end. */
+typedef void zset_scan_fn(void *priv, const char *m, size_t ml, double score);
+uint64_t zset_scan(const obj *z, uint64_t from, uint64_t count, zset_scan_fn *fn, void *priv);
+
+/* Redis's string2d: the whole of p[0..len) is a double (strtod, no
+ * leading space, no NaN, no overflow to inf from a finite text): 1 and *out. */
+int zset_parse_double(const char *p, size_t len, double *out);
+/* A score as Redis 7.0 replies it ("%.17g", "inf", "-inf"): its length;
+ * buf holds at least ZSET_SCORE_BUF bytes. */
+#define ZSET_SCORE_BUF 32
+size_t zset_fmt_score(char *buf, double s);
+/* A score as a Redis 7.0 listpack holds it (an integer when the double is
+ * one within +-LLONG_MAX/2, else as zset_fmt_score): ZSCAN of a small set. */
+size_t zset_fmt_listpack_score(char *buf, double s);
+
 #endif

@@ -18,8 +18,11 @@
  * when it is shared (copying a node takes a reference to each of its
  * children), so a write to a shared tree copies only the O(log n) nodes on
  * its path and the other handle still sees the tree as it was. Node sizes
- * are bounded (a leaf holds at most PT_LEAF_BYTES of items; a bigger item
- * is kept out of line and shared by reference), so a copy is bounded too.
+ * are bounded (a leaf holds at most 2 KiB of packed items, at most
+ * PT_ITER_LEAF_ITEMS of them; a key or value over 256 bytes is kept out of
+ * line and shared by reference; an inner node has at most 32 children), so
+ * a copy is bounded too. A tree that fits in one leaf is one leaf sized to
+ * its contents. Layout and sizes: ptree_int.h.
  *
  * Threads. Writes are main thread only. Reads (pt_get, pt_seek, iterators)
  * may run on any thread that holds a handle whose nodes are not written:
@@ -88,17 +91,20 @@ int pt_remove(ptree *t, const void *key, size_t klen);
 
 /* ---- iteration (in rank order from a start rank, forward or backward) ---- */
 #define PT_MAX_DEPTH 32
-typedef struct pt_iter {
+#define PT_ITER_LEAF_ITEMS 256       /* most items a leaf holds */
+typedef struct pt_iter {             /* private fields */
     const ptree *t;
     int reverse;
     int depth;                       /* levels on the stack; 0: done */
     const pt_node *node[PT_MAX_DEPTH];
     uint32_t pos[PT_MAX_DEPTH];      /* child index (inner) / item index (leaf) */
-    uint32_t off;                    /* leaf: byte offset of the current item */
+    uint32_t off;                    /* forward: byte offset of the current item */
     uint64_t rank;                   /* rank of the item next returns */
+    uint16_t loff[PT_ITER_LEAF_ITEMS]; /* reverse: item offsets in the leaf */
 } pt_iter;
-/* Positions it at rank (forward: rank..count-1; reverse: rank..0). A rank
- * out of range gives an iterator that returns nothing. */
+/* Positions it at rank (forward: rank..count-1; reverse: rank..0) in
+ * O(log n); each next is O(1) amortised. A rank out of range gives an
+ * iterator that returns nothing. */
 void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse);
 /* 1 and *out set, or 0 at the end. The tree must not be written meanwhile. */
 int pt_iter_next(pt_iter *it, pt_item *out);
@@ -114,8 +120,24 @@ void pt_build_add(pt_builder *b, const pt_item *it);
 /* The finished tree goes to *out (uninitialised or freed). */
 void pt_build_finish(pt_builder *b, ptree *out);
 
-/* Nodes copied because they were shared (INFO forkless_copied_nodes);
- * any thread, relaxed. */
+/* Nodes copied because they were shared (INFO forkless_copied_nodes): a
+ * write copies each shared node on its path (and a shared sibling it
+ * merges with) once, so at most ~2 per level per write; 0 when unshared.
+ * Any thread, relaxed. */
 uint64_t pt_copied_nodes(void);
+/* Bytes of nodes that a write copied away from and that are still alive
+ * (held by another handle, e.g. a save's): a node is counted when a write
+ * leaves it (it is marked retired) and uncounted when it is freed (or when
+ * the other handles let go and a write finds it unshared again). So it is
+ * the memory a running save costs; 0 once the snapshots are freed
+ * (INFO forkless_retained_bytes). Any thread, relaxed. */
+size_t pt_retained_bytes(void);
+
+/* ---- diagnostics (tests) ---- */
+/* Levels from the root to the leaves (0: empty, 1: one leaf). */
+int pt_depth(const ptree *t);
+/* Checks every invariant (counts, key order, separators, equal depth, leaf
+ * bounds): 1 when sound (asserts otherwise). O(n). */
+int pt_check(const ptree *t);
 
 #endif

@@ -1,1 +1,485 @@
-/* src/blocking.c: PLACEHOLDER for issue 9 work (replaced by its owner). */
+/* blocking: clients blocked on keys (see blocking.h).
+ *
+ * Owns the table of blocked keys ((db, key) -> FIFO of the clients blocked
+ * on it, a chained hash table with a count of keys per db for
+ * block_signal_key's fast path), the list of keys signalled ready, the
+ * timeout heap (clients with a deadline, earliest first, behind one libuv
+ * timer armed for the earliest) and the queue of served or timed-out
+ * clients whose waiting input is run next.
+ *
+ * A blocked client keeps its command as the pending request of its query
+ * buffer (net.c stops processing its input on CLIENT_BLOCKED but keeps
+ * reading, so a disconnect is seen) and a copy of its argv here. Serving a
+ * ready key runs, for each client blocked on it in the order they blocked,
+ * while the key exists: the client's command again through cmd_dispatch
+ * (hooks, propagation, statistics as for a command that just arrived), its
+ * keys narrowed to the ready one (BLPOP a b 0 served by b runs BLPOP b 0;
+ * BLMPOP's numkeys becomes 1) so that, as in Redis 7.0, the key that became
+ * ready is the one served, whatever the other keys hold. A client whose
+ * command pops a type other than the key's (BLPOP on a key now a zset) is
+ * skipped and stays blocked, as in Redis 7.0. When the command blocks
+ * again (nothing to pop after all) the client keeps its place and its
+ * deadline; otherwise it is unregistered from every key and its pipelined
+ * input runs once the ready keys are all served.
+ *
+ * Main thread only (the timer runs on the loop). */
+#include "blocking.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "net.h"
+#include "util.h"
+
+typedef struct bnode bnode;
+
+typedef struct bkey {
+    struct bkey *next;          /* bucket chain */
+    struct bkey *ready_next;    /* ready list */
+    uint64_t h;
+    int db;
+    int ready;                  /* on the ready list */
+    int pinned;                 /* being served: freed by the server */
+    bnode *head, *tail;         /* blocked clients, first blocked first */
+    size_t len;
+    char key[];
+} bkey;
+
+struct bnode {
+    client *c;
+    bkey *k;
+    bnode *prev, *next;
+};
+
+struct block_state {
+    arg *argv;                  /* the blocked command (args_dup) */
+    int argc;
+    int first;                  /* argv index of the first key, -1: keys not in argv */
+    int nkeys;                  /* keys as given (repeats included) */
+    const cmd_def *cmd;
+    bnode *nodes;               /* one per distinct key */
+    size_t nnodes;
+    int64_t deadline;           /* unix ms; 0: none */
+    size_t heap_at;             /* index in B.heap when deadline != 0 */
+    int reply;                  /* BLOCK_NIL_* (see block_on_keys) */
+    int type;                   /* OBJ_* the command pops; -1: any */
+    int db;
+};
+
+static struct {
+    bkey **buckets;
+    size_t nbuckets, nkeys;     /* nbuckets: power of two, or 0 */
+    size_t *per_db;             /* blocked keys per db (cfg.databases) */
+    bkey *ready_head, *ready_tail;
+    client **heap;              /* by deadline */
+    size_t nheap, heapcap;
+    client **resume;            /* served / timed out: input to run */
+    size_t nresume, resume_at, resumecap;
+    uv_timer_t timer;
+    int timer_init;
+    int64_t armed_for;          /* deadline the timer is set for, 0: none */
+    size_t nblocked;
+    client *rerun;              /* whose command runs again right now */
+    int handling;
+} B;
+
+size_t block_pending;
+
+/* ---- timeout parsing (Redis 7.0's getTimeoutFromObjectOrReply) ---- */
+
+int block_parse_timeout(client *c, const arg *a, int64_t *deadline_ms) {
+    /* string2ld: strtold on the whole argument, no blanks, no nan */
+    char buf[5 * 1024];
+    long double v = 0;
+    int ok = a->len > 0 && a->len < sizeof buf;
+    if (ok) {
+        memcpy(buf, a->p, a->len);
+        buf[a->len] = '\0';
+        char *end;
+        errno = 0;
+        v = strtold(buf, &end);
+        if (isspace((unsigned char)buf[0]) || *end != '\0' ||
+            (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0)) ||
+            errno == EINVAL || isnan(v))
+            ok = 0;
+    }
+    if (!ok) {
+        reply_error(c, "ERR timeout is not a float or out of range");
+        return 0;
+    }
+    /* Milliseconds rounded up (0.0001 waits 1 ms, -0.0009 is 0: forever);
+     * a value out of long long's range converts to LLONG_MIN on x86-64, so
+     * Redis calls it negative (1e16, inf): so do we. */
+    long double ms = ceill(v * 1000.0L);
+    long long t = ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L ? (long long)ms
+                                                                                : LLONG_MIN;
+    if (t < 0) {
+        reply_error(c, "ERR timeout is negative");
+        return 0;
+    }
+    if (t == 0) {
+        *deadline_ms = 0;
+        return 1;
+    }
+    int64_t now = wall_ms();
+    /* Redis's sum overflows and the client waits for ever: so here too */
+    *deadline_ms = t > INT64_MAX - now ? INT64_MAX : now + t;
+    return 1;
+}
+
+int block_allowed(const client *c) {
+    /* CLIENT_MULTI while a handler runs: EXEC is running it */
+    return !(c->flags & (CLIENT_MULTI | CLIENT_LOADER));
+}
+
+size_t block_blocked_clients(void) { return B.nblocked; }
+
+/* ---- the key table ---- */
+
+static uint64_t key_hash(int dbid, const char *key, size_t len) {
+    return vt_hash(key, len) ^ ((uint64_t)(unsigned)dbid * 0x9e3779b97f4a7c15ULL);
+}
+
+static bkey *key_find(int dbid, const char *key, size_t len, uint64_t h) {
+    if (!B.nbuckets) return NULL;
+    for (bkey *k = B.buckets[h & (B.nbuckets - 1)]; k; k = k->next)
+        if (k->h == h && k->db == dbid && k->len == len && memcmp(k->key, key, len) == 0)
+            return k;
+    return NULL;
+}
+
+static void table_grow(void) {
+    size_t n = B.nbuckets ? B.nbuckets * 2 : 64;
+    bkey **b = xcalloc(n, sizeof *b);
+    for (size_t i = 0; i < B.nbuckets; i++) {
+        for (bkey *k = B.buckets[i], *next; k; k = next) {
+            next = k->next;
+            k->next = b[k->h & (n - 1)];
+            b[k->h & (n - 1)] = k;
+        }
+    }
+    free(B.buckets);
+    B.buckets = b;
+    B.nbuckets = n;
+}
+
+static bkey *key_add(int dbid, const char *key, size_t len, uint64_t h) {
+    if (!B.per_db) B.per_db = xcalloc((size_t)server.cfg.databases, sizeof *B.per_db);
+    if (B.nkeys + 1 > B.nbuckets) table_grow();
+    bkey *k = xcalloc(1, sizeof *k + len);
+    k->h = h;
+    k->db = dbid;
+    k->len = len;
+    memcpy(k->key, key, len);
+    k->next = B.buckets[h & (B.nbuckets - 1)];
+    B.buckets[h & (B.nbuckets - 1)] = k;
+    B.nkeys++;
+    B.per_db[dbid]++;
+    return k;
+}
+
+/* Frees k once no client waits on it and nothing refers to it. */
+static void key_maybe_free(bkey *k) {
+    if (k->head || k->ready || k->pinned) return;
+    for (bkey **p = &B.buckets[k->h & (B.nbuckets - 1)]; *p; p = &(*p)->next) {
+        if (*p == k) {
+            *p = k->next;
+            break;
+        }
+    }
+    B.nkeys--;
+    B.per_db[k->db]--;
+    free(k);
+}
+
+void block_signal_key(int dbid, const char *key, size_t len) {
+    if (!B.per_db || !B.per_db[dbid]) return;
+    bkey *k = key_find(dbid, key, len, key_hash(dbid, key, len));
+    if (!k || k->ready) return;
+    k->ready = 1;
+    k->ready_next = NULL;
+    if (B.ready_tail) B.ready_tail->ready_next = k;
+    else B.ready_head = k;
+    B.ready_tail = k;
+    block_pending++;
+}
+
+/* ---- the timeout heap ---- */
+
+static int64_t deadline_at(size_t i) { return B.heap[i]->bstate->deadline; }
+
+static void heap_set(size_t i, client *c) {
+    B.heap[i] = c;
+    c->bstate->heap_at = i;
+}
+
+static void heap_sift_up(size_t i) {
+    client *c = B.heap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (deadline_at(parent) <= c->bstate->deadline) break;
+        heap_set(i, B.heap[parent]);
+        i = parent;
+    }
+    heap_set(i, c);
+}
+
+static void heap_sift_down(size_t i) {
+    client *c = B.heap[i];
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        int64_t best = c->bstate->deadline;
+        if (l < B.nheap && deadline_at(l) < best) m = l, best = deadline_at(l);
+        if (l + 1 < B.nheap && deadline_at(l + 1) < best) m = l + 1;
+        if (m == i) break;
+        heap_set(i, B.heap[m]);
+        i = m;
+    }
+    heap_set(i, c);
+}
+
+static void heap_push(client *c) {
+    if (B.nheap == B.heapcap) {
+        B.heapcap = B.heapcap ? B.heapcap * 2 : 16;
+        B.heap = xrealloc(B.heap, B.heapcap * sizeof *B.heap);
+    }
+    B.heap[B.nheap++] = c;
+    heap_sift_up(B.nheap - 1);
+}
+
+static void heap_remove(client *c) {
+    size_t i = c->bstate->heap_at;
+    assert(i < B.nheap && B.heap[i] == c);
+    client *last = B.heap[--B.nheap];
+    if (last == c) return;
+    heap_set(i, last);
+    heap_sift_up(i);
+    heap_sift_down(last->bstate->heap_at);
+}
+
+static void on_timer(uv_timer_t *t);
+
+/* Arms the timer for the earliest deadline (wall clock: a deadline is
+ * checked again when the timer fires, so a clock step only delays it). */
+static void timer_arm(void) {
+    if (!B.nheap) {
+        if (B.armed_for) uv_timer_stop(&B.timer);
+        B.armed_for = 0;
+        return;
+    }
+    int64_t due = deadline_at(0);
+    if (B.armed_for == due) return;
+    if (!B.timer_init) {
+        uv_timer_init(server.loop, &B.timer);
+        B.timer_init = 1;
+    }
+    int64_t now = wall_ms();
+    uv_update_time(server.loop);
+    uv_timer_start(&B.timer, on_timer, due > now ? (uint64_t)(due - now) : 0, 0);
+    B.armed_for = due;
+}
+
+/* ---- blocking and unblocking ---- */
+
+static int wanted_type(const cmd_def *d) {
+    if (d->acl & CAT_LIST) return OBJ_LIST;
+    if (d->acl & CAT_SORTEDSET) return OBJ_ZSET;
+    return -1;
+}
+
+void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms,
+                   int timeout_reply) {
+    assert(nkeys > 0 && block_allowed(c) && c->cmd);
+    if (c == B.rerun) { /* served, found nothing after all: keeps its place */
+        assert(c->bstate);
+        c->flags |= CLIENT_BLOCKED;
+        return;
+    }
+    assert(!c->bstate && !(c->flags & CLIENT_BLOCKED));
+    struct block_state *b = xcalloc(1, sizeof *b);
+    b->argv = args_dup(c->argc, c->argv);
+    b->argc = c->argc;
+    uintptr_t kp = (uintptr_t)keys, lo = (uintptr_t)c->argv,
+              hi = (uintptr_t)(c->argv + c->argc);
+    b->first = kp >= lo && kp + (size_t)nkeys * sizeof(arg) <= hi ? (int)(keys - c->argv) : -1;
+    b->nkeys = nkeys;
+    b->cmd = c->cmd;
+    b->deadline = deadline_ms;
+    b->reply = timeout_reply;
+    b->type = wanted_type(c->cmd);
+    b->db = c->db;
+    b->nodes = xcalloc((size_t)nkeys, sizeof *b->nodes);
+    c->bstate = b;
+    for (int i = 0; i < nkeys; i++) {
+        uint64_t h = key_hash(c->db, keys[i].p, keys[i].len);
+        bkey *k = key_find(c->db, keys[i].p, keys[i].len, h);
+        if (!k) k = key_add(c->db, keys[i].p, keys[i].len, h);
+        if (k->tail && k->tail->c == c) continue; /* a repeated key */
+        bnode *n = &b->nodes[b->nnodes++];
+        *n = (bnode){c, k, k->tail, NULL};
+        if (k->tail) k->tail->next = n;
+        else k->head = n;
+        k->tail = n;
+    }
+    if (deadline_ms) {
+        heap_push(c);
+        timer_arm();
+    }
+    c->flags |= CLIENT_BLOCKED;
+    B.nblocked++;
+}
+
+/* Removes c from every key and the heap; c is no longer blocked. */
+static void unblock(client *c) {
+    struct block_state *b = c->bstate;
+    for (size_t i = 0; i < b->nnodes; i++) {
+        bnode *n = &b->nodes[i];
+        bkey *k = n->k;
+        if (n->prev) n->prev->next = n->next;
+        else k->head = n->next;
+        if (n->next) n->next->prev = n->prev;
+        else k->tail = n->prev;
+        key_maybe_free(k);
+    }
+    if (b->deadline) {
+        heap_remove(c);
+        timer_arm();
+    }
+    free(b->nodes);
+    free(b->argv);
+    free(b);
+    c->bstate = NULL;
+    c->flags &= ~CLIENT_BLOCKED;
+    B.nblocked--;
+}
+
+static void queue_resume(client *c) {
+    if (B.nresume == B.resumecap) {
+        B.resumecap = B.resumecap ? B.resumecap * 2 : 16;
+        B.resume = xrealloc(B.resume, B.resumecap * sizeof *B.resume);
+    }
+    B.resume[B.nresume++] = c;
+    block_pending++;
+}
+
+void block_client_closed(client *c) {
+    for (size_t i = B.resume_at; i < B.nresume; i++)
+        if (B.resume[i] == c) B.resume[i] = NULL;
+    if (c->bstate) unblock(c);
+}
+
+static void on_timer(uv_timer_t *t) {
+    (void)t;
+    B.armed_for = 0;
+    int64_t now = wall_ms();
+    while (B.nheap && deadline_at(0) <= now) {
+        client *c = B.heap[0];
+        /* a null array whatever the command (BLMOVE too), as Redis 7.0's
+         * replyToBlockedClientTimedOut */
+        resp_add_nil_array(&c->reply);
+        unblock(c);
+        net_skip_pending(c);
+        queue_resume(c);
+    }
+    timer_arm();
+    block_handle_ready();
+}
+
+/* ---- serving ---- */
+
+/* The argv c's command runs with when key k is ready: its keys narrowed
+ * to k when they are a range of argv (and numkeys made 1 when a KEYNUM
+ * spec counts them); *argc set. Freed by the caller. */
+static arg *serve_argv(const struct block_state *b, const bkey *k, int *argc) {
+    arg *v = xmalloc((size_t)b->argc * sizeof *v);
+    if (b->first < 0 || b->nkeys == 1) {
+        memcpy(v, b->argv, (size_t)b->argc * sizeof *v);
+        *argc = b->argc;
+        return v;
+    }
+    int n = 0;
+    for (int i = 0; i < b->first; i++) v[n++] = b->argv[i];
+    v[n++] = (arg){k->key, k->len};
+    for (int i = b->first + b->nkeys; i < b->argc; i++) v[n++] = b->argv[i];
+    const cmd_key_spec *s = b->cmd->nkey_specs ? &b->cmd->key_specs[0] : NULL;
+    if (s && s->bs_type == KS_BS_INDEX && s->fk_type == KS_FK_KEYNUM) {
+        int numkeys = s->bs_index + s->fk_keynumidx;
+        if (numkeys + s->fk_firstkey == b->first && numkeys < b->first) v[numkeys] = (arg){"1", 1};
+    }
+    *argc = n;
+    return v;
+}
+
+/* Runs c's command again for ready key k. */
+static void serve_client(client *c, bkey *k) {
+    struct block_state *b = c->bstate;
+    int argc;
+    arg *argv = serve_argv(b, k, &argc);
+    arg *own_argv = c->argv;
+    int own_argc = c->argc;
+    assert(c->db == b->db);
+    c->argv = argv;
+    c->argc = argc;
+    c->flags &= ~CLIENT_BLOCKED;
+    B.rerun = c;
+    cmd_dispatch(c);
+    B.rerun = NULL;
+    c->argv = own_argv;
+    c->argc = own_argc;
+    free(argv);
+    if (c->flags & CLIENT_BLOCKED) return; /* still nothing: stays in place */
+    unblock(c);
+    /* AOF backlog parking: the AOF runs the command from the query buffer
+     * when it resumes the client (a fresh block if it then waits again). */
+    if (c->flags & CLIENT_PARKED) return;
+    net_skip_pending(c);
+    queue_resume(c);
+}
+
+/* Serves k's clients, first blocked first, while k exists. */
+static void serve_key(bkey *k) {
+    db *d = db_get(k->db);
+    k->pinned = 1;
+    for (bnode *n = k->head, *next; n; n = next) {
+        next = n->next;
+        vt_entry *e = db_lookup_notouch(d, k->key, k->len);
+        if (!e) break;
+        client *c = n->c;
+        if (c->bstate->type >= 0 && e->val->type != c->bstate->type) continue;
+        serve_client(c, k);
+    }
+    k->pinned = 0;
+    key_maybe_free(k);
+}
+
+void block_handle_ready_slow(void) {
+    if (B.handling) return;
+    B.handling = 1;
+    for (;;) {
+        if (B.ready_head) {
+            bkey *k = B.ready_head;
+            B.ready_head = k->ready_next;
+            if (!B.ready_head) B.ready_tail = NULL;
+            k->ready = 0;
+            block_pending--;
+            serve_key(k);
+        } else if (B.resume_at < B.nresume) {
+            client *c = B.resume[B.resume_at++];
+            block_pending--;
+            if (!c) continue; /* closed meanwhile */
+            net_process_input(c);
+            net_update_reading(c);
+            net_want_write(c);
+        } else {
+            break;
+        }
+    }
+    B.nresume = B.resume_at = 0;
+    B.handling = 0;
+}

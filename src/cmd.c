@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <limits.h>
 
+#include "blocking.h"
 #include "evict.h"
 #include "hooks.h"
 #include "multi.h"
@@ -391,7 +392,9 @@ int cmd_dispatch(client *c) {
     cmd_call(c, d);
     hooks_after_command(c, d);
     c->cmd = NULL;
-    return CMD_RAN;
+    int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;
+    block_handle_ready(); /* keys this command (or EXEC) created */
+    return rc;
 }
 
 /* ---- replies ---- */

@@ -170,7 +170,11 @@ void cmd_keys_free(cmd_keyrefs *k);
 int cmd_has_keys(const cmd_def *d);
 /* Runs c->argc/c->argv (argc > 0). Returns CMD_RAN, or CMD_PARKED when
  * the AOF backlog is full and the command must run later (the caller
- * keeps it and stops reading the client; aof.c resumes it). */
+ * keeps it and stops reading the client; aof.c resumes it), or when the
+ * command blocked on keys (the caller keeps it as its pending request and
+ * runs nothing more of that client's input; blocking.c serves it). After a
+ * command that ran, serves the clients blocked on keys it created
+ * (blocking.h). */
 enum { CMD_RAN = 0, CMD_PARKED = 1 };
 int cmd_dispatch(client *c);
 /* Runs an admitted command d with c->argc/argv: the handler, statistics,

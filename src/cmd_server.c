@@ -237,6 +237,7 @@ static void client_line(vbuf *b, const client *c) {
     int64_t now = mono_ms();
     char flags[4], *f = flags;
     if (c->flags & CLIENT_MULTI) *f++ = 'x';
+    if (c->flags & CLIENT_BLOCKED) *f++ = 'b';
     if (c->flags & CLIENT_DIRTY_CAS) *f++ = 'd';
     if (f == flags) *f++ = 'N';
     *f = '\0';

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "blocking.h"
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
@@ -85,7 +86,10 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     int made = 0;
     vt_entry *e = vt_write(d->t, key, len, create, w, &made);
     if (created) *created = made;
-    if (e && made) evict_new_entry(e);
+    if (e && made) {
+        evict_new_entry(e);
+        block_signal_key(d->id, key, len); /* clients blocked on it: served after the command */
+    }
     else if (e) evict_touch(e);
     if (e) multi_touch_key(d->id, key, len); /* the caller changes it now */
     return e;

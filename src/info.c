@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "blocking.h"
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
@@ -84,8 +85,8 @@ static void section_clients(vbuf *b) {
     }
     addf(b, "# Clients\r\nconnected_clients:%zu\r\nmaxclients:%d\r\n"
             "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
-            "blocked_clients:0\r\n",
-         server.nclients, server.cfg.maxclients, max_in, max_out);
+            "blocked_clients:%zu\r\n",
+         server.nclients, server.cfg.maxclients, max_in, max_out, block_blocked_clients());
 }
 
 static void section_memory(vbuf *b) {

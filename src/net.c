@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "cmd.h"
 #include "hooks.h"
 #include "log.h"
@@ -263,6 +264,7 @@ void net_close_client(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
+    block_client_closed(c);
     hooks_client_closed(c);
     if (c->prev) c->prev->next = c->next; else server.clients = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -301,7 +303,8 @@ void net_process_input(client *c) {
         .max_multibulk = INT_MAX,
         .max_inline = 64 * 1024,
     };
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_PARKED)) &&
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_PARKED |
+                         CLIENT_BLOCKED)) &&
            (c->req_ready || c->qpos < c->in.len)) {
         if (!c->req_ready) {
             const char *err = NULL;
@@ -317,7 +320,7 @@ void net_process_input(client *c) {
         }
         if (c->req.argc > 0) {
             set_argv(c);
-            if (cmd_dispatch(c) == CMD_PARKED) break; /* req stays ready */
+            if (cmd_dispatch(c) == CMD_PARKED) break; /* req stays ready (parked, blocked) */
         }
         c->req_ready = 0;
         c->qpos += c->req.pos;
@@ -330,6 +333,13 @@ void net_process_input(client *c) {
     }
     if (c->in.len == 0) vbuf_shrink(&c->in, 256 * 1024);
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) net_want_write(c);
+}
+
+void net_skip_pending(client *c) {
+    assert(c->req_ready);
+    c->req_ready = 0;
+    c->qpos += c->req.pos;
+    resp_req_reset(&c->req);
 }
 
 static int over_query_limit(client *c) {
@@ -510,7 +520,7 @@ void net_clients_cron(void) {
     int64_t now = mono_ms();
     for (client *c = server.clients, *next; c; c = next) {
         next = c->next;
-        if (server.cfg.timeout > 0 && !c->writing &&
+        if (server.cfg.timeout > 0 && !c->writing && !(c->flags & CLIENT_BLOCKED) &&
             now - c->last_ms > server.cfg.timeout * 1000) {
             log_verbose("Closing idle client");
             net_close_client(c);

@@ -44,6 +44,9 @@ void net_clients_cron(void);
 size_t net_pending_output(const client *c);
 /* Resumes processing a client's buffered commands (after a pause). */
 void net_process_input(client *c);
+/* Drops the pending request c's input stopped at (a blocked command that
+ * was served or timed out, blocking.c): net_process_input goes on after it. */
+void net_skip_pending(client *c);
 /* Stops or resumes reading a client after its output backlog or parked
  * state changed. */
 void net_update_reading(client *c);

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "blocking.h"
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
@@ -84,6 +85,7 @@ static void on_cron(uv_timer_t *t) {
 
 static void on_before_sleep(uv_prepare_t *p) {
     (void)p;
+    block_handle_ready(); /* keys created outside a dispatched command */
     hooks_before_sleep();
     net_flush_all();
 }

@@ -45,6 +45,8 @@ enum {
     CLIENT_MULTI = 1 << 8,             /* inside MULTI: commands are queued */
     CLIENT_DIRTY_CAS = 1 << 9,         /* a watched key changed: EXEC fails */
     CLIENT_DIRTY_EXEC = 1 << 10,       /* a queuing error: EXEC aborts */
+    CLIENT_BLOCKED = 1 << 11,          /* blocked on keys (blocking.h): its
+                                          input waits, it is still read */
     CLIENT_LOADER = 1 << 15,           /* replays a file at startup (the AOF's
                                           fake client): runs while loading */
 };
@@ -75,6 +77,8 @@ typedef struct client {
     const cmd_def *lastcmd;
     struct multi_state *mstate;   /* multi.c: queued commands, watched keys
                                      (NULL until MULTI or WATCH) */
+    struct block_state *bstate;   /* blocking.c: the keys and command it is
+                                     blocked on (NULL unless blocked) */
     /* output */
     vbuf reply;                   /* replies not yet handed to the kernel */
     vbuf inflight;                /* bytes of the uv_write in progress */

@@ -202,12 +202,12 @@ typedef struct qnode {
 
 static const size_t ql_levels[] = { 4096, 8192, 16384, 32768, 65536 };
 #define QL_SAFETY_LIMIT 8192
+#define QL_SIZE_ESTIMATE_OVERHEAD 8
 
 static int ql_allow(const qnode *q, size_t sz) {
     if (!q->open || sz >= q->threshold) return 0;
-    size_t overhead = (sz < 254 ? 1 : 5) + (sz < 64 ? 1 : sz < 16384 ? 2 : 5);
-    size_t new_sz = q->sz + sz + overhead;
-    if (q->fill < 0 && new_sz <= ql_levels[-q->fill - 1]) return 1;
+    size_t new_sz = q->sz + sz + QL_SIZE_ESTIMATE_OVERHEAD;
+    if (q->fill < 0 && new_sz <= ql_levels[(size_t)(-q->fill) - 1]) return 1;
     if (new_sz > QL_SAFETY_LIMIT) return 0;
     return (long long)q->count < q->fill;
 }

@@ -522,6 +522,46 @@ START_TEST(blocking_at_once)
 }
 END_TEST
 
+/* Whether a command touches a WATCHed key as Redis 7.0 does: every
+ * change, and LTRIM even when it trims nothing; not a write that finds
+ * nothing to do (LREM, LINSERT without the pivot, a pop of 0). */
+static int dirties_watch(redisContext *c, redisContext *other, const char *command) {
+    expect_status(c, "OK", "WATCH l");
+    redisReply *r = cmd(other, command);
+    ck_assert_int_ne(r->type, REDIS_REPLY_ERROR);
+    freeReplyObject(r);
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "PING");
+    r = cmd(c, "EXEC");
+    int dirty = r->type == REDIS_REPLY_NIL;
+    freeReplyObject(r);
+    return dirty;
+}
+
+START_TEST(watch_touches)
+{
+    redisContext *c = h_c, *o = srv_connect(h_srv);
+    expect_int(c, 4, "RPUSH l a b c d");
+    ck_assert(dirties_watch(c, o, "LTRIM l 0 -1"));
+    ck_assert(!dirties_watch(c, o, "LREM l 0 zz"));
+    ck_assert(!dirties_watch(c, o, "LINSERT l BEFORE zz x"));
+    ck_assert(!dirties_watch(c, o, "LPOP l 0"));
+    ck_assert(!dirties_watch(c, o, "LPOS l a"));
+    ck_assert(!dirties_watch(c, o, "LMOVE nokey l LEFT LEFT"));
+    ck_assert(dirties_watch(c, o, "LSET l 0 a"));
+    ck_assert(dirties_watch(c, o, "LMOVE l l LEFT RIGHT"));
+    ck_assert(dirties_watch(c, o, "LINSERT l BEFORE a x"));
+    ck_assert(dirties_watch(c, o, "LREM l 1 x"));
+    ck_assert(dirties_watch(c, o, "RPUSHX l y"));
+    ck_assert(dirties_watch(c, o, "LMOVE other l LEFT LEFT") == 0);
+    ck_assert(dirties_watch(c, o, "RPOPLPUSH l other"));
+    ck_assert(dirties_watch(c, o, "RPOPLPUSH other l"));
+    ck_assert(dirties_watch(c, o, "LMPOP 1 l LEFT COUNT 100"));
+    expect_int(c, 0, "EXISTS l");
+    redisFree(o);
+}
+END_TEST
+
 START_TEST(encoding)
 {
     redisContext *c = h_c;
@@ -963,6 +1003,7 @@ int main(void)
     tcase_add_test(tc, lmove_rpoplpush);
     tcase_add_test(tc, lmpop_forms);
     tcase_add_test(tc, blocking_at_once);
+    tcase_add_test(tc, watch_touches);
     tcase_add_test(tc, encoding);
     tcase_add_test(tc, big_list);
     tcase_add_test(tc, random_model);

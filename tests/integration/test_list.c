@@ -820,9 +820,18 @@ static void m_check(redisContext *c, const model *m, const char *key) {
     expect_int(c, m->n ? 1 : 0, "EXISTS %s", key);
 }
 
+/* One of 8 elements, "e<k>" and 7k x's: long enough that a list of a few
+ * hundred spans several tree leaves. */
+static void m_elem(char *buf, size_t cap, unsigned *seed) {
+    int k = rand_r(seed) % 8;
+    int n = snprintf(buf, cap, "e%d", k);
+    memset(buf + n, 'x', (size_t)k * 7);
+    buf[n + k * 7] = 0;
+}
+
 static void m_random_op(redisContext *c, model *m, unsigned *seed) {
-    char e[32];
-    snprintf(e, sizeof e, "e%d", rand_r(seed) % 8);
+    char e[64];
+    m_elem(e, sizeof e, seed);
     long idx = (long)((size_t)rand_r(seed) % (m->n + 6)) - (long)(m->n + 6) / 2;
     size_t at;
     redisReply *r;
@@ -831,9 +840,18 @@ static void m_random_op(redisContext *c, model *m, unsigned *seed) {
     switch (op) {
     case 0: /* LPUSH / RPUSH, a bias to grow */
     case 1: {
-        int head = rand_r(seed) % 2;
-        expect_int(c, (long long)m->n + 1, "%s m %s", head ? "LPUSH" : "RPUSH", e);
-        m_insert(m, head ? 0 : m->n, e);
+        int head = rand_r(seed) % 2, k = 1 + rand_r(seed) % 8;
+        char elems[8][64];
+        const char *argv[10] = {head ? "LPUSH" : "RPUSH", "m"};
+        for (int i = 0; i < k; i++) {
+            m_elem(elems[i], sizeof elems[i], seed);
+            argv[i + 2] = elems[i];
+            m_insert(m, head ? 0 : m->n, elems[i]);
+        }
+        r = redisCommandArgv(c, k + 2, argv, NULL);
+        ck_assert_ptr_nonnull(r);
+        check_int(r, (long long)m->n);
+        freeReplyObject(r);
         break;
     }
     case 2: { /* LPOP / RPOP with or without a count */
@@ -877,8 +895,8 @@ static void m_random_op(redisContext *c, model *m, unsigned *seed) {
         }
         break;
     case 5: { /* LINSERT */
-        char pivot[32];
-        snprintf(pivot, sizeof pivot, "e%d", rand_r(seed) % 8);
+        char pivot[64];
+        m_elem(pivot, sizeof pivot, seed);
         int after = rand_r(seed) % 2;
         size_t p = 0;
         while (p < m->n && strcmp(m->v[p], pivot)) p++;
@@ -975,11 +993,15 @@ START_TEST(random_model)
     redisContext *c = h_c;
     model m = {0};
     unsigned seed = 12345;
+    size_t longest = 0;
     for (int i = 0; i < 4000; i++) {
         m_random_op(c, &m, &seed);
+        if (m.n > longest) longest = m.n;
         if (i % 200 == 0) m_check(c, &m, "m");
     }
     m_check(c, &m, "m");
+    /* the list grew over many leaves (and may have emptied on the way) */
+    ck_assert_msg(longest >= 300, "longest %zu", longest);
     while (m.n) m_delete(&m, 0);
     free(m.v);
 }

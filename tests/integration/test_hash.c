@@ -829,6 +829,44 @@ START_TEST(hscan_with_concurrent_writes)
 }
 END_TEST
 
+/* A copy shares the source's nodes (COPY: O(1)); a write to either one
+ * changes only that one, small or big. */
+START_TEST(copy_then_write_either)
+{
+    redisContext *c = h_c;
+    const int sizes[] = {10, 2000};
+    for (size_t k = 0; k < 2; k++) {
+        int n = sizes[k];
+        freeReplyObject(cmd(c, "DEL src dst"));
+        fill(c, "src", "f", 0, n);
+        expect_int(c, 1, "COPY src dst");
+        for (int i = 0; i < n; i += 7) expect_int(c, 0, "HSET dst f%d changed", i);
+        int gone = 0;
+        for (int i = 3; i < n; i += 7, gone++) expect_int(c, 1, "HDEL dst f%d", i);
+        expect_int(c, 1, "HSET dst new x");
+        for (int i = 5; i < n; i += 11) expect_int(c, 0, "HSET src f%d src%d", i, i);
+        expect_int(c, n, "HLEN src");
+        for (int i = 0; i < n; i++) {
+            char want[32];
+            if (i % 11 == 5) snprintf(want, sizeof want, "src%d", i);
+            else snprintf(want, sizeof want, "v%d", i);
+            expect_bulk(c, want, "HGET src f%d", i);
+            if (i % 7 == 3) {
+                expect_nil(c, "HGET dst f%d", i);
+                continue;
+            }
+            if (i % 7 == 0) snprintf(want, sizeof want, "changed");
+            else snprintf(want, sizeof want, "v%d", i);
+            expect_bulk(c, want, "HGET dst f%d", i);
+        }
+        expect_nil(c, "HGET src new");
+        expect_int(c, 1, "DEL src");
+        expect_bulk(c, "x", "HGET dst new");
+        expect_int(c, n - gone + 1, "HLEN dst");
+    }
+}
+END_TEST
+
 /* ---- randomized model test --------------------------------------------------- */
 
 #define M_KEYS 4
@@ -915,6 +953,41 @@ static void m_check(redisContext *c, const mhash *h, int k, int op)
     expect_bulk(c, h->big ? "hashtable" : "listpack", "OBJECT ENCODING k%d", k);
 }
 
+/* A whole HSCAN of key k (COUNT 3) gives exactly the model's fields. */
+static void m_scan_check(redisContext *c, const mhash *h, int k, int op)
+{
+    char **f = NULL;
+    size_t n = 0, cap = 0;
+    unsigned long long cur = 0;
+    do {
+        redisReply *r = cmd(c, "HSCAN k%d %llu COUNT 3", k, cur);
+        cur = strtoull(r->element[0]->str, NULL, 10);
+        for (size_t i = 0; i < r->element[1]->elements; i += 2) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 32;
+                f = realloc(f, cap * sizeof *f);
+            }
+            f[n++] = strdup(r->element[1]->element[i]->str);
+        }
+        freeReplyObject(r);
+    } while (cur != 0);
+    if (n) qsort(f, n, sizeof *f, cmp_str);
+    size_t uniq = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(f[i], f[i - 1]) != 0) uniq++;
+        int found = 0;
+        for (int j = 0; j < M_FIELDS && !found; j++) {
+            char name[64];
+            m_field(j, name, sizeof name);
+            found = h->present[j] && strcmp(name, f[i]) == 0;
+        }
+        ck_assert_msg(found, "op %d: HSCAN returned %s, not in the model", op, f[i]);
+    }
+    ck_assert_msg(uniq == (size_t)h->nfields, "op %d: HSCAN gave %zu of %d fields", op, uniq,
+                  h->nfields);
+    free_strs(f, n);
+}
+
 /* One random write or read on a random key, checked against the model. */
 static void m_step(redisContext *c, mhash *m, int op)
 {
@@ -987,38 +1060,8 @@ static void m_step(redisContext *c, mhash *m, int op)
             m_check(c, h, k, op);
         }
         break;
-    default: {   /* HSCAN, whole iteration */
-        char **f = NULL;
-        size_t n = 0, cap = 0;
-        unsigned long long cur = 0;
-        do {
-            redisReply *r = cmd(c, "HSCAN k%d %llu COUNT 3", k, cur);
-            cur = strtoull(r->element[0]->str, NULL, 10);
-            for (size_t i = 0; i < r->element[1]->elements; i += 2) {
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 32;
-                    f = realloc(f, cap * sizeof *f);
-                }
-                f[n++] = strdup(r->element[1]->element[i]->str);
-            }
-            freeReplyObject(r);
-        } while (cur != 0);
-        qsort(f, n, sizeof *f, cmp_str);
-        size_t uniq = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i == 0 || strcmp(f[i], f[i - 1]) != 0) uniq++;
-            int found = 0;
-            for (int j = 0; j < M_FIELDS && !found; j++) {
-                char name[64];
-                m_field(j, name, sizeof name);
-                found = h->present[j] && strcmp(name, f[i]) == 0;
-            }
-            ck_assert_msg(found, "op %d: HSCAN returned %s, not in the model", op, f[i]);
-        }
-        ck_assert_msg(uniq == (size_t)h->nfields, "op %d: HSCAN gave %zu of %d fields", op, uniq,
-                      h->nfields);
-        free_strs(f, n);
-    }
+    default:
+        m_scan_check(c, h, k, op);
     }
 }
 
@@ -1058,6 +1101,7 @@ int main(void)
     tcase_add_test(tc, hscan_small_and_errors);
     tcase_add_test(tc, hscan_big_full_iteration);
     tcase_add_test(tc, hscan_with_concurrent_writes);
+    tcase_add_test(tc, copy_then_write_either);
     tcase_add_test(tc, model_random_ops);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "hincrbyfloat_propagates_as_hset", hincrbyfloat_propagates_as_hset, 60);

@@ -464,8 +464,12 @@ int snap_load_startup(char *err, size_t errlen) {
 
 /* ---- INFO ---- */
 
+/* What a forkless save alone keeps alive: the queue's keys and values, and
+ * the collection nodes that writes copied away from while the save holds
+ * them (ptree.h; counted while a forkless save runs, since a COPY's shared
+ * nodes are retired the same way). */
 size_t snap_retained_bytes(void) {
-    return S.type == SNAP_FORKLESS && S.job ? ser_queue_obj_bytes(S.job) : 0;
+    return S.type == SNAP_FORKLESS && S.job ? ser_queue_obj_bytes(S.job) + pt_retained_bytes() : 0;
 }
 
 void snap_info(vbuf *b) {
@@ -476,7 +480,7 @@ void snap_info(vbuf *b) {
     size_t qnow = 0, qpeak = S.last_peak_extra;
     if (S.type == SNAP_FORKLESS) {
         done = atomic_load(&S.job->keys_done);
-        qnow = ser_queue_bytes(S.job, &qpeak);
+        qnow = ser_queue_bytes(S.job, &qpeak) + pt_retained_bytes();
     }
     double remaining = -1;
     if (S.type == SNAP_FORKLESS && done > 0) {

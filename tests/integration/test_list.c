@@ -2,9 +2,10 @@
  * LLEN LINDEX LSET LINSERT LRANGE LREM LTRIM LPOS LMOVE RPOPLPUSH LMPOP) and
  * the blocking ones where they answer at once (served, inside MULTI, on
  * timeout: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP), against a real server with
- * Redis 7.0's replies and error texts; OBJECT ENCODING; a 100k-element list;
- * what the AOF receives for the commands propagated in another form; and a
- * randomized test against a C model. Each test gets a fresh server (h_setup)
+ * Redis 7.0's replies and error texts; OBJECT ENCODING and Redis's quicklist
+ * node rule; a 100k-element list; WATCH; what the AOF receives for the
+ * commands propagated in another form (served at once or after blocking);
+ * and a randomized test against a C model. Each test gets a fresh server (h_setup)
  * and its client h_c. Wake-ups and fairness are test_blocking's. */
 #include "harness.h"
 
@@ -162,6 +163,12 @@ START_TEST(null_kinds)
     expect_raw(fd, "BRPOPLPUSH nokey l 0\r\n", "+QUEUED\r\n");
     expect_raw(fd, "BLMPOP 0 1 nokey LEFT\r\n", "+QUEUED\r\n");
     expect_raw(fd, "EXEC\r\n", "*5\r\n*-1\r\n*-1\r\n$-1\r\n$-1\r\n*-1\r\n");
+    /* a timed-out client gets a null array whatever its command (Redis
+     * 7.0's replyToBlockedClientTimedOut) */
+    expect_raw(fd, "BLPOP nokey 0.01\r\n", "*-1\r\n");
+    expect_raw(fd, "BLMOVE nokey l LEFT LEFT 0.01\r\n", "*-1\r\n");
+    expect_raw(fd, "BRPOPLPUSH nokey l 0.01\r\n", "*-1\r\n");
+    expect_raw(fd, "BLMPOP 0.01 1 nokey LEFT\r\n", "*-1\r\n");
     close(fd);
 }
 END_TEST
@@ -683,6 +690,27 @@ START_TEST(aof_propagation)
     freeReplyObject(r);
     expect_status(c, "OK", "LTRIM m 0 -1");   /* trims nothing: not propagated */
     expect_int(c, 0, "LREM m 0 zz");
+    /* blocked, then served: the same forms */
+    redisContext *b = srv_connect(s);
+    ck_assert_int_eq(redisAppendCommand(b, "BLMPOP 0 2 n1 n2 RIGHT COUNT 3"), REDIS_OK);
+    ck_assert_int_eq(redisAppendCommand(b, "BRPOPLPUSH n3 n4 0"), REDIS_OK);
+    ck_assert_int_eq(redisBufferWrite(b, &(int){0}), REDIS_OK);
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 2, "LPUSH n2 p q");
+    redisReply *br;
+    ck_assert_int_eq(redisGetReply(b, (void **)&br), REDIS_OK);
+    ck_assert(br->type == REDIS_REPLY_ARRAY && br->elements == 2);
+    check_bulk(br->element[0], "n2");
+    ck_assert_uint_eq(br->element[1]->elements, 2);
+    check_bulk(br->element[1]->element[0], "p");
+    check_bulk(br->element[1]->element[1], "q");
+    freeReplyObject(br);
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 1, "RPUSH n3 z");
+    ck_assert_int_eq(redisGetReply(b, (void **)&br), REDIS_OK);
+    check_bulk(br, "z");
+    freeReplyObject(br);
+    redisFree(b);
     expect_int(c, 1, "RPUSH done x");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/appendonlydir/appendonly.aof.1.incr.aof", s->dir);
@@ -695,6 +723,10 @@ START_TEST(aof_propagation)
         "*3\r\n$9\r\nRPOPLPUSH\r\n$1\r\nl\r\n$1\r\nm\r\n",
         "*3\r\n$4\r\nLPOP\r\n$1\r\nl\r\n$1\r\n2\r\n",
         "*3\r\n$4\r\nRPOP\r\n$1\r\nm\r\n$1\r\n1\r\n",
+        "*4\r\n$5\r\nLPUSH\r\n$2\r\nn2\r\n$1\r\np\r\n$1\r\nq\r\n",
+        "*3\r\n$4\r\nRPOP\r\n$2\r\nn2\r\n$1\r\n2\r\n",
+        "*3\r\n$5\r\nRPUSH\r\n$2\r\nn3\r\n$1\r\nz\r\n",
+        "*3\r\n$9\r\nRPOPLPUSH\r\n$2\r\nn3\r\n$2\r\nn4\r\n",
         "*3\r\n$5\r\nRPUSH\r\n$4\r\ndone\r\n$1\r\nx\r\n",
     };
     const char *at = aof;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <lz4frame.h>
 #include <lzf.h>
 #include <stdarg.h>
@@ -63,6 +64,7 @@ struct rdb_writer {
     db_hint *dbs;
     int ndbs;
     int list_fill;            /* list-max-listpack-size at opening */
+    int key_delay_us;         /* rdb-key-save-delay at opening */
     int failed;
     char err[RDB_ERRLEN];
 };
@@ -314,12 +316,20 @@ static void w_free(rdb_writer *w) {
     free(w);
 }
 
+static _Atomic int key_save_delay;
+
+void rdb_set_writer_opts(int list_fill, int key_save_delay_us) {
+    rdb_coll_set_list_fill(list_fill);
+    atomic_store(&key_save_delay, key_save_delay_us);
+}
+
 static rdb_writer *w_new(sink *out, int owns_out) {
     rdb_writer *w = xcalloc(1, sizeof *w);
     w->out = out;
     w->owns_out = owns_out;
     w->cur_db = -1;
     w->list_fill = rdb_get_list_fill();
+    w->key_delay_us = atomic_load(&key_save_delay);
     w->buf = xmalloc(WBUF_SIZE);
     return w;
 }
@@ -395,7 +405,9 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
     put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
     if (w_obj(w, key)) return -1;
     if (w_room(w, WBUF_FIXED)) return -1;
-    return obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
+    int rc = obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
+    if (w->key_delay_us > 0) usleep((useconds_t)w->key_delay_us);   /* testing knob */
+    return rc;
 }
 
 uint64_t rdb_writer_bytes(const rdb_writer *w) { return w->file_bytes; }

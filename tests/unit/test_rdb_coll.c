@@ -774,14 +774,14 @@ START_TEST(test_quicklist_nodes) {
         { -1, 2 }, { -2, 1 }, { -5, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rdb_set_list_fill(cases[i].fill);
+        rdb_set_writer_opts(cases[i].fill, 0);
         size_t len;
         unsigned char *p = roundtrip(l, 0, &len);
         ck_assert_msg(node_count(p, len) == cases[i].nodes, "fill %d: %llu nodes", cases[i].fill,
                       (unsigned long long)node_count(p, len));
         free(p);
     }
-    rdb_set_list_fill(-2);
+    rdb_set_writer_opts(-2, 0);
     obj_decref(l);
     /* big elements: alone in their nodes; past packed_threshold: PLAIN */
     e[0] = (list_elem){"x", 1};
@@ -957,10 +957,10 @@ START_TEST(test_redis_dumps) {
         rok("CONFIG SET list-max-listpack-size %d", fills[f]);
         rok("DEL lf");
         for (int i = 0; i < 2000; i++) rok("RPUSH lf %d%s", i * 13, i % 3 ? "x" : "");
-        rdb_set_list_fill(fills[f]);
+        rdb_set_writer_opts(fills[f], 0);
         check_dump("lf", OBJ_LIST, 18, 1);
     }
-    rdb_set_list_fill(-2);
+    rdb_set_writer_opts(-2, 0);
     rok("CONFIG SET list-max-listpack-size -2");
     /* PLAIN nodes: Redis makes them for elements of packed_threshold bytes */
     rok("DEBUG QUICKLIST-PACKED-THRESHOLD 100");

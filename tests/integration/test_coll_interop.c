@@ -15,7 +15,9 @@
  *  - files with the encodings Redis 7.0 still loads but no longer writes
  *    (zipmap, ziplist hashes/zsets/lists, quicklist v1, linked-list LIST and
  *    text-score ZSET), built here byte by byte with snapshot/listpack.c's
- *    encoders, load in verso and in redis-server with the same contents.
+ *    encoders, load in verso and in redis-server with the same contents
+ *    ($VERSO_OLD_ENCODINGS_RDB: a path where the file is also written, for
+ *    tests/fuzz/gen_seeds.sh).
  * Needs redis-server and redis-check-rdb on PATH. */
 #include "harness.h"
 
@@ -576,6 +578,9 @@ START_TEST(test_old_encodings) {
     check_rdb_ok(p);
     snprintf(p, sizeof p, "%s/dump.rdb", vdir);
     write_bytes(p, f.data, f.len);
+    /* tests/fuzz/gen_seeds.sh takes the file as a seed of the RDB fuzzer */
+    const char *seed = getenv("VERSO_OLD_ENCODINGS_RDB");
+    if (seed && *seed) write_bytes(seed, f.data, f.len);
     vbuf_free(&f);
     redisContext *r = start_redis(rdir, NULL), *v = start_verso(vdir, NULL);
     char *a = render_all(r, 1), *b = render_all(v, 1);

@@ -9,7 +9,8 @@
  * is left of it go through the chunked copy. Strings are int-encoded when
  * they are canonical integers, LZF-compressed with RDB_COMPRESS_LZF as
  * Redis's rdbcompression does (straight into the buffer when they fit),
- * else written verbatim.
+ * else written verbatim. Collections' bodies are rdb_coll.c's, through the
+ * primitives at the end of this file (rdb_priv.h).
  *
  * The first failed write or compression makes the writer failed: the error
  * is kept, every later put returns -1 at once and finish reports it. */

@@ -65,6 +65,14 @@ typedef struct rdb_aux {
                                 database changes, each key as this writes it */
 } rdb_aux;
 
+/* Settings the writers opened from now on take (each keeps what it found
+ * at its opening, whatever thread it runs on): list-max-listpack-size,
+ * which shapes quicklist nodes as Redis's (default -2), and
+ * rdb-key-save-delay, microseconds slept after each key a snapshot writes
+ * (Redis's testing knob: tests make saves long with it; 0 none; DUMP never
+ * sleeps). Main thread, before a save starts or a DUMP. */
+void rdb_set_writer_opts(int list_fill, int key_save_delay_us);
+
 /* Writes the header and AUX fields to `out` (which stays the caller's: it
  * frees it after rdb_writer_finish or rdb_writer_abort, which finish or
  * abort it). `compress`: RDB_COMPRESS_* and RDB_NO_CHECKSUM flags (above).

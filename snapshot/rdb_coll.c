@@ -31,7 +31,7 @@
 static _Atomic int list_fill = -2;
 static _Atomic uint64_t packed_threshold = UINT64_C(1) << 30;
 
-void rdb_set_list_fill(int fill) { atomic_store(&list_fill, fill); }
+void rdb_coll_set_list_fill(int fill) { atomic_store(&list_fill, fill); }
 int rdb_get_list_fill(void) { return atomic_load(&list_fill); }
 void rdb_set_packed_threshold(uint64_t bytes) { atomic_store(&packed_threshold, bytes); }
 

@@ -53,10 +53,10 @@ int rdb_coll_readable(unsigned type);
  * -1 on damage (rdbr_fail called). */
 int rdb_coll_read(rd *r, unsigned type, obj **val);
 
-/* list-max-listpack-size for the quicklist nodes of writers opened from
- * now on (main thread, before a save starts or a DUMP; default -2). */
-void rdb_set_list_fill(int fill);
+/* The list fill rdb_set_writer_opts set last (rdb_write.c takes it at a
+ * writer's opening). */
 int rdb_get_list_fill(void);
+void rdb_coll_set_list_fill(int fill);
 /* Elements of this many bytes or more go to PLAIN nodes (Redis 7.0's
  * packed_threshold, 1 GiB; its DEBUG QUICKLIST-PACKED-THRESHOLD). Tests
  * lower it. */

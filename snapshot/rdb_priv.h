@@ -21,7 +21,7 @@ int rdbw_string(rdb_writer *w, const char *s, size_t len);
 int rdbw_raw(rdb_writer *w, const void *p, size_t n);
 /* Makes the writer failed with this message (keeps the first error). */
 int rdbw_fail(rdb_writer *w, const char *msg);
-/* list-max-listpack-size at the writer's opening (rdb_set_list_fill). */
+/* list-max-listpack-size at the writer's opening (rdb_set_writer_opts). */
 int rdbw_list_fill(const rdb_writer *w);
 
 /* ---- reader ---- */

@@ -13,8 +13,12 @@
  * The CRC64 is advanced lazily over the bytes consumed, each time the buffer
  * is compacted, so that it costs one crc64 call per refill, not per field.
  *
+ * Collections' bodies are rdb_coll.c's, through the primitives at the end of
+ * this file (rdb_priv.h).
+ *
  * Any damage stops the load with "<name>: offset <N>: <what>", the name
- * being the source's (the path for files). Keys already
+ * being the source's (the path for files), with 'key "<key>": ' before
+ * <what> when it is in a value. Keys already
  * handed to the callback before the damage was found may be wrong (the CRC is
  * only known at the end): the caller must discard everything on -1. */
 #include "rdb.h"

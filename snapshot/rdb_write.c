@@ -9,7 +9,8 @@
  * is left of it go through the chunked copy. Strings are int-encoded when
  * they are canonical integers, LZF-compressed with RDB_COMPRESS_LZF as
  * Redis's rdbcompression does (straight into the buffer when they fit),
- * else written verbatim.
+ * else written verbatim. Collections' bodies are rdb_coll.c's, through the
+ * primitives at the end of this file (rdb_priv.h).
  *
  * The first failed write or compression makes the writer failed: the error
  * is kept, every later put returns -1 at once and finish reports it. */
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <lz4frame.h>
 #include <lzf.h>
 #include <stdarg.h>
@@ -63,6 +65,7 @@ struct rdb_writer {
     db_hint *dbs;
     int ndbs;
     int list_fill;            /* list-max-listpack-size at opening */
+    int key_delay_us;         /* rdb-key-save-delay at opening */
     int failed;
     char err[RDB_ERRLEN];
     rdb_cmds_fn cmds;         /* rdb_aux.as_commands: RESP commands, not RDB */
@@ -315,12 +318,20 @@ static void w_free(rdb_writer *w) {
     free(w);
 }
 
+static _Atomic int key_save_delay;
+
+void rdb_set_writer_opts(int list_fill, int key_save_delay_us) {
+    rdb_coll_set_list_fill(list_fill);
+    atomic_store(&key_save_delay, key_save_delay_us);
+}
+
 static rdb_writer *w_new(sink *out, int owns_out) {
     rdb_writer *w = xcalloc(1, sizeof *w);
     w->out = out;
     w->owns_out = owns_out;
     w->cur_db = -1;
     w->list_fill = rdb_get_list_fill();
+    w->key_delay_us = atomic_load(&key_save_delay);
     w->buf = xmalloc(WBUF_SIZE);
     return w;
 }
@@ -417,7 +428,9 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
     put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
     if (w_obj(w, key)) return -1;
     if (w_room(w, WBUF_FIXED)) return -1;
-    return obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
+    int rc = obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
+    if (w->key_delay_us > 0) usleep((useconds_t)w->key_delay_us);   /* testing knob */
+    return rc;
 }
 
 uint64_t rdb_writer_bytes(const rdb_writer *w) { return w->file_bytes; }

@@ -295,6 +295,8 @@ static const conf_param params[] = {
      .get = get_save},
     {"stop-writes-on-bgsave-error", P_BOOL, 0, FIELD(stop_writes_on_bgsave_error), .def = 1},
     {"rdbcompression", P_BOOL, 0, FIELD(rdbcompression), .def = 1},
+    {"rdb-key-save-delay", P_INT, 0, FIELD(rdb_key_save_delay), .min = INT_MIN,
+     .max = INT_MAX, .def = 0},
     {"rdbchecksum", P_BOOL, PF_IMMUTABLE, FIELD(rdbchecksum), .def = 1},
     {"snapshot-compression", P_ENUM, 0, FIELD(snapshot_compression), .def = SNAP_COMPRESS_NONE,
      .enums = compression_enum},

@@ -65,6 +65,9 @@ typedef struct conf {
     int stop_writes_on_bgsave_error;    /* stop-writes-on-bgsave-error (yes) */
     int rdbcompression;                 /* rdbcompression (yes): LZF strings,
                                            unless snapshot-compression lz4 */
+    int rdb_key_save_delay;             /* rdb-key-save-delay (0): microseconds
+                                           slept after each key a save writes
+                                           (Redis's testing knob) */
     int rdbchecksum;                    /* rdbchecksum (yes): no = zero CRC64 */
     int snapshot_compression;           /* snapshot-compression lz4|none (none):
                                            lz4 = the whole file in an LZ4 frame */

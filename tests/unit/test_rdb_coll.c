@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../snapshot/crc64.h"
 #include "../../snapshot/listpack.h"
 #include "../../snapshot/rdb.h"
 #include "../../snapshot/rdb_coll.h"
@@ -774,14 +775,14 @@ START_TEST(test_quicklist_nodes) {
         { -1, 2 }, { -2, 1 }, { -5, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rdb_set_list_fill(cases[i].fill);
+        rdb_set_writer_opts(cases[i].fill, 0);
         size_t len;
         unsigned char *p = roundtrip(l, 0, &len);
         ck_assert_msg(node_count(p, len) == cases[i].nodes, "fill %d: %llu nodes", cases[i].fill,
                       (unsigned long long)node_count(p, len));
         free(p);
     }
-    rdb_set_list_fill(-2);
+    rdb_set_writer_opts(-2, 0);
     obj_decref(l);
     /* big elements: alone in their nodes; past packed_threshold: PLAIN */
     e[0] = (list_elem){"x", 1};
@@ -806,6 +807,62 @@ START_TEST(test_quicklist_nodes) {
     obj_decref(l);
     free(big);
     free(e);
+}
+END_TEST
+
+/* A file with an empty set (skipped and counted, as Redis skips empty
+ * keys), a hash and a damaged list: the error names the list's key. */
+static int got_keys;
+
+static int on_key(void *priv, int dbi, obj *key, obj *val, int64_t expire, char *err,
+                  size_t errlen) {
+    (void)priv; (void)dbi; (void)expire; (void)err; (void)errlen;
+    ck_assert(key->len == 1 && key->data[0] == 'h' && val->type == OBJ_HASH);
+    got_keys++;
+    obj_decref(key);
+    obj_decref(val);
+    return 0;
+}
+
+static void file_bytes(vbuf *f, int damaged) {
+    vbuf_reset(f);
+    vbuf_append(f, "REDIS0010", 9);
+    vbuf_append(f, "\xfe\x00", 2);                      /* SELECTDB 0 */
+    vbuf_append(f, "\x02\x01" "e\x00", 4);                /* SET "e", 0 members */
+    vbuf_append(f, "\x04\x01" "h\x01\x01" "f\x01" "v", 8);      /* HASH "h" f=v */
+    if (damaged) vbuf_append(f, "\x12\x05" "mylst\x01\x02\x03" "abc", 12);   /* a 3-byte "listpack" */
+    vbuf_append(f, "\xff", 1);
+    uint64_t crc = crc64(0, (const unsigned char *)f->data, f->len);
+    for (int i = 0; i < 8; i++) {
+        unsigned char c = (unsigned char)(crc >> (8 * i));
+        vbuf_append(f, &c, 1);
+    }
+}
+
+START_TEST(test_file_empty_and_damaged) {
+    vbuf f;
+    vbuf_init(&f);
+    rdb_load_cb cb = {.key = on_key};
+    rdb_load_stats st;
+    char err[RDB_ERRLEN];
+    for (int damaged = 0; damaged < 2; damaged++) {
+        file_bytes(&f, damaged);
+        source *src = source_mem_open(f.data, f.len, "dump.rdb");
+        got_keys = 0;
+        int rc = rdb_load(src, 0, &cb, NULL, &st, err, sizeof err);
+        source_free(src);
+        if (!damaged) {
+            ck_assert_msg(rc == 0, "%s", err);
+            ck_assert_int_eq(got_keys, 1);
+            ck_assert_uint_eq(st.keys_empty, 1);
+            ck_assert_uint_eq(st.keys_loaded, 1);
+        } else {
+            ck_assert_int_eq(rc, -1);
+            ck_assert_msg(strstr(err, "dump.rdb: offset 32: key \"mylst\": list (quicklist v2): "
+                                      "listpack of 3 bytes is shorter than its header"), "%s", err);
+        }
+    }
+    vbuf_free(&f);
 }
 END_TEST
 
@@ -957,10 +1014,10 @@ START_TEST(test_redis_dumps) {
         rok("CONFIG SET list-max-listpack-size %d", fills[f]);
         rok("DEL lf");
         for (int i = 0; i < 2000; i++) rok("RPUSH lf %d%s", i * 13, i % 3 ? "x" : "");
-        rdb_set_list_fill(fills[f]);
+        rdb_set_writer_opts(fills[f], 0);
         check_dump("lf", OBJ_LIST, 18, 1);
     }
-    rdb_set_list_fill(-2);
+    rdb_set_writer_opts(-2, 0);
     rok("CONFIG SET list-max-listpack-size -2");
     /* PLAIN nodes: Redis makes them for elements of packed_threshold bytes */
     rok("DEBUG QUICKLIST-PACKED-THRESHOLD 100");
@@ -992,6 +1049,7 @@ static Suite *coll_suite(void) {
     tcase_add_test(tv, test_values_roundtrip);
     tcase_add_test(tv, test_values_refused);
     tcase_add_test(tv, test_quicklist_nodes);
+    tcase_add_test(tv, test_file_empty_and_damaged);
     tcase_set_timeout(tv, 120);
     suite_add_tcase(s, tv);
     TCase *tr = tcase_create("redis");

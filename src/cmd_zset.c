@@ -17,12 +17,6 @@
 #include "t_zset.h"
 #include "util.h"
 
-/* TEMPORARY until i9-blocking is merged into this branch: weak references
- * so that the branch links without the blocking implementation. */
-#pragma weak block_parse_timeout
-#pragma weak block_allowed
-#pragma weak block_on_keys
-
 #define ERR_NOT_FLOAT "ERR value is not a valid float"
 #define ERR_RANGE_FLOAT "ERR min or max is not a float"
 #define ERR_RANGE_LEX "ERR min or max not valid string range item"
@@ -682,10 +676,6 @@ void cmd_zmpop(client *c) {
 static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *timeout, int max,
                           long long count) {
     int64_t deadline;
-    if (!block_parse_timeout) { /* TEMPORARY, see the top */
-        reply_error(c, "ERR blocking not available yet");
-        return;
-    }
     if (!block_parse_timeout(c, timeout, &deadline)) return;
     const obj *z = NULL;
     int i = first_zset(c, keys, nkeys, &z);

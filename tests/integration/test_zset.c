@@ -747,7 +747,8 @@ START_TEST(bzpop)
 END_TEST
 
 /* What the AOF records: ZINCRBY and ZADD INCR as sent, a ZADD that changes
- * nothing not at all, BZPOPMIN as ZPOPMIN key, BZMPOP as ZPOPMIN key n. */
+ * nothing not at all, BZPOPMIN as ZPOPMIN key, BZMPOP as ZPOPMIN key n
+ * (served at once or after blocking), as Redis 7.0 writes them. */
 static char *read_incr_aof(const srv *s) {
     char dir[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s/appendonlydir", s->dir);
@@ -778,6 +779,21 @@ START_TEST(aof_propagation)
     expect_list(c, "k a 1", "BZPOPMIN k 0");
     expect_list(c, "k [2]", "BZMPOP 0 1 k MIN COUNT 2");
     expect_list(c, "k d 6", "BZPOPMAX k 0");
+    /* a client served after blocking propagates the same forms */
+    redisContext *b = srv_connect(s);
+    redisAppendCommand(b, "BZPOPMAX k2 0");
+    redisAppendCommand(b, "BZMPOP 0 1 k2 MIN COUNT 2");
+    redisBufferWrite(b, &(int){0});
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 1, "ZADD k2 2 y");
+    void *vr;
+    ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
+    check_list_at(__FILE__, __LINE__, vr, "k2 y 2");
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 2, "ZADD k2 3 z 4 w");
+    ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
+    check_list_at(__FILE__, __LINE__, vr, "k2 [2]");
+    redisFree(b);
     char *aof = read_incr_aof(s);
     const char *seq[] = {
         "*4\r\n$7\r\nZINCRBY\r\n$1\r\nk\r\n$1\r\n1\r\n$1\r\nd\r\n",
@@ -785,6 +801,8 @@ START_TEST(aof_propagation)
         "*2\r\n$7\r\nZPOPMIN\r\n$1\r\nk\r\n",
         "*3\r\n$7\r\nZPOPMIN\r\n$1\r\nk\r\n$1\r\n2\r\n",
         "*2\r\n$7\r\nZPOPMAX\r\n$1\r\nk\r\n",
+        "*2\r\n$7\r\nZPOPMAX\r\n$2\r\nk2\r\n",
+        "*3\r\n$7\r\nZPOPMIN\r\n$2\r\nk2\r\n$1\r\n2\r\n",
     };
     const char *at = aof;
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {

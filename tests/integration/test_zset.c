@@ -742,6 +742,14 @@ START_TEST(bzpop)
     ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
     check_list_at(__FILE__, __LINE__, vr, "z3 [2]");
     expect_list(c, "c", "ZRANGE z3 0 -1");
+    /* a store that creates the key serves too */
+    redisAppendCommand(b, "BZPOPMIN d1 d2 0");
+    redisBufferWrite(b, &(int){0});
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 1, "ZUNIONSTORE d2 1 z3 WEIGHTS 2");
+    ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
+    check_list_at(__FILE__, __LINE__, vr, "d2 c 6");
+    expect_int(c, 0, "EXISTS d2");
     redisFree(b);
 }
 END_TEST

@@ -361,15 +361,18 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
         reply_int(c, 0);
         return;
     }
-    zset_member *v = xmalloc(n * sizeof *v);
+    /* Built member by member as Redis 7.0 does: big from the start when n
+     * says so, else a listpack until it overflows. */
+    obj *res = n > (uint64_t)server.cfg.zset_max_listpack_entries ? zset_new_skiplist() : zset_new();
     for (uint64_t i = 0; i < n; i++) {
-        int ok = zset_iter_next(&it, &v[i].m, &v[i].ml, &v[i].score);
+        const char *m;
+        size_t ml;
+        double s;
+        int ok = zset_iter_next(&it, &m, &ml, &s);
         assert(ok);
         (void)ok;
+        zset_set(res, m, ml, s);
     }
-    obj *res = zset_from_members(v, n);
-    assert(res);
-    free(v);
     db_set(d, dst->p, dst->len, res, VT_NO_EXPIRE);
     server_dirty(1);
     reply_int(c, (long long)n);

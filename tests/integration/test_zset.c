@@ -159,6 +159,21 @@ START_TEST(zincrby_and_scores)
     expect_list(c, "a -0 b 0 c -0", "ZRANGE sk 0 -1 WITHSCORES");
     expect_int(c, 3, "ZCOUNT sk 0 0");
     expect_int(c, 3, "ZCOUNT sk -0 -0");
+    /* a ZUNION/ZINTER result is built big: -0 stays until a store makes it
+     * small; ZRANGESTORE starts small or big by the result's size */
+    expect_status(c, "OK", "CONFIG SET zset-max-listpack-entries 2");
+    expect_int(c, 3, "ZADD w 0 a 1 b 0 c");
+    expect_list(c, "b -1 a -0 c -0", "ZUNION 1 w WEIGHTS -1 WITHSCORES");
+    expect_int(c, 3, "ZUNIONSTORE big 1 w WEIGHTS -1");
+    expect_list(c, "b -1 a -0 c -0", "ZRANGE big 0 -1 WITHSCORES");
+    expect_int(c, 2, "ZADD w2 0 a 1 b");
+    expect_int(c, 2, "ZUNIONSTORE small 1 w2 WEIGHTS -1");
+    expect_list(c, "b -1 a 0", "ZRANGE small 0 -1 WITHSCORES");
+    expect_bulk(c, "listpack", "OBJECT ENCODING small");
+    expect_int(c, 3, "ZRANGESTORE rs big 0 -1");
+    expect_list(c, "b -1 a -0 c -0", "ZRANGE rs 0 -1 WITHSCORES");
+    expect_int(c, 2, "ZRANGESTORE rs big 1 2");
+    expect_list(c, "a 0 c 0", "ZRANGE rs 0 -1 WITHSCORES");
 }
 END_TEST
 

@@ -108,6 +108,7 @@ static void fill_aux(rdb_aux *aux, int measure_mem) {
     aux->ctime = wall_ms() / 1000;
     aux->used_mem = measure_mem ? (int64_t)info_used_memory() : -1;
     aux->aof_base = 0;
+    aux->as_commands = NULL; /* an RDB; the AOF sets commands itself */
     /* what the writers opened from now on take (see rdb.h) */
     rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
 }

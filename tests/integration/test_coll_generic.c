@@ -34,8 +34,9 @@ static void setup(void) {
 
 enum { K_HASH, K_LIST, K_SET, K_ZSET };
 
-/* One command: name key, then n items made by item(i), in batches of 256
- * items per command. per: words per item (HSET 2, ZADD 2, others 1). */
+/* Builds key of the kind with n items: HSET f<i> v<i>, ZADD <i> m<i>,
+ * RPUSH / SADD m<i> (or, with elem_size, one element of that many bytes per
+ * RPUSH/SADD, starting with i), 256 items per command. */
 static void fill(redisContext *c, int kind, const char *key, int n, size_t elem_size) {
     enum { BATCH = 256 };
     static const char *names[] = {"HSET", "RPUSH", "SADD", "ZADD"};

@@ -17,6 +17,7 @@
 #include "../snapshot/restore.h"
 #include "../snapshot/snap.h"
 #include "../snapshot/syncsave.h"
+#include "rewrite.h"
 #include "../src/log.h"
 #include "../src/multi.h"
 #include "../src/hooks.h"
@@ -436,13 +437,15 @@ static int start_rewrite(char *err, size_t errlen) {
         A.incr_size_before = current_size() - A.base_size;
         A.cur_incr_start = A.submitted;
     }
-    char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
+    int preamble = server.cfg.aof_use_rdb_preamble;
+    char *base = aofm_new_base_name_as(&A.m, server.cfg.appendfilename, preamble);
     char *base_path = aof_path(base);
     snprintf(A.tmp, sizeof A.tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
     char *tmp_path = aof_path(A.tmp);
     A.rewrite_gen++;
-    int rc = snap_start_aof_base(tmp_path, base_path, on_rewrite_done,
-                                 (void *)(uintptr_t)A.rewrite_gen, err, errlen);
+    int rc = snap_start_aof_base(tmp_path, base_path, preamble ? NULL : aofrw_key,
+                                 on_rewrite_done, (void *)(uintptr_t)A.rewrite_gen, err,
+                                 errlen);
     free(base_path);
     free(tmp_path);
     if (rc != 0) { free(base); free(incr); return -1; }
@@ -742,12 +745,13 @@ int aof_load_startup(char *err, size_t errlen) {
  * loaded (before serving, so nothing waits for it); aof_open_startup then
  * adds the INCR file and publishes the manifest. */
 static int create_at_startup(char *err, size_t errlen) {
-    char *base = aofm_new_base_name(&A.m, server.cfg.appendfilename);
+    int preamble = server.cfg.aof_use_rdb_preamble;
+    char *base = aofm_new_base_name_as(&A.m, server.cfg.appendfilename, preamble);
     char *base_path = aof_path(base);
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-rewriteaof-%d.aof", (int)getpid());
     char *tmp_path = aof_path(tmp);
-    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1};
+    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1, preamble ? NULL : aofrw_key};
     uint64_t keys;
     int rc = syncsave_write(tmp_path, base_path, snap_rdb_flags(1), &aux, &keys, err, errlen);
     free(base_path);

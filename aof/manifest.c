@@ -87,10 +87,15 @@ void aofm_copy(aof_manifest *dst, const aof_manifest *src) {
     dst->history = files_dup(src->history, src->nhistory);
 }
 
-char *aofm_new_base_name(aof_manifest *m, const char *filename) {
+char *aofm_new_base_name_as(aof_manifest *m, const char *filename, int rdb) {
     char buf[4096];
-    snprintf(buf, sizeof buf, "%s.%lld.base.rdb", filename, ++m->curr_base_seq);
+    snprintf(buf, sizeof buf, "%s.%lld.base.%s", filename, ++m->curr_base_seq,
+             rdb ? "rdb" : "aof");
     return xstrdup(buf);
+}
+
+char *aofm_new_base_name(aof_manifest *m, const char *filename) {
+    return aofm_new_base_name_as(m, filename, 1);
 }
 
 char *aofm_new_incr_name(aof_manifest *m, const char *filename) {

@@ -50,6 +50,9 @@ int aofm_save(const char *dir, const char *filename, const aof_manifest *m, char
 /* New names, as Redis: "<filename>.<seq>.base.rdb", "<filename>.<seq>.incr.aof".
  * They bump curr_base_seq / curr_incr_seq. Caller frees. */
 char *aofm_new_base_name(aof_manifest *m, const char *filename);
+/* The same, "<filename>.<seq>.base.aof" when !rdb (a base of commands,
+ * aof-use-rdb-preamble no). */
+char *aofm_new_base_name_as(aof_manifest *m, const char *filename, int rdb);
 char *aofm_new_incr_name(aof_manifest *m, const char *filename);
 /* Deep copy. */
 void aofm_copy(aof_manifest *dst, const aof_manifest *src);

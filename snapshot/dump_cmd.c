@@ -32,6 +32,7 @@ void cmd_dump(client *c) {
         reply_nil(c);
         return;
     }
+    rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
     sink *out = sink_mem_open("DUMP payload");
     char err[RDB_ERRLEN];
     if (rdb_write_value(out, e->val, server.cfg.rdbcompression ? RDB_COMPRESS_LZF : 0, err,

@@ -2,9 +2,10 @@
  *
  * The stream is RDB version 10 as Redis 7.0 writes it: "REDIS0010", AUX
  * fields, then per database SELECTDB + RESIZEDB and per key an optional
- * EXPIRETIME_MS, the type (string), the key and the value (int-encoded when
+ * EXPIRETIME_MS, the type, the key and the value (strings int-encoded when
  * the bytes are a canonical integer, LZF-compressed when asked and worth it,
- * else a length-prefixed string), then EOF and the CRC64 (Jones) of
+ * else length-prefixed; collections as rdb_coll.h says), then EOF and the
+ * CRC64 (Jones) of
  * everything before it (0 when not computed). With LZ4 on, the whole stream
  * is wrapped in one LZ4 frame with its content checksum, so that `lz4 -d`
  * gives back the plain RDB. See doc/snapshot-format.md.
@@ -46,12 +47,31 @@ enum {
 
 typedef struct rdb_writer rdb_writer;
 
+/* Writes one key as the commands that rebuild it, through out(ctx, bytes,
+ * n) (0, or -1 when out failed: then return -1). For an AOF base without
+ * the RDB preamble (aof/rewrite.h). Any thread holding the key and value. */
+typedef int (*rdb_out_fn)(void *ctx, const void *p, size_t n);
+typedef int (*rdb_cmds_fn)(const obj *key, const obj *val, int64_t expire, rdb_out_fn out,
+                           void *ctx);
+
 typedef struct rdb_aux {
     const char *redis_ver;   /* "7.0.15"-style version string we report */
     int64_t ctime;           /* unix seconds */
     int64_t used_mem;
     int aof_base;            /* 1 when writing an AOF base */
+    rdb_cmds_fn as_commands; /* non-NULL: the stream is RESP commands, not
+                                an RDB (aof-use-rdb-preamble no): no header,
+                                trailer or compression, SELECT when the
+                                database changes, each key as this writes it */
 } rdb_aux;
+
+/* Settings the writers opened from now on take (each keeps what it found
+ * at its opening, whatever thread it runs on): list-max-listpack-size,
+ * which shapes quicklist nodes as Redis's (default -2), and
+ * rdb-key-save-delay, microseconds slept after each key a snapshot writes
+ * (Redis's testing knob: tests make saves long with it; 0 none; DUMP never
+ * sleeps). Main thread, before a save starts or a DUMP. */
+void rdb_set_writer_opts(int list_fill, int key_save_delay_us);
 
 /* Writes the header and AUX fields to `out` (which stays the caller's: it
  * frees it after rdb_writer_finish or rdb_writer_abort, which finish or
@@ -122,6 +142,7 @@ typedef struct rdb_load_cb {
 typedef struct rdb_load_stats {
     uint64_t keys_loaded;
     uint64_t keys_expired;   /* skipped: already expired at now_ms */
+    uint64_t keys_empty;     /* skipped: empty collections (as Redis) */
     int compressed;          /* 1 when the file was an LZ4 frame */
     uint64_t file_bytes;
 } rdb_load_stats;
@@ -131,10 +152,12 @@ typedef struct rdb_load_stats {
  * now_ms. Returns 0; 1 when the file does not exist (nothing loaded); -1 on
  * any damage, with err naming the file, the byte offset and what was wrong,
  * e.g. "dump.rdb: offset 1234: bad CRC64 checksum". The file is never
- * changed. Accepts what Redis 7.0 writes for strings: RDB versions 1..10,
- * int-encoded and LZF-compressed strings, EXPIRETIME and EXPIRETIME_MS,
- * AUX and RESIZEDB. Other value types (lists, hashes, modules, functions)
- * are refused with a message naming the type and offset. */
+ * changed. Accepts what Redis 7.0 writes: RDB versions 1..10, int-encoded
+ * and LZF-compressed strings, every hash, list, set and sorted set type and
+ * encoding (rdb_coll.h), EXPIRETIME and EXPIRETIME_MS, AUX and RESIZEDB.
+ * Empty collections are skipped (keys_empty), as Redis does. Streams,
+ * modules and functions are refused with a message naming the key (for a
+ * value), the type and the offset. */
 int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
                   void *priv, rdb_load_stats *st, char *err, size_t errlen);
 /* The same from any source (rdb_io.h), which stays the caller's; errors

@@ -10,7 +10,8 @@
 #define RDB_VERSION_MAX 10
 #define RDB_VERSION_CKSUM 5      /* versions below this have no checksum */
 
-/* Value types (the byte before a key). Only strings are supported. */
+/* Value types (the byte before a key): strings here, the collections' in
+ * rdb_coll.h. */
 #define RDB_TYPE_STRING 0
 
 /* Opcodes: bytes in the type position that are not value types. */

@@ -13,8 +13,12 @@
  * The CRC64 is advanced lazily over the bytes consumed, each time the buffer
  * is compacted, so that it costs one crc64 call per refill, not per field.
  *
+ * Collections' bodies are rdb_coll.c's, through the primitives at the end of
+ * this file (rdb_priv.h).
+ *
  * Any damage stops the load with "<name>: offset <N>: <what>", the name
- * being the source's (the path for files). Keys already
+ * being the source's (the path for files), with 'key "<key>": ' before
+ * <what> when it is in a value. Keys already
  * handed to the callback before the damage was found may be wrong (the CRC is
  * only known at the end): the caller must discard everything on -1. */
 #include "rdb.h"
@@ -34,7 +38,9 @@
 #include "../src/util.h"
 #include "../src/vbuf.h"
 #include "crc64.h"
+#include "rdb_coll.h"
 #include "rdb_fmt.h"
+#include "rdb_priv.h"
 
 #define RBUF_SIZE (1u << 20)
 /* read(2) size for plain files and for LZ4 input */
@@ -49,7 +55,7 @@
 /* Scratch buffers above this are freed after use. */
 #define SCRATCH_KEEP (4u << 20)
 
-typedef struct rd {
+struct rd {
     const char *path;          /* the source's name */
     source *src;
     uint64_t fsize;            /* SOURCE_SIZE_UNKNOWN for pipes and sockets */
@@ -75,18 +81,11 @@ typedef struct rd {
     uint64_t zbase;
     int zeof, frame_done;
     vbuf scratch, lzf;
+    const obj *key;            /* the key whose value is being read, for errors */
     char *err;
     size_t errlen;
     int failed;
-} rd;
-
-/* A string just read: bytes (valid until the next read) or an integer. */
-typedef struct rstr {
-    const char *p;
-    size_t len;
-    int is_int;
-    long long v;
-} rstr;
+};
 
 static inline uint64_t rd_off(const rd *r) { return r->base + r->pos; }
 
@@ -96,6 +95,19 @@ static int rd_vfail(rd *r, uint64_t off, const char *where, const char *fmt, va_
     if (r->failed) return -1;   /* the first error is the cause */
     int n = snprintf(r->err, r->errlen, "%s: offset %llu%s: ", r->path,
                      (unsigned long long)off, where);
+    if (r->key && n > 0 && (size_t)n < r->errlen) {
+        /* the key's name, printable bytes only, at most 64 of them */
+        size_t klen = r->key->len, show = klen > 64 ? 64 : klen;
+        int k = snprintf(r->err + n, r->errlen - (size_t)n, "key \"");
+        for (size_t i = 0; i < show && k > 0 && (size_t)(n + k) + 8 < r->errlen; i++) {
+            unsigned char c = (unsigned char)r->key->data[i];
+            r->err[n + k++] = c >= 32 && c < 127 && c != '"' ? (char)c : '?';
+        }
+        if (k > 0 && (size_t)(n + k) + 8 < r->errlen)
+            k += snprintf(r->err + n + k, r->errlen - (size_t)(n + k), "%s\": ",
+                          show < klen ? "..." : "");
+        if (k > 0) n += k;
+    }
     if (n > 0 && (size_t)n < r->errlen) vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
     r->failed = 1;
     return -1;
@@ -370,18 +382,24 @@ static void rd_trim_scratch(rd *r) {
 /* ---- opcodes ---- */
 
 static int rd_refuse(rd *r, uint64_t at, unsigned op);
+static const char *type_name(unsigned t);
 
-/* A value of type `type`, whose byte (at offset at) was just read. */
+/* A value of type `type`, whose byte (at offset at) was just read: 0 with
+ * *val set, 1 for an empty collection (no value), -1 on damage. */
 static int rd_value(rd *r, uint64_t at, unsigned type, obj **val) {
-    if (type != RDB_TYPE_STRING) return rd_refuse(r, at, type);
+    if (type != RDB_TYPE_STRING) {
+        if (!rdb_coll_readable(type)) return rd_refuse(r, at, type);
+        return rdb_coll_read(r, type, val);
+    }
     rstr s;
     if (rd_string(r, &s)) return -1;
     *val = s.is_int ? obj_new_int(s.v) : obj_new_value(s.p, s.len);
     return 0;
 }
 
-/* One string key and its value, handed to the callback unless expired. */
-static int rd_key(rd *r, uint64_t at, int db, int64_t expire) {
+/* One string key and its value of type `type`, handed to the callback
+ * unless expired or empty (an empty collection is skipped, as Redis does). */
+static int rd_key(rd *r, uint64_t at, unsigned type, int db, int64_t expire) {
     rstr s;
     if (rd_string(r, &s)) return -1;
     obj *key;
@@ -391,10 +409,15 @@ static int rd_key(rd *r, uint64_t at, int db, int64_t expire) {
     } else {
         key = obj_new_raw(s.p, s.len);
     }
-    obj *val;
-    if (rd_value(r, at, RDB_TYPE_STRING, &val)) {
+    obj *val = NULL;
+    r->key = key;
+    int vrc = rd_value(r, at, type, &val);
+    r->key = NULL;
+    if (vrc != 0) {
         obj_decref(key);
-        return -1;
+        if (vrc < 0) return -1;
+        r->st->keys_empty++;
+        return 0;
     }
     rd_trim_scratch(r);
     if (expire != -1 && expire < r->now_ms) {
@@ -474,9 +497,33 @@ static int rd_refuse(rd *r, uint64_t at, unsigned op) {
         return rd_fail(r, at, "functions (FUNCTION opcode 0x%02x) are not supported", op);
     const char *name = type_name(op);
     if (name)
-        return rd_fail(r, at, "value type %u (%s) is not supported: verso loads strings only",
-                       op, name);
+        return rd_fail(r, at, "value type %u (%s) is not supported", op, name);
     return rd_fail(r, at, "unknown value type or opcode 0x%02x", op);
+}
+
+/* ---- primitives for the collection codecs (rdb_priv.h) ---- */
+
+uint64_t rdbr_off(const rd *r) { return rd_off(r); }
+
+uint64_t rdbr_left(const rd *r) { return r->lz4 ? UINT64_MAX : rd_left_in_file(r); }
+
+int rdbr_len(rd *r, uint64_t *len, const char *what) { return rd_len(r, len, what); }
+
+int rdbr_string(rd *r, rstr *s) { return rd_string(r, s); }
+
+int rdbr_raw(rd *r, void *p, size_t n) {
+    if (rd_need(r, n)) return -1;
+    memcpy(p, r->buf + r->pos, n);
+    r->pos += n;
+    return 0;
+}
+
+int rdbr_fail(rd *r, uint64_t off, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rd_vfail(r, off, r->lz4 ? " of the decompressed stream" : "", fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 /* ---- the end ---- */
@@ -523,11 +570,14 @@ static int rd_body(rd *r) {
         unsigned op;
         if (rd_u8(r, &op)) return -1;
         int rc = 0;
-        switch (op) {
-        case RDB_TYPE_STRING:
-            rc = rd_key(r, at, db, expire);
+        if (op < RDB_OP_FUNCTION2 && (op == RDB_TYPE_STRING || type_name(op))) {
+            /* a key: its name is read first, so that errors name it */
+            rc = rd_key(r, at, op, db, expire);
             expire = -1;
-            break;
+            if (rc) return -1;
+            continue;
+        }
+        switch (op) {
         case RDB_OP_EXPIRETIME_MS:
             rc = rd_le(r, 8, &v);
             expire = (int64_t)v;
@@ -655,7 +705,8 @@ int rdb_read_value(source *src, obj **val, char *err, size_t errlen) {
     r.bufsize = r.fsize < RBUF_SIZE ? (r.fsize < 4096 ? 4096 : (size_t)r.fsize) : RBUF_SIZE;
     r.buf = xmalloc(r.bufsize);
     unsigned type;
-    int rc = (rd_u8(&r, &type) || rd_value(&r, 0, type, val)) ? -1 : 0;
+    int rc = rd_u8(&r, &type) ? -1 : rd_value(&r, 0, type, val);
+    if (rc == 1) rc = rd_fail(&r, 0, "empty value of type %u", type);
     rd_free(&r);
     return rc;
 }

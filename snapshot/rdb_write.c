@@ -9,7 +9,8 @@
  * is left of it go through the chunked copy. Strings are int-encoded when
  * they are canonical integers, LZF-compressed with RDB_COMPRESS_LZF as
  * Redis's rdbcompression does (straight into the buffer when they fit),
- * else written verbatim.
+ * else written verbatim. Collections' bodies are rdb_coll.c's, through the
+ * primitives at the end of this file (rdb_priv.h).
  *
  * The first failed write or compression makes the writer failed: the error
  * is kept, every later put returns -1 at once and finish reports it. */
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <lz4frame.h>
 #include <lzf.h>
 #include <stdarg.h>
@@ -30,7 +32,9 @@
 
 #include "../src/util.h"
 #include "crc64.h"
+#include "rdb_coll.h"
 #include "rdb_fmt.h"
+#include "rdb_priv.h"
 
 #define WBUF_SIZE (256u << 10)
 /* Room for the fixed-size parts of one key: SELECTDB + RESIZEDB + expire +
@@ -60,8 +64,11 @@ struct rdb_writer {
     int cur_db;               /* database of the last key, -1 before any */
     db_hint *dbs;
     int ndbs;
+    int list_fill;            /* list-max-listpack-size at opening */
+    int key_delay_us;         /* rdb-key-save-delay at opening */
     int failed;
     char err[RDB_ERRLEN];
+    rdb_cmds_fn cmds;         /* rdb_aux.as_commands: RESP commands, not RDB */
 };
 
 /* ---- errors and raw output ---- */
@@ -263,7 +270,7 @@ static int w_header(rdb_writer *w, const rdb_aux *aux) {
     char magic[16];
     snprintf(magic, sizeof magic, "%s%04d", RDB_MAGIC, RDB_VERSION_WRITTEN);
     if (w_bytes(w, magic, strlen(magic))) return -1;
-    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0 };
+    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0, NULL };
     if (!aux) aux = &def;
     if (w_aux(w, "redis-ver", aux->redis_ver ? aux->redis_ver : def.redis_ver, 0) ||
         w_aux(w, "redis-bits", NULL, (long long)(sizeof(void *) * 8)) ||
@@ -311,11 +318,20 @@ static void w_free(rdb_writer *w) {
     free(w);
 }
 
+static _Atomic int key_save_delay;
+
+void rdb_set_writer_opts(int list_fill, int key_save_delay_us) {
+    rdb_coll_set_list_fill(list_fill);
+    atomic_store(&key_save_delay, key_save_delay_us);
+}
+
 static rdb_writer *w_new(sink *out, int owns_out) {
     rdb_writer *w = xcalloc(1, sizeof *w);
     w->out = out;
     w->owns_out = owns_out;
     w->cur_db = -1;
+    w->list_fill = rdb_get_list_fill();
+    w->key_delay_us = atomic_load(&key_save_delay);
     w->buf = xmalloc(WBUF_SIZE);
     return w;
 }
@@ -325,6 +341,11 @@ static rdb_writer *w_open(sink *out, int owns_out, int compress, const rdb_aux *
     rdb_writer *w = w_new(out, owns_out);
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
     w->nocrc = (compress & RDB_NO_CHECKSUM) != 0;
+    if (aux && aux->as_commands) { /* commands: no header, no frame */
+        w->cmds = aux->as_commands;
+        w->nocrc = 1;
+        return w;
+    }
     if (((compress & RDB_COMPRESS_LZ4) && w_start_lz4(w)) || w_header(w, aux)) {
         snprintf(err, errlen, "%s", w->err);
         sink_abort(w->out);
@@ -373,6 +394,21 @@ static void w_select(rdb_writer *w, int db) {
     h->selected = 1;
 }
 
+static int w_out(void *ctx, const void *p, size_t n) { return w_bytes(ctx, p, n); }
+
+/* rdb_aux.as_commands: SELECT when the database changes, then the key's
+ * commands. */
+static int w_put_cmds(rdb_writer *w, int db, const obj *key, const obj *val, int64_t expire) {
+    if (db != w->cur_db) {
+        char sel[64], num[OBJ_INTBUF];
+        size_t n = ll_to_str(num, db);
+        int k = snprintf(sel, sizeof sel, "*2\r\n$6\r\nSELECT\r\n$%zu\r\n%s\r\n", n, num);
+        if (w_bytes(w, sel, (size_t)k)) return -1;
+        w->cur_db = db;
+    }
+    return w->cmds(key, val, expire, w_out, w) != 0 || w->failed ? -1 : 0;
+}
+
 int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
                    int64_t expire) {
     if (w->failed) return -1;
@@ -380,6 +416,7 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
         w_fail(w, "bad database index %d", db);
         return -1;
     }
+    if (w->cmds) return w_put_cmds(w, db, key, val, expire);
     size_t klen = key->enc == OBJ_ENC_RAW ? key->len : OBJ_INTBUF;
     if (w_room(w, 2 * WBUF_FIXED + klen < WBUF_SIZE ? 2 * WBUF_FIXED + klen : WBUF_SIZE))
         return -1;
@@ -388,10 +425,12 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
         put_byte(w, RDB_OP_EXPIRETIME_MS);
         put_le(w, (uint64_t)expire, 8);
     }
-    put_byte(w, RDB_TYPE_STRING);
+    put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
     if (w_obj(w, key)) return -1;
     if (w_room(w, WBUF_FIXED)) return -1;
-    return w_obj(w, val);
+    int rc = obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
+    if (w->key_delay_us > 0) usleep((useconds_t)w->key_delay_us);   /* testing knob */
+    return rc;
 }
 
 uint64_t rdb_writer_bytes(const rdb_writer *w) { return w->file_bytes; }
@@ -401,6 +440,7 @@ const char *rdb_writer_error(const rdb_writer *w) { return w->err; }
 /* EOF, the CRC64 of everything before it (EOF included; 0 with
  * RDB_NO_CHECKSUM, as Redis with rdbchecksum no), the end of the LZ4 frame. */
 static int w_trailer(rdb_writer *w) {
+    if (w->cmds) return w_flush(w); /* commands: nothing after the last */
     if (w_room(w, 16)) return -1;
     put_byte(w, RDB_OP_EOF);
     if (!w->nocrc) w->crc = crc64(w->crc, w->buf + w->crc_done, w->len - w->crc_done);
@@ -428,6 +468,30 @@ void rdb_writer_abort(rdb_writer *w) {
     w_free(w);
 }
 
+/* ---- primitives for the collection codecs (rdb_priv.h) ---- */
+
+int rdbw_len(rdb_writer *w, uint64_t len) {
+    if (w->failed || w_room(w, 9)) return -1;
+    put_len(w, len);
+    return 0;
+}
+
+int rdbw_string(rdb_writer *w, const char *s, size_t len) {
+    if (w->failed || w_room(w, WBUF_FIXED)) return -1;
+    return w_string(w, s, len);
+}
+
+int rdbw_raw(rdb_writer *w, const void *p, size_t n) {
+    return w->failed ? -1 : w_bytes(w, p, n);
+}
+
+int rdbw_fail(rdb_writer *w, const char *msg) {
+    w_fail(w, "%s", msg);
+    return -1;
+}
+
+int rdbw_list_fill(const rdb_writer *w) { return w->list_fill; }
+
 /* ---- commit ---- */
 
 int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen) {
@@ -439,8 +503,8 @@ int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen)
 int rdb_write_value(sink *out, const obj *val, int compress, char *err, size_t errlen) {
     rdb_writer *w = w_new(out, 0);
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
-    put_byte(w, RDB_TYPE_STRING);
-    int rc = (w_obj(w, val) || w_flush(w)) ? -1 : 0;
+    put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
+    int rc = ((obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val)) || w_flush(w)) ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", w->err);
     w_free(w);
     return rc;

@@ -108,6 +108,9 @@ static void fill_aux(rdb_aux *aux, int measure_mem) {
     aux->ctime = wall_ms() / 1000;
     aux->used_mem = measure_mem ? (int64_t)info_used_memory() : -1;
     aux->aof_base = 0;
+    aux->as_commands = NULL; /* an RDB; the AOF sets commands itself */
+    /* what the writers opened from now on take (see rdb.h) */
+    rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
 }
 
 static void record_result(int type, int ok, long long dirty_at_start) {
@@ -190,8 +193,8 @@ static void on_forkless_done(uv_async_t *a) {
 
 /* Starts the serializer on every table at a new epoch, writing tmp then
  * path. The instant this returns is the snapshot's point in time. */
-static int start_forkless(const char *path, const char *tmp, int aof_base, char *err,
-                          size_t errlen) {
+static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_cmds_fn cmds,
+                          char *err, size_t errlen) {
     int64_t t0 = mono_us();
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
@@ -204,6 +207,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, char 
     job->compress = snap_rdb_flags(aof_base);
     fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
+    job->aux.as_commands = cmds;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
         d->job = job;
@@ -288,15 +292,15 @@ static int start_fork(char *err, size_t errlen) {
     return 0;
 }
 
-int snap_start_aof_base(const char *tmp, const char *path, snap_done_fn done, void *priv,
-                        char *err, size_t errlen) {
+int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, snap_done_fn done,
+                        void *priv, char *err, size_t errlen) {
     if (S.type != SNAP_NONE) {
         snprintf(err, errlen, "ERR Background save already in progress");
         return -1;
     }
     S.start_mono_us = mono_us();
     S.aborted = 0;
-    if (start_forkless(path, tmp, 1, err, errlen) != 0) return -1;
+    if (start_forkless(path, tmp, 1, cmds, err, errlen) != 0) return -1;
     S.aof_done = done;
     S.aof_priv = priv;
     return 0;
@@ -319,7 +323,7 @@ int snap_bgsave(char *err, size_t errlen) {
     snprintf(tmp, sizeof tmp, "temp-%d-forkless.rdb", (int)getpid());
     int rc = server.cfg.bgsave_method == BGSAVE_FORK
                  ? start_fork(err, errlen)
-                 : start_forkless(server.cfg.dbfilename, tmp, 0, err, errlen);
+                 : start_forkless(server.cfg.dbfilename, tmp, 0, NULL, err, errlen);
     if (rc != 0) {
         log_warning("Can't save in background: %s", err);
         record_result(server.cfg.bgsave_method == BGSAVE_FORK ? SNAP_FORK : SNAP_FORKLESS, 0, 0);
@@ -463,8 +467,12 @@ int snap_load_startup(char *err, size_t errlen) {
 
 /* ---- INFO ---- */
 
+/* What a forkless save alone keeps alive: the queue's keys and values, and
+ * the collection nodes that writes copied away from while the save holds
+ * them (ptree.h; counted while a forkless save runs, since a COPY's shared
+ * nodes are retired the same way). */
 size_t snap_retained_bytes(void) {
-    return S.type == SNAP_FORKLESS && S.job ? ser_queue_obj_bytes(S.job) : 0;
+    return S.type == SNAP_FORKLESS && S.job ? ser_queue_obj_bytes(S.job) + pt_retained_bytes() : 0;
 }
 
 void snap_info(vbuf *b) {
@@ -475,7 +483,7 @@ void snap_info(vbuf *b) {
     size_t qnow = 0, qpeak = S.last_peak_extra;
     if (S.type == SNAP_FORKLESS) {
         done = atomic_load(&S.job->keys_done);
-        qnow = ser_queue_bytes(S.job, &qpeak);
+        qnow = ser_queue_bytes(S.job, &qpeak) + pt_retained_bytes();
     }
     double remaining = -1;
     if (S.type == SNAP_FORKLESS && done > 0) {
@@ -493,6 +501,7 @@ void snap_info(vbuf *b) {
              "current_save_keys_processed:%llu\r\ncurrent_save_keys_total:%llu\r\n"
              "forkless_estimated_seconds_remaining:%.1f\r\n"
              "forkless_retained_bytes:%zu\r\nforkless_peak_retained_bytes:%zu\r\n"
+             "forkless_copied_nodes:%llu\r\n"
              "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
              "rdb_last_load_keys_loaded:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
              server.dirty, S.type != SNAP_NONE && !S.aof_done, (long long)S.lastsave,
@@ -501,7 +510,8 @@ void snap_info(vbuf *b) {
              (unsigned long long)S.last_keys, (long long)S.stall_us,
              (unsigned long long)(S.type == SNAP_FORKLESS ? done : 0),
              (unsigned long long)(S.type != SNAP_NONE ? S.keys_total : 0),
-             remaining < 0 ? 0.0 : remaining, qnow, qpeak, (long long)S.latest_fork_usec,
+             remaining < 0 ? 0.0 : remaining, qnow, qpeak,
+             (unsigned long long)pt_copied_nodes(), (long long)S.latest_fork_usec,
              (unsigned long long)S.total_forks, (unsigned long long)S.load_keys,
              (unsigned long long)S.load_expired);
     vbuf_append_str(b, line);

@@ -14,6 +14,7 @@
 #include "../src/server.h"
 #include "../src/vbuf.h"
 #include "../src/vt.h"
+#include "rdb.h"
 
 #define SNAP_ERRLEN 512
 
@@ -35,12 +36,13 @@ int snap_rdb_flags(int aof_base);
  * to send (e.g. "ERR Background save already in progress"). */
 int snap_bgsave(char *err, size_t errlen);
 /* AOF rewrite: a forkless save at this instant of every database to tmp,
- * renamed to path, with the aof-base AUX field. done(priv, status, err,
- * bytes) runs on the main thread when it ends: status 0 ok, -1 failed,
- * 1 aborted. -1 with err when a save is already running. */
+ * renamed to path, with the aof-base AUX field, or, when cmds is not NULL,
+ * as the commands cmds writes (aof-use-rdb-preamble no; rdb.h). done(priv,
+ * status, err, bytes) runs on the main thread when it ends: status 0 ok,
+ * -1 failed, 1 aborted. -1 with err when a save is already running. */
 typedef void (*snap_done_fn)(void *priv, int status, const char *err, uint64_t bytes);
-int snap_start_aof_base(const char *tmp, const char *path, snap_done_fn done, void *priv,
-                        char *err, size_t errlen);
+int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, snap_done_fn done,
+                        void *priv, char *err, size_t errlen);
 int snap_aof_base_running(void);
 /* BGSAVE SCHEDULE: start a background save as soon as none runs. */
 void snap_schedule(void);

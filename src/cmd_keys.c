@@ -23,18 +23,19 @@ static db *cur_db(const client *c) { return db_get(c->db); }
 
 /* ---- DEL, EXISTS, TYPE ------------------------------------------------- */
 
-void cmd_del(client *c) {
+/* Redis's delGenericCommand: a big value is freed on the lazyfree thread
+ * by UNLINK, and by DEL with lazyfree-lazy-user-del (lazyfree.h). */
+static void del_generic(client *c, int lazy) {
     db *d = cur_db(c);
     long long n = 0;
     for (int j = 1; j < c->argc; j++)
-        if (db_delete(d, c->argv[j].p, c->argv[j].len)) n++;
+        if (db_delete_lazy(d, c->argv[j].p, c->argv[j].len, lazy)) n++;
     server_dirty(n);
     reply_int(c, n);
 }
 
-/* Frees in place as DEL does: no value is large enough here to be worth a
- * background thread. */
-void cmd_unlink(client *c) { cmd_del(c); }
+void cmd_del(client *c) { del_generic(c, server.cfg.lazyfree_lazy_user_del); }
+void cmd_unlink(client *c) { del_generic(c, 1); }
 
 void cmd_exists(client *c) {
     db *d = cur_db(c);
@@ -326,7 +327,7 @@ static void expire_generic(client *c, long long basetime, int seconds) {
         return;
     }
     if (when <= wall_ms() && !server.loading) {
-        db_delete(d, k->p, k->len);
+        db_delete_lazy(d, k->p, k->len, server.cfg.lazyfree_lazy_expire);
         server_dirty(1);
         arg v[2] = {{"DEL", 3}, *k};
         cmd_propagate(c, 2, v);
@@ -401,21 +402,31 @@ void cmd_select(client *c) {
     reply_ok(c);
 }
 
-/* The optional ASYNC|SYNC argument; both flush at once here. */
-static int flush_args_ok(client *c) {
+/* The optional ASYNC|SYNC argument (Redis's getFlushCommandFlags): *lazy
+ * is 1 when the old tables are freed on the lazyfree thread (ASYNC, or no
+ * argument with lazyfree-lazy-user-flush). 0 after replying an error. */
+static int flush_args_ok(client *c, int *lazy) {
+    *lazy = server.cfg.lazyfree_lazy_user_flush;
     if (c->argc == 1) return 1;
-    if (c->argc == 2 && (arg_is(&c->argv[1], "sync") || arg_is(&c->argv[1], "async")))
+    if (c->argc == 2 && arg_is(&c->argv[1], "sync")) {
+        *lazy = 0;
         return 1;
+    }
+    if (c->argc == 2 && arg_is(&c->argv[1], "async")) {
+        *lazy = 1;
+        return 1;
+    }
     reply_syntax_error(c);
     return 0;
 }
 
 /* Redis propagates FLUSHDB/FLUSHALL even when nothing was removed. */
 void cmd_flushdb(client *c) {
-    if (!flush_args_ok(c)) return;
+    int lazy;
+    if (!flush_args_ok(c, &lazy)) return;
     db *d = cur_db(c);
     long long n = (long long)db_size(d);
-    db_flush(d);
+    db_flush_lazy(d, lazy);
     server_dirty(n);
     hooks_after_flush(0);
     cmd_propagate(c, c->argc, c->argv);
@@ -426,12 +437,13 @@ void cmd_flushdb(client *c) {
  * empty FLUSHALL adds nothing). Whether a save follows is the snapshot
  * module's business. */
 void cmd_flushall(client *c) {
-    if (!flush_args_ok(c)) return;
+    int lazy;
+    if (!flush_args_ok(c, &lazy)) return;
     long long n = 0;
     for (int i = 0; i < server.cfg.databases; i++) {
         db *d = db_get(i);
         n += (long long)db_size(d);
-        db_flush(d);
+        db_flush_lazy(d, lazy);
     }
     server_dirty(n);
     hooks_after_flush(1);

@@ -8,11 +8,55 @@
 #include <string.h>
 
 #include "db.h"
+#include "t_hash.h"
+#include "t_list.h"
+#include "t_set.h"
+#include "t_zset.h"
 #include "util.h"
+
+/* Room for `more` elements after *n in *out. */
+static obj **feed_grow(obj ***out, size_t n, uint64_t more) {
+    assert(more <= SIZE_MAX / sizeof(obj *) - n);
+    *out = xrealloc(*out, (n + (size_t)more) * sizeof(obj *) + 1);
+    return *out;
+}
+
+/* The list's elements, head to tail. */
+static void feed_list(obj *o, obj ***out, size_t *n) {
+    obj **v = feed_grow(out, *n, list_len(o));
+    list_iter it;
+    const char *p;
+    size_t len;
+    list_iter_init(&it, o);
+    while (list_iter_next(&it, &p, &len)) v[(*n)++] = obj_new_raw(p, len);
+}
+
+/* The set's members, in the tree's (hash) order. */
+static void feed_set(obj *o, obj ***out, size_t *n) {
+    obj **v = feed_grow(out, *n, set_len(o));
+    set_iter it;
+    const char *p;
+    size_t len;
+    set_iter_init(&it, o);
+    while (set_iter_next(&it, &p, &len)) v[(*n)++] = obj_new_raw(p, len);
+}
+
+/* The sorted set's members by ascending score (the order BY nosort keeps). */
+static void feed_zset(obj *o, obj ***out, size_t *n) {
+    obj **v = feed_grow(out, *n, zset_len(o));
+    zset_iter it;
+    const char *p;
+    size_t len;
+    double score;
+    zset_iter_init(&it, o);
+    while (zset_iter_next(&it, &p, &len, &score)) v[(*n)++] = obj_new_raw(p, len);
+}
 
 /* Per value type: how to list its elements. Lists, sets and sorted sets
  * fill their slot; NULL: the type is not sortable (WRONGTYPE). */
-static sort_feed_fn *const feeds[OBJ_NTYPES] = {0};
+static sort_feed_fn *const feeds[OBJ_NTYPES] = {
+    [OBJ_LIST] = feed_list, [OBJ_SET] = feed_set, [OBJ_ZSET] = feed_zset,
+};
 
 int sort_parse(client *c, int readonly, sort_opts *o) {
     memset(o, 0, sizeof *o);
@@ -75,7 +119,13 @@ obj *sort_lookup_pattern(db *d, const arg *pat, obj *elem) {
     vt_entry *e = db_lookup_read(d, key, prefix + elen + rest);
     free(key);
     if (!e) return NULL;
-    if (field) return NULL; /* hashes read their field here when they exist */
+    if (field) {
+        if (e->val->type != OBJ_HASH) return NULL;
+        const char *v;
+        size_t vl;
+        size_t flen = pat->len - (size_t)(field - pat->p);
+        return hash_get(e->val, field, flen, &v, &vl) ? obj_new_raw(v, vl) : NULL;
+    }
     if (e->val->type != OBJ_STRING) return NULL;
     obj_incref(e->val);
     return e->val;
@@ -148,12 +198,39 @@ static int sort_load(db *d, const sort_opts *o, sort_item *v, size_t n) {
     return ok;
 }
 
-/* The STORE destination gets a list of the selected values; lists do not
- * exist yet, so an empty result (the only one there can be) deletes it. */
-static void sort_store(client *c, const sort_opts *o, size_t outlen) {
+/* The STORE destination becomes a list of the outlen selected values (a
+ * missing GET value stored as ""), replacing whatever it held; an empty
+ * result deletes it (Redis's sortCommandGeneric). */
+static void sort_store(client *c, const sort_opts *o, const sort_item *v, long long start,
+                       long long end, size_t outlen) {
     db *d = db_get(c->db);
-    assert(outlen == 0); /* lists add the non-empty case */
-    if (db_delete(d, o->store->p, o->store->len)) server_dirty(1);
+    if (outlen == 0) {
+        if (db_delete(d, o->store->p, o->store->len)) server_dirty(1);
+        reply_int(c, 0);
+        return;
+    }
+    list_elem *el = xmalloc(outlen * sizeof *el);
+    obj **hold = xmalloc(outlen * sizeof *hold); /* references behind el */
+    char (*ibuf)[OBJ_INTBUF] = xmalloc(outlen * sizeof *ibuf);
+    size_t k = 0;
+    for (long long j = start; j <= end; j++) {
+        for (int g = 0; g < (o->ngets ? o->ngets : 1); g++, k++) {
+            obj *val = v[j].elem;
+            if (o->ngets) val = sort_lookup_pattern(d, o->gets[g], v[j].elem);
+            else obj_incref(val);
+            hold[k] = val;
+            if (val) el[k].p = obj_str(val, ibuf[k], &el[k].n);
+            else el[k] = (list_elem){"", 0};
+        }
+    }
+    assert(k == outlen);
+    db_set(d, o->store->p, o->store->len, list_from_elems(el, outlen), VT_NO_EXPIRE);
+    for (size_t i = 0; i < outlen; i++)
+        if (hold[i]) obj_decref(hold[i]);
+    free(hold);
+    free(ibuf);
+    free(el);
+    server_dirty((long long)outlen);
     reply_int(c, (long long)outlen);
 }
 
@@ -184,7 +261,7 @@ void sort_run(client *c, const sort_opts *o, obj **elems, size_t n) {
     if (!ok) {
         reply_error(c, "ERR One or more scores can't be converted into double");
     } else if (o->store) {
-        sort_store(c, o, outlen);
+        sort_store(c, o, v, start, end, outlen);
     } else {
         reply_array(c, (long long)outlen);
         for (long long j = start; j <= end; j++) {
@@ -224,6 +301,17 @@ static void sort_generic(client *c, int readonly) {
             return;
         }
         feed(e->val, &elems, &n);
+        int type = e->val->type;
+        /* Redis: BY nosort keeps a list's or sorted set's order, reversed
+         * by DESC; a set stored is sorted anyway so that the result does not
+         * depend on the set's internal order. */
+        if (o.dontsort && o.desc && (type == OBJ_LIST || type == OBJ_ZSET))
+            for (size_t i = 0; i < n / 2; i++) {
+                obj *t = elems[i];
+                elems[i] = elems[n - 1 - i];
+                elems[n - 1 - i] = t;
+            }
+        if (o.dontsort && type == OBJ_SET && o.store) o.dontsort = 0;
     }
     sort_run(c, &o, elems, n);
     free(o.gets);

@@ -65,6 +65,9 @@ typedef struct conf {
     int stop_writes_on_bgsave_error;    /* stop-writes-on-bgsave-error (yes) */
     int rdbcompression;                 /* rdbcompression (yes): LZF strings,
                                            unless snapshot-compression lz4 */
+    int rdb_key_save_delay;             /* rdb-key-save-delay (0): microseconds
+                                           slept after each key a save writes
+                                           (Redis's testing knob) */
     int rdbchecksum;                    /* rdbchecksum (yes): no = zero CRC64 */
     int snapshot_compression;           /* snapshot-compression lz4|none (none):
                                            lz4 = the whole file in an LZ4 frame */
@@ -75,6 +78,9 @@ typedef struct conf {
     char *appenddirname;                /* appenddirname (appendonlydir) */
     char *appendfilename;               /* appendfilename (appendonly.aof) */
     int aof_load_truncated;             /* aof-load-truncated (yes) */
+    int aof_use_rdb_preamble;           /* aof-use-rdb-preamble (yes): the
+                                           rewrite's base is an RDB, else
+                                           commands (aof/rewrite.h) */
     long long auto_aof_rewrite_percentage; /* auto-aof-rewrite-percentage (100) */
     long long auto_aof_rewrite_min_size;   /* auto-aof-rewrite-min-size (64mb) */
     long long aof_max_backlog;          /* aof-max-backlog (64mb): verso's

@@ -1,12 +1,14 @@
 /* db: databases, lazy and active expiry (see db.h). Main thread only. */
 #include "db.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "blocking.h"
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
+#include "lazyfree.h"
 #include "multi.h"
 #include "util.h"
 
@@ -24,9 +26,20 @@ int db_expired(const vt_entry *e, int64_t now_ms) {
     return e->expire != VT_NO_EXPIRE && e->expire <= now_ms;
 }
 
+int db_remove(db *d, const char *key, size_t len, int lazy) {
+    vt_entry *e = vt_find(d->t, key, len);
+    if (!e) return 0;
+    obj *val = e->val;
+    obj_incref(val); /* ours, so that lazyfree decides who frees it */
+    int deleted = vt_delete(d->t, key, len);
+    assert(deleted);
+    lazyfree_drop(val, lazy);
+    return deleted;
+}
+
 /* Deletes an expired key and tells the AOF, as Redis propagates a DEL. */
 static void expire_now(db *d, const char *key, size_t len) {
-    vt_delete(d->t, key, len);
+    db_remove(d, key, len, server.cfg.lazyfree_lazy_expire);
     multi_touch_key(d->id, key, len);
     server.stat.expired_keys++;
     arg argv[2] = {{"DEL", 3}, {key, len}};
@@ -103,7 +116,7 @@ void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
     e->val = val;
     if (expire != DB_KEEPTTL) vt_set_expire(&w, e, expire);
     vt_write_done(&w);
-    if (old) obj_decref(old);
+    if (old) lazyfree_drop(old, server.cfg.lazyfree_lazy_server_del);
 }
 
 int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
@@ -116,22 +129,28 @@ int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
     return 1;
 }
 
-int db_delete(db *d, const char *key, size_t len) {
+int db_delete_lazy(db *d, const char *key, size_t len, int lazy) {
     if (!lookup(d, key, len)) return 0;
-    int deleted = vt_delete(d->t, key, len);
+    int deleted = db_remove(d, key, len, lazy);
     if (deleted) multi_touch_key(d->id, key, len);
     return deleted;
 }
 
-void db_flush(db *d) {
+int db_delete(db *d, const char *key, size_t len) {
+    return db_delete_lazy(d, key, len, server.cfg.lazyfree_lazy_server_del);
+}
+
+void db_flush_lazy(db *d, int lazy) {
     multi_touch_flush(d);
     hooks_before_flush();
     vt *old = d->t;
     d->t = vt_create();
     d->expire_cursor = 0;
     d->avg_ttl = 0;
-    hooks_retire_table(old);
+    if (!hooks_keep_retired_table(old)) lazyfree_table(old, lazy);
 }
+
+void db_flush(db *d) { db_flush_lazy(d, 0); }
 
 size_t db_size(db *d) { return vt_size(d->t); }
 

@@ -6,7 +6,9 @@
  * walks each table with a cursor within a time budget. While server.loading
  * (startup replay) no key expires, as in Redis. Every change to a key made
  * here (write, expire time, delete, expiry, flush) is signalled to WATCH
- * (multi.h). Main thread only. */
+ * (multi.h). Values removed are freed through lazyfree.h (in the
+ * background when big and the lazyfree-lazy-* switch of the path is on).
+ * Main thread only. */
 #ifndef VERSO_DB_H
 #define VERSO_DB_H
 
@@ -47,10 +49,20 @@ void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire);
 /* Sets the expire (unix ms, or VT_NO_EXPIRE) of an existing key; 0 when
  * it is absent (or expired). */
 int db_set_expire(db *d, const char *key, size_t len, int64_t expire);
-/* Deletes a key; 1 if it existed (and was not already expired). */
+/* Deletes a key; 1 if it existed (and was not already expired). Its value
+ * is freed as a server-side delete (lazyfree-lazy-server-del; lazyfree.h). */
 int db_delete(db *d, const char *key, size_t len);
-/* Empties a database (FLUSHDB); aborts a running save first (see snap.h). */
+/* The same, the value freed in the background when `lazy` and it is big
+ * (DEL with lazyfree-lazy-user-del, UNLINK). */
+int db_delete_lazy(db *d, const char *key, size_t len, int lazy);
+/* Deletes a key found by the caller, without lazy expiry or a WATCH signal
+ * (expiry, eviction): the value freed as db_delete_lazy. 1 if it existed. */
+int db_remove(db *d, const char *key, size_t len, int lazy);
+/* Empties a database (FLUSHDB); aborts a running save first (see snap.h).
+ * db_flush_lazy frees the old table in the background when `lazy`
+ * (FLUSHDB ASYNC). */
 void db_flush(db *d);
+void db_flush_lazy(db *d, int lazy);
 size_t db_size(db *d);
 
 /* 1 when the entry's expire time has passed (now = wall_ms()). */

@@ -20,6 +20,7 @@
 #include "db.h"
 #include "hooks.h"
 #include "info.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "multi.h"
 #include "util.h"
@@ -214,7 +215,7 @@ static void pool_populate(int dbid, int p) {
 static void evict_key(int dbid, const char *key, size_t len) {
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(dbid, 2, argv);
-    vt_delete(db_get(dbid)->t, key, len);
+    db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     multi_touch_key(dbid, key, len); /* as Redis: eviction fails a WATCH */
     server.stat.evicted_keys++;
 }
@@ -282,11 +283,13 @@ static uint64_t time_limit_us(void) {
     return (uint64_t)us;
 }
 
-static void timer_start(void) {
+static void timer_start_in(uint64_t ms) {
     if (E.timer_running) return;
     E.timer_running = 1;
-    uv_timer_start(&E.timer, on_timer, 0, 0);
+    uv_timer_start(&E.timer, on_timer, ms, 0);
 }
+
+static void timer_start(void) { timer_start_in(0); }
 
 static int perform(void) {
     if (!server.cfg.maxmemory || server.loading) return EVICT_OK;
@@ -299,6 +302,13 @@ static int perform(void) {
     uint64_t max_us = time_limit_us();
     unsigned long n = 0;
     while (evict_counted_memory() > limit) {
+        /* lazyfree-lazy-eviction: values queued for the lazyfree thread
+         * are memory about to drop; evict no more until it is freed (Redis
+         * checks every 16 keys and waits for its lazyfree jobs). */
+        if (server.cfg.lazyfree_lazy_eviction && lazyfree_pending()) {
+            timer_start_in(1);
+            return EVICT_RUNNING;
+        }
         if (!(random ? evict_random(p) : evict_pool(p))) return EVICT_FAIL;
         if (++n % 16 == 0 && (uint64_t)(mono_us() - start) > max_us) {
             timer_start();

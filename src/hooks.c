@@ -42,10 +42,14 @@ int hooks_reply_held(const client *c) {
     return 0;
 }
 
-void hooks_retire_table(vt *t) {
+int hooks_keep_retired_table(vt *t) {
     for (size_t i = 0; i < nreg; i++)
-        if (reg[i]->keep_retired_table && reg[i]->keep_retired_table(t)) return;
-    vt_free(t);
+        if (reg[i]->keep_retired_table && reg[i]->keep_retired_table(t)) return 1;
+    return 0;
+}
+
+void hooks_retire_table(vt *t) {
+    if (!hooks_keep_retired_table(t)) vt_free(t);
 }
 
 size_t hooks_not_counted_memory(void) {

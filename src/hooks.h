@@ -73,6 +73,7 @@ int hooks_reply_held(const client *c);                   /* 1: any holds */
 void hooks_client_closed(client *c);
 void hooks_before_flush(void);
 void hooks_retire_table(vt *t);                          /* frees t if none keeps it */
+int hooks_keep_retired_table(vt *t);                     /* 1: a subsystem took t */
 void hooks_after_flush(int all);
 void hooks_info(const char *section, vbuf *b);
 size_t hooks_not_counted_memory(void);                   /* sum over subsystems */

@@ -15,10 +15,12 @@
 #include "db.h"
 #include "evict.h"
 #include "hooks.h"
+#include "lazyfree.h"
 #include "net.h"
 #include "util.h"
 
 static size_t peak_memory; /* main thread only: used_memory_peak */
+static size_t startup_memory; /* main thread only: MEMORY STATS startup.allocated */
 
 /* Under AddressSanitizer malloc is ASan's, which mallinfo does not see. */
 extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
@@ -42,6 +44,14 @@ size_t info_used_memory(void) {
     if (used > peak_memory) peak_memory = used;
     return used;
 }
+
+size_t info_peak_memory(void) {
+    info_used_memory();
+    return peak_memory;
+}
+
+void info_mark_startup(void) { startup_memory = info_used_memory(); }
+size_t info_startup_memory(void) { return startup_memory; }
 
 size_t info_rss(void) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -102,8 +112,9 @@ static void section_memory(vbuf *b) {
             "used_memory_tables:%zu\r\n",
          used, hu, rss, hr, peak_memory, hp, tables);
     evict_info_memory(b, used);
-    addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
-         used ? (double)rss / (double)used : 0.0);
+    addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
+            "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
+         used ? (double)rss / (double)used : 0.0, lazyfree_pending(), lazyfree_freed());
 }
 
 static void section_persistence(vbuf *b) {

@@ -13,6 +13,12 @@
 size_t info_used_memory(void);
 size_t info_allocated(void);
 size_t info_rss(void);
+/* used_memory_peak (main thread). */
+size_t info_peak_memory(void);
+/* Records used_memory once the server is set up (MEMORY STATS
+ * startup.allocated); main thread. */
+void info_mark_startup(void);
+size_t info_startup_memory(void);
 /* n bytes as Redis's bytesToHuman writes them ("10.00M"). */
 void info_human(char *out, size_t len, double n);
 

@@ -24,6 +24,8 @@
 #include "db.h"
 #include "evict.h"
 #include "hooks.h"
+#include "info.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "net.h"
 #include "util.h"
@@ -205,6 +207,11 @@ int server_setup(int argc, char **argv) {
     cmd_init();
     db_init_all(server.cfg.databases);
     evict_init();
+    if (lazyfree_start(err, sizeof err) != 0) {
+        log_warning("%s", err);
+        return 1;
+    }
+    info_mark_startup();
     return 0;
 }
 

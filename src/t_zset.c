@@ -119,6 +119,46 @@ obj *zset_new(void) {
     return obj_new_coll(OBJ_ZSET, OBJ_ENC_LISTPACK, 2, kinds);
 }
 
+obj *zset_new_skiplist(void) {
+    obj *z = zset_new();
+    z->enc = OBJ_ENC_SKIPLIST;
+    return z;
+}
+
+void zset_convert_if_small(obj *z) {
+    assert(!obj_shared(z));
+    uint64_t n = zset_len(z);
+    if (z->enc != OBJ_ENC_SKIPLIST || n > (uint64_t)server.cfg.zset_max_listpack_entries) return;
+    zset_iter it;
+    const char *m;
+    size_t ml, nneg = 0;
+    double s;
+    zset_iter_init(&it, z);
+    while (zset_iter_next(&it, &m, &ml, &s)) {
+        if ((long long)ml > server.cfg.zset_max_listpack_value) return;
+        nneg += (size_t)is_neg_zero(s);
+    }
+    z->enc = OBJ_ENC_LISTPACK;
+    if (!nneg) return;
+    /* The -0 members sit among the 0 ones: copy them out, then rescore. */
+    zset_member *v = xmalloc(nneg * sizeof *v);
+    size_t k = 0;
+    zset_iter_at(&it, z, zset_rank_of_score(z, 0.0, 0), 0);
+    while (k < nneg && zset_iter_next(&it, &m, &ml, &s)) {
+        assert(s == 0);
+        if (!is_neg_zero(s)) continue;
+        char *copy = xmalloc(ml + 1);
+        if (ml) memcpy(copy, m, ml);
+        v[k++] = (zset_member){copy, ml, 0.0};
+    }
+    assert(k == nneg);
+    for (k = 0; k < nneg; k++) {
+        zset_set(z, v[k].m, v[k].ml, 0.0);
+        free((void *)v[k].m);
+    }
+    free(v);
+}
+
 uint64_t zset_len(const obj *z) { return pt_count(obj_ctree(z, 1)); }
 
 int zset_score(const obj *z, const char *m, size_t ml, double *score) {

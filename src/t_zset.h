@@ -54,6 +54,14 @@ void zset_delete_range(obj *z, uint64_t rank, uint64_t n);
 typedef void zset_scan_fn(void *priv, const char *m, size_t ml, double score);
 uint64_t zset_scan(const obj *z, uint64_t from, uint64_t count, zset_scan_fn *fn, void *priv);
 
+/* A sorted set in the big encoding from the start (Redis builds the
+ * results of ZUNION/ZINTER/ZDIFF so; -0 scores are kept). */
+obj *zset_new_skiplist(void);
+/* z unshared: back to the listpack encoding when z is within the limits
+ * (zsetConvertToListpackIfNeeded: a store's result), -0 scores becoming 0
+ * as a listpack holds them. O(len) only when it converts. */
+void zset_convert_if_small(obj *z);
+
 /* Redis's string2d: the whole of p[0..len) is a double (strtod, no
  * leading space, no NaN, no overflow to inf from a finite text): 1 and *out. */
 int zset_parse_double(const char *p, size_t len, double *out);

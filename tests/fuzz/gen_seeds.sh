@@ -4,7 +4,8 @@
 # verso-server (plain and LZ4), and multi-part AOFs from redis-server's
 # appendonly. Each seed starts with the target's mode byte (see the
 # fuzz_*.c headers). Needs redis-server/redis-cli and a built verso-server:
-#   VERSO=build/src/verso-server tests/fuzz/gen_seeds.sh
+#   VERSO=$PWD/build/src/verso-server tests/fuzz/gen_seeds.sh (an absolute path:
+# each server starts in its own directory)
 set -euo pipefail
 src=$(cd "$(dirname "$0")" && pwd)
 verso=${VERSO:?VERSO: path of a built verso-server}
@@ -17,6 +18,20 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_up() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 # prefix MODE-BYTE FILE OUT: writes the mode byte then FILE to OUT
 prefix() { { printf "\\x$(printf %02x "$1")"; cat "$2"; } >"$3"; }
+
+fill_colls() { # port: hashes, lists, sets, zsets in both encodings
+    local p=$1
+    redis-cli -p "$p" hset h:small a 1 b hello c -70000 >/dev/null
+    redis-cli -p "$p" hset h:long f "$(printf 'v%.0s' $(seq 100))" >/dev/null
+    redis-cli -p "$p" rpush l a 1 -2 hello 70000 5000000000 >/dev/null
+    redis-cli -p "$p" rpush l:big "$(printf 'e%.0s' $(seq 9000))" x >/dev/null
+    redis-cli -p "$p" sadd s:int 5 -3 100000 >/dev/null
+    redis-cli -p "$p" sadd s:str a b 1 >/dev/null
+    redis-cli -p "$p" zadd z:small 1 a 2.5 b -inf c >/dev/null
+    redis-cli -p "$p" zadd z:long 1 "$(printf 'm%.0s' $(seq 100))" >/dev/null
+    redis-cli -p "$p" config set list-max-listpack-size 2 >/dev/null
+    redis-cli -p "$p" rpush l:nodes 1 2 3 4 5 >/dev/null
+}
 
 fill() { # port: a few string keys, ints, an expire, two databases
     local p=$1
@@ -48,6 +63,16 @@ prefix 1 "$tmp/redis/dump.rdb" "$out/redis70-in-lz4"
 prefix 2 "$tmp/redis/dump.rdb" "$out/redis70-restore"
 redis-cli -p "$p" flushall >/dev/null; redis-cli -p "$p" save >/dev/null
 prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-empty"
+fill_colls "$p"; redis-cli -p "$p" save >/dev/null
+prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-colls"
+prefix 2 "$tmp/redis/dump.rdb" "$out/redis70-colls-restore"
+redis-cli -p "$p" flushall >/dev/null; redis-cli -p "$p" config set list-max-listpack-size -2 >/dev/null
+# the encodings Redis 7.0 loads but no longer writes (zipmap, ziplists,
+# quicklist v1, text-score zset), hand-built by test_coll_interop
+VERSO_OLD_ENCODINGS_RDB="$tmp/old.rdb" CK_RUN_CASE=old_encodings \
+    "$(dirname "$verso")/../tests/integration/test_coll_interop" >/dev/null
+prefix 0 "$tmp/old.rdb" "$out/old-encodings"
+prefix 2 "$tmp/old.rdb" "$out/old-encodings-restore"
 # redis-server AOF (multi-part: RDB preamble base + RESP incr)
 redis-cli -p "$p" config set appendonly yes >/dev/null; sleep 1
 fill "$p"; redis-cli -p "$p" incrby a 5 >/dev/null; redis-cli -p "$p" del b >/dev/null
@@ -70,6 +95,9 @@ for comp in lz4 none; do
     fill "$p"; redis-cli -p "$p" save >/dev/null
     prefix 0 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp"
     prefix 2 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp-restore"
+    redis-cli -p "$p" flushall >/dev/null
+    fill_colls "$p"; redis-cli -p "$p" save >/dev/null
+    prefix 0 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp-colls"
     redis-cli -p "$p" shutdown nosave >/dev/null 2>&1 || true
 done
 ls -la "$out" "$aout"

@@ -245,14 +245,17 @@ START_TEST(test_wrongtype_for_string_commands) {
     static const char *const cmds[] = {
         "GET l", "GETSET l v", "GETDEL l", "GETEX l", "GETEX l PERSIST", "SET l v GET",
         "APPEND l x", "SETRANGE l 0 x", "STRLEN l", "GETRANGE l 0 1",
-        "SUBSTR l 0 1", "INCR l", "DECR l", "INCRBY l 2", "DECRBY l 2", "INCRBYFLOAT l 1.5",
-        "SORT l", "SORT_RO l"};
+        "SUBSTR l 0 1", "INCR l", "DECR l", "INCRBY l 2", "DECRBY l 2", "INCRBYFLOAT l 1.5"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         ck_assert_msg(!strcmp(run(c, cmds[i]), WRONGTYPE), "%s", cmds[i]);
         vt_entry *e = db_lookup(db_get(5), "l", 1);
         ck_assert_ptr_nonnull(e);
         ck_assert_int_eq(e->val->type, OBJ_LIST); /* untouched */
     }
+    /* SORT sorts lists, sets and sorted sets: a hash is the wrong type */
+    plant(5, "h", OBJ_HASH);
+    ck_assert_str_eq(run(c, "SORT h"), WRONGTYPE);
+    ck_assert_str_eq(run(c, "SORT_RO h"), WRONGTYPE);
     ck_assert_str_eq(run(c, "MGET l nokey"), "*2\r\n$-1\r\n$-1\r\n");
     ck_assert_str_eq(run(c, "TYPE l"), "+list\r\n");
     ck_assert_str_eq(run(c, "SCAN 0 TYPE list"), "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nl\r\n");

@@ -215,8 +215,10 @@ static void pool_populate(int dbid, int p) {
 static void evict_key(int dbid, const char *key, size_t len) {
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(dbid, 2, argv);
+    /* as Redis: eviction fails a WATCH. Before the removal: key may point
+     * into the entry's own key object, which the removal frees. */
+    multi_touch_key(dbid, key, len);
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
-    multi_touch_key(dbid, key, len); /* as Redis: eviction fails a WATCH */
     server.stat.evicted_keys++;
 }
 

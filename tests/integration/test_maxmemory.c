@@ -330,6 +330,40 @@ START_TEST(config_set_lower_evicts_down)
 }
 END_TEST
 
+/* A key evicted by allkeys-random fails the WATCH on it (the eviction
+ * touched the key's bytes after freeing them: ASan saw it). */
+START_TEST(random_eviction_fails_watch)
+{
+    srv *s = h_srv_start("--maxmemory-policy allkeys-random");
+    redisContext *c = srv_connect(s), *w = srv_connect(s);
+    fill(c, "k", 0, 4000, 1000, 0, NULL);
+    const char *argv[4001];
+    size_t argl[4001];
+    char names[4000][16];
+    argv[0] = "WATCH";
+    argl[0] = 5;
+    for (int i = 0; i < 4000; i++) {
+        argl[i + 1] = (size_t)snprintf(names[i], sizeof names[i], "k:%d", i);
+        argv[i + 1] = names[i];
+    }
+    redisReply *r = redisCommandArgv(w, 4001, argv, argl);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->type, REDIS_REPLY_STATUS);
+    freeReplyObject(r);
+    expect_status(w, "OK", "MULTI");
+    expect_status(w, "QUEUED", "PING");
+    long long limit = counted_mem(c) / 2;
+    expect_status(c, "OK", "CONFIG SET maxmemory %lld", limit);
+    h_wait_info_ge(c, "stats", "evicted_keys", 1000, 5000);
+    r = cmd(w, "EXEC");
+    ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
+    freeReplyObject(r);
+    expect_status(c, "OK", "CONFIG SET maxmemory 0");
+    redisFree(w);
+    redisFree(c);
+}
+END_TEST
+
 static void expect_config(redisContext *c, const char *name, const char *value)
 {
     redisReply *r = expect_array(c, 2, "CONFIG GET %s", name);
@@ -557,6 +591,7 @@ static Suite *suite(void)
     tcase_add_test(tc, allkeys_lru_keeps_used_keys);
     tcase_add_test(tc, allkeys_lfu_keeps_used_keys);
     tcase_add_test(tc, config_set_lower_evicts_down);
+    tcase_add_test(tc, random_eviction_fails_watch);
     tcase_add_test(tc, config_values_and_errors);
     tcase_add_test(tc, eviction_propagates_del_to_aof);
     tcase_add_loop_test(tc, eviction_during_bgsave, 0, 3);

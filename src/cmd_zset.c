@@ -630,7 +630,7 @@ static int zmpop_parse(client *c, int ni, int *nkeys, int *max, long long *count
         reply_error(c, "ERR numkeys should be greater than 0");
         return 0;
     }
-    if (nk >= c->argc - ni) {
+    if (nk >= c->argc - ni - 1) { /* no room for MIN|MAX after the keys */
         reply_syntax_error(c);
         return 0;
     }

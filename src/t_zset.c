@@ -301,6 +301,21 @@ static int bytes_cmp(const char *a, size_t al, const char *b, size_t bl) {
 uint64_t zset_rank_of_lex(const obj *z, const char *m, size_t ml, int excl) {
     const ptree *t0 = obj_ctree(z, 0);
     uint64_t lo = 0, hi = pt_count(t0);
+    pt_item first, last;
+    if (hi && pt_get(t0, 0, &first) && pt_get(t0, hi - 1, &last) &&
+        memcmp(first.key, last.key, 8) == 0) {
+        /* One score (the case lex ranges are for): a seek, O(log n). */
+        zkey k;
+        char *p = zkey_alloc(&k, 8 + ml);
+        memcpy(p, first.key, 8);
+        if (ml) memcpy(p + 8, m, ml);
+        uint64_t r;
+        int found = pt_seek(t0, k.p, k.len, &r, NULL);
+        zkey_free(&k);
+        return found && excl ? r + 1 : r;
+    }
+    /* Mixed scores (Redis leaves the result unspecified): a binary search
+     * on the members in tree order, O(log^2 n). */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         pt_item it;

@@ -1,6 +1,7 @@
 /* t_zset: the sorted set type on two ptrees (PT_KEYED both): tree 0 by
  * score (key = the score's order-preserving 8 bytes, then the member; no
- * value), tree 1 by member (key = 32-bit hash of the member, big-endian,
+ * value, except the score's raw 8 bytes for a -0 score, which sorts as 0),
+ * tree 1 by member (key = 32-bit hash of the member, big-endian,
  * then the member; value = the score as 8 bytes). Owns both layouts, the
  * encoding name (listpack while within zset-max-listpack-entries / -value,
  * then skiplist for good) and the operations the sorted set commands, the

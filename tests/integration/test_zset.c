@@ -433,6 +433,8 @@ START_TEST(zpop_zmpop)
     expect_error(c, "ERR numkeys should be greater than 0", "ZMPOP x m MIN");
     expect_error(c, ERR_SYNTAX, "ZMPOP 1 m FOO");
     expect_error(c, ERR_SYNTAX, "ZMPOP 3 m MIN");
+    expect_error(c, ERR_SYNTAX, "ZMPOP 2 m MIN"); /* MIN taken as a key: no MIN|MAX left */
+    expect_error(c, ERR_SYNTAX, "BZMPOP 0 2 m MIN");
     expect_error(c, "ERR count should be greater than 0", "ZMPOP 1 m MIN COUNT 0");
     expect_error(c, "ERR count should be greater than 0", "ZMPOP 1 m MIN COUNT x");
     expect_error(c, ERR_SYNTAX, "ZMPOP 1 m MIN COUNT 1 COUNT 1");

@@ -171,8 +171,9 @@ uint32_t pt_leaf_blobs(const pt_node *n, size_t from, size_t to, int delta) {
 /* ---- nodes ---- */
 
 size_t pt_leaf_cap(size_t need) {
-    size_t cap = need + need / 8;
-    if (cap < 32) cap = 32;
+    /* Small leaves (small collections) exactly: malloc rounds them up and
+     * leaf_usable takes the slack; bigger ones with 1/8 to grow into. */
+    size_t cap = need < 256 ? need : need + need / 8;
     if (cap > PT_LEAF_BYTES) cap = PT_LEAF_BYTES;
     if (cap < need) cap = need;
     return cap;

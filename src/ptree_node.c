@@ -303,11 +303,19 @@ pt_node *pt_node_own(pt_node *n) {
     if (n->leaf) {
         c = pt_leaf_from(n->kind, LEAF(n)->data, n->used, pt_leaf_cap(n->used), 1);
     } else {
+        /* Field by field: n's refcount may be changing on another thread. */
         size_t sz = sizeof(pt_inner) + n->cap;
         c = xmalloc(sz);
-        memcpy(c, n, sz);
         atomic_init(&c->rc, 1);
         atomic_init(&c->retired, 0);
+        c->leaf = 0;
+        c->kind = n->kind;
+        c->pad = 0;
+        c->n = n->n;
+        c->used = n->used;
+        c->cap = n->cap;
+        c->nbig = 0;
+        memcpy((char *)c + sizeof(pt_node), (const char *)n + sizeof(pt_node), sz - sizeof(pt_node));
         for (uint32_t i = 0; i < n->n; i++) pt_node_ref(INNER(c)->child[i]);
     }
     retire(n);

@@ -109,7 +109,9 @@ void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse);
 /* 1 and *out set, or 0 at the end. The tree must not be written meanwhile. */
 int pt_iter_next(pt_iter *it, pt_item *out);
 
-/* ---- bulk build (restore): items in rank order, bottom-up, O(n) ---- */
+/* ---- bulk build (restore): items in rank order, bottom-up, O(n) ----
+ * Leaves are filled to capacity (the last ones of each level may be less
+ * full). To abandon a build (a load error), finish it and pt_free the tree. */
 typedef struct pt_builder {
     ptree t;
     void *state;                     /* private */

@@ -186,12 +186,13 @@ static pt_node *leaf_split(pt_node *n, size_t idx, size_t off, const char *tmp, 
     memcpy(buf + off + isz, d + off, n->used - off);
     size_t cut, lcap, rcap;
     if (edge == EDGE_TAIL && idx == n->n) {
+        /* The new edge leaf will likely fill: room for half a leaf. */
         cut = off;
         lcap = cut;
-        rcap = pt_leaf_cap(total - cut);
+        rcap = pt_leaf_cap(total - cut < PT_LEAF_BYTES / 2 ? PT_LEAF_BYTES / 2 : total - cut);
     } else if (edge == EDGE_HEAD && idx == 0) {
         cut = isz;
-        lcap = pt_leaf_cap(cut);
+        lcap = pt_leaf_cap(cut < PT_LEAF_BYTES / 2 ? PT_LEAF_BYTES / 2 : cut);
         rcap = total - cut;
     } else {
         cut = even_cut(kind, buf, total, (size_t)n->n + 1);

@@ -541,6 +541,23 @@ START_TEST(test_copy_bound) {
         ck_assert_uint_gt(pt_retained_bytes(), 0);
         REQ(pt_check(&sn) && pt_check(&t));
         REQ_EQ(tree_hash(&sn), h0);
+        /* A range delete on a shared tree drops the covered subtrees by
+         * reference: it copies the two edge paths (and the siblings they
+         * merge with), not the items. */
+        ptree sn2;
+        pt_share(&sn2, &t);
+        uint64_t h2 = tree_hash(&t), cnt = pt_count(&t);
+        uint64_t before = pt_copied_nodes();
+        pt_delete_range(&t, cnt / 4, cnt / 2);
+        uint64_t d = pt_copied_nodes() - before;
+        printf("copy_bound kind %d: delete_range of %llu shared items copied %llu nodes\n", kind,
+               (unsigned long long)(cnt / 2), (unsigned long long)d);
+        ck_assert_uint_le(d, 4 * (uint64_t)depth);
+        REQ_EQ(pt_count(&t), cnt - cnt / 2);
+        REQ(pt_check(&t));
+        REQ_EQ(tree_hash(&sn2), h2);
+        pt_free(&sn2);
+        REQ_EQ(tree_hash(&sn), h0);
         pt_free(&sn);
         REQ_EQ(pt_retained_bytes(), 0);
         pt_free(&t);

@@ -28,8 +28,10 @@
  * may run on any thread that holds a handle whose nodes are not written:
  * a handle taken with pt_share, which the main thread never writes through.
  * pt_free drops a handle on any thread; a node is freed by whoever drops its
- * last reference. Node contents are never written while shared; the
- * refcount is the only field two threads touch.
+ * last reference (acq_rel decrement; a write finds a node unshared with
+ * an acquire load). Node contents are never written while shared; the
+ * refcount and the retired mark (pt_retained_bytes), both atomic, are the
+ * only fields two threads touch.
  *
  * Item pointers (pt_item) point into a node: valid until the next write to
  * that tree through the same handle (or its pt_free). */

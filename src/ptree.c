@@ -186,12 +186,13 @@ static pt_node *leaf_split(pt_node *n, size_t idx, size_t off, const char *tmp, 
     memcpy(buf + off + isz, d + off, n->used - off);
     size_t cut, lcap, rcap;
     if (edge == EDGE_TAIL && idx == n->n) {
+        /* The new edge leaf will likely fill: room for half a leaf. */
         cut = off;
         lcap = cut;
-        rcap = pt_leaf_cap(total - cut);
+        rcap = pt_leaf_cap(total - cut < PT_LEAF_BYTES / 2 ? PT_LEAF_BYTES / 2 : total - cut);
     } else if (edge == EDGE_HEAD && idx == 0) {
         cut = isz;
-        lcap = pt_leaf_cap(cut);
+        lcap = pt_leaf_cap(cut < PT_LEAF_BYTES / 2 ? PT_LEAF_BYTES / 2 : cut);
         rcap = total - cut;
     } else {
         cut = even_cut(kind, buf, total, (size_t)n->n + 1);
@@ -646,8 +647,8 @@ typedef struct bstate {
     const char *prev;                /* PT_KEYED: last key of the last flushed leaf */
     size_t prevlen;
     int haveleaf;                    /* a leaf was flushed */
-    pt_ent lvl[PT_MAX_DEPTH][PT_FANOUT]; /* lvl[0]: leaves waiting for a parent */
-    size_t nl[PT_MAX_DEPTH];
+    pt_ent *lvl[PT_MAX_DEPTH];       /* lvl[0]: leaves waiting for a parent; */
+    size_t nl[PT_MAX_DEPTH];         /* allocated when first used (small trees: never) */
 } bstate;
 
 void pt_build_init(pt_builder *b, int kind) {
@@ -660,6 +661,7 @@ void pt_build_init(pt_builder *b, int kind) {
 static void build_push(pt_builder *b, int l, pt_ent e) {
     bstate *s = b->state;
     assert(l + 1 < PT_MAX_DEPTH);
+    if (!s->lvl[l] && !(s->lvl[l] = malloc(PT_FANOUT * sizeof(pt_ent)))) abort();
     if (s->nl[l] == PT_FANOUT) {
         pt_node *n = pt_inner_make(b->t.kind, s->lvl[l], PT_FANOUT);
         pt_ent up = {n, pt_node_count(n), NULL, 0, 0};
@@ -736,6 +738,7 @@ void pt_build_finish(pt_builder *b, ptree *out) {
     }
     out->count = b->t.count;
     assert(!out->root || pt_node_count(out->root) == out->count);
+    for (int l = 0; l < PT_MAX_DEPTH; l++) free(s->lvl[l]);
     free(s);
     b->state = NULL;
     pt_init(&b->t, kind);

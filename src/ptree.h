@@ -28,8 +28,10 @@
  * may run on any thread that holds a handle whose nodes are not written:
  * a handle taken with pt_share, which the main thread never writes through.
  * pt_free drops a handle on any thread; a node is freed by whoever drops its
- * last reference. Node contents are never written while shared; the
- * refcount is the only field two threads touch.
+ * last reference (acq_rel decrement; a write finds a node unshared with
+ * an acquire load). Node contents are never written while shared; the
+ * refcount and the retired mark (pt_retained_bytes), both atomic, are the
+ * only fields two threads touch.
  *
  * Item pointers (pt_item) point into a node: valid until the next write to
  * that tree through the same handle (or its pt_free). */
@@ -109,7 +111,9 @@ void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse);
 /* 1 and *out set, or 0 at the end. The tree must not be written meanwhile. */
 int pt_iter_next(pt_iter *it, pt_item *out);
 
-/* ---- bulk build (restore): items in rank order, bottom-up, O(n) ---- */
+/* ---- bulk build (restore): items in rank order, bottom-up, O(n) ----
+ * Leaves are filled to capacity (the last ones of each level may be less
+ * full). To abandon a build (a load error), finish it and pt_free the tree. */
 typedef struct pt_builder {
     ptree t;
     void *state;                     /* private */

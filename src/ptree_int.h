@@ -28,7 +28,9 @@
 /* Leaf byte capacity: a copy under a save is one memcpy of at most this
  * (about 0.3 us), a keyed seek scans at most this linearly, and the per-leaf
  * overhead (header, malloc, parent slot: ~56 bytes) is < 3 % of a full leaf. */
+#ifndef PT_LEAF_BYTES
 #define PT_LEAF_BYTES 2048
+#endif
 /* Items per leaf (bounds the reverse iterator's offset table). */
 #define PT_LEAF_ITEMS PT_ITER_LEAF_ITEMS
 /* Children per inner node: an inner node is ~600 bytes (SEQ) to copy; 32

@@ -171,8 +171,9 @@ uint32_t pt_leaf_blobs(const pt_node *n, size_t from, size_t to, int delta) {
 /* ---- nodes ---- */
 
 size_t pt_leaf_cap(size_t need) {
-    size_t cap = need + need / 8;
-    if (cap < 32) cap = 32;
+    /* Small leaves (small collections) exactly: malloc rounds them up and
+     * leaf_usable takes the slack; bigger ones with 1/8 to grow into. */
+    size_t cap = need < 256 ? need : need + need / 8;
     if (cap > PT_LEAF_BYTES) cap = PT_LEAF_BYTES;
     if (cap < need) cap = need;
     return cap;
@@ -302,11 +303,19 @@ pt_node *pt_node_own(pt_node *n) {
     if (n->leaf) {
         c = pt_leaf_from(n->kind, LEAF(n)->data, n->used, pt_leaf_cap(n->used), 1);
     } else {
+        /* Field by field: n's refcount may be changing on another thread. */
         size_t sz = sizeof(pt_inner) + n->cap;
         c = xmalloc(sz);
-        memcpy(c, n, sz);
         atomic_init(&c->rc, 1);
         atomic_init(&c->retired, 0);
+        c->leaf = 0;
+        c->kind = n->kind;
+        c->pad = 0;
+        c->n = n->n;
+        c->used = n->used;
+        c->cap = n->cap;
+        c->nbig = 0;
+        memcpy((char *)c + sizeof(pt_node), (const char *)n + sizeof(pt_node), sz - sizeof(pt_node));
         for (uint32_t i = 0; i < n->n; i++) pt_node_ref(INNER(c)->child[i]);
     }
     retire(n);

@@ -297,7 +297,7 @@ summary() {
         verdict "write p99 during save (ms)" "$(col_median write_p99_save_ms forkless)" "<=" 1
         verdict "write max during save (ms)" "$(col_median write_max_save_ms forkless)" "<=" 5
         verdict "memory growth / data set (%)" "$(awk -v g="$(col_median growth_mb forkless)" \
-            -v b="$(col_median baseline_mb forkless)" 'BEGIN { print b > 0 ? 100 * g / b : "-" }')" "<=" 1
+            -v b="$(col_median baseline_mb forkless)" 'BEGIN { print (b > 0 ? 100 * g / b : "-") }')" "<=" 1
         verdict "worst PING during save (ms)" "$(col_median ping_worst_save_ms forkless)" "<=" 2
         echo "  (worst single run: write max $(col_max write_max_save_ms forkless) ms," \
              "PING $(col_max ping_worst_save_ms forkless) ms, growth $(col_max growth_mb forkless) MB)"

@@ -151,7 +151,9 @@ static void on_forkless_done(uv_async_t *a) {
         if (job->dbs[i].table) vt_save_end(job->dbs[i].table);
     ser_finish(job);
     free_retired();
-    size_t peak = job->q_peak; /* ser_finish joined the thread and destroyed q_lock */
+    /* ser_finish joined the thread and destroyed q_lock. The two peaks may
+     * not coincide: their sum bounds the save's peak from above. */
+    size_t peak = job->q_peak + pt_retained_peak();
     int aborted = job->status == 1 || S.aborted;
     S.last_peak_extra = peak;
     S.type = SNAP_NONE;
@@ -218,6 +220,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
         job->keys_total += d->keys;
         vt_save_begin(d->table, job->epoch, ser_capture, d, &d->segs, &d->nsegs);
     }
+    pt_retained_peak_reset();
     if (ser_start(job, server.loop, on_forkless_done, err, errlen) != 0) {
         for (int i = 0; i < job->ndb; i++) {
             vt_save_end(job->dbs[i].table);
@@ -484,6 +487,7 @@ void snap_info(vbuf *b) {
     if (S.type == SNAP_FORKLESS) {
         done = atomic_load(&S.job->keys_done);
         qnow = ser_queue_bytes(S.job, &qpeak) + pt_retained_bytes();
+        qpeak += pt_retained_peak();
     }
     double remaining = -1;
     if (S.type == SNAP_FORKLESS && done > 0) {

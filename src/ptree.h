@@ -136,6 +136,11 @@ uint64_t pt_copied_nodes(void);
  * the memory a running save costs; 0 once the snapshots are freed
  * (INFO forkless_retained_bytes). Any thread, relaxed. */
 size_t pt_retained_bytes(void);
+/* The highest pt_retained_bytes since the last reset (INFO
+ * forkless_peak_retained_bytes of a save: reset when it starts). Main
+ * thread (the peak is raised by writes). */
+size_t pt_retained_peak(void);
+void pt_retained_peak_reset(void);
 
 /* ---- diagnostics (tests) ---- */
 /* Levels from the root to the leaves (0: empty, 1: one leaf). */

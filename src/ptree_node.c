@@ -18,9 +18,17 @@
 
 static _Atomic uint64_t copied;   /* atomic: pt_copied_nodes */
 static _Atomic size_t retained;   /* atomic: pt_retained_bytes */
+static _Atomic size_t retained_peak; /* atomic; raised by the main thread only
+                                        (retire: writes), reset by it too */
 
 uint64_t pt_copied_nodes(void) { return atomic_load_explicit(&copied, memory_order_relaxed); }
 size_t pt_retained_bytes(void) { return atomic_load_explicit(&retained, memory_order_relaxed); }
+
+size_t pt_retained_peak(void) { return atomic_load_explicit(&retained_peak, memory_order_relaxed); }
+
+void pt_retained_peak_reset(void) {
+    atomic_store_explicit(&retained_peak, pt_retained_bytes(), memory_order_relaxed);
+}
 
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
@@ -287,8 +295,13 @@ void pt_node_free_shell(pt_node *n) {
  * its bytes as retained (once), then drops the caller's reference. */
 static void retire(pt_node *n) {
     atomic_fetch_add_explicit(&copied, 1, memory_order_relaxed);
-    if (!atomic_exchange_explicit(&n->retired, 1, memory_order_relaxed))
-        atomic_fetch_add_explicit(&retained, pt_node_bytes(n), memory_order_relaxed);
+    if (!atomic_exchange_explicit(&n->retired, 1, memory_order_relaxed)) {
+        size_t now = atomic_fetch_add_explicit(&retained, pt_node_bytes(n),
+                                               memory_order_relaxed) + pt_node_bytes(n);
+        /* main thread only raises the peak: a plain max needs no CAS */
+        if (now > atomic_load_explicit(&retained_peak, memory_order_relaxed))
+            atomic_store_explicit(&retained_peak, now, memory_order_relaxed);
+    }
     pt_node_drop(n);
 }
 

@@ -752,6 +752,30 @@ START_TEST(test_values_refused) {
 }
 END_TEST
 
+/* Empty strings as the first element of plain forms (the arena had no
+ * block yet: UBSan caught a memcpy to NULL). */
+START_TEST(test_empty_elements) {
+    static const struct { const char *p; size_t n; int type; const char *want; } cases[] = {
+        { "\x02\x02\x00\x01x", 5, OBJ_SET, "=\nx=\n" },
+        { "\x04\x01\x00\x00", 4, OBJ_HASH, "=\n" },
+        { "\x01\x02\x00\x00", 4, OBJ_LIST, "=\n=\n" },
+        { "\x05\x01\x00\x00\x00\x00\x00\x00\x00\xf0\x3f", 12, OBJ_ZSET, "=1\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        source *src = source_mem_open(cases[i].p, cases[i].n, "payload");
+        obj *v = NULL;
+        char err[RDB_ERRLEN];
+        ck_assert_msg(rdb_read_value(src, &v, err, sizeof err) == 0, "case %zu: %s", i, err);
+        source_free(src);
+        ck_assert_int_eq(v->type, cases[i].type);
+        char *got = render(v);
+        ck_assert_str_eq(got, cases[i].want);
+        free(got);
+        obj_decref(v);
+    }
+}
+END_TEST
+
 /* Quicklist nodes: counts of elements per node as Redis 7.0 fills them
  * (an element joins a node while node bytes + its length + 8 stay within
  * the limit). 1000 elements "aaaaa" (entries of 7 bytes): fill -2 (8 KB
@@ -1050,6 +1074,7 @@ static Suite *coll_suite(void) {
     tcase_add_test(tv, test_values_refused);
     tcase_add_test(tv, test_quicklist_nodes);
     tcase_add_test(tv, test_file_empty_and_damaged);
+    tcase_add_test(tv, test_empty_elements);
     tcase_set_timeout(tv, 120);
     suite_add_tcase(s, tv);
     TCase *tr = tcase_create("redis");

@@ -19,6 +19,7 @@ enum { EDGE_NONE = 0, EDGE_HEAD, EDGE_TAIL };
 
 typedef struct split {
     pt_node *right;   /* new right sibling, or NULL */
+    int edge;         /* the split was at the tree's head/tail (EDGE_*) */
     const char *sep;  /* PT_KEYED: its separator (inside right) */
     size_t seplen;
 } split;
@@ -74,6 +75,26 @@ static uint64_t count_before(const pt_node *n, uint32_t i) {
     return r;
 }
 
+/* PT_KEYED: the index of key in leaf n, or where it would go (*off its
+ * byte offset): 1 when present. */
+static int leaf_find(const pt_node *n, const void *key, size_t klen, uint32_t *idx, size_t *off) {
+    const char *d = CLEAF(n)->data;
+    size_t o = 0;
+    uint32_t i = 0;
+    int c = -1;
+    for (; i < n->n; i++) {
+        const char *k;
+        size_t kl;
+        size_t ks = pt_field_get(d + o, &k, &kl);
+        c = pt_keycmp(k, kl, key, klen);
+        if (c >= 0) break;
+        o += ks + pt_field_skip(d + o + ks);
+    }
+    *idx = i;
+    *off = o;
+    return i < n->n && c == 0;
+}
+
 int pt_get(const ptree *t, uint64_t rank, pt_item *out) {
     if (rank >= t->count) return 0;
     const pt_node *n = t->root;
@@ -93,19 +114,12 @@ int pt_seek(const ptree *t, const void *key, size_t klen, uint64_t *rank, pt_ite
         r += count_before(n, i);
         n = CINNER(n)->child[i];
     }
-    const char *d = CLEAF(n)->data;
-    size_t off = 0;
-    for (uint32_t i = 0; i < n->n; i++) {
-        pt_item it;
-        off += pt_item_decode(d + off, PT_KEYED, &it);
-        int c = pt_keycmp(it.key, it.klen, key, klen);
-        if (c < 0) continue;
-        *rank = r + i;
-        if (c == 0 && out) *out = it;
-        return c == 0;
-    }
-    *rank = r + n->n;
-    return 0;
+    uint32_t idx;
+    size_t off;
+    int found = leaf_find(n, key, klen, &idx, &off);
+    *rank = r + idx;
+    if (found && out) pt_item_decode(CLEAF(n)->data + off, PT_KEYED, out);
+    return found;
 }
 
 int pt_depth(const ptree *t) {
@@ -148,8 +162,7 @@ static size_t even_cut(int kind, const char *buf, size_t len, size_t m) {
     size_t off = 0, k = 0;
     size_t lo_k = m > PT_LEAF_ITEMS ? m - PT_LEAF_ITEMS : 1;
     while (off < len) {
-        pt_item it;
-        size_t sz = pt_item_decode(buf + off, kind, &it);
+        size_t sz = pt_item_skip(buf + off, kind);
         if (k >= lo_k && (off + sz / 2 >= len / 2 || k >= PT_LEAF_ITEMS || k + 1 == m)) break;
         off += sz;
         k++;
@@ -172,11 +185,11 @@ static pt_node *leaf_split(pt_node *n, size_t idx, size_t off, const char *tmp, 
     memcpy(buf + off, tmp, isz);
     memcpy(buf + off + isz, d + off, n->used - off);
     size_t cut, lcap, rcap;
-    if (edge == EDGE_TAIL && idx == n->n && n->n < PT_LEAF_ITEMS) {
+    if (edge == EDGE_TAIL && idx == n->n) {
         cut = off;
         lcap = cut;
         rcap = pt_leaf_cap(total - cut);
-    } else if (edge == EDGE_HEAD && idx == 0 && n->n < PT_LEAF_ITEMS) {
+    } else if (edge == EDGE_HEAD && idx == 0) {
         cut = isz;
         lcap = pt_leaf_cap(cut);
         rcap = total - cut;
@@ -191,6 +204,7 @@ static pt_node *leaf_split(pt_node *n, size_t idx, size_t off, const char *tmp, 
     pt_node *r = pt_leaf_from(kind, buf + cut, total - cut, rcap, 0);
     pt_node_free_shell(n);
     sp->right = r;
+    sp->edge = edge;
     leaf_sep(l, r, &sp->sep, &sp->seplen);
     return l;
 }
@@ -228,29 +242,77 @@ static pt_node *inner_rebuild(pt_node *old, pt_ent *e, size_t m, int edge, split
     }
     pt_node_free_shell(old);
     sp->right = r;
+    sp->edge = edge;
     if (r) sp->sep = pt_inner_sep(r, 0, &sp->seplen);
     return l;
 }
 
+/* Replaces the item at byte off (osz bytes) of the unshared leaf n by it
+ * when the leaf stays within PT_LEAF_BYTES: the (maybe moved) leaf, or
+ * NULL (nothing changed). */
+static pt_node *leaf_replace(pt_node *n, size_t off, size_t osz, const pt_item *it) {
+    size_t isz = pt_item_size(n->kind, it);
+    size_t used = n->used - osz + isz;
+    if (used > PT_LEAF_BYTES) return NULL;
+    /* Encoded before the leaf changes: it may point into it. */
+    char tmp[PT_ITEM_MAX];
+    uint32_t nbig = 0;
+    size_t w = pt_item_encode(tmp, n->kind, it, &nbig);
+    assert(w == isz);
+    if (n->nbig) n->nbig -= pt_leaf_blobs(n, off, off + osz, -1);
+    if (used > n->cap) n = pt_leaf_resize(n, pt_leaf_cap(used));
+    char *d = LEAF(n)->data;
+    memmove(d + off + isz, d + off + osz, n->used - off - osz);
+    memcpy(d + off, tmp, isz);
+    n->used = (uint32_t)used;
+    n->nbig += nbig;
+    return n;
+}
+
+enum { ON_HEAD = 1, ON_TAIL = 2 }; /* the path is the tree's first / last */
+enum { PUT_NONE = -2, PUT_SLOW = -1, PUT_REPLACED = 0, PUT_INSERTED = 1 };
+
 /* Inserts into the unshared subtree n at rank (PT_KEYED: under the key's
- * child): the subtree's new root; sp->right set when it split. */
-static pt_node *ins_rec(pt_node *n, uint64_t rank, const pt_item *it, int edge, split *sp) {
-    if (n->leaf) return leaf_insert(n, (size_t)rank, it, edge, sp);
+ * child), or with *put != PUT_NONE puts by key (*put then says what was
+ * done; PUT_SLOW: a replace that did not fit, nothing changed). The
+ * subtree's new root; sp->right set when it split. */
+static pt_node *ins_rec(pt_node *n, uint64_t rank, const pt_item *it, int on, split *sp, int *put) {
+    if (n->leaf) {
+        if (*put != PUT_NONE) {
+            uint32_t idx;
+            size_t off;
+            if (leaf_find(n, it->key, it->klen, &idx, &off)) {
+                size_t osz = pt_item_skip(LEAF(n)->data + off, n->kind);
+                pt_node *r = leaf_replace(n, off, osz, it);
+                *put = r ? PUT_REPLACED : PUT_SLOW;
+                return r ? r : n;
+            }
+            rank = idx;
+            *put = PUT_INSERTED;
+        }
+        int edge = (on & ON_TAIL) && rank == n->n ? EDGE_TAIL
+                   : (on & ON_HEAD) && rank == 0  ? EDGE_HEAD
+                                                  : EDGE_NONE;
+        return leaf_insert(n, (size_t)rank, it, edge, sp);
+    }
     pt_inner *in = INNER(n);
     uint32_t i;
     if (n->kind == PT_KEYED) {
         i = child_by_key(n, it->key, it->klen);
-        uint64_t before = count_before(n, i);
-        assert(rank >= before && rank - before <= in->cnt[i]);
-        rank -= before;
+        if (*put == PUT_NONE) {
+            uint64_t before = count_before(n, i);
+            assert(rank >= before && rank - before <= in->cnt[i]);
+            rank -= before;
+        }
     } else {
         i = child_by_rank(n, &rank, 1);
     }
+    int con = (i == 0 ? on & ON_HEAD : 0) | (i + 1 == n->n ? on & ON_TAIL : 0);
     split csp = {0};
-    pt_node *c = ins_rec(pt_node_own(in->child[i]), rank, it, edge, &csp);
+    pt_node *c = ins_rec(pt_node_own(in->child[i]), rank, it, con, &csp, put);
     in->child[i] = c;
     if (!csp.right) {
-        in->cnt[i]++;
+        if (*put == PUT_NONE || *put == PUT_INSERTED) in->cnt[i]++;
         return n;
     }
     pt_ent e[PT_FANOUT + 1];
@@ -261,23 +323,27 @@ static pt_node *ins_rec(pt_node *n, uint64_t rank, const pt_item *it, int edge, 
         e[m - 1].cnt = pt_node_count(c);
         e[m++] = (pt_ent){csp.right, pt_node_count(csp.right), csp.sep, csp.seplen, 0};
     }
-    return inner_rebuild(n, e, m, edge, sp);
+    return inner_rebuild(n, e, m, csp.edge, sp);
+}
+
+/* Stores the written root r (growing a level when it split). */
+static void set_root(ptree *t, pt_node *r, const split *sp) {
+    if (sp->right) {
+        pt_ent e[2] = {{r, pt_node_count(r), NULL, 0, 0},
+                       {sp->right, pt_node_count(sp->right), sp->sep, sp->seplen, 0}};
+        r = pt_inner_make(t->kind, e, 2);
+    }
+    t->root = r;
+    assert(pt_depth(t) < PT_MAX_DEPTH);
 }
 
 void pt_insert(ptree *t, uint64_t rank, const pt_item *it) {
     assert(rank <= t->count);
-    int edge = rank == t->count ? EDGE_TAIL : rank == 0 ? EDGE_HEAD : EDGE_NONE;
     if (!t->root) t->root = pt_leaf_new(t->kind, pt_leaf_cap(pt_item_size(t->kind, it)));
     split sp = {0};
-    pt_node *r = ins_rec(pt_node_own(t->root), rank, it, edge, &sp);
-    if (sp.right) {
-        pt_ent e[2] = {{r, pt_node_count(r), NULL, 0, 0},
-                       {sp.right, pt_node_count(sp.right), sp.sep, sp.seplen, 0}};
-        r = pt_inner_make(t->kind, e, 2);
-    }
-    t->root = r;
+    int put = PUT_NONE;
+    set_root(t, ins_rec(pt_node_own(t->root), rank, it, ON_HEAD | ON_TAIL, &sp, &put), &sp);
     t->count++;
-    assert(pt_depth(t) < PT_MAX_DEPTH);
 }
 
 /* ---- replace ---- */
@@ -301,14 +367,6 @@ static void replace_slow(ptree *t, uint64_t rank, const pt_item *it) {
 
 void pt_replace(ptree *t, uint64_t rank, const pt_item *it) {
     assert(rank < t->count);
-    pt_item old;
-    pt_get(t, rank, &old);
-    size_t osz = pt_item_size(t->kind, &old), isz = pt_item_size(t->kind, it);
-    /* A different key may move across a separator. */
-    if (t->kind == PT_KEYED && !same_key(&old, it)) {
-        replace_slow(t, rank, it);
-        return;
-    }
     pt_node **slot = &t->root;
     uint64_t r = rank;
     pt_node *n = pt_node_own(*slot);
@@ -319,27 +377,13 @@ void pt_replace(ptree *t, uint64_t rank, const pt_item *it) {
         n = pt_node_own(*slot);
         *slot = n;
     }
-    size_t used = n->used - osz + isz;
-    if (used > PT_LEAF_BYTES) {
-        replace_slow(t, rank, it);
-        return;
-    }
-    /* Encoded before the leaf changes: it may point into it. */
-    char tmp[PT_ITEM_MAX];
-    uint32_t nbig = 0;
-    size_t w = pt_item_encode(tmp, t->kind, it, &nbig);
-    assert(w == isz);
     size_t off = pt_leaf_offset(n, (size_t)r);
-    if (n->nbig) n->nbig -= pt_leaf_blobs(n, off, off + osz, -1);
-    if (used > n->cap) {
-        n = pt_leaf_resize(n, pt_leaf_cap(used));
-        *slot = n;
-    }
-    char *d = LEAF(n)->data;
-    memmove(d + off + isz, d + off + osz, n->used - off - osz);
-    memcpy(d + off, tmp, isz);
-    n->used = (uint32_t)used;
-    n->nbig += nbig;
+    pt_item old;
+    size_t osz = pt_item_decode(LEAF(n)->data + off, n->kind, &old);
+    /* A different key may move across a separator. */
+    pt_node *w = t->kind == PT_KEYED && !same_key(&old, it) ? NULL : leaf_replace(n, off, osz, it);
+    if (w) *slot = w;
+    else replace_slow(t, rank, it);
 }
 
 /* ---- delete ---- */
@@ -347,10 +391,7 @@ void pt_replace(ptree *t, uint64_t rank, const pt_item *it) {
 static pt_node *leaf_delete(pt_node *n, uint64_t lo, uint64_t cnt) {
     size_t a = pt_leaf_offset(n, (size_t)lo), b = a;
     const char *d = LEAF(n)->data;
-    for (uint64_t i = 0; i < cnt; i++) {
-        pt_item it;
-        b += pt_item_decode(d + b, n->kind, &it);
-    }
+    for (uint64_t i = 0; i < cnt; i++) b += pt_item_skip(d + b, n->kind);
     if (n->nbig) n->nbig -= pt_leaf_blobs(n, a, b, -1);
     memmove(LEAF(n)->data + a, d + b, n->used - b);
     n->used -= (uint32_t)(b - a);
@@ -495,13 +536,22 @@ void pt_delete_range(ptree *t, uint64_t rank, uint64_t n) {
 void pt_delete(ptree *t, uint64_t rank) { pt_delete_range(t, rank, 1); }
 
 int pt_put(ptree *t, const pt_item *it) {
-    uint64_t r;
-    if (pt_seek(t, it->key, it->klen, &r, NULL)) {
-        pt_replace(t, r, it);
-        return 0;
+    assert(t->kind == PT_KEYED);
+    if (!t->root) {
+        pt_insert(t, 0, it);
+        return 1;
     }
-    pt_insert(t, r, it);
-    return 1;
+    split sp = {0};
+    int put = PUT_INSERTED; /* any mode but PUT_NONE */
+    set_root(t, ins_rec(pt_node_own(t->root), 0, it, ON_HEAD | ON_TAIL, &sp, &put), &sp);
+    if (put == PUT_INSERTED) t->count++;
+    if (put != PUT_SLOW) return put == PUT_INSERTED;
+    uint64_t r;
+    int found = pt_seek(t, it->key, it->klen, &r, NULL);
+    assert(found);
+    (void)found;
+    replace_slow(t, r, it);
+    return 0;
 }
 
 int pt_remove(ptree *t, const void *key, size_t klen) {

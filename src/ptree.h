@@ -91,7 +91,7 @@ int pt_remove(ptree *t, const void *key, size_t klen);
 
 /* ---- iteration (in rank order from a start rank, forward or backward) ---- */
 #define PT_MAX_DEPTH 32
-#define PT_ITER_LEAF_ITEMS 256       /* most items a leaf holds */
+#define PT_ITER_LEAF_ITEMS 512       /* most items a leaf holds */
 typedef struct pt_iter {             /* private fields */
     const ptree *t;
     int reverse;

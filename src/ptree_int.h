@@ -23,11 +23,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Leaf byte capacity: a copy under a save is one memcpy of at most this
  * (about 0.3 us), a keyed seek scans at most this linearly, and the per-leaf
  * overhead (header, malloc, parent slot: ~56 bytes) is < 3 % of a full leaf. */
+#ifndef PT_LEAF_BYTES
 #define PT_LEAF_BYTES 2048
+#endif
 /* Items per leaf (bounds the reverse iterator's offset table). */
 #define PT_LEAF_ITEMS PT_ITER_LEAF_ITEMS
 /* Children per inner node: an inner node is ~600 bytes (SEQ) to copy; 32
@@ -98,7 +101,49 @@ size_t pt_leaf_offset(const pt_node *n, size_t idx);
 /* Blobs of the items in [from, to) bytes of leaf n: refcount + delta (+1 or
  * -1; -1 frees those reaching 0). Returns how many blobs were seen. */
 uint32_t pt_leaf_blobs(const pt_node *n, size_t from, size_t to, int delta);
-int pt_keycmp(const char *a, size_t alen, const char *b, size_t blen);
+/* A field whose header is longer than one byte (inline length > 63). */
+size_t pt_field_get_slow(const char *p, const char **s, size_t *len);
+
+/* Decodes the field at p: bytes it occupies (the hot path of every scan). */
+static inline size_t pt_field_get(const char *p, const char **s, size_t *len) {
+    uint8_t h = (uint8_t)p[0];
+    if (h >= 0x80) return pt_field_get_slow(p, s, len);
+    *len = h >> 1;
+    if (!(h & 1)) {
+        *s = p + 1;
+        return 1 + *len;
+    }
+    return pt_field_get_slow(p, s, len);
+}
+
+static inline size_t pt_field_skip(const char *p) {
+    uint8_t h = (uint8_t)p[0];
+    if (h < 0x80 && !(h & 1)) return 1 + (h >> 1);
+    const char *s;
+    size_t len;
+    return pt_field_get_slow(p, &s, &len);
+}
+
+static inline size_t pt_item_skip(const char *p, int kind) {
+    size_t o = kind == PT_KEYED ? pt_field_skip(p) : 0;
+    return o + pt_field_skip(p + o);
+}
+
+/* memcmp order, then the shorter first (the first word decides most). */
+static inline int pt_keycmp(const char *a, size_t alen, const char *b, size_t blen) {
+    if (alen >= 8 && blen >= 8) { /* one big-endian word first */
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    } else if (alen && blen && a[0] != b[0]) {
+        return (uint8_t)a[0] < (uint8_t)b[0] ? -1 : 1;
+    }
+    size_t m = alen < blen ? alen : blen;
+    int r = m ? memcmp(a, b, m) : 0;
+    if (r) return r;
+    return alen < blen ? -1 : alen > blen;
+}
 
 /* ---- nodes ---- */
 pt_node *pt_leaf_new(int kind, size_t cap);

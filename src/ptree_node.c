@@ -118,16 +118,20 @@ size_t pt_item_encode(char *p, int kind, const pt_item *it, uint32_t *nbig) {
     return o + field_put(p + o, it->val, it->vlen, nbig);
 }
 
-size_t pt_item_decode(const char *p, int kind, pt_item *out) {
+size_t pt_field_get_slow(const char *p, const char **s, size_t *len) {
     pt_blob *b;
+    return field_get(p, s, len, &b);
+}
+
+size_t pt_item_decode(const char *p, int kind, pt_item *out) {
     size_t o = 0;
     if (kind == PT_KEYED) {
-        o = field_get(p, &out->key, &out->klen, &b);
+        o = pt_field_get(p, &out->key, &out->klen);
     } else {
         out->key = NULL;
         out->klen = 0;
     }
-    return o + field_get(p + o, &out->val, &out->vlen, &b);
+    return o + pt_field_get(p + o, &out->val, &out->vlen);
 }
 
 size_t pt_leaf_offset(const pt_node *n, size_t idx) {
@@ -135,8 +139,7 @@ size_t pt_leaf_offset(const pt_node *n, size_t idx) {
     const char *d = CLEAF(n)->data;
     if (idx == n->n) return n->used;
     size_t off = 0;
-    pt_item it;
-    for (size_t i = 0; i < idx; i++) off += pt_item_decode(d + off, n->kind, &it);
+    for (size_t i = 0; i < idx; i++) off += pt_item_skip(d + off, n->kind);
     return off;
 }
 
@@ -165,18 +168,12 @@ uint32_t pt_leaf_blobs(const pt_node *n, size_t from, size_t to, int delta) {
     return seen;
 }
 
-int pt_keycmp(const char *a, size_t alen, const char *b, size_t blen) {
-    size_t m = alen < blen ? alen : blen;
-    int r = m ? memcmp(a, b, m) : 0;
-    if (r) return r;
-    return alen < blen ? -1 : alen > blen;
-}
-
 /* ---- nodes ---- */
 
 size_t pt_leaf_cap(size_t need) {
-    size_t cap = need + need / 8;
-    if (cap < 32) cap = 32;
+    /* Small leaves (small collections) exactly: malloc rounds them up and
+     * leaf_usable takes the slack; bigger ones with 1/8 to grow into. */
+    size_t cap = need < 256 ? need : need + need / 8;
     if (cap > PT_LEAF_BYTES) cap = PT_LEAF_BYTES;
     if (cap < need) cap = need;
     return cap;
@@ -217,10 +214,9 @@ pt_node *pt_leaf_from(int kind, const char *data, size_t len, size_t cap, int sh
     pt_node *n = pt_leaf_new(kind, cap);
     memcpy(LEAF(n)->data, data, len);
     n->used = (uint32_t)len;
-    pt_item it;
     size_t off = 0;
     while (off < len) {
-        off += pt_item_decode(data + off, kind, &it);
+        off += pt_item_skip(data + off, kind);
         n->n++;
     }
     assert(n->n <= PT_LEAF_ITEMS);
@@ -307,11 +303,19 @@ pt_node *pt_node_own(pt_node *n) {
     if (n->leaf) {
         c = pt_leaf_from(n->kind, LEAF(n)->data, n->used, pt_leaf_cap(n->used), 1);
     } else {
+        /* Field by field: n's refcount may be changing on another thread. */
         size_t sz = sizeof(pt_inner) + n->cap;
         c = xmalloc(sz);
-        memcpy(c, n, sz);
         atomic_init(&c->rc, 1);
         atomic_init(&c->retired, 0);
+        c->leaf = 0;
+        c->kind = n->kind;
+        c->pad = 0;
+        c->n = n->n;
+        c->used = n->used;
+        c->cap = n->cap;
+        c->nbig = 0;
+        memcpy((char *)c + sizeof(pt_node), (const char *)n + sizeof(pt_node), sz - sizeof(pt_node));
         for (uint32_t i = 0; i < n->n; i++) pt_node_ref(INNER(c)->child[i]);
     }
     retire(n);

@@ -8,6 +8,7 @@
  * work until vt_write_done (a save may hold the bucket); replies come
  * after; a hash left empty is deleted, as Redis does. HINCRBYFLOAT is
  * propagated as HSET with the value it produced. Main thread only. */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -301,6 +302,7 @@ static void reply_rank(client *c, const obj *h, uint64_t rank, int withvalues) {
     const char *f, *v;
     size_t fl, vl;
     int ok = hash_at(h, rank, &f, &fl, &v, &vl);
+    assert(ok);
     (void)ok;
     reply_bulk(c, f, fl);
     if (withvalues) reply_bulk(c, v, vl);
@@ -403,6 +405,7 @@ void cmd_hrandfield(client *c) {
     const char *f, *v;
     size_t fl, vl;
     int ok = hash_at(h, rng_below(hash_len(h)), &f, &fl, &v, &vl);
+    assert(ok);
     (void)ok;
     reply_bulk(c, f, fl);
 }

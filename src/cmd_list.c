@@ -16,6 +16,7 @@
  * LMOVE, BRPOPLPUSH -> RPOPLPUSH, BLMPOP/LMPOP -> LPOP/RPOP key count);
  * otherwise they block through blocking.h, which runs them again when a
  * key they wait for is created. Main thread only. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,10 @@ static vt_entry *lookup(client *c, const arg *k, int read, int *wrong) {
 }
 
 /* Begins a write to the list at k: the writable list, creating it when
- * `create` (NULL when absent and !create). End with write_end. */
+ * `create` (NULL when absent and !create). End with write_end. The
+ * commands look a key up before writing it; a key with an expire time can
+ * pass it in between (a millisecond boundary), so a write without `create`
+ * may find nothing: the command then acts as if the key was gone. */
 static obj *write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry **ep) {
     int created;
     vt_entry *e = db_write(db_get(c->db), k->p, k->len, create, w, &created);
@@ -59,6 +63,7 @@ static void pop_n(client *c, const arg *k, int where, uint64_t n) {
     vt_wr w;
     vt_entry *e;
     obj *l = write_begin(c, k, 0, &w, &e);
+    if (!l) return;
     list_pop(l, where, n);
     write_end(c, k, &w, e);
     server_dirty((long long)n);
@@ -331,6 +336,10 @@ void cmd_lset(client *c) {
     }
     vt_wr w;
     obj *l = write_begin(c, k, 0, &w, &e);
+    if (!l) {
+        reply_error(c, "ERR no such key");
+        return;
+    }
     list_set(l, (long long)rank, v->p, v->len);
     vt_write_done(&w);
     server_dirty(1);
@@ -360,6 +369,10 @@ void cmd_linsert(client *c) {
     }
     vt_wr w;
     obj *l = write_begin(c, k, 0, &w, &e);
+    if (!l) {
+        reply_int(c, 0);
+        return;
+    }
     list_insert(l, rank + (uint64_t)after, v->p, v->len);
     uint64_t len = list_len(l);
     vt_write_done(&w);
@@ -413,13 +426,17 @@ void cmd_lrem(client *c) {
     if (removed) {
         vt_wr w;
         obj *l = write_begin(c, k, 0, &w, &e);
-        /* from the highest ranks down, so that the others stay put */
-        for (size_t i = 0; i < nruns; i++) {
-            const rem_run *r = &runs[reverse ? i : nruns - 1 - i];
-            list_del_range(l, r->rank, r->n);
+        if (l) {
+            /* from the highest ranks down, so that the others stay put */
+            for (size_t i = 0; i < nruns; i++) {
+                const rem_run *r = &runs[reverse ? i : nruns - 1 - i];
+                list_del_range(l, r->rank, r->n);
+            }
+            write_end(c, k, &w, e);
+            server_dirty((long long)removed);
+        } else {
+            removed = 0;
         }
-        write_end(c, k, &w, e);
-        server_dirty((long long)removed);
     }
     free(runs);
     reply_int(c, (long long)removed);
@@ -445,6 +462,10 @@ void cmd_ltrim(client *c) {
     /* Redis signals the key (WATCH) even when nothing is trimmed: write */
     vt_wr w;
     obj *l = write_begin(c, k, 0, &w, &e);
+    if (!l) {
+        reply_ok(c);
+        return;
+    }
     list_del_range(l, rank + n, rtrim);
     list_del_range(l, 0, rank);
     write_end(c, k, &w, e);
@@ -474,6 +495,10 @@ static int move_elem(client *c, const arg *src, const arg *dst, int from, int to
     vt_wr w;
     vt_entry *e;
     obj *l = write_begin(c, src, 0, &w, &e);
+    if (!l) {
+        free(copy);
+        return MOVE_NOSRC;
+    }
     list_pop(l, from, 1);
     if (src->len == dst->len && memcmp(src->p, dst->p, src->len) == 0) {
         list_push(l, to, copy, n);

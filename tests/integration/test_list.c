@@ -2,9 +2,10 @@
  * LLEN LINDEX LSET LINSERT LRANGE LREM LTRIM LPOS LMOVE RPOPLPUSH LMPOP) and
  * the blocking ones where they answer at once (served, inside MULTI, on
  * timeout: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP), against a real server with
- * Redis 7.0's replies and error texts; OBJECT ENCODING; a 100k-element list;
- * what the AOF receives for the commands propagated in another form; and a
- * randomized test against a C model. Each test gets a fresh server (h_setup)
+ * Redis 7.0's replies and error texts; OBJECT ENCODING and Redis's quicklist
+ * node rule; a 100k-element list; WATCH; what the AOF receives for the
+ * commands propagated in another form (served at once or after blocking);
+ * and a randomized test against a C model. Each test gets a fresh server (h_setup)
  * and its client h_c. Wake-ups and fairness are test_blocking's. */
 #include "harness.h"
 
@@ -162,6 +163,12 @@ START_TEST(null_kinds)
     expect_raw(fd, "BRPOPLPUSH nokey l 0\r\n", "+QUEUED\r\n");
     expect_raw(fd, "BLMPOP 0 1 nokey LEFT\r\n", "+QUEUED\r\n");
     expect_raw(fd, "EXEC\r\n", "*5\r\n*-1\r\n*-1\r\n$-1\r\n$-1\r\n*-1\r\n");
+    /* a timed-out client gets a null array whatever its command (Redis
+     * 7.0's replyToBlockedClientTimedOut) */
+    expect_raw(fd, "BLPOP nokey 0.01\r\n", "*-1\r\n");
+    expect_raw(fd, "BLMOVE nokey l LEFT LEFT 0.01\r\n", "*-1\r\n");
+    expect_raw(fd, "BRPOPLPUSH nokey l 0.01\r\n", "*-1\r\n");
+    expect_raw(fd, "BLMPOP 0.01 1 nokey LEFT\r\n", "*-1\r\n");
     close(fd);
 }
 END_TEST
@@ -683,6 +690,27 @@ START_TEST(aof_propagation)
     freeReplyObject(r);
     expect_status(c, "OK", "LTRIM m 0 -1");   /* trims nothing: not propagated */
     expect_int(c, 0, "LREM m 0 zz");
+    /* blocked, then served: the same forms */
+    redisContext *b = srv_connect(s);
+    ck_assert_int_eq(redisAppendCommand(b, "BLMPOP 0 2 n1 n2 RIGHT COUNT 3"), REDIS_OK);
+    ck_assert_int_eq(redisAppendCommand(b, "BRPOPLPUSH n3 n4 0"), REDIS_OK);
+    ck_assert_int_eq(redisBufferWrite(b, &(int){0}), REDIS_OK);
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 2, "LPUSH n2 p q");
+    redisReply *br;
+    ck_assert_int_eq(redisGetReply(b, (void **)&br), REDIS_OK);
+    ck_assert(br->type == REDIS_REPLY_ARRAY && br->elements == 2);
+    check_bulk(br->element[0], "n2");
+    ck_assert_uint_eq(br->element[1]->elements, 2);
+    check_bulk(br->element[1]->element[0], "p");
+    check_bulk(br->element[1]->element[1], "q");
+    freeReplyObject(br);
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 1, "RPUSH n3 z");
+    ck_assert_int_eq(redisGetReply(b, (void **)&br), REDIS_OK);
+    check_bulk(br, "z");
+    freeReplyObject(br);
+    redisFree(b);
     expect_int(c, 1, "RPUSH done x");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/appendonlydir/appendonly.aof.1.incr.aof", s->dir);
@@ -695,6 +723,10 @@ START_TEST(aof_propagation)
         "*3\r\n$9\r\nRPOPLPUSH\r\n$1\r\nl\r\n$1\r\nm\r\n",
         "*3\r\n$4\r\nLPOP\r\n$1\r\nl\r\n$1\r\n2\r\n",
         "*3\r\n$4\r\nRPOP\r\n$1\r\nm\r\n$1\r\n1\r\n",
+        "*4\r\n$5\r\nLPUSH\r\n$2\r\nn2\r\n$1\r\np\r\n$1\r\nq\r\n",
+        "*3\r\n$4\r\nRPOP\r\n$2\r\nn2\r\n$1\r\n2\r\n",
+        "*3\r\n$5\r\nRPUSH\r\n$2\r\nn3\r\n$1\r\nz\r\n",
+        "*3\r\n$9\r\nRPOPLPUSH\r\n$2\r\nn3\r\n$2\r\nn4\r\n",
         "*3\r\n$5\r\nRPUSH\r\n$4\r\ndone\r\n$1\r\nx\r\n",
     };
     const char *at = aof;
@@ -820,9 +852,18 @@ static void m_check(redisContext *c, const model *m, const char *key) {
     expect_int(c, m->n ? 1 : 0, "EXISTS %s", key);
 }
 
+/* One of 8 elements, "e<k>" and 7k x's: long enough that a list of a few
+ * hundred spans several tree leaves. */
+static void m_elem(char *buf, size_t cap, unsigned *seed) {
+    int k = rand_r(seed) % 8;
+    int n = snprintf(buf, cap, "e%d", k);
+    memset(buf + n, 'x', (size_t)k * 7);
+    buf[n + k * 7] = 0;
+}
+
 static void m_random_op(redisContext *c, model *m, unsigned *seed) {
-    char e[32];
-    snprintf(e, sizeof e, "e%d", rand_r(seed) % 8);
+    char e[64];
+    m_elem(e, sizeof e, seed);
     long idx = (long)((size_t)rand_r(seed) % (m->n + 6)) - (long)(m->n + 6) / 2;
     size_t at;
     redisReply *r;
@@ -831,9 +872,18 @@ static void m_random_op(redisContext *c, model *m, unsigned *seed) {
     switch (op) {
     case 0: /* LPUSH / RPUSH, a bias to grow */
     case 1: {
-        int head = rand_r(seed) % 2;
-        expect_int(c, (long long)m->n + 1, "%s m %s", head ? "LPUSH" : "RPUSH", e);
-        m_insert(m, head ? 0 : m->n, e);
+        int head = rand_r(seed) % 2, k = 1 + rand_r(seed) % 8;
+        char elems[8][64];
+        const char *argv[10] = {head ? "LPUSH" : "RPUSH", "m"};
+        for (int i = 0; i < k; i++) {
+            m_elem(elems[i], sizeof elems[i], seed);
+            argv[i + 2] = elems[i];
+            m_insert(m, head ? 0 : m->n, elems[i]);
+        }
+        r = redisCommandArgv(c, k + 2, argv, NULL);
+        ck_assert_ptr_nonnull(r);
+        check_int(r, (long long)m->n);
+        freeReplyObject(r);
         break;
     }
     case 2: { /* LPOP / RPOP with or without a count */
@@ -877,8 +927,8 @@ static void m_random_op(redisContext *c, model *m, unsigned *seed) {
         }
         break;
     case 5: { /* LINSERT */
-        char pivot[32];
-        snprintf(pivot, sizeof pivot, "e%d", rand_r(seed) % 8);
+        char pivot[64];
+        m_elem(pivot, sizeof pivot, seed);
         int after = rand_r(seed) % 2;
         size_t p = 0;
         while (p < m->n && strcmp(m->v[p], pivot)) p++;
@@ -975,11 +1025,15 @@ START_TEST(random_model)
     redisContext *c = h_c;
     model m = {0};
     unsigned seed = 12345;
+    size_t longest = 0;
     for (int i = 0; i < 4000; i++) {
         m_random_op(c, &m, &seed);
+        if (m.n > longest) longest = m.n;
         if (i % 200 == 0) m_check(c, &m, "m");
     }
     m_check(c, &m, "m");
+    /* the list grew over many leaves (and may have emptied on the way) */
+    ck_assert_msg(longest >= 300, "longest %zu", longest);
     while (m.n) m_delete(&m, 0);
     free(m.v);
 }

@@ -134,8 +134,11 @@ int block_parse_timeout(client *c, const arg *a, int64_t *deadline_ms) {
 }
 
 int block_allowed(const client *c) {
-    /* CLIENT_MULTI while a handler runs: EXEC is running it */
-    return !(c->flags & (CLIENT_MULTI | CLIENT_LOADER));
+    /* CLIENT_MULTI while a handler runs: EXEC is running it. A client with
+     * no connection (the AOF loader, the in-process clients of the unit
+     * tests and fuzzers) has nobody to wait for a reply: it answers at once
+     * too, as Redis's CLIENT_DENY_BLOCKING clients. */
+    return !(c->flags & (CLIENT_MULTI | CLIENT_LOADER)) && c->tcp.data == c;
 }
 
 size_t block_blocked_clients(void) { return B.nblocked; }
@@ -428,7 +431,15 @@ static void serve_client(client *c, bkey *k) {
     c->argc = argc;
     c->flags &= ~CLIENT_BLOCKED;
     B.rerun = c;
+    /* Redis counts a blocking command once, when it first runs: its run
+     * again adds time to its statistics, not a call */
+    cmd_def *d = (cmd_def *)b->cmd;
+    uint64_t calls = d->calls, commands = server.stat.commands;
     cmd_dispatch(c);
+    if (!(c->flags & CLIENT_PARKED)) {
+        d->calls = calls;
+        server.stat.commands = commands;
+    }
     B.rerun = NULL;
     c->argv = own_argv;
     c->argc = own_argc;

@@ -31,7 +31,8 @@ enum { BLOCK_NIL_ARRAY = 0, BLOCK_NIL_BULK = 1 };
  * error ("ERR timeout is not a float or out of range", "ERR timeout is
  * negative") and returns 0; 1 otherwise. */
 int block_parse_timeout(client *c, const arg *a, int64_t *deadline_ms);
-/* 0 when c must not block now (inside EXEC, or a script later). */
+/* 0 when c must not block now (inside EXEC, or a script later; a client
+ * without a connection: the AOF loader, in-process test clients). */
 int block_allowed(const client *c);
 /* Blocks c on keys (of db c->db) until deadline_ms (0: forever). The
  * handler returns at once; nothing more of c's input runs until it is

@@ -590,8 +590,7 @@ static void zpop_cmd(client *c, int max) {
     }
     long long count = 1;
     if (c->argc == 3) {
-        if (!arg_ll(c, &c->argv[2], &count)) return;
-        if (count < 0) {
+        if (!str_to_ll(c->argv[2].p, c->argv[2].len, &count) || count < 0) {
             reply_error(c, "ERR value is out of range, must be positive");
             return;
         }
@@ -679,7 +678,7 @@ void cmd_zmpop(client *c) {
 
 /* BZPOPMIN BZPOPMAX (count -1) and BZMPOP: pops at once from the first
  * non-empty key and propagates the non-blocking form, as Redis 7.0 does
- * (ZPOPMIN key / ZMPOP 1 key MIN|MAX COUNT n); else blocks. */
+ * (ZPOPMIN key, ZPOPMIN key count for BZMPOP); else blocks. */
 static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *timeout, int max,
                           long long count) {
     int64_t deadline;
@@ -694,16 +693,11 @@ static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *time
     if (i >= 0) {
         const arg *k = &keys[i];
         zpop_key(c, k, z, max, count < 0 ? 1 : (uint64_t)count, count < 0 ? POP_KEYED : POP_NESTED);
-        if (count < 0) {
-            arg v[2] = {{max ? "ZPOPMAX" : "ZPOPMIN", 7}, *k};
-            cmd_propagate(c, 2, v);
-        } else {
-            char nbuf[OBJ_INTBUF];
-            int nl = snprintf(nbuf, sizeof nbuf, "%lld", count);
-            arg v[6] = {{"ZMPOP", 5}, {"1", 1}, *k, {max ? "MAX" : "MIN", 3},
-                        {"COUNT", 5}, {nbuf, (size_t)nl}};
-            cmd_propagate(c, 6, v);
-        }
+        /* Replayed as ZPOPMIN key [count] (Redis 7.0 writes this for BZMPOP too). */
+        char nbuf[OBJ_INTBUF];
+        int nl = snprintf(nbuf, sizeof nbuf, "%lld", count);
+        arg v[3] = {{max ? "ZPOPMAX" : "ZPOPMIN", 7}, *k, {nbuf, (size_t)nl}};
+        cmd_propagate(c, count < 0 ? 2 : 3, v);
         return;
     }
     if (!block_allowed(c)) {

@@ -106,14 +106,28 @@ static void teardown(void) {
 
 /* ---- tests ---- */
 
+/* INFO commandstats' calls of command name. */
+static long long stat_calls(const char *name) {
+    char field[64], val[256];
+    char *info = h_info(h_c, "commandstats");
+    snprintf(field, sizeof field, "cmdstat_%s", name);
+    long long calls = h_info_field(info, field, val, sizeof val) ? atoll(val + 6) : 0;
+    free(info);
+    return calls;
+}
+
 START_TEST(served_by_push) {
     redisContext *b = srv_connect(h_srv);
     block(b, 1, "BLPOP k 0");
     expect_int(h_c, 0, "EXISTS k");
+    long long commands = h_info_int(h_c, "stats", "total_commands_processed");
     expect_int(h_c, 2, "RPUSH k a b");
     expect_kv(b, "k", "a");
     expect_int(h_c, 1, "LLEN k");
     blocked_now(0);
+    /* served: counted once, when it blocked (two INFOs, RPUSH, LLEN since) */
+    ck_assert_int_eq(stat_calls("blpop"), 1);
+    ck_assert_int_eq(h_info_int(h_c, "stats", "total_commands_processed"), commands + 5);
     /* BRPOP pops from the tail */
     block(b, 1, "BRPOP k2 0");
     expect_int(h_c, 3, "RPUSH k2 x y z");
@@ -208,6 +222,17 @@ START_TEST(wrong_type_stays_blocked) {
     expect_int(h_c, 1, "DEL z");
     expect_int(h_c, 1, "ZADD z 5 m");
     expect_kms(b, "z", "m", "5");
+    /* BLMOVE served while its destination is a string: WRONGTYPE, the
+     * element stays in the source */
+    block(b, 1, "BLMOVE src dst LEFT RIGHT 0");
+    expect_status(h_c, "OK", "SET dst str");
+    expect_int(h_c, 1, "RPUSH src x");
+    redisReply *r = next_reply(b);
+    ck_assert_msg(r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9), "type %d",
+                  r->type);
+    freeReplyObject(r);
+    blocked_now(0);
+    expect_int(h_c, 1, "LLEN src");
     redisFree(b);
 }
 END_TEST
@@ -509,6 +534,143 @@ START_TEST(other_key_writes) {
 }
 END_TEST
 
+/* ---- a randomized model: first blocked, first served ---- */
+
+#define M_KEYS 4
+#define M_CLIENTS 8
+
+typedef struct mclient {
+    redisContext *c;
+    int waiting;                /* blocked in the model */
+    long long since;            /* block order */
+    int keys[3], nkeys;
+} mclient;
+
+typedef struct mlist {
+    int v[16384];
+    size_t head, len;
+} mlist;
+
+static mclient M[M_CLIENTS];
+static mlist L[M_KEYS];
+static long long m_order;
+
+static int m_nwaiting(void) {
+    int n = 0;
+    for (int i = 0; i < M_CLIENTS; i++) n += M[i].waiting;
+    return n;
+}
+
+/* The earliest blocked client waiting on key k, -1 if none. */
+static int m_first_waiter(int k) {
+    int best = -1;
+    for (int i = 0; i < M_CLIENTS; i++) {
+        if (!M[i].waiting) continue;
+        int on = 0;
+        for (int j = 0; j < M[i].nkeys; j++) on |= M[i].keys[j] == k;
+        if (on && (best < 0 || M[i].since < M[best].since)) best = i;
+    }
+    return best;
+}
+
+static void m_expect_served(int i, int k, int v) {
+    char key[8], val[16];
+    snprintf(key, sizeof key, "mk%d", k);
+    snprintf(val, sizeof val, "%d", v);
+    expect_kv(M[i].c, key, val);
+    M[i].waiting = 0;
+}
+
+/* Serves the waiters of key k from its model list, first blocked first. */
+static void m_serve(int k) {
+    int w;
+    while (L[k].len && (w = m_first_waiter(k)) >= 0) {
+        m_expect_served(w, k, L[k].v[L[k].head]);
+        L[k].head++;
+        L[k].len--;
+    }
+}
+
+static void m_block(int i, unsigned *seed) {
+    mclient *m = &M[i];
+    m->nkeys = 1 + (int)(rand_r(seed) % 3);
+    char command[64] = "BLPOP";
+    for (int j = 0; j < m->nkeys; j++) {
+        m->keys[j] = (int)(rand_r(seed) % M_KEYS);
+        size_t n = strlen(command);
+        snprintf(command + n, sizeof command - n, " mk%d", m->keys[j]);
+    }
+    strcat(command, " 0");
+    send_cmd(m->c, command);
+    for (int j = 0; j < m->nkeys; j++) {
+        int k = m->keys[j];
+        if (L[k].len) { /* answered at once from the first non-empty key */
+            m->waiting = 1;
+            m_expect_served(i, k, L[k].v[L[k].head]);
+            L[k].head++;
+            L[k].len--;
+            return;
+        }
+    }
+    m->waiting = 1;
+    m->since = ++m_order;
+    blocked_now(m_nwaiting());
+}
+
+static void m_push(int *next, unsigned *seed) {
+    int tx = rand_r(seed) % 4 == 0;
+    int nkeys = tx ? 2 + (int)(rand_r(seed) % 2) : 1, order[3];
+    if (tx) expect_status(h_c, "OK", "MULTI");
+    for (int j = 0; j < nkeys; j++) {
+        int k = order[j] = (int)(rand_r(seed) % M_KEYS), n = 1 + (int)(rand_r(seed) % 3);
+        char command[96];
+        int len = snprintf(command, sizeof command, "RPUSH mk%d", k);
+        for (int e = 0; e < n; e++) {
+            ck_assert(L[k].head + L[k].len < sizeof L[k].v / sizeof L[k].v[0]);
+            L[k].v[L[k].head + L[k].len++] = *next;
+            len += snprintf(command + len, sizeof command - (size_t)len, " %d", (*next)++);
+        }
+        if (tx) expect_status(h_c, "QUEUED", command);
+        else expect_int(h_c, (long long)L[k].len, command);
+    }
+    if (tx) freeReplyObject(expect_array(h_c, nkeys, "EXEC"));
+    /* after the command (EXEC), keys in the order they were made ready */
+    for (int j = 0; j < nkeys; j++) m_serve(order[j]);
+}
+
+START_TEST(model_fifo) {
+    unsigned seed = (unsigned)h_now_ms();
+    int next = 0;
+    fprintf(stderr, "model_fifo: seed %u\n", seed);
+    memset(M, 0, sizeof M);
+    memset(L, 0, sizeof L);
+    for (int i = 0; i < M_CLIENTS; i++) {
+        M[i].c = srv_connect(h_srv);
+        struct timeval tv = {10, 0}; /* a wrong prediction fails, not hangs */
+        redisSetTimeout(M[i].c, tv);
+    }
+    for (int step = 0; step < 1500; step++) {
+        int i = (int)(rand_r(&seed) % M_CLIENTS), what = (int)(rand_r(&seed) % 10);
+        if (what < 5 && !M[i].waiting) {
+            m_block(i, &seed);
+        } else if (what == 5 && M[i].waiting) { /* a waiter goes away */
+            redisFree(M[i].c);
+            M[i].waiting = 0;
+            M[i].c = srv_connect(h_srv);
+            struct timeval tv = {10, 0};
+            redisSetTimeout(M[i].c, tv);
+            blocked_now(m_nwaiting());
+        } else {
+            m_push(&next, &seed);
+        }
+    }
+    /* what is left in the lists is what the model kept */
+    for (int k = 0; k < M_KEYS; k++)
+        expect_int(h_c, (long long)L[k].len, "LLEN mk%d", k);
+    for (int i = 0; i < M_CLIENTS; i++) redisFree(M[i].c);
+}
+END_TEST
+
 /* The INCR file of s (the last one of its manifest), whole. */
 static char *incr_file(const srv *s) {
     char path[4200], line[512], name[256] = "";
@@ -595,6 +757,7 @@ int main(void) {
     tcase_add_test(tc, zsets);
     tcase_add_test(tc, other_key_writes);
     tcase_add_test(tc, aof_forms);
+    tcase_add_test(tc, model_fifo);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

@@ -143,13 +143,20 @@ void cmd_sadd(client *c) {
     db *d = db_get(c->db);
     const arg *k = &c->argv[1];
     int wrong;
-    get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
+    obj *s = get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
+    /* Nothing new: no write (no copy during a save, WATCH not touched). */
+    int j = 2;
+    while (s && j < c->argc && set_has(s, c->argv[j].p, c->argv[j].len)) j++;
+    if (j == c->argc) {
+        reply_int(c, 0);
+        return;
+    }
     vt_wr w;
     vt_entry *e;
-    obj *s = write_begin(d, k, &w, &e);
+    s = write_begin(d, k, &w, &e);
     long long added = 0;
-    for (int j = 2; j < c->argc; j++) added += set_add(s, c->argv[j].p, c->argv[j].len);
+    for (; j < c->argc; j++) added += set_add(s, c->argv[j].p, c->argv[j].len);
     vt_write_done(&w);
     server_dirty(added);
     reply_int(c, added);
@@ -161,7 +168,9 @@ void cmd_srem(client *c) {
     int wrong;
     obj *s = get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
-    if (!s) {
+    int j = 2;
+    while (s && j < c->argc && !set_has(s, c->argv[j].p, c->argv[j].len)) j++;
+    if (!s || j == c->argc) { /* nothing to remove: no write */
         reply_int(c, 0);
         return;
     }
@@ -169,7 +178,7 @@ void cmd_srem(client *c) {
     vt_entry *e;
     s = write_begin(d, k, &w, &e);
     long long removed = 0;
-    for (int j = 2; j < c->argc && set_len(s) > 0; j++)
+    for (; j < c->argc && set_len(s) > 0; j++)
         removed += set_rem(s, c->argv[j].p, c->argv[j].len);
     int empty = set_len(s) == 0;
     vt_write_done(&w);
@@ -240,10 +249,15 @@ void cmd_smove(client *c) {
     vt_write_done(&w);
     if (empty) db_delete(d, src->p, src->len);
     server_dirty(1);
-    s = write_begin(d, dst, &w, &e);
-    int added = set_add(s, m->p, m->len);
-    vt_write_done(&w);
-    server_dirty(added);
+    /* A destination that holds the member already is not written (Redis
+     * signals it only when the member was added). */
+    vt_entry *de = db_lookup(d, dst->p, dst->len);
+    if (!de || !set_has(de->val, m->p, m->len)) {
+        s = write_begin(d, dst, &w, &e);
+        set_add(s, m->p, m->len);
+        vt_write_done(&w);
+        server_dirty(1);
+    }
     reply_int(c, 1);
 }
 
@@ -362,33 +376,31 @@ static void spop_all(client *c, db *d, const arg *k, obj *s) {
     cmd_propagate(c, 2, v);
 }
 
-/* Copies of popped members, in one block of bytes. */
-typedef struct popped {
-    char *buf;
-    size_t len, cap;
-    set_hmember *v; /* m is an offset into buf until spop_count_fix */
-    size_t n;
-} popped;
-
+/* SPOP key count with count < the set's size: count random members
+ * removed (copied first: the reply is written after the write is done),
+ * each propagated as an SREM. */
 static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
     vt_wr w;
     vt_entry *e;
     obj *s = write_begin(d, k, &w, &e);
     uint64_t size = set_len(s);
     assert(count < size);
-    popped p = {NULL, 0, 0, xmalloc((size_t)count * sizeof(set_hmember)), 0};
+    set_hmember *v = xmalloc((size_t)count * sizeof *v);
+    size_t *off = xmalloc((size_t)count * sizeof *off), len = 0, cap = 64;
+    char *buf = xmalloc(cap); /* the popped members' bytes, one after the other */
     for (uint64_t i = 0; i < count; i++) {
         uint64_t rank = rand_below(size - i);
         const char *m;
         size_t ml;
         set_at(s, rank, &m, &ml);
-        if (p.len + ml > p.cap) {
-            p.cap = (p.len + ml) * 2 + 64;
-            p.buf = xrealloc(p.buf, p.cap);
+        if (len + ml > cap) {
+            cap = (len + ml) * 2 + 64;
+            buf = xrealloc(buf, cap);
         }
-        if (ml) memcpy(p.buf + p.len, m, ml);
-        p.v[p.n++] = (set_hmember){0, (const char *)(uintptr_t)p.len, ml};
-        p.len += ml;
+        if (ml) memcpy(buf + len, m, ml);
+        off[i] = len;
+        v[i].ml = ml;
+        len += ml;
         set_del_at(s, rank);
     }
     /* Redis's third case (few members stay): it keeps a new set of the
@@ -398,16 +410,17 @@ static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
     int intset = s->enc == OBJ_ENC_INTSET;
     if (keep_new) set_reset_encoding(s);
     vt_write_done(&w);
-    for (size_t i = 0; i < p.n; i++) {
-        p.v[i].m = p.buf + (uintptr_t)p.v[i].m;
-        p.v[i].h = keep_new ? set_hash(p.v[i].m, p.v[i].ml) : 0;
+    for (size_t i = 0; i < count; i++) {
+        v[i].m = buf + off[i];
+        v[i].h = keep_new ? set_hash(v[i].m, v[i].ml) : 0;
     }
-    if (keep_new) set_sort_hmembers(p.v, p.n);
-    reply_members(c, p.v, p.n, keep_new && intset);
-    for (size_t i = 0; i < p.n; i++) propagate_srem(c, k, p.v[i].m, p.v[i].ml);
+    if (keep_new) set_sort_hmembers(v, (size_t)count);
+    reply_members(c, v, (size_t)count, keep_new && intset);
+    for (size_t i = 0; i < count; i++) propagate_srem(c, k, v[i].m, v[i].ml);
     server_dirty((long long)count);
-    free(p.v);
-    free(p.buf);
+    free(v);
+    free(off);
+    free(buf);
 }
 
 void cmd_spop(client *c) {

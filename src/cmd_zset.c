@@ -17,12 +17,6 @@
 #include "t_zset.h"
 #include "util.h"
 
-/* TEMPORARY until i9-blocking is merged into this branch: weak references
- * so that the branch links without the blocking implementation. */
-#pragma weak block_parse_timeout
-#pragma weak block_allowed
-#pragma weak block_on_keys
-
 #define ERR_NOT_FLOAT "ERR value is not a valid float"
 #define ERR_RANGE_FLOAT "ERR min or max is not a float"
 #define ERR_RANGE_LEX "ERR min or max not valid string range item"
@@ -367,15 +361,18 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
         reply_int(c, 0);
         return;
     }
-    zset_member *v = xmalloc(n * sizeof *v);
+    /* Built member by member as Redis 7.0 does: big from the start when n
+     * says so, else a listpack until it overflows. */
+    obj *res = n > (uint64_t)server.cfg.zset_max_listpack_entries ? zset_new_skiplist() : zset_new();
     for (uint64_t i = 0; i < n; i++) {
-        int ok = zset_iter_next(&it, &v[i].m, &v[i].ml, &v[i].score);
+        const char *m;
+        size_t ml;
+        double s;
+        int ok = zset_iter_next(&it, &m, &ml, &s);
         assert(ok);
         (void)ok;
+        zset_set(res, m, ml, s);
     }
-    obj *res = zset_from_members(v, n);
-    assert(res);
-    free(v);
     db_set(d, dst->p, dst->len, res, VT_NO_EXPIRE);
     server_dirty(1);
     reply_int(c, (long long)n);
@@ -633,7 +630,7 @@ static int zmpop_parse(client *c, int ni, int *nkeys, int *max, long long *count
         reply_error(c, "ERR numkeys should be greater than 0");
         return 0;
     }
-    if (nk >= c->argc - ni) {
+    if (nk >= c->argc - ni - 1) { /* no room for MIN|MAX after the keys */
         reply_syntax_error(c);
         return 0;
     }
@@ -682,10 +679,6 @@ void cmd_zmpop(client *c) {
 static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *timeout, int max,
                           long long count) {
     int64_t deadline;
-    if (!block_parse_timeout) { /* TEMPORARY, see the top */
-        reply_error(c, "ERR blocking not available yet");
-        return;
-    }
     if (!block_parse_timeout(c, timeout, &deadline)) return;
     const obj *z = NULL;
     int i = first_zset(c, keys, nkeys, &z);

@@ -214,6 +214,7 @@ static void zop_finish(client *c, obj *acc, const arg *dst, int withscores) {
     if (dst) {
         db *d = db_get(c->db);
         if (len) {
+            zset_convert_if_small(acc);
             db_set(d, dst->p, dst->len, acc, VT_NO_EXPIRE);
             server_dirty(1);
         } else {
@@ -274,7 +275,7 @@ static void zop_generic(client *c, const arg *dst, int ni, int op, int card) {
         free(src);
         return;
     }
-    obj *acc = zset_new();
+    obj *acc = zset_new_skiplist();
     if (op == OP_UNION) zop_union(acc, src, n, o.agg);
     else if (op == OP_INTER) zop_inter(acc, src, n, o.agg, 0);
     else zop_diff(acc, src, n);

@@ -119,6 +119,46 @@ obj *zset_new(void) {
     return obj_new_coll(OBJ_ZSET, OBJ_ENC_LISTPACK, 2, kinds);
 }
 
+obj *zset_new_skiplist(void) {
+    obj *z = zset_new();
+    z->enc = OBJ_ENC_SKIPLIST;
+    return z;
+}
+
+void zset_convert_if_small(obj *z) {
+    assert(!obj_shared(z));
+    uint64_t n = zset_len(z);
+    if (z->enc != OBJ_ENC_SKIPLIST || n > (uint64_t)server.cfg.zset_max_listpack_entries) return;
+    zset_iter it;
+    const char *m;
+    size_t ml, nneg = 0;
+    double s;
+    zset_iter_init(&it, z);
+    while (zset_iter_next(&it, &m, &ml, &s)) {
+        if ((long long)ml > server.cfg.zset_max_listpack_value) return;
+        nneg += (size_t)is_neg_zero(s);
+    }
+    z->enc = OBJ_ENC_LISTPACK;
+    if (!nneg) return;
+    /* The -0 members sit among the 0 ones: copy them out, then rescore. */
+    zset_member *v = xmalloc(nneg * sizeof *v);
+    size_t k = 0;
+    zset_iter_at(&it, z, zset_rank_of_score(z, 0.0, 0), 0);
+    while (k < nneg && zset_iter_next(&it, &m, &ml, &s)) {
+        assert(s == 0);
+        if (!is_neg_zero(s)) continue;
+        char *copy = xmalloc(ml + 1);
+        if (ml) memcpy(copy, m, ml);
+        v[k++] = (zset_member){copy, ml, 0.0};
+    }
+    assert(k == nneg);
+    for (k = 0; k < nneg; k++) {
+        zset_set(z, v[k].m, v[k].ml, 0.0);
+        free((void *)v[k].m);
+    }
+    free(v);
+}
+
 uint64_t zset_len(const obj *z) { return pt_count(obj_ctree(z, 1)); }
 
 int zset_score(const obj *z, const char *m, size_t ml, double *score) {
@@ -261,6 +301,21 @@ static int bytes_cmp(const char *a, size_t al, const char *b, size_t bl) {
 uint64_t zset_rank_of_lex(const obj *z, const char *m, size_t ml, int excl) {
     const ptree *t0 = obj_ctree(z, 0);
     uint64_t lo = 0, hi = pt_count(t0);
+    pt_item first, last;
+    if (hi && pt_get(t0, 0, &first) && pt_get(t0, hi - 1, &last) &&
+        memcmp(first.key, last.key, 8) == 0) {
+        /* One score (the case lex ranges are for): a seek, O(log n). */
+        zkey k;
+        char *p = zkey_alloc(&k, 8 + ml);
+        memcpy(p, first.key, 8);
+        if (ml) memcpy(p + 8, m, ml);
+        uint64_t r;
+        int found = pt_seek(t0, k.p, k.len, &r, NULL);
+        zkey_free(&k);
+        return found && excl ? r + 1 : r;
+    }
+    /* Mixed scores (Redis leaves the result unspecified): a binary search
+     * on the members in tree order, O(log^2 n). */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         pt_item it;

@@ -1,6 +1,7 @@
 /* t_zset: the sorted set type on two ptrees (PT_KEYED both): tree 0 by
  * score (key = the score's order-preserving 8 bytes, then the member; no
- * value), tree 1 by member (key = 32-bit hash of the member, big-endian,
+ * value, except the score's raw 8 bytes for a -0 score, which sorts as 0),
+ * tree 1 by member (key = 32-bit hash of the member, big-endian,
  * then the member; value = the score as 8 bytes). Owns both layouts, the
  * encoding name (listpack while within zset-max-listpack-entries / -value,
  * then skiplist for good) and the operations the sorted set commands, the
@@ -53,6 +54,14 @@ void zset_delete_range(obj *z, uint64_t rank, uint64_t n);
  * and returns the next position, or 2^32 at the end. */
 typedef void zset_scan_fn(void *priv, const char *m, size_t ml, double score);
 uint64_t zset_scan(const obj *z, uint64_t from, uint64_t count, zset_scan_fn *fn, void *priv);
+
+/* A sorted set in the big encoding from the start (Redis builds the
+ * results of ZUNION/ZINTER/ZDIFF so; -0 scores are kept). */
+obj *zset_new_skiplist(void);
+/* z unshared: back to the listpack encoding when z is within the limits
+ * (zsetConvertToListpackIfNeeded: a store's result), -0 scores becoming 0
+ * as a listpack holds them. O(len) only when it converts. */
+void zset_convert_if_small(obj *z);
 
 /* Redis's string2d: the whole of p[0..len) is a double (strtod, no
  * leading space, no NaN, no overflow to inf from a finite text): 1 and *out. */

@@ -159,6 +159,21 @@ START_TEST(zincrby_and_scores)
     expect_list(c, "a -0 b 0 c -0", "ZRANGE sk 0 -1 WITHSCORES");
     expect_int(c, 3, "ZCOUNT sk 0 0");
     expect_int(c, 3, "ZCOUNT sk -0 -0");
+    /* a ZUNION/ZINTER result is built big: -0 stays until a store makes it
+     * small; ZRANGESTORE starts small or big by the result's size */
+    expect_status(c, "OK", "CONFIG SET zset-max-listpack-entries 2");
+    expect_int(c, 3, "ZADD w 0 a 1 b 0 c");
+    expect_list(c, "b -1 a -0 c -0", "ZUNION 1 w WEIGHTS -1 WITHSCORES");
+    expect_int(c, 3, "ZUNIONSTORE big 1 w WEIGHTS -1");
+    expect_list(c, "b -1 a -0 c -0", "ZRANGE big 0 -1 WITHSCORES");
+    expect_int(c, 2, "ZADD w2 0 a 1 b");
+    expect_int(c, 2, "ZUNIONSTORE small 1 w2 WEIGHTS -1");
+    expect_list(c, "b -1 a 0", "ZRANGE small 0 -1 WITHSCORES");
+    expect_bulk(c, "listpack", "OBJECT ENCODING small");
+    expect_int(c, 3, "ZRANGESTORE rs big 0 -1");
+    expect_list(c, "b -1 a -0 c -0", "ZRANGE rs 0 -1 WITHSCORES");
+    expect_int(c, 2, "ZRANGESTORE rs big 1 2");
+    expect_list(c, "a 0 c 0", "ZRANGE rs 0 -1 WITHSCORES");
 }
 END_TEST
 
@@ -418,6 +433,8 @@ START_TEST(zpop_zmpop)
     expect_error(c, "ERR numkeys should be greater than 0", "ZMPOP x m MIN");
     expect_error(c, ERR_SYNTAX, "ZMPOP 1 m FOO");
     expect_error(c, ERR_SYNTAX, "ZMPOP 3 m MIN");
+    expect_error(c, ERR_SYNTAX, "ZMPOP 2 m MIN"); /* MIN taken as a key: no MIN|MAX left */
+    expect_error(c, ERR_SYNTAX, "BZMPOP 0 2 m MIN");
     expect_error(c, "ERR count should be greater than 0", "ZMPOP 1 m MIN COUNT 0");
     expect_error(c, "ERR count should be greater than 0", "ZMPOP 1 m MIN COUNT x");
     expect_error(c, ERR_SYNTAX, "ZMPOP 1 m MIN COUNT 1 COUNT 1");
@@ -742,12 +759,21 @@ START_TEST(bzpop)
     ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
     check_list_at(__FILE__, __LINE__, vr, "z3 [2]");
     expect_list(c, "c", "ZRANGE z3 0 -1");
+    /* a store that creates the key serves too */
+    redisAppendCommand(b, "BZPOPMIN d1 d2 0");
+    redisBufferWrite(b, &(int){0});
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 1, "ZUNIONSTORE d2 1 z3 WEIGHTS 2");
+    ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
+    check_list_at(__FILE__, __LINE__, vr, "d2 c 6");
+    expect_int(c, 0, "EXISTS d2");
     redisFree(b);
 }
 END_TEST
 
 /* What the AOF records: ZINCRBY and ZADD INCR as sent, a ZADD that changes
- * nothing not at all, BZPOPMIN as ZPOPMIN key, BZMPOP as ZPOPMIN key n. */
+ * nothing not at all, BZPOPMIN as ZPOPMIN key, BZMPOP as ZPOPMIN key n
+ * (served at once or after blocking), as Redis 7.0 writes them. */
 static char *read_incr_aof(const srv *s) {
     char dir[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s/appendonlydir", s->dir);
@@ -778,6 +804,21 @@ START_TEST(aof_propagation)
     expect_list(c, "k a 1", "BZPOPMIN k 0");
     expect_list(c, "k [2]", "BZMPOP 0 1 k MIN COUNT 2");
     expect_list(c, "k d 6", "BZPOPMAX k 0");
+    /* a client served after blocking propagates the same forms */
+    redisContext *b = srv_connect(s);
+    redisAppendCommand(b, "BZPOPMAX k2 0");
+    redisAppendCommand(b, "BZMPOP 0 1 k2 MIN COUNT 2");
+    redisBufferWrite(b, &(int){0});
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 1, "ZADD k2 2 y");
+    void *vr;
+    ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
+    check_list_at(__FILE__, __LINE__, vr, "k2 y 2");
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_int(c, 2, "ZADD k2 3 z 4 w");
+    ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
+    check_list_at(__FILE__, __LINE__, vr, "k2 [2]");
+    redisFree(b);
     char *aof = read_incr_aof(s);
     const char *seq[] = {
         "*4\r\n$7\r\nZINCRBY\r\n$1\r\nk\r\n$1\r\n1\r\n$1\r\nd\r\n",
@@ -785,6 +826,8 @@ START_TEST(aof_propagation)
         "*2\r\n$7\r\nZPOPMIN\r\n$1\r\nk\r\n",
         "*3\r\n$7\r\nZPOPMIN\r\n$1\r\nk\r\n$1\r\n2\r\n",
         "*2\r\n$7\r\nZPOPMAX\r\n$1\r\nk\r\n",
+        "*2\r\n$7\r\nZPOPMAX\r\n$2\r\nk2\r\n",
+        "*3\r\n$7\r\nZPOPMIN\r\n$2\r\nk2\r\n$1\r\n2\r\n",
     };
     const char *at = aof;
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {

@@ -319,6 +319,7 @@ static char *ar_block(arena *a, size_t n) {
 }
 
 static const char *ar_put(arena *a, const char *p, size_t n) {
+    if (n == 0) return "";   /* p may be NULL then */
     if (n > AR_BLOCK / 4) {
         char *d = ar_block(a, n);
         memcpy(d, p, n);

@@ -194,6 +194,10 @@ static void fill(redisContext *c, int big) {
     w_addf(&w, "HSET"); w_addf(&w, "h:big");
     for (int i = 0; i < 700 * big; i++) { w_addf(&w, "field:%d", i); w_addf(&w, "%d", i * 37 - 5000); }
     w_run(c, &w);
+    /* 300 fields: still listpack with Redis 7.0's default limit of 512 */
+    w_addf(&w, "HSET"); w_addf(&w, "h:300");
+    for (int i = 0; i < 300; i++) { w_addf(&w, "f%d", i); w_addf(&w, "v%d", i); }
+    w_run(c, &w);
     w_addf(&w, "HSET"); w_addf(&w, "h:long"); w_addf(&w, "f"); w_addbig(&w, 100, 1);
     w_run(c, &w);
     /* lists: small, many nodes, big elements (one of 300 KB) */

@@ -74,6 +74,8 @@ static const char *const check_keys[] = {
 #define NCHECK (sizeof check_keys / sizeof check_keys[0])
 /* Most elements a repeat form adds; ARG_REPEAT count byte n gives n * 8. */
 #define REPEAT_STEP 8
+/* Most arguments one command gets from repeat forms. */
+#define MAX_EXPANDED 20000
 
 static client fake;
 static unsigned long inputs;
@@ -365,6 +367,10 @@ static const char *long_value(size_t n) {
 static void repeat(cmdv *c, argbuf *b, size_t count) {
     int first = c->n > 2 ? 2 : 1, last = c->n;
     if (first >= last) return;
+    /* repeats of repeats multiply: the arguments stay under MAX_EXPANDED */
+    size_t room = (MAX_EXPANDED - (size_t)c->n) / (size_t)(last - first);
+    if (c->n >= MAX_EXPANDED) room = 0;
+    if (count > room) count = room;
     for (size_t j = 0; j < count; j++) {
         char num[24];
         int nl = snprintf(num, sizeof num, "%zu", j);

@@ -1,18 +1,29 @@
 /* fuzz_cmds: random command sequences through the real dispatcher
- * (cmd_dispatch) against the in-process keyspace.
+ * (cmd_dispatch) against the in-process keyspace, strings and collections.
  *
  * The input is decoded into commands: a byte picks the name from the
- * command table, a byte the argument count (0-7), and per argument a byte
- * picks a word from a small vocabulary (keys, numbers, options) or, for
- * bytes >= 0xc0, takes the next (b & 0x3f) input bytes as the argument. A
- * fake client runs them one by one; its reply buffer is checked to hold
- * exactly one well-formed RESP2 reply per command, then emptied. BGSAVE
- * starts a real forkless save on its serializer thread (into the scratch
- * directory) that runs on while the next commands change the keys; the
- * libuv loop is polled between inputs so that it completes. Left out:
- * SHUTDOWN, DEBUG SLEEP, CONFIG (only GET and HELP run), BGREWRITEAOF, and
- * DEBUG POPULATE / SETRANGE sizes that would allocate megabytes. Every 256
- * inputs the databases are emptied, so memory stays bounded. */
+ * command table (0xff: a length byte and the name follow), a byte the
+ * argument count (0-7), and per argument a byte picks a word from a small
+ * vocabulary (keys shared across types, fields, numbers, options) or, for
+ * bytes >= 0xc0, takes the next (b & 0x3f) input bytes as the argument;
+ * 0xbc/0xbd give a 300/5000-byte value (out of line in the trees) and
+ * 0xbf/0xbe a repeat form: the arguments after the key so far, n*8 / n*64
+ * more times (n the next byte) with the repetition number appended, so one
+ * command adds up to thousands of elements (trees several levels deep;
+ * at most MAX_EXPANDED arguments). A fake client runs them one by one; its
+ * reply buffer is checked to hold exactly one well-formed RESP2 reply per
+ * command, then emptied; a blocking command that blocks is unblocked at
+ * once. BGSAVE starts a real forkless save on its serializer thread (into
+ * the scratch directory) that runs on while the next commands change the
+ * keys (writes then copy the shared tree nodes, as COPY's do); the libuv
+ * loop is polled between inputs so that it completes. After each input the
+ * collections under the vocabulary's keys are checked (check_collections:
+ * pt_check of every tree, the hash prefixes of hash/set keys, length
+ * commands against full reads). Left out: SHUTDOWN, DEBUG SLEEP, CONFIG
+ * (only GET, HELP and SET of a collection shape limit run), BGREWRITEAOF,
+ * DEBUG POPULATE / SETRANGE sizes that would allocate megabytes and random
+ * counts beyond 100000. Every 256 inputs the databases are emptied, so
+ * memory stays bounded; at exit every value must have been freed. */
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -467,3 +467,17 @@ int arg_ll(client *c, const arg *a, long long *out) {
     reply_not_int(c);
     return 0;
 }
+
+int arg_scan_cursor(client *c, const arg *a, uint64_t *out) {
+    char *s = xstrndup(a->p, a->len), *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int ok = !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
+    free(s);
+    if (!ok) {
+        reply_error(c, "ERR invalid cursor");
+        return 0;
+    }
+    *out = v;
+    return 1;
+}

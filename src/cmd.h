@@ -211,6 +211,10 @@ int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */
 /* Parses an integer argument; on failure replies "ERR value is not an
  * integer or out of range" and returns 0. */
 int arg_ll(client *c, const arg *a, long long *out);
+/* A SCAN-family cursor as Redis's parseScanCursorOrReply reads it (strtoul:
+ * a sign, leading zeros and an empty string are accepted, leading blanks
+ * are not); on failure replies "ERR invalid cursor" and returns 0. */
+int arg_scan_cursor(client *c, const arg *a, uint64_t *out);
 
 /* Propagation (propagate.h: to the AOF, and next to replicas): the
  * dispatcher propagates every write command that changed something

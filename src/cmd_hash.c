@@ -433,22 +433,6 @@ static void scan_visit(void *priv, const char *f, size_t fl, const char *v, size
     l->v[l->n++] = (scan_item){f, v, fl, vl};
 }
 
-/* The cursor as Redis's parseScanCursorOrReply reads it (strtoul: a sign,
- * leading zeros and even an empty string are accepted). */
-static int parse_cursor(client *c, const arg *a, uint64_t *out) {
-    char *s = xstrndup(a->p, a->len), *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int ok = !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
-    free(s);
-    if (!ok) {
-        reply_error(c, "ERR invalid cursor");
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
 /* HSCAN's options (Redis's scanGenericCommand, which reads them once the
  * key is found): COUNT n (>= 1), MATCH pattern. */
 static int parse_hscan_opts(client *c, long long *count, const arg **pat) {
@@ -475,7 +459,7 @@ static int parse_hscan_opts(client *c, long long *count, const arg **pat) {
 
 void cmd_hscan(client *c) {
     uint64_t cursor;
-    if (!parse_cursor(c, &c->argv[2], &cursor)) return;
+    if (!arg_scan_cursor(c, &c->argv[2], &cursor)) return;
     int wrong;
     obj *h = hash_read(c, &wrong);
     if (wrong) return;

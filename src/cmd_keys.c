@@ -99,22 +99,6 @@ static void scan_visit(void *priv, vt_entry *e) {
     key_list_push(priv, e->key);
 }
 
-/* The cursor as Redis's parseScanCursorOrReply reads it (strtoul: a sign,
- * leading zeros and even an empty string are accepted). */
-static int parse_cursor(client *c, const arg *a, uint64_t *out) {
-    char *s = xstrndup(a->p, a->len), *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int ok = !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
-    free(s);
-    if (!ok) {
-        reply_error(c, "ERR invalid cursor");
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
 typedef struct scan_opts {
     long long count;
     const arg *pat;   /* NULL: every key */
@@ -163,7 +147,7 @@ static int scan_keep(db *d, const scan_opts *o, const obj *k) {
 void cmd_scan(client *c) {
     uint64_t cursor;
     scan_opts o;
-    if (!parse_cursor(c, &c->argv[1], &cursor) || !parse_scan_opts(c, &o)) return;
+    if (!arg_scan_cursor(c, &c->argv[1], &cursor) || !parse_scan_opts(c, &o)) return;
     db *d = cur_db(c);
     key_list l = {NULL, 0, 0, NULL, 0};
     /* Up to ten steps when the table is sparse, as Redis bounds its walk at

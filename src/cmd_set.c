@@ -471,21 +471,6 @@ void cmd_spop(client *c) {
 
 /* ---- SSCAN ---- */
 
-/* The cursor as Redis's parseScanCursorOrReply reads it (strtoul). */
-static int parse_cursor(client *c, const arg *a, uint64_t *out) {
-    char *s = xstrndup(a->p, a->len), *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int ok = !isspace((unsigned char)s[0]) && *end == '\0' && errno != ERANGE;
-    free(s);
-    if (!ok) {
-        reply_error(c, "ERR invalid cursor");
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
 static void reply_cursor(client *c, uint64_t cursor) {
     char buf[32];
     size_t n = ll_to_str(buf, (long long)cursor);
@@ -500,7 +485,7 @@ static void reply_cursor(client *c, uint64_t cursor) {
  * returns everything at once with cursor 0, as Redis does. */
 void cmd_sscan(client *c) {
     uint64_t cursor;
-    if (!parse_cursor(c, &c->argv[2], &cursor)) return;
+    if (!arg_scan_cursor(c, &c->argv[2], &cursor)) return;
     int wrong;
     obj *s = get_set(c, db_get(c->db), &c->argv[1], DB_LOOKUP_READ, &wrong);
     if (wrong) return;

@@ -446,24 +446,9 @@ static void scan_add(void *priv, const char *m, size_t ml, double score) {
     o->n++;
 }
 
-/* Redis's parseScanCursorOrReply (strtoul). */
-static int parse_cursor(const arg *a, unsigned long *out) {
-    char buf[64];
-    if (a->len >= sizeof buf || (a->len && isspace((unsigned char)a->p[0]))) return 0;
-    memcpy(buf, a->p, a->len);
-    buf[a->len] = '\0';
-    char *end;
-    errno = 0;
-    *out = strtoul(buf, &end, 10);
-    return end[0] == '\0' && errno != ERANGE;
-}
-
 void cmd_zscan(client *c) {
-    unsigned long cursor;
-    if (!parse_cursor(&c->argv[2], &cursor)) {
-        reply_error(c, "ERR invalid cursor");
-        return;
-    }
+    uint64_t cursor;
+    if (!arg_scan_cursor(c, &c->argv[2], &cursor)) return;
     int wrong;
     vt_entry *e = db_lookup_typed(c, db_get(c->db), c->argv[1].p, c->argv[1].len, OBJ_ZSET,
                                   DB_LOOKUP_READ, &wrong);

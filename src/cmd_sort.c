@@ -284,6 +284,20 @@ void sort_run(client *c, const sort_opts *o, obj **elems, size_t n) {
     free(v);
 }
 
+/* Redis's SORT converts a listpack sorted set to a skiplist for good
+ * ("Destructively convert encoded sorted sets for SORT"): OBJECT ENCODING
+ * and the RDB type then say so. Only the encoding changes, so the write
+ * goes to the table directly (vt_write: a save gets its version first), not
+ * through db_write, which would signal WATCH as Redis does not. */
+static void zset_to_skiplist(db *d, const char *key, size_t len) {
+    vt_wr w;
+    vt_entry *e = vt_write(d->t, key, len, 0, &w, NULL);
+    assert(e && e->val->type == OBJ_ZSET);
+    e->val = obj_coll_writable(e->val);
+    e->val->enc = OBJ_ENC_SKIPLIST;
+    vt_write_done(&w);
+}
+
 static void sort_generic(client *c, int readonly) {
     sort_opts o;
     if (!sort_parse(c, readonly, &o)) {
@@ -302,6 +316,8 @@ static void sort_generic(client *c, int readonly) {
         }
         feed(e->val, &elems, &n);
         int type = e->val->type;
+        if (type == OBJ_ZSET && e->val->enc == OBJ_ENC_LISTPACK)
+            zset_to_skiplist(db_get(c->db), c->argv[1].p, c->argv[1].len);
         /* Redis: BY nosort keeps a list's or sorted set's order, reversed
          * by DESC; a set stored is sorted anyway so that the result does not
          * depend on the set's internal order. */

@@ -319,7 +319,8 @@ static void sort_generic(client *c, int readonly) {
         if (type == OBJ_ZSET && e->val->enc == OBJ_ENC_LISTPACK)
             zset_to_skiplist(db_get(c->db), c->argv[1].p, c->argv[1].len);
         /* Redis: BY nosort keeps a list's or sorted set's order, reversed
-         * by DESC; a set stored is sorted anyway so that the result does not
+         * by DESC; a set stored is sorted anyway, by its elements' bytes
+         * (ALPHA, the BY pattern dropped), so that the result does not
          * depend on the set's internal order. */
         if (o.dontsort && o.desc && (type == OBJ_LIST || type == OBJ_ZSET))
             for (size_t i = 0; i < n / 2; i++) {
@@ -327,7 +328,11 @@ static void sort_generic(client *c, int readonly) {
                 elems[i] = elems[n - 1 - i];
                 elems[n - 1 - i] = t;
             }
-        if (o.dontsort && type == OBJ_SET && o.store) o.dontsort = 0;
+        if (o.dontsort && type == OBJ_SET && o.store) { /* Redis: forced ALPHA, no BY */
+            o.dontsort = 0;
+            o.alpha = 1;
+            o.by = NULL;
+        }
     }
     sort_run(c, &o, elems, n);
     free(o.gets);

@@ -240,8 +240,10 @@ void sort_run(client *c, const sort_opts *o, obj **elems, size_t n) {
     for (size_t j = 0; j < n; j++) v[j].elem = elems[j];
     free(elems);
     long long len = (long long)n;
-    long long start = o->limit_start < 0 ? 0 : o->limit_start;
-    long long end = o->limit_count < 0 ? len - 1 : start + o->limit_count - 1;
+    /* Redis 7.0 clamps offset and count to the length first (no overflow) */
+    long long start = o->limit_start < 0 ? 0 : o->limit_start > len ? len : o->limit_start;
+    long long lcount = o->limit_count > len ? len : o->limit_count;
+    long long end = lcount < 0 ? len - 1 : start + lcount - 1;
     if (start >= len) {
         start = len - 1;
         end = len - 2;

@@ -1039,6 +1039,26 @@ START_TEST(random_model)
 }
 END_TEST
 
+/* SORT LIMIT with a huge count or offset: Redis 7.0 clamps both to the
+ * number of elements before computing the end (no overflow). */
+START_TEST(sort_limit_huge) {
+    expect_int(h_c, 5, "RPUSH l 5 4 3 2 1");
+    redisReply *r = expect_array(h_c, 3, "SORT l LIMIT 2 9223372036854775807");
+    check_bulk(r->element[0], "3");
+    check_bulk(r->element[2], "5");
+    freeReplyObject(r);
+    r = expect_array(h_c, 3, "SORT l ALPHA DESC LIMIT 2 9223372036854775807 GET #");
+    check_bulk(r->element[0], "3");
+    freeReplyObject(r);
+    r = expect_array(h_c, 0, "SORT l LIMIT 9223372036854775807 9223372036854775807");
+    freeReplyObject(r);
+    r = expect_array(h_c, 5, "SORT l LIMIT -9223372036854775808 9223372036854775807");
+    freeReplyObject(r);
+    expect_int(h_c, 4, "SORT l BY nosort LIMIT 1 9223372036854775807 STORE d");
+    expect_bulk(h_c, "4", "LINDEX d 0");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("list");
@@ -1046,6 +1066,7 @@ int main(void)
     tcase_add_checked_fixture(tc, h_setup, h_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, push_pop_basic);
+    tcase_add_test(tc, sort_limit_huge);
     tcase_add_test(tc, null_kinds);
     tcase_add_test(tc, arity_and_wrongtype);
     tcase_add_test(tc, lindex_lset);

@@ -131,8 +131,8 @@ static char *multiset_text(const redisReply *r, size_t group, int uniq) {
             sb_str(&b, items[i]);
             sb_str(&b, ",");
         }
-        free(items[i]);
     }
+    for (size_t i = 0; i < n; i++) free(items[i]);
     sb_str(&b, "}");
     free(items);
     return b.p;
@@ -625,7 +625,7 @@ static void run_seed(uint64_t seed, long ncmds) {
 }
 
 START_TEST(differential) {
-    srv *sv = h_srv_start(NULL);
+    srv *sv = h_srv_start("%s", "");
     srv *sr = srv_start_redis(NULL);
     cv = srv_connect(sv);
     cr = srv_connect(sr);

@@ -483,7 +483,7 @@ static void step(uint64_t seed, long i, dcmd *d) {
         skipped++;
         return;
     }
-    if (d->mode == M_SPOP) {
+    if (d->mode == M_SPOP && d->argc >= 2) {
         do_spop(seed, i, d);
         return;
     }

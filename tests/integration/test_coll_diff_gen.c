@@ -630,6 +630,7 @@ void dc_gen(dcmd *c) {
     if (m < 3 && c->argc > 1 && !huge) { /* (not WITHVALUES after -2^62: see rcount) */
         c->argc--;
         free(c->argv[c->argc]);
+        c->argv[c->argc] = NULL;
     } else if (m < 6) {
         dc_push(c, PICK(((const char *[]){"junk", "WITHSCORES", "LIMIT", "COUNT", "1"})));
     }

@@ -5,7 +5,8 @@
  * encoding, TTL presence and contents). The seeds are fixed (SEEDS seeds,
  * COMMANDS commands each); COLL_DIFF_SEED=n runs seed n alone and
  * COLL_DIFF_COMMANDS=n changes the length, COLL_DIFF_CHECK=n compares
- * the key space every n commands (default 50). Odd seeds run with small
+ * the key space every n commands (default 50), COLL_DIFF_DUMP=n prints
+ * the first key of command n on both servers before it runs. Odd seeds run with small
  * listpack/intset limits, so that conversions happen often.
  *
  * How replies are compared (the mode the generator gives each command):
@@ -31,6 +32,7 @@
  * Not run: lex ranges over a sorted set whose scores differ (Redis leaves
  * the result unspecified); not generated: SORT BY pattern with ALPHA
  * (Redis breaks no ties there, the order of equal weights is unspecified).
+ * SORT failing in Redis on a stale errno is run again there (see step).
  * Errors are compared exactly (the text is Redis's). A difference stops that
  * seed (later commands would only repeat it) after printing the last
  * commands; the test fails at the end if any seed differed. */
@@ -45,6 +47,7 @@
 
 enum { SEEDS = 20, COMMANDS = 2000, HIST = 12 };
 static long check_every = 50; /* COLL_DIFF_CHECK=n: every n commands */
+static long dump_at = -1;      /* COLL_DIFF_DUMP=n: see run_seed */
 
 typedef struct sbuf { char *p; size_t n, cap; } sbuf;
 
@@ -489,6 +492,16 @@ static void step(uint64_t seed, long i, dcmd *d) {
     }
     redisReply *v = run(cv, d->argc, d->argv, d->len);
     redisReply *r = run(cr, d->argc, d->argv, d->len);
+    if (!strncasecmp(d->argv[0], "SORT", 4) && r->type == REDIS_REPLY_ERROR &&
+        v->type != REDIS_REPLY_ERROR && strstr(r->str, "can't be converted into double")) {
+        /* Redis 7.0's SORT tests errno after strtod without clearing it:
+         * an ERANGE left by an earlier parse (a score of 1e400, 4.9e-324)
+         * fails it. A ZADD XX on a missing key parses a score (errno = 0)
+         * and does nothing else; then SORT runs again on Redis. */
+        freeReplyObject(runv(cr, "ZADD", "coll-diff-errno", "XX", "1", "a"));
+        freeReplyObject(r);
+        r = run(cr, d->argc, d->argv, d->len);
+    }
     char *tv = NULL, *tr = NULL;
     const char *what = "reply";
     int both_ok = v->type != REDIS_REPLY_ERROR && r->type != REDIS_REPLY_ERROR;
@@ -614,6 +627,12 @@ static void run_seed(uint64_t seed, long ncmds) {
         dc_free(d);
         dc_gen(d);
         hist_n++;
+        if (dump_at == i && d->argc > 1) { /* COLL_DIFF_DUMP=n: argv[1] before command n */
+            char *x = key_state(cv, d->argv[1]), *y = key_state(cr, d->argv[1]);
+            printf("before #%ld: verso %s\n              redis %s\n", i, x, y);
+            free(x);
+            free(y);
+        }
         step(seed, i, d);
         if (!seed_failed && (i % check_every == check_every - 1 || i == ncmds - 1))
             compare_all(seed, i);
@@ -633,6 +652,8 @@ START_TEST(differential) {
     long ncmds = en && *en ? atol(en) : COMMANDS;
     const char *ec = getenv("COLL_DIFF_CHECK");
     if (ec && atol(ec) > 0) check_every = atol(ec);
+    const char *ed = getenv("COLL_DIFF_DUMP");
+    if (ed && *ed) dump_at = atol(ed);
     int failed = 0, nseeds = 0;
     report.n = 0;
     sb_str(&report, "");

@@ -275,8 +275,11 @@ void cmd_lpos(client *c) {
     lpos_opts o;
     if (!lpos_parse(c, &o)) return;
     int reverse = o.rank < 0;
-    /* |rank|; LLONG_MIN has none: no list is that long anyway */
-    long long rank = !reverse ? o.rank : o.rank == LLONG_MIN ? LLONG_MAX : -o.rank;
+    /* |rank|. LLONG_MIN has none: Redis 7.0 negates it in place, where it
+     * stays negative, so every match from the tail qualifies and COUNT
+     * never stops the walk (its test overflows too); verso does the same. */
+    int rank_min = o.rank == LLONG_MIN;
+    long long rank = !reverse ? o.rank : rank_min ? 1 : -o.rank;
     int wrong;
     vt_entry *e = lookup(c, &c->argv[1], DB_LOOKUP_READ, &wrong);
     if (wrong) return;
@@ -301,7 +304,7 @@ void cmd_lpos(client *c) {
                 found = xrealloc(found, cap * sizeof *found);
             }
             found[nfound++] = (long long)(reverse ? len - index - 1 : index);
-            if (o.count == -1 || (o.count && (long long)nfound >= o.count)) break;
+            if (o.count == -1 || (!rank_min && o.count && (long long)nfound >= o.count)) break;
         }
         index++;
     }

@@ -240,8 +240,10 @@ void sort_run(client *c, const sort_opts *o, obj **elems, size_t n) {
     for (size_t j = 0; j < n; j++) v[j].elem = elems[j];
     free(elems);
     long long len = (long long)n;
-    long long start = o->limit_start < 0 ? 0 : o->limit_start;
-    long long end = o->limit_count < 0 ? len - 1 : start + o->limit_count - 1;
+    /* Redis 7.0 clamps offset and count to the length first (no overflow) */
+    long long start = o->limit_start < 0 ? 0 : o->limit_start > len ? len : o->limit_start;
+    long long lcount = o->limit_count > len ? len : o->limit_count;
+    long long end = lcount < 0 ? len - 1 : start + lcount - 1;
     if (start >= len) {
         start = len - 1;
         end = len - 2;
@@ -284,6 +286,20 @@ void sort_run(client *c, const sort_opts *o, obj **elems, size_t n) {
     free(v);
 }
 
+/* Redis's SORT converts a listpack sorted set to a skiplist for good
+ * ("Destructively convert encoded sorted sets for SORT"): OBJECT ENCODING
+ * and the RDB type then say so. Only the encoding changes, so the write
+ * goes to the table directly (vt_write: a save gets its version first), not
+ * through db_write, which would signal WATCH as Redis does not. */
+static void zset_to_skiplist(db *d, const char *key, size_t len) {
+    vt_wr w;
+    vt_entry *e = vt_write(d->t, key, len, 0, &w, NULL);
+    assert(e && e->val->type == OBJ_ZSET);
+    e->val = obj_coll_writable(e->val);
+    e->val->enc = OBJ_ENC_SKIPLIST;
+    vt_write_done(&w);
+}
+
 static void sort_generic(client *c, int readonly) {
     sort_opts o;
     if (!sort_parse(c, readonly, &o)) {
@@ -302,8 +318,11 @@ static void sort_generic(client *c, int readonly) {
         }
         feed(e->val, &elems, &n);
         int type = e->val->type;
+        if (type == OBJ_ZSET && e->val->enc == OBJ_ENC_LISTPACK)
+            zset_to_skiplist(db_get(c->db), c->argv[1].p, c->argv[1].len);
         /* Redis: BY nosort keeps a list's or sorted set's order, reversed
-         * by DESC; a set stored is sorted anyway so that the result does not
+         * by DESC; a set stored is sorted anyway, by its elements' bytes
+         * (ALPHA, the BY pattern dropped), so that the result does not
          * depend on the set's internal order. */
         if (o.dontsort && o.desc && (type == OBJ_LIST || type == OBJ_ZSET))
             for (size_t i = 0; i < n / 2; i++) {
@@ -311,7 +330,11 @@ static void sort_generic(client *c, int readonly) {
                 elems[i] = elems[n - 1 - i];
                 elems[n - 1 - i] = t;
             }
-        if (o.dontsort && type == OBJ_SET && o.store) o.dontsort = 0;
+        if (o.dontsort && type == OBJ_SET && o.store) { /* Redis: forced ALPHA, no BY */
+            o.dontsort = 0;
+            o.alpha = 1;
+            o.by = NULL;
+        }
     }
     sort_run(c, &o, elems, n);
     free(o.gets);

@@ -338,7 +338,7 @@ enum { DIR_AUTO, DIR_FWD, DIR_REV };
 /* Replies (or stores at dst) the n members from ascending rank first
  * (reverse: from rank first downward). z may be NULL when n is 0. */
 static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int reverse,
-                       int withscores, const arg *dst) {
+                       int withscores, const arg *dst, int len_known) {
     zset_iter it;
     if (n) zset_iter_at(&it, z, first, reverse);
     if (!dst) {
@@ -362,8 +362,10 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
         return;
     }
     /* Built member by member as Redis 7.0 does: big from the start when n
-     * says so, else a listpack until it overflows. */
-    obj *res = n > (uint64_t)server.cfg.zset_max_listpack_entries ? zset_new_skiplist() : zset_new();
+     * says so (a rank range: len_known; BYSCORE/BYLEX tell Redis no length),
+     * else a listpack until it overflows (its -0 scores becoming 0). */
+    obj *res = len_known && n > (uint64_t)server.cfg.zset_max_listpack_entries
+                   ? zset_new_skiplist() : zset_new();
     for (uint64_t i = 0; i < n; i++) {
         const char *m;
         size_t ml;
@@ -467,7 +469,7 @@ static void zrange_generic(client *c, int ki, const arg *dst, int rangetype, int
             first = rev ? hi - 1 - (uint64_t)o.offset : lo + (uint64_t)o.offset;
         }
     }
-    range_emit(c, z, first, n, rev, o.withscores, dst);
+    range_emit(c, z, first, n, rev, o.withscores, dst, o.rangetype == RT_RANK);
 }
 
 void cmd_zrange(client *c) { zrange_generic(c, 1, NULL, RT_AUTO, DIR_AUTO); }

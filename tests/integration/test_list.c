@@ -1039,6 +1039,47 @@ START_TEST(random_model)
 }
 END_TEST
 
+/* SORT LIMIT with a huge count or offset: Redis 7.0 clamps both to the
+ * number of elements before computing the end (no overflow). */
+START_TEST(sort_limit_huge) {
+    expect_int(h_c, 5, "RPUSH l 5 4 3 2 1");
+    redisReply *r = expect_array(h_c, 3, "SORT l LIMIT 2 9223372036854775807");
+    check_bulk(r->element[0], "3");
+    check_bulk(r->element[2], "5");
+    freeReplyObject(r);
+    r = expect_array(h_c, 3, "SORT l ALPHA DESC LIMIT 2 9223372036854775807 GET #");
+    check_bulk(r->element[0], "3");
+    freeReplyObject(r);
+    r = expect_array(h_c, 0, "SORT l LIMIT 9223372036854775807 9223372036854775807");
+    freeReplyObject(r);
+    r = expect_array(h_c, 5, "SORT l LIMIT -9223372036854775808 9223372036854775807");
+    freeReplyObject(r);
+    expect_int(h_c, 4, "SORT l BY nosort LIMIT 1 9223372036854775807 STORE d");
+    expect_bulk(h_c, "4", "LINDEX d 0");
+}
+END_TEST
+
+/* LPOS RANK -2^63: Redis 7.0 negates the rank in place, where it stays
+ * negative: every match from the tail qualifies and COUNT never stops the
+ * walk (MAXLEN still does). */
+START_TEST(lpos_rank_llong_min) {
+    expect_int(h_c, 5, "RPUSH l a b a c a");
+    expect_int(h_c, 4, "LPOS l a RANK -9223372036854775808");
+    redisReply *r = expect_array(h_c, 3, "LPOS l a RANK -9223372036854775808 COUNT 1");
+    check_int(r->element[0], 4);
+    check_int(r->element[1], 2);
+    check_int(r->element[2], 0);
+    freeReplyObject(r);
+    r = expect_array(h_c, 3, "LPOS l a COUNT 0 RANK -9223372036854775808");
+    freeReplyObject(r);
+    r = expect_array(h_c, 2, "LPOS l a RANK -9223372036854775808 COUNT 2 MAXLEN 3");
+    check_int(r->element[1], 2);
+    freeReplyObject(r);
+    r = expect_array(h_c, 0, "LPOS l a RANK -9223372036854775807 COUNT 0");
+    freeReplyObject(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("list");
@@ -1046,6 +1087,8 @@ int main(void)
     tcase_add_checked_fixture(tc, h_setup, h_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, push_pop_basic);
+    tcase_add_test(tc, sort_limit_huge);
+    tcase_add_test(tc, lpos_rank_llong_min);
     tcase_add_test(tc, null_kinds);
     tcase_add_test(tc, arity_and_wrongtype);
     tcase_add_test(tc, lindex_lset);

@@ -1234,6 +1234,25 @@ START_TEST(model_random)
 }
 END_TEST
 
+/* SORT of a set BY nosort with STORE: Redis sorts anyway, and by the
+ * elements' bytes (forced ALPHA, BY dropped), whatever ALPHA or BY say, so
+ * that the stored list does not depend on the set's internal order. */
+START_TEST(sort_nosort_store) {
+    expect_int(h_c, 5, "SADD s 10 9 b a 100");
+    expect_int(h_c, 5, "SORT s BY nosort STORE dst");
+    redisReply *r = expect_array(h_c, 5, "LRANGE dst 0 -1");
+    const char *want[] = {"10", "100", "9", "a", "b"};
+    for (int i = 0; i < 5; i++) check_bulk(r->element[i], want[i]);
+    freeReplyObject(r);
+    expect_status(h_c, "OK", "SET w_a 1");
+    expect_int(h_c, 10, "SORT s BY nosort GET # GET w_* ALPHA DESC STORE dst");
+    r = expect_array(h_c, 10, "LRANGE dst 0 -1");
+    const char *want2[] = {"b", "", "a", "1", "9", "", "100", "", "10", ""};
+    for (int i = 0; i < 10; i++) check_bulk(r->element[i], want2[i]);
+    freeReplyObject(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("set");
@@ -1253,6 +1272,7 @@ int main(void)
     tcase_add_test(tc, sintercard);
     tcase_add_test(tc, big_sets);
     tcase_add_test(tc, sscan);
+    tcase_add_test(tc, sort_nosort_store);
     tcase_add_test(tc, model_random);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "propagation", propagation, 60);

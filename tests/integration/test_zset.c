@@ -842,6 +842,46 @@ START_TEST(aof_propagation)
 }
 END_TEST
 
+/* Redis's SORT (and SORT_RO) converts a listpack sorted set to a skiplist
+ * ("Destructively convert encoded sorted sets for SORT"), whatever the
+ * options and even when the sort then fails; a syntax error leaves it. */
+START_TEST(sort_converts_to_skiplist) {
+    expect_int(h_c, 2, "ZADD z 1 a 2 b");
+    expect_error(h_c, "ERR syntax error", "SORT z junk");
+    expect_bulk(h_c, "listpack", "OBJECT ENCODING z");
+    redisReply *r = expect_array(h_c, 2, "SORT_RO z ALPHA");
+    freeReplyObject(r);
+    expect_bulk(h_c, "skiplist", "OBJECT ENCODING z");
+    expect_int(h_c, 1, "ZADD y 1 c");
+    expect_status(h_c, "OK", "SET w_c x");
+    expect_error(h_c, "ERR One or more scores can't be converted into double", "SORT y BY w_*");
+    expect_bulk(h_c, "skiplist", "OBJECT ENCODING y");
+    expect_int(h_c, 1, "ZADD x 1 d");
+    expect_int(h_c, 1, "SORT x BY nosort STORE dst");
+    expect_bulk(h_c, "skiplist", "OBJECT ENCODING x");
+    r = expect_array(h_c, 2, "ZRANGE z 0 -1");
+    check_bulk(r->element[0], "a");
+    freeReplyObject(r);
+}
+END_TEST
+
+/* ZRANGESTORE BYSCORE/BYLEX: Redis 7.0 does not know the result's length
+ * up front, so it starts a listpack (where a -0 score becomes 0) and
+ * converts when it overflows; a rank range of more than the limit starts
+ * as a skiplist (keeping -0). */
+START_TEST(zrangestore_byscore_neg_zero) {
+    expect_int(h_c, 1, "ZADD s 0 a");
+    for (int i = 1; i <= 130; i++) expect_int(h_c, 1, "ZADD s %d m%d", -i, i);
+    expect_int(h_c, 131, "ZUNIONSTORE z 1 s WEIGHTS -1"); /* a: -0, m<i>: i */
+    expect_bulk(h_c, "-0", "ZSCORE z a");
+    expect_int(h_c, 131, "ZRANGESTORE d z -1 +inf BYSCORE");
+    expect_bulk(h_c, "skiplist", "OBJECT ENCODING d");
+    expect_bulk(h_c, "0", "ZSCORE d a");
+    expect_int(h_c, 131, "ZRANGESTORE d z 0 -1");
+    expect_bulk(h_c, "-0", "ZSCORE d a");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("zset");
@@ -860,6 +900,8 @@ int main(void)
     h_add_tcase(s, "zscan", zscan, 60, h_setup, h_teardown);
     h_add_tcase(s, "encodings", encodings, 30, h_setup, h_teardown);
     h_add_tcase(s, "wrongtype", wrongtype, 30, h_setup, h_teardown);
+    h_add_tcase(s, "sort_converts_to_skiplist", sort_converts_to_skiplist, 30, h_setup, h_teardown);
+    h_add_tcase(s, "zrangestore_byscore_neg_zero", zrangestore_byscore_neg_zero, 30, h_setup, h_teardown);
     h_add_tcase(s, "bzpop", bzpop, 30, h_setup, h_teardown);
     h_add_dropall(s, "aof_propagation", aof_propagation, 30);
     zset_model_tcases(s);

@@ -277,27 +277,6 @@ void cmd_hincrbyfloat(client *c) {
 
 /* ---- HRANDFIELD ---------------------------------------------------------- */
 
-/* xorshift64*: HRANDFIELD's draws (not cryptographic), seeded once from
- * the system's random bytes. */
-static uint64_t rng_next(void) {
-    static uint64_t s;
-    if (s == 0) {
-        random_bytes(&s, sizeof s);
-        if (s == 0) s = 0x9e3779b97f4a7c15ULL;
-    }
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545f4914f6cdd1dULL;
-}
-
-/* Uniform in [0, n), n > 0. */
-static uint64_t rng_below(uint64_t n) {
-    uint64_t lim = UINT64_MAX - UINT64_MAX % n, r;
-    do r = rng_next(); while (r >= lim);
-    return r % n;
-}
-
 static void reply_rank(client *c, const obj *h, uint64_t rank, int withvalues) {
     const char *f, *v;
     size_t fl, vl;
@@ -306,41 +285,6 @@ static void reply_rank(client *c, const obj *h, uint64_t rank, int withvalues) {
     (void)ok;
     reply_bulk(c, f, fl);
     if (withvalues) reply_bulk(c, v, vl);
-}
-
-/* count distinct ranks of [0, size) (count < size), in random order:
- * a partial Fisher-Yates shuffle when count is a large part of size,
- * else draws into an open-addressed set of the ranks taken. */
-static uint64_t *distinct_ranks(uint64_t count, uint64_t size) {
-    uint64_t *out = xmalloc(count * sizeof *out);
-    if (count * 3 > size) {
-        uint64_t *all = xmalloc(size * sizeof *all);
-        for (uint64_t i = 0; i < size; i++) all[i] = i;
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t j = i + rng_below(size - i);
-            uint64_t t = all[i];
-            all[i] = all[j];
-            all[j] = t;
-            out[i] = all[i];
-        }
-        free(all);
-        return out;
-    }
-    size_t cap = 16;
-    while (cap < 2 * count) cap *= 2;
-    uint64_t *set = xmalloc(cap * sizeof *set);
-    memset(set, 0xff, cap * sizeof *set);   /* UINT64_MAX: empty slot */
-    uint64_t n = 0;
-    while (n < count) {
-        uint64_t r = rng_below(size);
-        size_t i = (size_t)((r * 0x9e3779b97f4a7c15ULL) & (cap - 1));
-        while (set[i] != UINT64_MAX && set[i] != r) i = (i + 1) & (cap - 1);
-        if (set[i] == r) continue;
-        set[i] = r;
-        out[n++] = r;
-    }
-    free(set);
-    return out;
 }
 
 /* HRANDFIELD key count [WITHVALUES] (Redis's hrandfieldWithCountCommand):
@@ -357,7 +301,7 @@ static void hrandfield_count(client *c, long long l, int withvalues) {
     if (l < 0) {
         uint64_t count = (uint64_t)-l;
         reply_array(c, (long long)(withvalues ? count * 2 : count));
-        for (uint64_t i = 0; i < count; i++) reply_rank(c, h, rng_below(size), withvalues);
+        for (uint64_t i = 0; i < count; i++) reply_rank(c, h, draw_below(size), withvalues);
         return;
     }
     uint64_t count = (uint64_t)l;
@@ -366,7 +310,7 @@ static void hrandfield_count(client *c, long long l, int withvalues) {
         return;
     }
     reply_array(c, (long long)(withvalues ? count * 2 : count));
-    uint64_t *ranks = distinct_ranks(count, size);
+    uint64_t *ranks = draw_distinct(count, size);
     for (uint64_t i = 0; i < count; i++) reply_rank(c, h, ranks[i], withvalues);
     free(ranks);
 }
@@ -404,7 +348,7 @@ void cmd_hrandfield(client *c) {
     }
     const char *f, *v;
     size_t fl, vl;
-    int ok = hash_at(h, rng_below(hash_len(h)), &f, &fl, &v, &vl);
+    int ok = hash_at(h, draw_below(hash_len(h)), &f, &fl, &v, &vl);
     assert(ok);
     (void)ok;
     reply_bulk(c, f, fl);

@@ -31,25 +31,6 @@
 
 #define ERR_POSITIVE "ERR value is out of range, must be positive"
 
-/* ---- randomness (SRANDMEMBER, SPOP): xorshift64*, seeded once ---- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void) {
-    while (rng_state == 0) random_bytes(&rng_state, sizeof rng_state);
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
-}
-
-/* Uniform in [0, n), n > 0 (rejection of the biased tail). */
-static uint64_t rand_below(uint64_t n) {
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n, r;
-    do r = rng_next(); while (r >= limit);
-    return r % n;
-}
-
 /* ---- member lists (in tree order unless said) ---- */
 
 typedef struct mlist {
@@ -263,40 +244,6 @@ void cmd_smove(client *c) {
 
 /* ---- SRANDMEMBER ---- */
 
-/* count distinct ranks of [0, size), count < size, in random order. */
-static uint64_t *distinct_ranks(uint64_t size, uint64_t count) {
-    uint64_t *r = xmalloc((size_t)count * sizeof *r);
-    if (count * 3 > size) {
-        /* Dense: a partial Fisher-Yates shuffle of every rank. */
-        uint64_t *all = xmalloc((size_t)size * sizeof *all);
-        for (uint64_t i = 0; i < size; i++) all[i] = i;
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t j = i + rand_below(size - i), t = all[i];
-            all[i] = all[j];
-            all[j] = t;
-            r[i] = all[i];
-        }
-        free(all);
-        return r;
-    }
-    /* Sparse: draw and reject repeats (an open-addressing table of the
-     * ranks drawn, kept under half full). */
-    size_t cap = 16;
-    while (cap < (size_t)count * 2) cap *= 2;
-    uint64_t *tab = xmalloc(cap * sizeof *tab);
-    for (size_t i = 0; i < cap; i++) tab[i] = UINT64_MAX;
-    for (uint64_t n = 0; n < count;) {
-        uint64_t x = rand_below(size);
-        size_t p = (size_t)(x * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (cap - 1);
-        while (tab[p] != UINT64_MAX && tab[p] != x) p = (p + 1) & (cap - 1);
-        if (tab[p] == x) continue;
-        tab[p] = x;
-        r[n++] = x;
-    }
-    free(tab);
-    return r;
-}
-
 void cmd_srandmember(client *c) {
     if (c->argc > 3) {
         reply_syntax_error(c);
@@ -321,7 +268,7 @@ void cmd_srandmember(client *c) {
             reply_nil(c);
             return;
         }
-        set_at(s, rand_below(set_len(s)), &m, &ml);
+        set_at(s, draw_below(set_len(s)), &m, &ml);
         reply_bulk(c, m, ml);
         return;
     }
@@ -333,7 +280,7 @@ void cmd_srandmember(client *c) {
     if (l < 0 || count == 1) { /* repeats allowed: independent draws */
         reply_array(c, (long long)count);
         for (uint64_t i = 0; i < count; i++) {
-            set_at(s, rand_below(size), &m, &ml);
+            set_at(s, draw_below(size), &m, &ml);
             reply_bulk(c, m, ml);
         }
         return;
@@ -342,7 +289,7 @@ void cmd_srandmember(client *c) {
         reply_set(c, s);
         return;
     }
-    uint64_t *r = distinct_ranks(size, count);
+    uint64_t *r = draw_distinct(count, size);
     reply_array(c, (long long)count);
     for (uint64_t i = 0; i < count; i++) {
         set_at(s, r[i], &m, &ml);
@@ -389,7 +336,7 @@ static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
     size_t *off = xmalloc((size_t)count * sizeof *off), len = 0, cap = 64;
     char *buf = xmalloc(cap); /* the popped members' bytes, one after the other */
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t rank = rand_below(size - i);
+        uint64_t rank = draw_below(size - i);
         const char *m;
         size_t ml;
         set_at(s, rank, &m, &ml);
@@ -453,7 +400,7 @@ void cmd_spop(client *c) {
     vt_wr w;
     vt_entry *e;
     s = write_begin(d, k, &w, &e);
-    uint64_t rank = rand_below(set_len(s));
+    uint64_t rank = draw_below(set_len(s));
     const char *m;
     size_t ml;
     set_at(s, rank, &m, &ml);

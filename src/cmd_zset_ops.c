@@ -293,23 +293,6 @@ void cmd_zintercard(client *c) { zop_generic(c, NULL, 1, OP_INTER, 1); }
 
 /* ---- ZRANDMEMBER ---- */
 
-static uint64_t rnd_state;
-
-static uint64_t rnd_next(void) {
-    if (!rnd_state) {
-        random_bytes(&rnd_state, sizeof rnd_state);
-        rnd_state |= 1;
-    }
-    uint64_t x = rnd_state; /* xorshift64* */
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rnd_state = x;
-    return x * UINT64_C(0x2545F4914F6CDD1D);
-}
-
-static uint64_t rnd_below(uint64_t n) { return rnd_next() % n; }
-
 static void reply_rank(client *c, const obj *z, uint64_t r, int withscores) {
     const char *m;
     size_t ml;
@@ -319,38 +302,6 @@ static void reply_rank(client *c, const obj *z, uint64_t r, int withscores) {
     (void)ok;
     reply_bulk(c, m, ml);
     if (withscores) reply_score(c, s);
-}
-
-/* count distinct random ranks below size (count < size), in random order. */
-static uint64_t *distinct_ranks(uint64_t count, uint64_t size) {
-    uint64_t *out = xmalloc(count * sizeof *out);
-    if (count * 3 > size) {
-        /* Most of them: a partial shuffle of every rank. */
-        uint64_t *all = xmalloc(size * sizeof *all);
-        for (uint64_t i = 0; i < size; i++) all[i] = i;
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t j = i + rnd_below(size - i), t = all[i];
-            all[i] = all[j];
-            all[j] = t;
-            out[i] = all[i];
-        }
-        free(all);
-        return out;
-    }
-    /* Few of them: draw, and skip repeats with an open-addressing set. */
-    uint64_t cap = 16;
-    while (cap < count * 2) cap *= 2;
-    uint64_t *seen = xmalloc(cap * sizeof *seen);
-    memset(seen, 0xff, cap * sizeof *seen);
-    for (uint64_t got = 0; got < count;) {
-        uint64_t r = rnd_below(size), h = (r * UINT64_C(0x9E3779B97F4A7C15)) & (cap - 1);
-        while (seen[h] != UINT64_MAX && seen[h] != r) h = (h + 1) & (cap - 1);
-        if (seen[h] == r) continue;
-        seen[h] = r;
-        out[got++] = r;
-    }
-    free(seen);
-    return out;
 }
 
 static void zrandmember_count(client *c, long long l, int withscores) {
@@ -367,7 +318,7 @@ static void zrandmember_count(client *c, long long l, int withscores) {
     int uniq = l > 0;
     if (!uniq || count == 1) {
         reply_array(c, (long long)(withscores ? 2 * count : count));
-        for (uint64_t i = 0; i < count; i++) reply_rank(c, z, rnd_below(size), withscores);
+        for (uint64_t i = 0; i < count; i++) reply_rank(c, z, draw_below(size), withscores);
         return;
     }
     if (count >= size) {
@@ -384,7 +335,7 @@ static void zrandmember_count(client *c, long long l, int withscores) {
         }
         return;
     }
-    uint64_t *r = distinct_ranks(count, size);
+    uint64_t *r = draw_distinct(count, size);
     reply_array(c, (long long)(withscores ? 2 * count : count));
     for (uint64_t i = 0; i < count; i++) reply_rank(c, z, r[i], withscores);
     free(r);
@@ -418,7 +369,7 @@ void cmd_zrandmember(client *c) {
         reply_nil(c);
         return;
     }
-    reply_rank(c, e->val, rnd_below(zset_len(e->val)), 0);
+    reply_rank(c, e->val, draw_below(zset_len(e->val)), 0);
 }
 
 /* ---- ZSCAN ---- */

@@ -3,6 +3,7 @@
  * Thread-safe throughout. */
 #include "util.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -353,4 +354,54 @@ void random_bytes(void *buf, size_t n) {
         p += r;
         n -= (size_t)r;
     }
+}
+
+/* ---- draws ---- */
+
+static uint64_t draw_state; /* main thread */
+
+uint64_t draw_next(void) {
+    while (draw_state == 0) random_bytes(&draw_state, sizeof draw_state);
+    draw_state ^= draw_state >> 12;
+    draw_state ^= draw_state << 25;
+    draw_state ^= draw_state >> 27;
+    return draw_state * UINT64_C(0x2545F4914F6CDD1D);
+}
+
+uint64_t draw_below(uint64_t n) {
+    assert(n > 0);
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, r;
+    do r = draw_next(); while (r >= limit);
+    return r % n;
+}
+
+uint64_t *draw_distinct(uint64_t count, uint64_t size) {
+    assert(count < size);
+    uint64_t *out = xmalloc((size_t)count * sizeof *out);
+    if (count * 3 > size) {
+        uint64_t *all = xmalloc((size_t)size * sizeof *all);
+        for (uint64_t i = 0; i < size; i++) all[i] = i;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t j = i + draw_below(size - i), t = all[i];
+            all[i] = all[j];
+            all[j] = t;
+            out[i] = all[i];
+        }
+        free(all);
+        return out;
+    }
+    size_t cap = 16;
+    while (cap < (size_t)count * 2) cap *= 2;
+    uint64_t *seen = xmalloc(cap * sizeof *seen);
+    memset(seen, 0xff, cap * sizeof *seen); /* UINT64_MAX: empty */
+    for (uint64_t got = 0; got < count;) {
+        uint64_t r = draw_below(size);
+        size_t p = (size_t)((r * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
+        while (seen[p] != UINT64_MAX && seen[p] != r) p = (p + 1) & (cap - 1);
+        if (seen[p] == r) continue;
+        seen[p] = r;
+        out[got++] = r;
+    }
+    free(seen);
+    return out;
 }

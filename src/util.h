@@ -62,5 +62,15 @@ static inline int64_t mono_ms(void) { return mono_us() / 1000; }
 
 /* Fill buf with random bytes (getrandom, falling back to /dev/urandom). */
 void random_bytes(void *buf, size_t n);
+/* Fast non-cryptographic draws for the commands that pick at random
+ * (HRANDFIELD, SRANDMEMBER, SPOP, ZRANDMEMBER): xorshift64*, seeded once
+ * from random_bytes. Main thread. */
+uint64_t draw_next(void);
+/* Uniform in [0, n), n > 0 (the biased tail rejected). */
+uint64_t draw_below(uint64_t n);
+/* count distinct values of [0, size) (count < size), in random order
+ * (malloc'd): a partial Fisher-Yates shuffle when count is a large part of
+ * size, else draws into an open-addressed set of those taken. */
+uint64_t *draw_distinct(uint64_t count, uint64_t size);
 
 #endif

@@ -32,13 +32,18 @@
  *                      snapshot-compression lz4; Redis cannot read it);
  *   RDB_COMPRESS_LZF   strings longer than 20 bytes LZF-compressed when that
  *                      saves at least 4 bytes, as Redis's rdbcompression yes;
- *   RDB_NO_CHECKSUM    a zero CRC64, not computed, as rdbchecksum no.
+ *   RDB_NO_CHECKSUM    a zero CRC64, not computed, as rdbchecksum no;
+ *   RDB_YIELD          the writing thread yields the CPU every few hundred
+ *                      elements of a collection (the forkless serializer:
+ *                      when it shares a core with the main thread, a big
+ *                      value must not keep the main thread off it).
  * 0 (RDB_COMPRESS_NONE) is a plain RDB with every string verbatim. */
 enum {
     RDB_COMPRESS_NONE = 0,
     RDB_COMPRESS_LZ4 = 1,
     RDB_COMPRESS_LZF = 2,
     RDB_NO_CHECKSUM = 4,
+    RDB_YIELD = 8,
 };
 
 #define RDB_ERRLEN 256

@@ -250,6 +250,7 @@ static int w_list(rdb_writer *w, const obj *l) {
     ql_init(&q, rdbw_list_fill(w));
     list_iter_init(&it, l);
     while (list_iter_next(&it, &p, &pl)) {   /* pass 1: the number of nodes */
+        rdbw_element(w);
         if (ql_place(&q, p, pl) != 0) nodes++;
         n++;
     }
@@ -275,6 +276,7 @@ static int w_list(rdb_writer *w, const obj *l) {
             continue;
         }
         if (where == 1) lp_begin(&b);
+        rdbw_element(w);
         lp_append(&b, p, pl);
         in_node++;
     }

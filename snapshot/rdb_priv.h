@@ -19,6 +19,9 @@ int rdbw_len(rdb_writer *w, uint64_t len);
 int rdbw_string(rdb_writer *w, const char *s, size_t len);
 /* Bytes as they are (a binary double, a quicklist container byte). */
 int rdbw_raw(rdb_writer *w, const void *p, size_t n);
+/* One collection element encoded (also when it went into a blob, not
+ * through rdbw_string): with RDB_YIELD, yields the CPU every few hundred. */
+void rdbw_element(rdb_writer *w);
 /* Makes the writer failed with this message (keeps the first error). */
 int rdbw_fail(rdb_writer *w, const char *msg);
 /* list-max-listpack-size at the writer's opening (rdb_set_writer_opts). */

@@ -24,6 +24,7 @@
 #include <lz4frame.h>
 #include <lzf.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,8 @@ struct rdb_writer {
     LZ4F_cctx *cctx;          /* NULL when not LZ4 */
     int lzf;                  /* RDB_COMPRESS_LZF: LZF strings > 20 bytes */
     int nocrc;                /* RDB_NO_CHECKSUM: crc stays 0 */
+    int yield;                /* RDB_YIELD: sched_yield every YIELD_ELEMS */
+    uint32_t elems;           /* collection elements since the last yield */
     unsigned char *zbuf;      /* compressor output */
     size_t zcap;
     size_t zhead;             /* frame header waiting at the start of zbuf */
@@ -341,6 +344,7 @@ static rdb_writer *w_open(sink *out, int owns_out, int compress, const rdb_aux *
     rdb_writer *w = w_new(out, owns_out);
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
     w->nocrc = (compress & RDB_NO_CHECKSUM) != 0;
+    w->yield = (compress & RDB_YIELD) != 0;
     if (aux && aux->as_commands) { /* commands: no header, no frame */
         w->cmds = aux->as_commands;
         w->nocrc = 1;
@@ -476,8 +480,20 @@ int rdbw_len(rdb_writer *w, uint64_t len) {
     return 0;
 }
 
+/* About 100-200 us of encoding: the serializer's yield (SER_YIELD_BUCKETS)
+ * at element granularity. */
+#define YIELD_ELEMS 512
+
+void rdbw_element(rdb_writer *w) {
+    if (w->yield && ++w->elems >= YIELD_ELEMS) {
+        w->elems = 0;
+        sched_yield();
+    }
+}
+
 int rdbw_string(rdb_writer *w, const char *s, size_t len) {
     if (w->failed || w_room(w, WBUF_FIXED)) return -1;
+    rdbw_element(w);
     return w_string(w, s, len);
 }
 

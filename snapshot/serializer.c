@@ -7,6 +7,7 @@
 #include <string.h>
 #include <errno.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -220,6 +221,22 @@ done:
     return NULL;
 }
 
+/* The serializer's stack, mapped once (ser_init): pthread_create would
+ * otherwise mmap a stack at every save, and mmap waits for the process's
+ * mmap lock, which a reader of /proc/PID/smaps holds for tens of ms on a
+ * big heap: the BGSAVE that starts the thread would stall that long. One
+ * serializer runs at a time (ser_finish joins it), so one stack serves. */
+#define SER_STACK_BYTES (8u << 20)
+static void *ser_stack; /* main thread */
+
+void ser_init(void) {
+    if (ser_stack) return;
+    void *p = mmap(NULL, SER_STACK_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (p == MAP_FAILED) log_warning("serializer: no stack mapped ahead: %s", strerror(errno));
+    else ser_stack = p;
+}
+
 int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, size_t errlen) {
     pthread_mutex_init(&job->q_lock, NULL);
     job->q_head = NULL;
@@ -231,7 +248,11 @@ int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, siz
     job->err[0] = '\0';
     uv_async_init(loop, &job->done, on_done);
     job->done.data = job;
-    int rc = pthread_create(&job->thread, NULL, ser_main, job);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (ser_stack) pthread_attr_setstack(&attr, ser_stack, SER_STACK_BYTES);
+    int rc = pthread_create(&job->thread, &attr, ser_main, job);
+    pthread_attr_destroy(&attr);
     if (rc != 0) {
         snprintf(err, errlen, "Can't start the serializer thread: %s", strerror(rc));
         uv_close((uv_handle_t *)&job->done, NULL);

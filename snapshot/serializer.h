@@ -76,6 +76,10 @@ typedef struct ser_job {
     pthread_t thread;
 } ser_job;
 
+/* Main thread, at startup: maps the serializer's stack once, so that
+ * starting a save maps nothing (see serializer.c). Without it (or when the
+ * map fails) the thread gets the default stack. */
+void ser_init(void);
 /* Main thread: starts the job (which must be set up with its tables in
  * vt_save_begin state); on_done runs on the loop when the thread ends. */
 int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, size_t errlen);

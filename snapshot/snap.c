@@ -80,6 +80,7 @@ static const hooks snap_hooks;
 static void remove_stale_temps(void);
 
 void snap_init(void) {
+    ser_init();
     remove_stale_temps();
     S.last_ok = 1;
     S.lastsave = wall_ms() / 1000;

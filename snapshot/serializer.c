@@ -176,7 +176,12 @@ static void *ser_main(void *arg) {
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), SER_NICE) != 0)
         log_verbose("serializer: setpriority: %s", strerror(errno));
     int64_t start = mono_us();
-    if (job->aux.used_mem < 0) job->aux.used_mem = (int64_t)info_allocated();
+    /* The RDB's used-mem aux field: the objects' and the tables' bytes
+     * (atomic counters). Not mallinfo2: it holds malloc's arena lock while
+     * it walks every free chunk (~100 ms on a big fragmented heap), and the
+     * main thread's allocations would wait for it. */
+    if (job->aux.used_mem < 0)
+        job->aux.used_mem = (int64_t)(obj_mem_total() + vt_mapped_bytes());
     char err[RDB_ERRLEN];
     /* tmp, renamed to path when the writer finishes, removed on abort */
     sink *file = sink_file_open(job->tmp, job->path, err, sizeof err);

@@ -468,6 +468,42 @@ int arg_ll(client *c, const arg *a, long long *out) {
     return 0;
 }
 
+int arg_mpop(client *c, int ni, const char *first, const char *second, int *nkeys, int *which,
+             long long *count) {
+    long long nk;
+    if (!str_to_ll(c->argv[ni].p, c->argv[ni].len, &nk) || nk < 1) {
+        reply_error(c, "ERR numkeys should be greater than 0");
+        return 0;
+    }
+    if (nk >= c->argc - ni - 1) { /* no room for the word after the keys */
+        reply_syntax_error(c);
+        return 0;
+    }
+    int wi = ni + (int)nk + 1;
+    if (arg_is(&c->argv[wi], first)) *which = 0;
+    else if (arg_is(&c->argv[wi], second)) *which = 1;
+    else {
+        reply_syntax_error(c);
+        return 0;
+    }
+    *count = -1;
+    for (int j = wi + 1; j < c->argc; j++) {
+        if (*count == -1 && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
+            j++;
+            if (!str_to_ll(c->argv[j].p, c->argv[j].len, count) || *count < 1) {
+                reply_error(c, "ERR count should be greater than 0");
+                return 0;
+            }
+        } else {
+            reply_syntax_error(c);
+            return 0;
+        }
+    }
+    if (*count == -1) *count = 1;
+    *nkeys = (int)nk;
+    return 1;
+}
+
 int arg_scan_cursor(client *c, const arg *a, uint64_t *out) {
     char *s = xstrndup(a->p, a->len), *end;
     errno = 0;

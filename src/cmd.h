@@ -215,6 +215,12 @@ int arg_ll(client *c, const arg *a, long long *out);
  * a sign, leading zeros and an empty string are accepted, leading blanks
  * are not); on failure replies "ERR invalid cursor" and returns 0. */
 int arg_scan_cursor(client *c, const arg *a, uint64_t *out);
+/* LMPOP / ZMPOP and their blocking forms from numkeys at argv[ni]:
+ * "numkeys key... <first|second> [COUNT n]" as Redis 7.0 checks it.
+ * *which is 0 for the word `first`, 1 for `second`; *count defaults to 1.
+ * On an error replies Redis's text and returns 0. */
+int arg_mpop(client *c, int ni, const char *first, const char *second, int *nkeys, int *which,
+             long long *count);
 
 /* Propagation (propagate.h: to the AOF, and next to replicas): the
  * dispatcher propagates every write command that changed something

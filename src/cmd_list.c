@@ -548,30 +548,11 @@ static int mpop_try(client *c, const arg *keys, int nkeys, int where, long long 
     return 0;
 }
 
-/* LMPOP / BLMPOP's arguments from numkeys at argv[idx]: Redis's
- * lmpopGenericCommand checks. */
+/* LMPOP / BLMPOP's arguments from numkeys at argv[idx] (LEFT is
+ * LIST_HEAD, RIGHT LIST_TAIL). */
 static int mpop_parse(client *c, int idx, int *nkeys, int *where, long long *count) {
-    long long nk;
-    if (!arg_ll_min(c, &c->argv[idx], 1, "ERR numkeys should be greater than 0", &nk)) return 0;
-    if (nk >= c->argc - idx - 1) { /* no room for the side after the keys */
-        reply_syntax_error(c);
-        return 0;
-    }
-    int where_idx = idx + (int)nk + 1;
-    if (!arg_side(c, &c->argv[where_idx], where)) return 0;
-    *count = -1;
-    for (int j = where_idx + 1; j < c->argc; j++) {
-        if (*count == -1 && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
-            if (!arg_ll_min(c, &c->argv[++j], 1, "ERR count should be greater than 0", count))
-                return 0;
-        } else {
-            reply_syntax_error(c);
-            return 0;
-        }
-    }
-    if (*count == -1) *count = 1;
-    *nkeys = (int)nk;
-    return 1;
+    _Static_assert(LIST_HEAD == 0 && LIST_TAIL == 1, "arg_mpop's 0 / 1");
+    return arg_mpop(c, idx, "left", "right", nkeys, where, count);
 }
 
 void cmd_lmpop(client *c) {

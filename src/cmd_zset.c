@@ -624,47 +624,10 @@ static int first_zset(client *c, const arg *keys, int n, const obj **z) {
     return -1;
 }
 
-/* ZMPOP / BZMPOP arguments from numkeys at argv[ni]: 1, or 0 with the
- * error answered. */
-static int zmpop_parse(client *c, int ni, int *nkeys, int *max, long long *count) {
-    long long nk;
-    if (!str_to_ll(c->argv[ni].p, c->argv[ni].len, &nk) || nk < 1) {
-        reply_error(c, "ERR numkeys should be greater than 0");
-        return 0;
-    }
-    if (nk >= c->argc - ni - 1) { /* no room for MIN|MAX after the keys */
-        reply_syntax_error(c);
-        return 0;
-    }
-    int wi = ni + (int)nk + 1;
-    if (arg_is(&c->argv[wi], "min")) *max = 0;
-    else if (arg_is(&c->argv[wi], "max")) *max = 1;
-    else {
-        reply_syntax_error(c);
-        return 0;
-    }
-    *count = -1;
-    for (int j = wi + 1; j < c->argc; j++) {
-        if (*count == -1 && arg_is(&c->argv[j], "count") && j + 1 < c->argc) {
-            j++;
-            if (!str_to_ll(c->argv[j].p, c->argv[j].len, count) || *count < 1) {
-                reply_error(c, "ERR count should be greater than 0");
-                return 0;
-            }
-        } else {
-            reply_syntax_error(c);
-            return 0;
-        }
-    }
-    if (*count == -1) *count = 1;
-    *nkeys = (int)nk;
-    return 1;
-}
-
 void cmd_zmpop(client *c) {
     int nkeys, max;
     long long count;
-    if (!zmpop_parse(c, 1, &nkeys, &max, &count)) return;
+    if (!arg_mpop(c, 1, "min", "max", &nkeys, &max, &count)) return;
     const obj *z = NULL;
     int i = first_zset(c, &c->argv[2], nkeys, &z);
     if (i == -2) return;
@@ -713,6 +676,6 @@ void cmd_bzpopmax(client *c) {
 void cmd_bzmpop(client *c) {
     int nkeys, max;
     long long count;
-    if (!zmpop_parse(c, 2, &nkeys, &max, &count)) return;
+    if (!arg_mpop(c, 2, "min", "max", &nkeys, &max, &count)) return;
     bzpop_generic(c, &c->argv[3], nkeys, &c->argv[1], max, count);
 }

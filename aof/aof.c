@@ -178,6 +178,7 @@ void aof_after_command(client *c, const cmd_def *d) {
         }
         wait = stream_end();
     }
+    if (c->flags & CLIENT_MASTER) return; /* its replies are dropped: none to hold */
     if (wait > c->hold_offset) c->hold_offset = wait;
     /* where the held replies begin, to answer them with an error if the
      * first base fails (fail_held) */

@@ -4,13 +4,14 @@
  *
  * Sets up the core (src/server.c: configuration, log, data directory,
  * databases), registers the subsystems with the core's hooks (snapshot/,
- * then aof/: their order is the order of their hooks), loads the data (the
+ * aof/, then repl/: their order is the order of their hooks), loads the data (the
  * AOF when it is on and exists, else the snapshot), then serves. The core
  * includes no subsystem header: this file is where they meet. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../aof/aof.h"
+#include "../repl/repl.h"
 #include "../snapshot/snap.h"
 #include "../src/log.h"
 #include "../src/server.h"
@@ -59,6 +60,7 @@ int main(int argc, char **argv) {
     if (rc != 0) return rc;
     snap_init();
     aof_init();
+    repl_init();
     char err[1024];
     if (load_data(err, sizeof err) != 0) return 1;
     return server_serve();

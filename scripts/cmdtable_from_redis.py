@@ -112,7 +112,7 @@ def entry(full, declared, proc, info, doc, indent="    ", sub_array=None):
     e.append('.group = %s' % q(doc['group']))
     e.append('.since = %s' % q(doc['since']))
     e.append('.summary = %s' % q(doc['summary']))
-    e.append('.complexity = %s' % q(doc['complexity']))
+    if 'complexity' in doc: e.append('.complexity = %s' % q(doc['complexity']))
     if 'doc_flags' in doc: e.append('.doc_flags = %s' % " | ".join("DOC_" + f.upper() for f in doc['doc_flags']))
     if 'deprecated_since' in doc: e.append('.deprecated_since = %s' % q(doc['deprecated_since']))
     if 'replaced_by' in doc: e.append('.replaced_by = %s' % q(doc['replaced_by']))

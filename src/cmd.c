@@ -24,6 +24,8 @@ static cmd_def **all;        /* every command and subcommand */
 static size_t nall;
 static cmd_gate_fn *write_gates; /* grows with each registration */
 static size_t nwrite_gates;
+static cmd_client_gate_fn *gates; /* every command, after the write gates */
+static size_t ngates;
 static int propagated;  /* the running handler called cmd_propagate */
 
 const char *const cmd_cat_names[CAT_COUNT] = {
@@ -239,6 +241,11 @@ int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) 
 
 int cmd_has_keys(const cmd_def *d) { return d->nkey_specs > 0 || d->getkeys; }
 
+void cmd_add_gate(cmd_client_gate_fn fn) {
+    gates = xrealloc(gates, (ngates + 1) * sizeof *gates);
+    gates[ngates++] = fn;
+}
+
 void cmd_add_write_gate(cmd_gate_fn fn) {
     write_gates = xrealloc(write_gates, (nwrite_gates + 1) * sizeof *write_gates);
     write_gates[nwrite_gates++] = fn;
@@ -288,8 +295,8 @@ static int protected_allowed(const client *c) {
 
 /* Checks that refuse a command before it runs; 1 when it may run. The
  * order is Redis's processCommand: arity, protected, auth, writes,
- * loading. NOSCRIPT and STALE have nothing to refuse yet (no scripts, no
- * replication). */
+ * loading; the subsystems' gates (cmd_add_gate: READONLY, NOREPLICAS,
+ * MASTERDOWN, the subscribed context) come after the write gates. */
 static int may_run(client *c, const cmd_def *d) {
     if (!arity_ok(d, c->argc)) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->fullname);
@@ -308,17 +315,25 @@ static int may_run(client *c, const cmd_def *d) {
     }
     /* maxmemory (evict.h): evicts first; refuses deny-oom commands when
      * nothing more can be evicted. One branch when maxmemory is 0. */
-    if (server.cfg.maxmemory && evict_refuse(d->flags)) {
+    int master = (c->flags & CLIENT_MASTER) != 0; /* obeyed as Redis obeys its master */
+    if (server.cfg.maxmemory && !master && evict_refuse(d->flags)) {
         reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;
     }
-    if ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)) {
+    if (!master && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d))) {
         for (size_t i = 0; i < nwrite_gates; i++) {
             const char *why = write_gates[i]();
             if (why) {
                 reply_error(c, why);
                 return 0;
             }
+        }
+    }
+    for (size_t i = 0; i < ngates; i++) {
+        const char *why = gates[i](c, d);
+        if (why) {
+            reply_error(c, why);
+            return 0;
         }
     }
     if (server.loading && !(d->flags & CMD_LOADING) && !(c->flags & CLIENT_LOADER)) {
@@ -389,7 +404,9 @@ int cmd_dispatch(client *c) {
         hooks_after_command(c, d);
         return CMD_RAN;
     }
+    server.current_client = c;
     cmd_call(c, d);
+    server.current_client = NULL;
     hooks_after_command(c, d);
     c->cmd = NULL;
     int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;

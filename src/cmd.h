@@ -238,6 +238,12 @@ void cmd_propagate_raw(int db, int argc, const arg *argv);
  * to answer them with (MISCONF after a failed save, ...). */
 typedef const char *(*cmd_gate_fn)(void);
 void cmd_add_write_gate(cmd_gate_fn fn);
+/* A gate every command passes (after the write gates, which the master's
+ * commands skip): NULL to let it run, or the whole error to answer. It
+ * reads c's flags and d's (-READONLY for a write on a read-only replica,
+ * -MASTERDOWN, pub/sub's subscribed context). Registered at startup. */
+typedef const char *(*cmd_client_gate_fn)(const client *c, const cmd_def *d);
+void cmd_add_gate(cmd_client_gate_fn fn);
 
 /* Handlers, grouped by file. */
 /* cmd_string.c */
@@ -292,5 +298,16 @@ cmd_proc cmd_bzmpop, cmd_bzpopmax, cmd_bzpopmin, cmd_zadd, cmd_zcard,
     cmd_zscan, cmd_zscore, cmd_zunion, cmd_zunionstore;
 /* cmd_memory.c */
 cmd_proc cmd_memory;
+/* pubsub.c */
+cmd_proc cmd_publish, cmd_subscribe, cmd_psubscribe, cmd_unsubscribe, cmd_punsubscribe,
+    cmd_pubsub, cmd_spublish, cmd_ssubscribe, cmd_sunsubscribe;
+/* cmd_script.c: SCRIPT without a scripting engine yet (KILL, EXISTS, FLUSH) */
+cmd_proc cmd_script;
+/* repl/primary.c */
+cmd_proc cmd_psync, cmd_sync, cmd_replconf, cmd_wait;
+/* repl/replica.c */
+cmd_proc cmd_replicaof, cmd_slaveof;
+/* repl/repl.c */
+cmd_proc cmd_role;
 
 #endif

@@ -141,7 +141,7 @@ void cmd_hello(client *c) {
     reply_bulk_str(c, "mode");
     reply_bulk_str(c, "standalone");
     reply_bulk_str(c, "role");
-    reply_bulk_str(c, "master");
+    reply_bulk_str(c, server.upstream ? "replica" : "master");
     reply_bulk_str(c, "modules");
     reply_array(c, 0);
 }

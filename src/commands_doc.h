@@ -1046,4 +1046,100 @@ static const cmd_arg memory_usage_args[] = {
     {0}};
 static const char *const memory_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
 
+/* replication, pub/sub, scripting (issue 10) */
+static const cmd_arg psync_args[] = {
+    {.name = "replicationid", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg replicaof_args_host_port_args[] = {
+    {.name = "host", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "port", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg replicaof_args_no_one_args[] = {
+    {.name = "no", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NO"},
+    {.name = "one", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ONE"},
+    {0}};
+static const cmd_arg replicaof_args_args[] = {
+    {.name = "host-port", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = replicaof_args_host_port_args},
+    {.name = "no-one", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = replicaof_args_no_one_args},
+    {0}};
+static const cmd_arg replicaof_args[] = {
+    {.name = "args", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = replicaof_args_args},
+    {0}};
+static const cmd_arg slaveof_args_host_port_args[] = {
+    {.name = "host", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "port", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg slaveof_args_no_one_args[] = {
+    {.name = "no", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NO"},
+    {.name = "one", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ONE"},
+    {0}};
+static const cmd_arg slaveof_args_args[] = {
+    {.name = "host-port", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = slaveof_args_host_port_args},
+    {.name = "no-one", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = slaveof_args_no_one_args},
+    {0}};
+static const cmd_arg slaveof_args[] = {
+    {.name = "args", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = slaveof_args_args},
+    {0}};
+static const char *const wait_tips[] = {"request_policy:all_shards", "response_policy:agg_min", NULL};
+static const cmd_arg wait_args[] = {
+    {.name = "numreplicas", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "timeout", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg publish_args[] = {
+    {.name = "channel", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "message", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg subscribe_args[] = {
+    {.name = "channel", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg psubscribe_pattern_args[] = {
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1},
+    {0}};
+static const cmd_arg psubscribe_args[] = {
+    {.name = "pattern", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = psubscribe_pattern_args},
+    {0}};
+static const cmd_arg unsubscribe_args[] = {
+    {.name = "channel", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg punsubscribe_args[] = {
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg pubsub_numsub_args[] = {
+    {.name = "channel", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg pubsub_channels_args[] = {
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg pubsub_shardnumsub_args[] = {
+    {.name = "shardchannel", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg pubsub_shardchannels_args[] = {
+    {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg spublish_args[] = {
+    {.name = "shardchannel", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "message", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg ssubscribe_args[] = {
+    {.name = "shardchannel", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg sunsubscribe_args[] = {
+    {.name = "shardchannel", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const script_exists_tips[] = {"request_policy:all_shards", "response_policy:agg_logical_and", NULL};
+static const cmd_arg script_exists_args[] = {
+    {.name = "sha1", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const script_flush_tips[] = {"request_policy:all_nodes", "response_policy:all_succeeded", NULL};
+static const char *const script_flush_history[] = {"6.2.0", "Added the `ASYNC` and `SYNC` flushing mode modifiers.", NULL};
+static const cmd_arg script_flush_async_args[] = {
+    {.name = "async", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASYNC"},
+    {.name = "sync", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SYNC"},
+    {0}};
+static const cmd_arg script_flush_args[] = {
+    {.name = "async", .type = ARG_ONEOF, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = script_flush_async_args},
+    {0}};
+static const char *const script_kill_tips[] = {"request_policy:all_shards", "response_policy:one_succeeded", NULL};
+
 #endif

@@ -116,6 +116,9 @@ static const conf_enum policy_enum[] = {
     {NULL, 0}};
 static const conf_enum protected_enum[] = {
     {"no", DEBUG_CMD_NO}, {"yes", DEBUG_CMD_YES}, {"local", DEBUG_CMD_LOCAL}, {NULL, 0}};
+static const conf_enum diskless_load_enum[] = {
+    {"disabled", REPL_LOAD_DISABLED}, {"on-empty-db", REPL_LOAD_ON_EMPTY_DB},
+    {"swapdb", REPL_LOAD_SWAPDB}, {NULL, 0}};
 static const conf_enum supervised_enum[] = {
     {"upstart", 0}, {"systemd", 1}, {"auto", 2}, {"no", 3}, {NULL, 0}};
 
@@ -213,22 +216,22 @@ static char *get_bind(const conf *c)
     return sb_take(&b);
 }
 
-/* "client-output-buffer-limit <class> <hard> <soft> <seconds> ...": every
- * class Redis knows is accepted, only "normal" is kept (verso has no
- * replicas and no pub/sub), so the others always read as Redis's defaults. */
+/* "client-output-buffer-limit <class> <hard> <soft> <seconds> ...": the
+ * normal, replica (alias slave) and pubsub classes, as Redis; classes not
+ * named keep their values. */
 static int obuf_class(const char *name)
 {
-    if (!strcasecmp(name, "normal")) return 0;
-    if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return 1;
-    if (!strcasecmp(name, "pubsub")) return 2;
+    if (!strcasecmp(name, "normal")) return CONF_OBUF_NORMAL;
+    if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CONF_OBUF_REPLICA;
+    if (!strcasecmp(name, "pubsub")) return CONF_OBUF_PUBSUB;
     return -1;
 }
 
 static int set_obuf(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
 {
     (void)loading;
-    long long hard[3], soft[3], secs[3];
-    int seen[3] = {0, 0, 0};
+    conf_obuf v[CONF_OBUF_CLASSES];
+    memcpy(v, c->obuf, sizeof v);
     if (argc % 4)
         return fail(err, errlen, "Wrong number of arguments in buffer limit configuration.");
     for (int j = 0; j < argc; j += 4) {
@@ -237,27 +240,53 @@ static int set_obuf(conf *c, int argc, char **argv, int loading, char *err, size
         if (k < 0)
             return fail(err, errlen,
                         "Invalid client class specified in buffer limit configuration.");
-        secs[k] = strtoll(argv[j + 3], &end, 10);
+        v[k].soft_seconds = strtoll(argv[j + 3], &end, 10);
         if (argv[j + 1][0] == '-' || argv[j + 2][0] == '-' ||
-            !str_to_memsize(argv[j + 1], &hard[k]) || !str_to_memsize(argv[j + 2], &soft[k]) ||
-            secs[k] < 0 || *end != '\0')
+            !str_to_memsize(argv[j + 1], &v[k].hard) || !str_to_memsize(argv[j + 2], &v[k].soft) ||
+            v[k].soft_seconds < 0 || *end != '\0')
             return fail(err, errlen, "Error in hard, soft or soft_seconds setting in "
                                      "buffer limit configuration.");
-        seen[k] = 1;
     }
-    if (seen[0]) {
-        c->obuf_hard = hard[0];
-        c->obuf_soft = soft[0];
-        c->obuf_soft_seconds = secs[0];
-    }
+    memcpy(c->obuf, v, sizeof v);
     return 0;
 }
 
 static char *get_obuf(const conf *c)
 {
-    char buf[160];
-    snprintf(buf, sizeof(buf), "normal %lld %lld %lld slave 268435456 67108864 60 "
-             "pubsub 33554432 8388608 60", c->obuf_hard, c->obuf_soft, c->obuf_soft_seconds);
+    char buf[256];
+    const conf_obuf *o = c->obuf;
+    snprintf(buf, sizeof(buf), "normal %lld %lld %lld slave %lld %lld %lld pubsub %lld %lld %lld",
+             o[0].hard, o[0].soft, o[0].soft_seconds, o[1].hard, o[1].soft, o[1].soft_seconds,
+             o[2].hard, o[2].soft, o[2].soft_seconds);
+    return xstrdup(buf);
+}
+
+/* "replicaof <host> <port>" (alias slaveof): the master to follow from
+ * startup; "no one" or nothing: none. */
+static int set_replicaof(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
+{
+    (void)loading;
+    if (argc != 2) return fail(err, errlen, "wrong number of arguments");
+    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
+        free(c->replicaof_host);
+        c->replicaof_host = NULL;
+        c->replicaof_port = 0;
+        return 0;
+    }
+    char *end;
+    long port = strtol(argv[1], &end, 10);
+    if (*end || port < 0 || port > 65535) return fail(err, errlen, "Invalid master port");
+    free(c->replicaof_host);
+    c->replicaof_host = xstrdup(argv[0]);
+    c->replicaof_port = (int)port;
+    return 0;
+}
+
+static char *get_replicaof(const conf *c)
+{
+    if (!c->replicaof_host) return xstrdup("");
+    char buf[320];
+    snprintf(buf, sizeof buf, "%s %d", c->replicaof_host, c->replicaof_port);
     return xstrdup(buf);
 }
 
@@ -278,7 +307,8 @@ static const conf_param params[] = {
      .max = LLONG_MAX, .def = 512LL * 1024 * 1024},
     {"client-query-buffer-limit", P_MEM, 0, FIELD(client_query_buffer_limit),
      .min = 1024 * 1024, .max = LLONG_MAX, .def = 1024LL * 1024 * 1024},
-    {"client-output-buffer-limit", P_SPECIAL, PF_MULTI, .sdef = "normal 0 0 0",
+    {"client-output-buffer-limit", P_SPECIAL, PF_MULTI,
+     .sdef = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
      .set = set_obuf, .get = get_obuf},
     /* general */
     {"databases", P_INT, PF_IMMUTABLE, FIELD(databases), .min = 1, .max = INT_MAX, .def = 16},
@@ -357,6 +387,55 @@ static const conf_param params[] = {
     {"lazyfree-lazy-server-del", P_BOOL, 0, FIELD(lazyfree_lazy_server_del), .def = 0},
     {"lazyfree-lazy-user-del", P_BOOL, 0, FIELD(lazyfree_lazy_user_del), .def = 0},
     {"lazyfree-lazy-user-flush", P_BOOL, 0, FIELD(lazyfree_lazy_user_flush), .def = 0},
+    /* replication (repl/); the slave-* names are Redis's aliases */
+    {"replicaof", P_SPECIAL, PF_IMMUTABLE | PF_MULTI, .sdef = "no one", .set = set_replicaof,
+     .get = get_replicaof},
+    {"slaveof", P_SPECIAL, PF_IMMUTABLE | PF_MULTI, .sdef = "no one", .set = set_replicaof,
+     .get = get_replicaof},
+    {"masterauth", P_STR, 0, FIELD(masterauth), .sdef = ""},
+    {"masteruser", P_STR, 0, FIELD(masteruser), .sdef = ""},
+    {"replica-read-only", P_BOOL, 0, FIELD(replica_read_only), .def = 1},
+    {"slave-read-only", P_BOOL, 0, FIELD(replica_read_only), .def = 1},
+    {"replica-serve-stale-data", P_BOOL, 0, FIELD(replica_serve_stale_data), .def = 1},
+    {"slave-serve-stale-data", P_BOOL, 0, FIELD(replica_serve_stale_data), .def = 1},
+    {"replica-priority", P_INT, 0, FIELD(replica_priority), .min = 0, .max = INT_MAX, .def = 100},
+    {"slave-priority", P_INT, 0, FIELD(replica_priority), .min = 0, .max = INT_MAX, .def = 100},
+    {"replica-announced", P_BOOL, 0, FIELD(replica_announced), .def = 1},
+    {"replica-announce-ip", P_STR, 0, FIELD(replica_announce_ip), .sdef = ""},
+    {"slave-announce-ip", P_STR, 0, FIELD(replica_announce_ip), .sdef = ""},
+    {"replica-announce-port", P_INT, 0, FIELD(replica_announce_port), .min = 0, .max = 65535,
+     .def = 0},
+    {"slave-announce-port", P_INT, 0, FIELD(replica_announce_port), .min = 0, .max = 65535,
+     .def = 0},
+    {"replica-lazy-flush", P_BOOL, 0, FIELD(replica_lazy_flush), .def = 0},
+    {"slave-lazy-flush", P_BOOL, 0, FIELD(replica_lazy_flush), .def = 0},
+    {"replica-ignore-maxmemory", P_BOOL, 0, FIELD(replica_ignore_maxmemory), .def = 1},
+    {"slave-ignore-maxmemory", P_BOOL, 0, FIELD(replica_ignore_maxmemory), .def = 1},
+    {"repl-diskless-sync", P_BOOL, 0, FIELD(repl_diskless_sync), .def = 1},
+    {"repl-diskless-sync-delay", P_INT, 0, FIELD(repl_diskless_sync_delay), .min = 0,
+     .max = INT_MAX, .def = 5},
+    {"repl-diskless-sync-max-replicas", P_INT, 0, FIELD(repl_diskless_sync_max_replicas),
+     .min = 0, .max = INT_MAX, .def = 0},
+    {"repl-diskless-load", P_ENUM, 0, FIELD(repl_diskless_load), .def = REPL_LOAD_DISABLED,
+     .enums = diskless_load_enum},
+    {"repl-ping-replica-period", P_INT, 0, FIELD(repl_ping_replica_period), .min = 1,
+     .max = INT_MAX, .def = 10},
+    {"repl-ping-slave-period", P_INT, 0, FIELD(repl_ping_replica_period), .min = 1,
+     .max = INT_MAX, .def = 10},
+    {"repl-timeout", P_INT, 0, FIELD(repl_timeout), .min = 1, .max = INT_MAX, .def = 60},
+    {"repl-disable-tcp-nodelay", P_BOOL, 0, FIELD(repl_disable_tcp_nodelay), .def = 0},
+    {"repl-backlog-size", P_MEM, 0, FIELD(repl_backlog_size), .min = 1, .max = LLONG_MAX,
+     .def = 1024 * 1024},
+    {"repl-backlog-ttl", P_INT, 0, FIELD(repl_backlog_ttl), .min = 0, .max = INT_MAX,
+     .def = 3600},
+    {"min-replicas-to-write", P_INT, 0, FIELD(min_replicas_to_write), .min = 0, .max = INT_MAX,
+     .def = 0},
+    {"min-slaves-to-write", P_INT, 0, FIELD(min_replicas_to_write), .min = 0, .max = INT_MAX,
+     .def = 0},
+    {"min-replicas-max-lag", P_INT, 0, FIELD(min_replicas_max_lag), .min = 0, .max = INT_MAX,
+     .def = 10},
+    {"min-slaves-max-lag", P_INT, 0, FIELD(min_replicas_max_lag), .min = 0, .max = INT_MAX,
+     .def = 10},
     /* accepted so that Redis tools and config files work; no effect */
     {"daemonize", P_BOOL, PF_IMMUTABLE, .check = check_daemonize, .sdef = "no"},
     {"io-threads", P_INT, PF_IMMUTABLE, .min = 1, .max = 128, .sdef = "1"},
@@ -500,6 +579,15 @@ static int param_changed(const conf *a, const conf *b, const conf_param *p)
 
 /* ---- whole conf ---- */
 
+/* 1 when params[i] is another name of an earlier parameter's field
+ * (slave-announce-ip): its string is owned once. */
+static int is_alias(size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (params[j].size && params[j].off == params[i].off) return 1;
+    return 0;
+}
+
 void conf_init(conf *c)
 {
     memset(c, 0, sizeof(*c));
@@ -514,7 +602,7 @@ void conf_init(conf *c)
             (void)rc;
             free_args(argv, argc);
         } else if (p->size && p->type == P_STR) {
-            *str_field(c, p) = xstrdup(p->sdef);
+            if (!is_alias(i)) *str_field(c, p) = xstrdup(p->sdef);
         } else if (p->size) {
             num_put(c, p, p->def);
         }
@@ -524,7 +612,7 @@ void conf_init(conf *c)
 void conf_free(conf *c)
 {
     for (size_t i = 0; i < NPARAMS; i++) {
-        if (params[i].type == P_STR && params[i].size) {
+        if (params[i].type == P_STR && params[i].size && !is_alias(i)) {
             char **f = str_field(c, &params[i]);
             free(*f);
             *f = NULL;
@@ -532,6 +620,8 @@ void conf_free(conf *c)
     }
     for (int i = 0; i < c->nbind; i++) free(c->bind[i]);
     c->nbind = 0;
+    free(c->replicaof_host);
+    c->replicaof_host = NULL;
 }
 
 /* A deep copy: dst owns copies of every string. */
@@ -539,11 +629,12 @@ static void conf_dup(conf *dst, const conf *src)
 {
     *dst = *src;
     for (size_t i = 0; i < NPARAMS; i++) {
-        if (params[i].type == P_STR && params[i].size) {
+        if (params[i].type == P_STR && params[i].size && !is_alias(i)) {
             char **f = str_field(dst, &params[i]);
             if (*f) *f = xstrdup(*f);
         }
     }
+    if (src->replicaof_host) dst->replicaof_host = xstrdup(src->replicaof_host);
     for (int i = 0; i < src->nbind; i++) dst->bind[i] = xstrdup(src->bind[i]);
 }
 

@@ -27,6 +27,15 @@ enum { MAXMEM_VOLATILE_LRU = 0, MAXMEM_VOLATILE_LFU, MAXMEM_VOLATILE_RANDOM,
        MAXMEM_VOLATILE_TTL, MAXMEM_ALLKEYS_LRU, MAXMEM_ALLKEYS_LFU,
        MAXMEM_ALLKEYS_RANDOM, MAXMEM_NOEVICTION };
 
+/* repl-diskless-load */
+enum { REPL_LOAD_DISABLED = 0, REPL_LOAD_ON_EMPTY_DB = 1, REPL_LOAD_SWAPDB = 2 };
+/* client-output-buffer-limit classes */
+enum { CONF_OBUF_NORMAL = 0, CONF_OBUF_REPLICA = 1, CONF_OBUF_PUBSUB = 2, CONF_OBUF_CLASSES = 3 };
+
+typedef struct conf_obuf {
+    long long hard, soft, soft_seconds;
+} conf_obuf;
+
 typedef struct conf_savepoint {
     long long seconds;
     long long changes;
@@ -46,9 +55,9 @@ typedef struct conf {
     /* limits */
     long long proto_max_bulk_len;       /* proto-max-bulk-len (512mb) */
     long long client_query_buffer_limit;/* client-query-buffer-limit (1gb) */
-    long long obuf_hard;                /* client-output-buffer-limit normal <hard> */
-    long long obuf_soft;                /*   <soft> */
-    long long obuf_soft_seconds;        /*   <soft seconds> */
+    conf_obuf obuf[CONF_OBUF_CLASSES];  /* client-output-buffer-limit, per
+                                           class (normal 0 0 0, replica 256mb
+                                           64mb 60, pubsub 32mb 8mb 60) */
     /* general */
     int databases;                      /* databases (16) */
     int loglevel;                       /* loglevel (notice) */
@@ -104,6 +113,30 @@ typedef struct conf {
     /* lazyfree (lazyfree.c): free big values on a background thread */
     int lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del,
         lazyfree_lazy_user_del, lazyfree_lazy_user_flush; /* all no */
+    /* replication (repl/) */
+    char *replicaof_host;               /* replicaof <host> <port> (none: NULL) */
+    int replicaof_port;
+    char *masterauth;                   /* masterauth ("") */
+    char *masteruser;                   /* masteruser ("") */
+    int replica_read_only;              /* replica-read-only (yes) */
+    int replica_serve_stale_data;       /* replica-serve-stale-data (yes) */
+    int replica_priority;               /* replica-priority (100), for Sentinel */
+    int replica_announced;              /* replica-announced (yes) */
+    char *replica_announce_ip;          /* replica-announce-ip ("") */
+    int replica_announce_port;          /* replica-announce-port (0) */
+    int replica_lazy_flush;             /* replica-lazy-flush (no) */
+    int replica_ignore_maxmemory;       /* replica-ignore-maxmemory (yes) */
+    int repl_diskless_sync;             /* repl-diskless-sync (yes) */
+    int repl_diskless_sync_delay;       /* repl-diskless-sync-delay (5 s) */
+    int repl_diskless_sync_max_replicas;/* repl-diskless-sync-max-replicas (0) */
+    int repl_diskless_load;             /* repl-diskless-load (disabled) */
+    int repl_ping_replica_period;       /* repl-ping-replica-period (10 s) */
+    int repl_timeout;                   /* repl-timeout (60 s) */
+    int repl_disable_tcp_nodelay;       /* repl-disable-tcp-nodelay (no) */
+    long long repl_backlog_size;        /* repl-backlog-size (1mb) */
+    int repl_backlog_ttl;               /* repl-backlog-ttl (3600 s) */
+    int min_replicas_to_write;          /* min-replicas-to-write (0) */
+    int min_replicas_max_lag;           /* min-replicas-max-lag (10 s) */
     /* loading state, conf.c only: newlines read by conf_load_file (argument
      * lines are numbered after the file's, as Redis does), and whether a
      * "save" directive already replaced the default save points (the next

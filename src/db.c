@@ -53,6 +53,13 @@ static void expire_now(db *d, const char *key, size_t len) {
 static vt_entry *lookup(db *d, const char *key, size_t len) {
     vt_entry *e = vt_find(d->t, key, len);
     if (e && !server.loading && db_expired(e, wall_ms())) {
+        /* A replica leaves expiry to its master's DEL, as Redis 7.0's
+         * expireIfNeeded: the master's own commands still see the key, the
+         * others see it gone; nothing is deleted here. */
+        if (server.upstream) {
+            const client *c = server.current_client;
+            return c && (c->flags & CLIENT_MASTER) ? e : NULL;
+        }
         expire_now(d, key, len);
         return NULL;
     }
@@ -195,6 +202,7 @@ static size_t expire_step(db *d, expire_scan *s) {
 }
 
 void db_active_expire(int64_t budget_us) {
+    if (server.upstream) return; /* a replica's keys expire by its master's DEL */
     int64_t start = mono_us();
     expire_scan s = {0};
     for (int i = 0; i < server.cfg.databases; i++) {

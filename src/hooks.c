@@ -25,8 +25,10 @@ void hooks_cron(void) { EACH(cron); }
 void hooks_before_sleep(void) { EACH(before_sleep); }
 void hooks_after_command(client *c, const cmd_def *d) { EACH(after_command, c, d); }
 void hooks_client_closed(client *c) { EACH(client_closed, c); }
+void hooks_input_applied(client *c, const char *p, size_t n) { EACH(input_applied, c, p, n); }
 void hooks_before_flush(void) { EACH(before_flush); }
 void hooks_after_flush(int all) { EACH(after_flush, all); }
+void hooks_dataset_replaced(void) { EACH(dataset_replaced); }
 void hooks_info(const char *section, vbuf *b) { EACH(info, section, b); }
 void hooks_shutdown(void) { EACH(shutdown); }
 

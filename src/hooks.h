@@ -34,6 +34,10 @@ typedef struct hooks {
      * net_want_write(c) when they may go. */
     int (*reply_held)(const client *c);
     void (*client_closed)(client *c);
+    /* A CLIENT_MASTER client consumed one whole request (n bytes at p, as
+     * it came off the wire: run, queued by MULTI, or refused), in order:
+     * a replica counts its offset and proxies the master's stream. */
+    void (*input_applied)(client *c, const char *p, size_t n);
     /* ---- the keyspace ---- */
     /* Databases are about to be emptied (FLUSHDB, FLUSHALL). */
     void (*before_flush)(void);
@@ -42,6 +46,10 @@ typedef struct hooks {
     int (*keep_retired_table)(vt *t);
     /* FLUSHDB (all = 0) or FLUSHALL (all = 1) has emptied databases. */
     void (*after_flush)(int all);
+    /* Every database was replaced wholesale (a replica loaded its master's
+     * snapshot): what was logged or saved before no longer describes it
+     * (the AOF starts a rewrite). */
+    void (*dataset_replaced)(void);
     /* Bytes of keys and values the subsystem alone keeps alive (a forkless
      * save's queue): maxmemory does not count them, as Redis does not count
      * a fork child's copy-on-write (doc/eviction.md). */
@@ -71,10 +79,12 @@ int hooks_before_command(client *c, const cmd_def *d);  /* 1: parked */
 void hooks_after_command(client *c, const cmd_def *d);
 int hooks_reply_held(const client *c);                   /* 1: any holds */
 void hooks_client_closed(client *c);
+void hooks_input_applied(client *c, const char *p, size_t n);
 void hooks_before_flush(void);
 void hooks_retire_table(vt *t);                          /* frees t if none keeps it */
 int hooks_keep_retired_table(vt *t);                     /* 1: a subsystem took t */
 void hooks_after_flush(int all);
+void hooks_dataset_replaced(void);
 void hooks_info(const char *section, vbuf *b);
 size_t hooks_not_counted_memory(void);                   /* sum over subsystems */
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,

@@ -142,8 +142,10 @@ static void section_stats(vbuf *b) {
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
 }
 
+/* Every field comes from the replication subsystem (repl/). */
 static void section_replication(vbuf *b) {
-    addf(b, "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
+    addf(b, "# Replication\r\n");
+    hooks_info("replication", b);
 }
 
 static void section_cpu(vbuf *b) {

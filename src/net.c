@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "multi.h"
+#include "pubsub.h"
 #include "util.h"
 
 #define NET_READ_CHUNK (64u * 1024)
@@ -93,6 +94,55 @@ static void reject(client *c, const char *msg) {
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
+/* Links a new client (its tcp handle open) into server.clients and starts
+ * reading it. */
+static void client_link(client *c) {
+    uv_tcp_nodelay(&c->tcp, 1);
+    if (server.cfg.tcp_keepalive > 0)
+        uv_tcp_keepalive(&c->tcp, 1, (unsigned)server.cfg.tcp_keepalive);
+    c->id = ++server.next_client_id;
+    c->ctime_ms = c->last_ms = mono_ms();
+    if (!server.cfg.requirepass[0]) c->flags |= CLIENT_AUTHED;
+    resp_req_init(&c->req);
+    c->next = server.clients;
+    if (server.clients) server.clients->prev = c;
+    server.clients = c;
+    server.nclients++;
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+static void addrs_of(client *c) {
+    struct sockaddr_storage peer, local;
+    int len = sizeof peer;
+    memset(&peer, 0, sizeof peer);
+    memset(&local, 0, sizeof local);
+    uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &len);
+    len = sizeof local;
+    uv_tcp_getsockname(&c->tcp, (struct sockaddr *)&local, &len);
+    format_addr(&peer, c->addr, sizeof c->addr);
+    format_addr(&local, c->laddr, sizeof c->laddr);
+}
+
+client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
+                     size_t errlen) {
+    client *c = xcalloc(1, sizeof *c);
+    uv_tcp_init(server.loop, &c->tcp);
+    c->tcp.data = c;
+    int rc = uv_tcp_open(&c->tcp, fd);
+    if (rc != 0) {
+        snprintf(err, errlen, "uv_tcp_open: %s", uv_strerror(rc));
+        uv_close((uv_handle_t *)&c->tcp, on_close); /* frees c; fd stays the caller's */
+        return NULL;
+    }
+    addrs_of(c);
+    c->fd = fd;
+    c->flags = flags | CLIENT_AUTHED;
+    if (prelen) vbuf_append(&c->in, pre, prelen);
+    client_link(c);
+    if (prelen) net_process_input(c);
+    return c;
+}
+
 static void on_connection(uv_stream_t *listener, int status) {
     if (status < 0) {
         log_warning("Accepting client connection: %s", uv_strerror(status));
@@ -105,15 +155,11 @@ static void on_connection(uv_stream_t *listener, int status) {
         uv_close((uv_handle_t *)&c->tcp, on_close);
         return;
     }
-    struct sockaddr_storage peer, local;
+    addrs_of(c);
+    struct sockaddr_storage peer;
     int len = sizeof peer;
     memset(&peer, 0, sizeof peer);
-    memset(&local, 0, sizeof local);
     uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &len);
-    len = sizeof local;
-    uv_tcp_getsockname(&c->tcp, (struct sockaddr *)&local, &len);
-    format_addr(&peer, c->addr, sizeof c->addr);
-    format_addr(&local, c->laddr, sizeof c->laddr);
     uv_fileno((uv_handle_t *)&c->tcp, &c->fd);
     server.stat.connections++;
 
@@ -129,18 +175,7 @@ static void on_connection(uv_stream_t *listener, int status) {
                   "protected-mode no, or set a password with requirepass.\r\n");
         return;
     }
-    uv_tcp_nodelay(&c->tcp, 1);
-    if (server.cfg.tcp_keepalive > 0)
-        uv_tcp_keepalive(&c->tcp, 1, (unsigned)server.cfg.tcp_keepalive);
-    c->id = ++server.next_client_id;
-    c->ctime_ms = c->last_ms = mono_ms();
-    if (!server.cfg.requirepass[0]) c->flags |= CLIENT_AUTHED;
-    resp_req_init(&c->req);
-    c->next = server.clients;
-    if (server.clients) server.clients->prev = c;
-    server.clients = c;
-    server.nclients++;
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    client_link(c);
 }
 
 /* ---- open files ---- */
@@ -265,6 +300,7 @@ void net_close_client(client *c) {
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
     block_client_closed(c);
+    pubsub_client_closed(c);
     hooks_client_closed(c);
     if (c->prev) c->prev->next = c->next; else server.clients = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -321,6 +357,13 @@ void net_process_input(client *c) {
         if (c->req.argc > 0) {
             set_argv(c);
             if (cmd_dispatch(c) == CMD_PARKED) break; /* req stays ready (parked, blocked) */
+        }
+        if (c->flags & CLIENT_MASTER) {
+            /* the master's stream: its replies are dropped, its bytes
+             * counted (the replication offset) and proxied */
+            c->reply.len = 0;
+            hooks_input_applied(c, c->in.data + c->qpos, c->req.pos);
+            if (c->flags & CLIENT_CLOSING) return;
         }
         c->req_ready = 0;
         c->qpos += c->req.pos;
@@ -395,17 +438,21 @@ void net_want_write(client *c) {
     server.pending_writes = c;
 }
 
-/* client-output-buffer-limit normal <hard> <soft> <seconds>: 1 when c must
- * be disconnected. */
+/* client-output-buffer-limit <class> <hard> <soft> <seconds> of c's class
+ * (replica, pubsub or normal): 1 when c must be disconnected. */
 static int over_output_limit(client *c) {
     size_t used = net_pending_output(c);
-    long long hard = server.cfg.obuf_hard, soft = server.cfg.obuf_soft;
+    int k = (c->flags & CLIENT_REPLICA) ? CONF_OBUF_REPLICA
+            : (c->flags & CLIENT_PUBSUB) ? CONF_OBUF_PUBSUB : CONF_OBUF_NORMAL;
+    if (c->flags & CLIENT_MASTER) return 0; /* as Redis: never limited */
+    long long hard = server.cfg.obuf[k].hard, soft = server.cfg.obuf[k].soft;
+    long long soft_seconds = server.cfg.obuf[k].soft_seconds;
     int over = 0;
     if (hard && used >= (size_t)hard) over = 1;
     if (soft && used >= (size_t)soft) {
         int64_t now = mono_ms();
         if (!c->obuf_soft_since_ms) c->obuf_soft_since_ms = now;
-        else if (now - c->obuf_soft_since_ms >= server.cfg.obuf_soft_seconds * 1000) over = 1;
+        else if (now - c->obuf_soft_since_ms >= soft_seconds * 1000) over = 1;
     } else {
         c->obuf_soft_since_ms = 0;
     }
@@ -520,7 +567,8 @@ void net_clients_cron(void) {
     int64_t now = mono_ms();
     for (client *c = server.clients, *next; c; c = next) {
         next = c->next;
-        if (server.cfg.timeout > 0 && !c->writing && !(c->flags & CLIENT_BLOCKED) &&
+        if (server.cfg.timeout > 0 && !c->writing &&
+            !(c->flags & (CLIENT_BLOCKED | CLIENT_REPLICA | CLIENT_MASTER | CLIENT_PUBSUB)) &&
             now - c->last_ms > server.cfg.timeout * 1000) {
             log_verbose("Closing idle client");
             net_close_client(c);

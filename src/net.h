@@ -32,6 +32,14 @@ int net_set_maxclients(int maxclients, char *err, size_t errlen);
 /* Opens every `bind` address on cfg.port. 0, or -1 with err. */
 int net_listen(char *err, size_t errlen);
 
+/* Makes a client of an already connected socket fd (our connection to a
+ * master, repl/): libuv takes fd over (closed with the client). flags are
+ * or-ed in (CLIENT_MASTER); the client is authenticated. pre[0..prelen)
+ * are bytes already read from fd, processed at once as its first input.
+ * NULL with err when libuv refuses fd (which then stays the caller's). */
+client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
+                     size_t errlen);
+
 /* Queue c for the next flush (called after replies are added). */
 void net_want_write(client *c);
 /* Flushes every pending client; runs once per loop iteration. */

@@ -29,6 +29,7 @@
 #include "lazyfree.h"
 #include "log.h"
 #include "net.h"
+#include "pubsub.h"
 #include "util.h"
 
 server_t server;
@@ -221,6 +222,7 @@ int server_setup(int argc, char **argv) {
     cmd_init();
     db_init_all(server.cfg.databases);
     evict_init();
+    pubsub_init();
     if (lazyfree_start(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;

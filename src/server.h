@@ -49,6 +49,16 @@ enum {
                                           input waits, it is still read */
     CLIENT_LOADER = 1 << 15,           /* replays a file at startup (the AOF's
                                           fake client): runs while loading */
+    CLIENT_REPLICA = 1 << 16,          /* a replica of this server (after SYNC
+                                          or PSYNC, repl/): client-output-buffer-
+                                          limit's replica class applies */
+    CLIENT_MASTER = 1 << 17,           /* the connection to our master (repl/):
+                                          its replies are dropped, its commands
+                                          pass the write gates and OOM, and
+                                          every request it consumed goes to
+                                          hooks.input_applied */
+    CLIENT_PUBSUB = 1 << 18,           /* subscribed to a channel or pattern
+                                          (pubsub.c): the pubsub class applies */
 };
 
 typedef struct cmd_def cmd_def;
@@ -79,6 +89,10 @@ typedef struct client {
                                      (NULL until MULTI or WATCH) */
     struct block_state *bstate;   /* blocking.c: the keys and command it is
                                      blocked on (NULL unless blocked) */
+    struct pubsub_state *pubsub;  /* pubsub.c: its channels and patterns
+                                     (NULL until it subscribes) */
+    void *repl;                   /* repl/: a replica's or the master link's
+                                     state (NULL for other clients) */
     /* output */
     vbuf reply;                   /* replies not yet handed to the kernel */
     vbuf inflight;                /* bytes of the uv_write in progress */
@@ -145,6 +159,14 @@ typedef struct server_t {
                                      that reads copy no page */
     int shutdown_asap;            /* signal received: shut down in cron */
     int loading;                  /* restoring at startup */
+    int upstream;                 /* 1 while this server replicates a master
+                                     (repl/ sets it): keys expire only by the
+                                     master's DEL (reads by other clients see
+                                     an expired key as missing, nothing is
+                                     deleted), no active expiry, HELLO and
+                                     INFO say role replica */
+    client *current_client;       /* the client whose command runs (NULL
+                                     outside commands) */
     char runid[41];
     pid_t pid;
 } server_t;

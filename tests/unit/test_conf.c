@@ -55,14 +55,14 @@ static void expect_file_error(const char *text, int line, const char *shown,
 /* CONFIG GET collector */
 typedef struct got {
     int n;
-    char names[64][64];
-    char values[64][256];
+    char names[256][64];
+    char values[256][256];
 } got;
 
 static void collect(void *priv, const char *name, const char *value)
 {
     got *g = priv;
-    ck_assert_int_lt(g->n, 64);
+    ck_assert_int_lt(g->n, 256);
     snprintf(g->names[g->n], sizeof(g->names[0]), "%s", name);
     snprintf(g->values[g->n], sizeof(g->values[0]), "%s", value);
     g->n++;
@@ -103,9 +103,9 @@ START_TEST(test_defaults)
     ck_assert_str_eq(c.requirepass, "");
     ck_assert_int_eq(c.proto_max_bulk_len, 512LL * 1024 * 1024);
     ck_assert_int_eq(c.client_query_buffer_limit, 1024LL * 1024 * 1024);
-    ck_assert_int_eq(c.obuf_hard, 0);
-    ck_assert_int_eq(c.obuf_soft, 0);
-    ck_assert_int_eq(c.obuf_soft_seconds, 0);
+    ck_assert_int_eq(c.obuf[0].hard, 0);
+    ck_assert_int_eq(c.obuf[0].soft, 0);
+    ck_assert_int_eq(c.obuf[0].soft_seconds, 0);
     ck_assert_int_eq(c.databases, 16);
     ck_assert_int_eq(c.loglevel, LOG_NOTICE);
     ck_assert_str_eq(c.logfile, "");
@@ -195,7 +195,7 @@ START_TEST(test_get_patterns)
     ck_assert(has_name(&g, "appenddirname") && has_name(&g, "appendfilename"));
     g.n = 0;
     conf_get(&c, "*MAX*", collect, &g); /* patterns ignore case */
-    ck_assert_int_eq(g.n, 18); /* 7 + the collections' 11 (aliases included) */
+    ck_assert_int_eq(g.n, 23); /* 7 + the collections' 11 + replication's 5 (aliases included) */
     ck_assert(has_name(&g, "maxclients") && has_name(&g, "proto-max-bulk-len"));
     ck_assert(has_name(&g, "aof-max-backlog") && has_name(&g, "maxmemory"));
     ck_assert(has_name(&g, "maxmemory-policy") && has_name(&g, "maxmemory-samples"));
@@ -275,9 +275,9 @@ START_TEST(test_file_every_type)
     ck_assert_str_eq(c.requirepass, "s3cret");
     ck_assert_int_eq(c.proto_max_bulk_len, 2 * 1024 * 1024);
     ck_assert_int_eq(c.client_query_buffer_limit, 1024LL * 1024 * 1024);
-    ck_assert_int_eq(c.obuf_hard, 1024 * 1024);
-    ck_assert_int_eq(c.obuf_soft, 512 * 1024);
-    ck_assert_int_eq(c.obuf_soft_seconds, 10);
+    ck_assert_int_eq(c.obuf[0].hard, 1024 * 1024);
+    ck_assert_int_eq(c.obuf[0].soft, 512 * 1024);
+    ck_assert_int_eq(c.obuf[0].soft_seconds, 10);
     ck_assert_int_eq(c.databases, 4);
     ck_assert_int_eq(c.loglevel, LOG_WARNING);
     ck_assert_str_eq(c.logfile, "/tmp/x.log");
@@ -299,9 +299,9 @@ START_TEST(test_file_every_type)
     ck_assert_str_eq(get1(&c, "maxmemory-policy"), "allkeys-lru");
     /* the compatibility names are accepted but keep their fixed value */
     ck_assert_str_eq(get1(&c, "io-threads"), "1");
+    /* every class is kept (the file set normal and pubsub) */
     ck_assert_str_eq(get1(&c, "client-output-buffer-limit"),
-                     "normal 1048576 524288 10 slave 268435456 67108864 60 "
-                     "pubsub 33554432 8388608 60");
+                     "normal 1048576 524288 10 slave 268435456 67108864 60 pubsub 1 2 3");
     /* untouched parameters keep their defaults */
     ck_assert_int_eq(c.tcp_keepalive, 300);
     ck_assert_int_eq(c.nsave, 3);
@@ -626,13 +626,13 @@ START_TEST(test_set_basic)
     ck_assert_int_eq(set_pairs(&c, err, 1, "save", ""), 0);
     ck_assert_int_eq(c.nsave, 0);
     ck_assert_int_eq(set_pairs(&c, err, 1, "client-output-buffer-limit", "normal 1mb 2k 3"), 0);
-    ck_assert_int_eq(c.obuf_hard, 1048576);
-    ck_assert_int_eq(c.obuf_soft, 2000);
-    ck_assert_int_eq(c.obuf_soft_seconds, 3);
+    ck_assert_int_eq(c.obuf[0].hard, 1048576);
+    ck_assert_int_eq(c.obuf[0].soft, 2000);
+    ck_assert_int_eq(c.obuf[0].soft_seconds, 3);
     /* other classes are accepted and leave the normal limits alone */
     ck_assert_int_eq(set_pairs(&c, err, 1, "client-output-buffer-limit", "replica 5 6 7"), 0);
-    ck_assert_int_eq(c.obuf_hard, 1048576);
-    ck_assert_int_eq(c.obuf_soft_seconds, 3);
+    ck_assert_int_eq(c.obuf[0].hard, 1048576);
+    ck_assert_int_eq(c.obuf[0].soft_seconds, 3);
     ck_assert_int_eq(set_pairs(&c, err, 2, "hz", "0", "loglevel", "WARNING"), 0);
     ck_assert_int_eq(c.hz, 1);
     ck_assert_int_eq(c.loglevel, LOG_WARNING);

@@ -1,0 +1,78 @@
+/* repl: the replication identity (ids, offset), INFO replication, ROLE,
+ * and the registration of every part with the core (see repl.h,
+ * repl_int.h). Main thread only. */
+#include "repl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../src/cmd.h"
+#include "../src/hooks.h"
+#include "../src/util.h"
+#include "repl_int.h"
+
+repl_state R;
+
+void repl_new_id(char out[REPL_ID_LEN + 1]) {
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[REPL_ID_LEN / 2];
+    random_bytes(raw, sizeof raw);
+    for (size_t i = 0; i < sizeof raw; i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[REPL_ID_LEN] = '\0';
+}
+
+void repl_shift_id(void) {
+    memcpy(R.replid2, R.replid, sizeof R.replid2);
+    R.second_offset = R.offset + 1;
+    repl_new_id(R.replid);
+}
+
+void repl_set_id(const char *replid, long long offset) {
+    snprintf(R.replid, sizeof R.replid, "%s", replid);
+    memset(R.replid2, '0', REPL_ID_LEN);
+    R.replid2[REPL_ID_LEN] = '\0';
+    R.second_offset = -1;
+    R.offset = offset;
+    R.stream_db = -1;
+}
+
+/* INFO replication, in Redis 7.0's order: the role, a replica's link
+ * fields, the replicas, then the history. */
+static void repl_info(vbuf *b) {
+    vbuf_appendf(b, "role:%s\r\n", replica_active() ? "slave" : "master");
+    if (replica_active()) replica_info(b);
+    primary_info(b);
+    vbuf_appendf(b,
+                 "master_failover_state:no-failover\r\n"
+                 "master_replid:%s\r\nmaster_replid2:%s\r\n"
+                 "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\n",
+                 R.replid, R.replid2, R.offset, R.second_offset);
+    backlog_info(b);
+}
+
+static void info_hook(const char *section, vbuf *b) {
+    if (!strcmp(section, "replication")) repl_info(b);
+}
+
+static const hooks repl_hooks = {.name = "replication", .info = info_hook};
+
+void cmd_role(client *c) {
+    if (replica_active()) replica_role(c);
+    else primary_role(c);
+}
+
+void repl_init(void) {
+    repl_new_id(R.replid);
+    memset(R.replid2, '0', REPL_ID_LEN);
+    R.replid2[REPL_ID_LEN] = '\0';
+    R.offset = 0;
+    R.second_offset = -1;
+    R.stream_db = -1;
+    hooks_register(&repl_hooks);
+    primary_init();
+    fullsync_init();
+    replica_init();
+}

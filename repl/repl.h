@@ -1,0 +1,17 @@
+/* repl: replication with Redis 7.0's protocol (doc/replication.md).
+ *
+ * A primary serves PSYNC/SYNC: partial resyncs from its backlog, full
+ * resyncs whose snapshot a forkless save streams straight into the
+ * replicas' sockets (fullsync.c), then the command stream. A replica
+ * follows a master (REPLICAOF): handshake, payload, stream, acks. Both
+ * roles can hold at once (a chained replica). The core knows none of it:
+ * repl_init registers the hooks, the propagation consumer, the command
+ * gates. Main thread only unless a file says otherwise. */
+#ifndef VERSO_REPL_H
+#define VERSO_REPL_H
+
+/* Sets replication up (state, hooks, gates) and, when the configuration
+ * names a master (replicaof), starts following it once the loop runs. */
+void repl_init(void);
+
+#endif

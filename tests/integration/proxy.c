@@ -1,0 +1,2 @@
+/* proxy: see proxy.h. Placeholder. */
+#include "proxy.h"

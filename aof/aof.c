@@ -883,8 +883,27 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
     return 0;
 }
 
+/* A replica loaded its master's snapshot: the AOF describes data that is
+ * gone, so a rewrite starts (a base of the new data at its epoch, then the
+ * stream). A rewrite already running was aborted by the swap's flush and
+ * comes back as aborted: it is rescheduled then. */
+static void dataset_replaced_hook(void) {
+    if (!A.on) return;
+    log_notice("The dataset was replaced (a sync from the master): rewriting the AOF");
+    A.scheduled = 1;
+    A.retry_after_ms = mono_ms();
+    if (A.rewriting || snap_in_progress()) return;
+    char err[512];
+    A.scheduled = 0;
+    if (start_rewrite(err, sizeof err) != 0) {
+        log_warning("AOF rewrite: %s", err);
+        A.scheduled = 1;
+    }
+}
+
 static const hooks aof_hooks = {
     .name = "aof",
+    .dataset_replaced = dataset_replaced_hook,
     .cron = aof_cron,
     .before_sleep = aof_before_sleep,
     .before_command = aof_before_command,

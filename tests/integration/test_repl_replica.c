@@ -6,9 +6,15 @@
  * primary followed by a partial resync, REPLICAOF NO ONE, INFO replication
  * and ROLE against a redis-server replica in the same situation, and the
  * AOF of a replica across its restart. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -522,6 +528,300 @@ START_TEST(aof_on_replica) {
 }
 END_TEST
 
+/* ---- a fake master: a socket this test drives ---- */
+
+typedef struct fake {
+    int lfd, fd;
+    int port;
+    char buf[1 << 16];
+    size_t len;
+} fake;
+
+static void fake_listen(fake *f) {
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    f->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(f->lfd, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(f->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(f->lfd, 4), 0);
+    socklen_t len = sizeof sa;
+    ck_assert_int_eq(getsockname(f->lfd, (struct sockaddr *)&sa, &len), 0);
+    f->port = ntohs(sa.sin_port);
+}
+
+static void fake_accept(fake *f) {
+    struct pollfd pfd = {f->lfd, POLLIN, 0};
+    ck_assert_msg(poll(&pfd, 1, h_scaled_ms(10000)) == 1, "the replica did not connect");
+    f->fd = accept(f->lfd, NULL, NULL);
+    ck_assert_int_ge(f->fd, 0);
+    f->len = 0;
+}
+
+static void fake_cut(fake *f) {
+    close(f->fd);
+    f->fd = -1;
+}
+
+static void fake_close(fake *f) {
+    if (f->fd >= 0) close(f->fd);
+    close(f->lfd);
+}
+
+/* Parses one command at f->buf into out ("ARG ARG ..."); its length, or 0
+ * when incomplete. Bare newlines (keepalives) are skipped. */
+static size_t parse_cmd(fake *f, char *out, size_t cap) {
+    size_t pos = 0;
+    while (pos < f->len && f->buf[pos] == '\n') pos++;
+    if (pos >= f->len) return 0;
+    ck_assert_msg(f->buf[pos] == '*', "the replica sent '%.*s'", (int)(f->len - pos),
+                  f->buf + pos);
+    char *nl = memchr(f->buf + pos, '\n', f->len - pos);
+    if (!nl) return 0;
+    int argc = atoi(f->buf + pos + 1);
+    pos = (size_t)(nl - f->buf) + 1;
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        if (pos >= f->len) return 0;
+        nl = memchr(f->buf + pos, '\n', f->len - pos);
+        if (!nl) return 0;
+        size_t alen = (size_t)atol(f->buf + pos + 1);
+        pos = (size_t)(nl - f->buf) + 1;
+        if (pos + alen + 2 > f->len) return 0;
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%.*s", i ? " " : "", (int)alen,
+                              f->buf + pos);
+        if (n >= cap) n = cap - 1;
+        pos += alen + 2;
+    }
+    return pos;
+}
+
+/* The next command the replica sends, as "ARG ARG ...". */
+static void fake_cmd(fake *f, char *out, size_t cap) {
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    for (;;) {
+        size_t used = parse_cmd(f, out, cap);
+        if (used) {
+            memmove(f->buf, f->buf + used, f->len - used);
+            f->len -= used;
+            return;
+        }
+        long long left = deadline - h_now_ms();
+        struct pollfd pfd = {f->fd, POLLIN, 0};
+        ck_assert_msg(left > 0 && poll(&pfd, 1, (int)left) == 1, "no command from the replica");
+        ssize_t n = recv(f->fd, f->buf + f->len, sizeof f->buf - f->len, 0);
+        ck_assert_msg(n > 0, "the replica closed the link");
+        f->len += (size_t)n;
+    }
+}
+
+static void fake_expect(fake *f, const char *want) {
+    char got[512];
+    fake_cmd(f, got, sizeof got);
+    ck_assert_msg(!strcmp(got, want), "the replica sent '%s', want '%s'", got, want);
+}
+
+static void fake_send(fake *f, const void *p, size_t n) {
+    ck_assert_int_eq(raw_send(f->fd, p, n), 0);
+}
+
+static void fake_send_str(fake *f, const char *s) { fake_send(f, s, strlen(s)); }
+
+/* The handshake up to PSYNC; returns PSYNC's arguments in psync. */
+static void fake_handshake(fake *f, int replica_port, const char *auth, char *psync,
+                           size_t cap) {
+    char want[128];
+    fake_expect(f, "PING");
+    fake_send_str(f, "+PONG\r\n");
+    if (auth) {
+        fake_expect(f, auth);
+        fake_send_str(f, "+OK\r\n");
+    }
+    snprintf(want, sizeof want, "REPLCONF listening-port %d", replica_port);
+    fake_expect(f, want);
+    fake_send_str(f, "+OK\r\n");
+    fake_expect(f, "REPLCONF capa eof capa psync2");
+    fake_send_str(f, "+OK\r\n");
+    fake_cmd(f, psync, cap);
+}
+
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define MARK "0123456789012345678901234567890123456789"
+
+/* An RDB with keys k1..k3 in db 0 and an expired-later key, as redis-server
+ * writes it. */
+static char *make_rdb(size_t *len) {
+    srv *p = primary_start(NULL);
+    redisContext *m = srv_connect(p);
+    expect_status(m, "OK", "MSET k1 v1 k2 v2 k3 v3");
+    expect_int(m, 3, "RPUSH list a b c");
+    expect_status(m, "OK", "SAVE");
+    redisFree(m);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/dump.rdb", p->dir);
+    return h_slurp(path, len, 1);
+}
+
+static const char *stream_select2 = "*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n"
+                                    "*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$1\r\n1\r\n";
+static const char *stream_multi = "*1\r\n$5\r\nMULTI\r\n"
+                                  "*3\r\n$3\r\nSET\r\n$1\r\ny\r\n$1\r\n1\r\n";
+static const char *stream_exec = "*1\r\n$4\r\nEXEC\r\n";
+
+/* The replica's side of the protocol, exactly: the handshake with AUTH,
+ * PSYNC of its own history, an EOF payload received in pieces while the
+ * old data is still served, the stream right behind the mark, ACKs, and
+ * the offset of a PSYNC after a cut in the middle of a transaction (the
+ * transaction is asked for again), then +CONTINUE with a new id. */
+START_TEST(fake_master_protocol) {
+    size_t rdblen;
+    char *rdb = make_rdb(&rdblen);
+    fake f;
+    fake_listen(&f);
+    srv *s = h_srv_start("--masteruser u1 --masterauth secret");
+    redisContext *r = srv_connect(s);
+    expect_status(r, "OK", "SET mine 1");
+    char *info = h_info(r, "replication"), myid[64];
+    ck_assert(h_info_field(info, "master_replid", myid, sizeof myid));
+    free(info);
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", f.port);
+    fake_accept(&f);
+    char psync[256], want[256];
+    fake_handshake(&f, s->port, "AUTH u1 secret", psync, sizeof psync);
+    snprintf(want, sizeof want, "PSYNC %s 1", myid); /* its own history, offset 0 */
+    ck_assert_str_eq(psync, want);
+
+    fake_send_str(&f, "+FULLRESYNC " ID_A " 100\r\n\n\n$EOF:" MARK "\r\n");
+    fake_send(&f, rdb, rdblen / 2);
+    /* loading: the old data is served meanwhile */
+    h_wait_info(r, "replication", "master_sync_in_progress", 1, 10000);
+    expect_bulk(r, "1", "GET mine");
+    if (srv_is_reference()) {
+        /* redis-server finds the mark only at the end of a read */
+        fake_send(&f, rdb + rdblen / 2, rdblen - rdblen / 2);
+        fake_send_str(&f, MARK);
+        fake_expect(&f, "REPLCONF ACK 100");
+        fake_send_str(&f, stream_select2);
+    } else {
+        /* the stream right behind the mark, in the same write */
+        size_t rest = rdblen - rdblen / 2, sl = strlen(stream_select2);
+        char *tail = malloc(rest + 40 + sl);
+        memcpy(tail, rdb + rdblen / 2, rest);
+        memcpy(tail + rest, MARK, 40);
+        memcpy(tail + rest + 40, stream_select2, sl);
+        fake_send(&f, tail, rest + 40 + sl);
+        free(tail);
+        fake_expect(&f, "REPLCONF ACK 100");
+    }
+    long long off = 100 + (long long)strlen(stream_select2);
+    h_wait_info(r, "replication", "slave_repl_offset", off, 10000);
+    wait_link_up(r);
+    expect_nil(r, "GET mine");
+    expect_bulk(r, "v2", "GET k2");
+    expect_int(r, 3, "LLEN list");
+    expect_status(r, "OK", "SELECT 2");
+    expect_bulk(r, "1", "GET x");
+    info = h_info(r, "replication");
+    ck_assert(h_info_field(info, "master_replid", psync, sizeof psync));
+    ck_assert_str_eq(psync, ID_A);
+    free(info);
+    snprintf(want, sizeof want, "REPLCONF ACK %lld", off);
+    fake_expect(&f, want); /* the next one, a second later */
+
+    /* a cut in the middle of a transaction: not applied, not counted */
+    fake_send_str(&f, stream_multi);
+    h_sleep_ms(200);
+    fake_cut(&f);
+    fake_accept(&f);
+    fake_handshake(&f, s->port, "AUTH u1 secret", psync, sizeof psync);
+    snprintf(want, sizeof want, "PSYNC %s %lld", ID_A, off + 1);
+    ck_assert_str_eq(psync, want);
+    expect_nil(r, "GET y");
+    if (srv_is_reference()) {
+        fake_send_str(&f, "+CONTINUE " ID_A "\r\n");
+        h_sleep_ms(100);
+        fake_send_str(&f, stream_multi);
+    } else {
+        char both[256];
+        snprintf(both, sizeof both, "+CONTINUE " ID_A "\r\n%s", stream_multi);
+        fake_send_str(&f, both);
+    }
+    fake_send_str(&f, stream_exec);
+    off += (long long)(strlen(stream_multi) + strlen(stream_exec));
+    h_wait_info(r, "replication", "slave_repl_offset", off, 10000);
+    expect_bulk(r, "1", "GET y"); /* in db 2, where the stream was */
+
+    /* +CONTINUE with a new id: the history moves to replid2 */
+    fake_cut(&f);
+    fake_accept(&f);
+    fake_handshake(&f, s->port, "AUTH u1 secret", psync, sizeof psync);
+    snprintf(want, sizeof want, "PSYNC %s %lld", ID_A, off + 1);
+    ck_assert_str_eq(psync, want);
+    fake_send_str(&f, "+CONTINUE " ID_B "\r\n");
+    wait_link_up(r);
+    info = h_info(r, "replication");
+    ck_assert(h_info_field(info, "master_replid", psync, sizeof psync));
+    ck_assert_str_eq(psync, ID_B);
+    ck_assert(h_info_field(info, "master_replid2", psync, sizeof psync));
+    ck_assert_str_eq(psync, ID_A);
+    ck_assert(h_info_field(info, "second_repl_offset", psync, sizeof psync));
+    ck_assert_int_eq(atoll(psync), off + 1);
+    free(info);
+    redisFree(r);
+    fake_close(&f);
+    free(rdb);
+}
+END_TEST
+
+/* replicaof in the config file: followed from startup, PSYNC ? -1; a
+ * payload with a length, after keepalive newlines; SLAVEOF NO ONE. */
+START_TEST(replicaof_in_config) {
+    size_t rdblen;
+    char *rdb = make_rdb(&rdblen);
+    fake f;
+    fake_listen(&f);
+    char conf[128];
+    snprintf(conf, sizeof conf, "replicaof 127.0.0.1 %d\n", f.port);
+    srv *s = srv_start_conf(conf, NULL);
+    redisContext *r = srv_connect(s);
+    fake_accept(&f);
+    char psync[256], hdr[64];
+    fake_handshake(&f, s->port, NULL, psync, sizeof psync);
+    ck_assert_str_eq(psync, "PSYNC ? -1");
+    redisReply *role = expect_array(r, 5, "ROLE");
+    check_bulk(role->element[3], "handshake");
+    check_int(role->element[4], -1);
+    freeReplyObject(role);
+    fake_send_str(&f, "+FULLRESYNC " ID_A " 7\r\n\n");
+    h_wait_info(r, "replication", "master_sync_in_progress", 1, 10000);
+    role = expect_array(r, 5, "ROLE");
+    check_bulk(role->element[3], "sync");
+    freeReplyObject(role);
+    snprintf(hdr, sizeof hdr, "\n$%zu\r\n", rdblen);
+    fake_send_str(&f, hdr);
+    fake_send(&f, rdb, rdblen);
+    fake_expect(&f, "REPLCONF ACK 7");
+    wait_link_up(r);
+    expect_bulk(r, "v1", "GET k1");
+    role = expect_array(r, 5, "ROLE");
+    check_bulk(role->element[0], "slave");
+    check_bulk(role->element[1], "127.0.0.1");
+    check_int(role->element[2], f.port);
+    check_bulk(role->element[3], "connected");
+    check_int(role->element[4], 7);
+    freeReplyObject(role);
+    expect_status(r, "OK", "SLAVEOF NO ONE");
+    expect_status(r, "OK", "SET k1 mine");
+    redisFree(r);
+    srv_stop(s);
+    fake_close(&f);
+    free(rdb);
+}
+END_TEST
+
 int main(void) {
     Suite *su = suite_create("repl_replica");
     h_add_tcase(su, "sync_eof_payload", sync_eof_payload, 120, NULL, teardown);
@@ -532,5 +832,7 @@ int main(void) {
     h_add_tcase(su, "promotion", promotion, 120, NULL, teardown);
     h_add_tcase(su, "info_and_role_like_redis", info_and_role_like_redis, 120, NULL, teardown);
     h_add_tcase(su, "aof_on_replica", aof_on_replica, 180, NULL, teardown);
+    h_add_tcase(su, "fake_master_protocol", fake_master_protocol, 120, NULL, teardown);
+    h_add_tcase(su, "replicaof_in_config", replicaof_in_config, 120, NULL, teardown);
     return h_main(su);
 }

@@ -419,10 +419,13 @@ static void process_in(void) {
             if (RP.in.len == 0) return;
             int complete;
             size_t used = payload_feed(RP.payload, RP.in.data, RP.in.len, &complete);
-            if (!RP.payload) return; /* the loader failed inside: link dropped */
             vbuf_consume(&RP.in, used);
-            if (complete) watch(0); /* the rest is the stream: kept for the master client */
-            else if (payload_full(RP.payload)) watch(0);
+            if (complete) {
+                watch(0); /* the rest is the stream: kept for the master client */
+                payload_settle(RP.payload); /* done may run (and clear RP.payload) */
+            } else if (payload_full(RP.payload)) {
+                watch(0);
+            }
             return;
         }
         size_t consumed;

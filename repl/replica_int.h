@@ -29,8 +29,10 @@ rl_payload *payload_start(const char *mark, long long len, rl_done_fn *done,
                           rl_resume_fn *resume, char *err, size_t errlen);
 /* Bytes read from the master: returns how many belong to the payload
  * (the rest is the master's stream); *complete is set to 1 when the
- * payload ended with these bytes. done may be called from inside. */
+ * payload ended with these bytes. Never calls done: once the caller has
+ * consumed the bytes, payload_settle reports a load already over. */
 size_t payload_feed(rl_payload *p, const char *buf, size_t n, int *complete);
+void payload_settle(rl_payload *p);
 /* 1 while the pipe holds too many bytes: stop reading until resume. */
 int payload_full(const rl_payload *p);
 /* After done(1): every database's table is replaced by the loaded one (the

@@ -261,10 +261,11 @@ size_t payload_feed(rl_payload *p, const char *buf, size_t n, int *complete) {
     if (p->complete) {
         *complete = 1;
         if (p->inflight == 0) close_pipe(p);
-        maybe_report(p);
     }
     return used;
 }
+
+void payload_settle(rl_payload *p) { maybe_report(p); }
 
 int payload_full(const rl_payload *p) { return p->was_full; }
 

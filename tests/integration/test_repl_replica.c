@@ -706,13 +706,15 @@ START_TEST(fake_master_protocol) {
         fake_expect(&f, "REPLCONF ACK 100");
         fake_send_str(&f, stream_select2);
     } else {
-        /* the stream right behind the mark, in the same write */
-        size_t rest = rdblen - rdblen / 2, sl = strlen(stream_select2);
-        char *tail = malloc(rest + 40 + sl);
-        memcpy(tail, rdb + rdblen / 2, rest);
-        memcpy(tail + rest, MARK, 40);
-        memcpy(tail + rest + 40, stream_select2, sl);
-        fake_send(&f, tail, rest + 40 + sl);
+        /* the rest of the RDB (the loader ends with it), then the mark
+         * with the stream right behind it, in the same write */
+        fake_send(&f, rdb + rdblen / 2, rdblen - rdblen / 2);
+        h_sleep_ms(300);
+        size_t sl = strlen(stream_select2);
+        char *tail = malloc(40 + sl);
+        memcpy(tail, MARK, 40);
+        memcpy(tail + 40, stream_select2, sl);
+        fake_send(&f, tail, 40 + sl);
         free(tail);
         fake_expect(&f, "REPLCONF ACK 100");
     }

@@ -653,7 +653,45 @@ void aof_shutdown(void) {
     A.w = NULL;
 }
 
+/* A replica loaded its master's snapshot: the AOF describes data that is
+ * gone. As Redis's stopAppendOnly + startAppendOnly around a sync: the AOF
+ * is turned off and on again, so the manifest on disk keeps describing
+ * the data before the sync (old base and INCRs) until the new base of the
+ * loaded data is written; the stream after the swap goes to a new INCR
+ * that only the new manifest lists. A crash in between restarts on the
+ * old data, never on the old data with the new stream on top. When turning
+ * it on fails, it is retried every second (restart_after_sync). */
+static int restart_after_sync;
+
+static void restart_aof(void) {
+    char err[512];
+    if (enable(err, sizeof err) == 0) {
+        restart_after_sync = 0;
+        return;
+    }
+    disable();
+    restart_after_sync = 1;
+    log_warning("Failed enabling the AOF after successful master synchronization! Trying it "
+                "again in one second: %s", err);
+}
+
+static void dataset_replaced_hook(void) {
+    if (!A.on && !restart_after_sync) return;
+    log_notice("The dataset was replaced by a sync from the master: the AOF restarts");
+    disable();
+    restart_aof();
+}
+
 void aof_cron(void) {
+    if (restart_after_sync && server.cfg.appendonly) {
+        static int64_t last_try;
+        if (mono_ms() - last_try >= 1000) {
+            last_try = mono_ms();
+            restart_aof();
+        }
+    } else if (restart_after_sync) {
+        restart_after_sync = 0; /* turned off meanwhile */
+    }
     if (!A.on) return;
     if (A.scheduled && !snap_in_progress() && !A.rewriting && mono_ms() >= A.retry_after_ms) {
         char err[512];
@@ -881,24 +919,6 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
     if (!strcmp(name, "appendonly")) return aof_set_enabled(now->appendonly, err, errlen);
     if (!strcmp(name, "appendfsync")) aof_set_fsync(now->appendfsync);
     return 0;
-}
-
-/* A replica loaded its master's snapshot: the AOF describes data that is
- * gone, so a rewrite starts (a base of the new data at its epoch, then the
- * stream). A rewrite already running was aborted by the swap's flush and
- * comes back as aborted: it is rescheduled then. */
-static void dataset_replaced_hook(void) {
-    if (!A.on) return;
-    log_notice("The dataset was replaced (a sync from the master): rewriting the AOF");
-    A.scheduled = 1;
-    A.retry_after_ms = mono_ms();
-    if (A.rewriting || snap_in_progress()) return;
-    char err[512];
-    A.scheduled = 0;
-    if (start_rewrite(err, sizeof err) != 0) {
-        log_warning("AOF rewrite: %s", err);
-        A.scheduled = 1;
-    }
 }
 
 static const hooks aof_hooks = {

@@ -528,6 +528,40 @@ START_TEST(aof_on_replica) {
 }
 END_TEST
 
+/* A replica killed while the rewrite that follows its sync runs: the AOF
+ * on disk still describes the data before the sync (as Redis's, whose AOF
+ * is off until that rewrite ends), never the old data with the new
+ * stream on top. */
+START_TEST(aof_crash_before_rewrite_ends) {
+    srv *p = primary_start(NULL);
+    redisContext *m = srv_connect(p);
+    for (int i = 0; i < 30; i++) {
+        redisReply *x = cmd(m, "SET key-%d %d", i, i);
+        freeReplyObject(x);
+    }
+    srv *s = h_srv_start("--appendonly yes --rdb-key-save-delay 200000");
+    redisContext *r = srv_connect(s);
+    h_wait_info(r, "persistence", "aof_rewrite_in_progress", 0, 20000);
+    expect_status(r, "OK", "SET local-before-sync 1");
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
+    wait_link_up(r);
+    expect_status(m, "OK", "SET after-sync 1");
+    wait_caught_up(m, r);
+    expect_bulk(r, "1", "GET after-sync");
+    ck_assert_int_eq(h_info_int(r, "persistence", "aof_rewrite_in_progress"), 1);
+    redisFree(r);
+    srv_kill9(s);
+    srv *s2 = h_srv_start_on(s, "--appendonly yes");
+    r = srv_connect(s2);
+    h_wait_loaded(r, 10000);
+    expect_bulk(r, "1", "GET local-before-sync");
+    expect_nil(r, "GET after-sync");
+    expect_nil(r, "GET key-1");
+    redisFree(r);
+    redisFree(m);
+}
+END_TEST
+
 /* ---- a fake master: a socket this test drives ---- */
 
 typedef struct fake {
@@ -834,6 +868,8 @@ int main(void) {
     h_add_tcase(su, "promotion", promotion, 120, NULL, teardown);
     h_add_tcase(su, "info_and_role_like_redis", info_and_role_like_redis, 120, NULL, teardown);
     h_add_tcase(su, "aof_on_replica", aof_on_replica, 180, NULL, teardown);
+    h_add_tcase(su, "aof_crash_before_rewrite_ends", aof_crash_before_rewrite_ends, 120, NULL,
+                teardown);
     h_add_tcase(su, "fake_master_protocol", fake_master_protocol, 120, NULL, teardown);
     h_add_tcase(su, "replicaof_in_config", replicaof_in_config, 120, NULL, teardown);
     return h_main(su);

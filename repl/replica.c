@@ -453,12 +453,15 @@ static void process_in(void) {
     }
 }
 
-static void on_connected_socket(void) {
+/* The connect ended (status: libuv's, < 0 on a poll error): SO_ERROR
+ * says how, in the words Redis logs. */
+static void on_connected_socket(int status) {
     int err = 0;
     socklen_t len = sizeof err;
     if (getsockopt(RP.fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
-    if (err) {
-        log_warning("Error condition on socket for SYNC: %s", strerror(err));
+    if (err || status < 0) {
+        log_warning("Error condition on socket for SYNC: %s",
+                    err ? strerror(err) : uv_strerror(status));
         link_failed();
         return;
     }
@@ -472,13 +475,8 @@ static void on_connected_socket(void) {
 
 static void on_poll(uv_poll_t *h, int status, int events) {
     (void)h;
-    if (status < 0 && RP.state == RS_CONNECTING) {
-        log_warning("Error condition on socket for SYNC: %s", uv_strerror(status));
-        link_failed();
-        return;
-    }
     if (RP.state == RS_CONNECTING) {
-        if (events & UV_WRITABLE) on_connected_socket();
+        if (status < 0 || (events & UV_WRITABLE)) on_connected_socket(status);
         return;
     }
     for (int i = 0; i < 16 && RP.fd >= 0 && RP.poll_events; i++) {

@@ -193,7 +193,7 @@ static void full_sync_then_stream(const char *primary_extra, const char *log_nee
     srv *p = primary_start(primary_extra);
     redisContext *m = srv_connect(p);
     fill_all_types(m);
-    srv *s = h_srv_start(NULL);
+    srv *s = h_srv_start("%s", "");
     redisContext *r = srv_connect(s);
     expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
     wait_link_up(r);
@@ -259,7 +259,7 @@ START_TEST(expiry_by_master_del) {
     srv *p = primary_start(NULL);
     redisContext *m = srv_connect(p);
     expect_status(m, "OK", "DEBUG SET-ACTIVE-EXPIRE 0");
-    srv *s = h_srv_start(NULL);
+    srv *s = h_srv_start("%s", "");
     redisContext *r = srv_connect(s);
     expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
     wait_link_up(r);
@@ -319,7 +319,7 @@ START_TEST(partial_resync) {
     srv *p = primary_start("--appendonly no");
     redisContext *m = srv_connect(p);
     fill_all_types(m);
-    srv *s = h_srv_start(NULL);
+    srv *s = h_srv_start("%s", "");
     redisContext *r = srv_connect(s);
     expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
     wait_link_up(r);
@@ -372,7 +372,7 @@ START_TEST(promotion) {
     srv *p = primary_start(NULL);
     redisContext *m = srv_connect(p);
     expect_status(m, "OK", "SET k v");
-    srv *s = h_srv_start(NULL);
+    srv *s = h_srv_start("%s", "");
     redisContext *r = srv_connect(s);
     expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
     wait_link_up(r);

@@ -654,6 +654,14 @@ static void replica_cron(void) {
 
 /* ---- becoming a replica, or a master again ---- */
 
+/* The replicaof parameter follows the command, as Redis's (CONFIG GET
+ * replicaof, CONFIG REWRITE). */
+static void set_config(const char *host, int port) {
+    free(server.cfg.replicaof_host);
+    server.cfg.replicaof_host = host ? xstrdup(host) : NULL;
+    server.cfg.replicaof_port = port;
+}
+
 static void set_master(const char *host, int port) {
     int was_master = RP.state == RS_NONE;
     if (RP.master) drop_master();
@@ -661,6 +669,7 @@ static void set_master(const char *host, int port) {
     free(RP.host);
     RP.host = xstrdup(host);
     RP.port = port;
+    set_config(host, port);
     server.upstream = 1;
     if (was_master) {
         primary_drop_replicas();
@@ -679,6 +688,7 @@ static void unset_master(void) {
     cancel_link();
     free(RP.host);
     RP.host = NULL;
+    set_config(NULL, 0);
     RP.state = RS_NONE;
     server.upstream = 0;
     repl_shift_id();

@@ -380,6 +380,11 @@ START_TEST(promotion) {
     expect_status(r, "OK Already connected to specified master", "REPLICAOF 127.0.0.1 %d",
                   p->port);
     expect_error(r, "ERR Invalid master port", "REPLICAOF 127.0.0.1 x");
+    char hostport[64];
+    snprintf(hostport, sizeof hostport, "127.0.0.1 %d", p->port);
+    redisReply *cg = expect_array(r, 2, "CONFIG GET replicaof");
+    check_bulk(cg->element[1], hostport);
+    freeReplyObject(cg);
     char *info = h_info(r, "replication");
     char id[64], off[64], buf[64];
     ck_assert(h_info_field(info, "master_replid", id, sizeof id));
@@ -397,6 +402,9 @@ START_TEST(promotion) {
     ck_assert(h_info_field(info, "master_replid", buf, sizeof buf));
     ck_assert_str_ne(buf, id);
     free(info);
+    cg = expect_array(r, 2, "CONFIG GET replicaof");
+    check_bulk(cg->element[1], "");
+    freeReplyObject(cg);
     expect_status(r, "OK", "SET k w");
     expect_bulk(r, "w", "GET k");
     redisReply *role = expect_array(r, 3, "ROLE");
@@ -744,6 +752,10 @@ START_TEST(fake_master_protocol) {
          * with the stream right behind it, in the same write */
         fake_send(&f, rdb + rdblen / 2, rdblen - rdblen / 2);
         h_sleep_ms(300);
+        /* the loader has all but the bytes that may be the mark: the old
+         * data is still what clients read */
+        expect_bulk(r, "1", "GET mine");
+        ck_assert_int_eq(h_info_int(r, "replication", "master_sync_in_progress"), 1);
         size_t sl = strlen(stream_select2);
         char *tail = malloc(40 + sl);
         memcpy(tail, MARK, 40);
@@ -849,6 +861,17 @@ START_TEST(replicaof_in_config) {
     check_bulk(role->element[3], "connected");
     check_int(role->element[4], 7);
     freeReplyObject(role);
+    /* a silent master: dropped after repl-timeout, PSYNC of its history */
+    expect_status(r, "OK", "CONFIG SET repl-timeout 1");
+    int silent = f.fd;
+    fake_accept(&f); /* the replica came back */
+    close(silent);
+    ck_assert(srv_log_wait(s, "MASTER timeout: no data nor PING received", 1000));
+    fake_handshake(&f, s->port, NULL, psync, sizeof psync);
+    ck_assert_str_eq(psync, "PSYNC " ID_A " 8");
+    fake_send_str(&f, "+CONTINUE\r\n");
+    wait_link_up(r);
+    expect_status(r, "OK", "CONFIG SET repl-timeout 60");
     expect_status(r, "OK", "SLAVEOF NO ONE");
     expect_status(r, "OK", "SET k1 mine");
     redisFree(r);

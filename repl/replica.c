@@ -794,9 +794,10 @@ void replica_info(vbuf *b) {
                  server.cfg.replica_announced);
 }
 
-/* READONLY and MASTERDOWN, in Redis's processCommand order. */
+/* READONLY and MASTERDOWN, in Redis's processCommand order. The clients
+ * Redis obeys pass: the master, and the AOF's loader at startup. */
 static const char *replica_gate(const client *c, const cmd_def *d) {
-    if (RP.state == RS_NONE || (c->flags & CLIENT_MASTER)) return NULL;
+    if (RP.state == RS_NONE || (c->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
     if (server.cfg.replica_read_only && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)))
         return "READONLY You can't write against a read only replica.";
     if (RP.state != RS_CONNECTED && !server.cfg.replica_serve_stale_data &&

@@ -826,6 +826,51 @@ START_TEST(fake_master_protocol) {
 }
 END_TEST
 
+/* A payload cut short, then a damaged one. A cut link is tried again by
+ * both; verso keeps serving the data it had (it loads into fresh tables,
+ * where redis-server empties its data first). On a damaged RDB
+ * redis-server exits (rdbCheckThenExit); verso drops the link, keeps its
+ * data and tries again. */
+START_TEST(fake_master_bad_payload) {
+    fake f;
+    fake_listen(&f);
+    srv *s = h_srv_start("%s", "");
+    redisContext *r = srv_connect(s);
+    expect_status(r, "OK", "SET mine 1");
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", f.port);
+    fake_accept(&f);
+    char psync[256];
+    fake_handshake(&f, s->port, NULL, psync, sizeof psync);
+    /* a $<len> payload cut short */
+    fake_send_str(&f, "+FULLRESYNC " ID_A " 5\r\n$100000\r\nREDIS0010");
+    h_wait_info(r, "replication", "master_sync_in_progress", 1, 10000);
+    fake_cut(&f);
+    fake_accept(&f);
+    fake_handshake(&f, s->port, NULL, psync, sizeof psync);
+    ck_assert_msg(!strncmp(psync, "PSYNC ", 6), "got '%s'", psync);
+    ck_assert(srv_log_wait(s, "I/O error trying to sync with MASTER", 1000));
+    if (!srv_is_reference()) expect_bulk(r, "1", "GET mine");
+    /* a damaged one */
+    fake_send_str(&f, "+FULLRESYNC " ID_A " 5\r\n$EOF:" MARK "\r\nREDIS0010\xfa\x09"
+                      "garbage-garbage-garbage" MARK);
+    if (srv_is_reference()) {
+        ck_assert(srv_wait_exit(s, h_scaled_ms(10000)));
+        redisFree(r);
+        fake_close(&f);
+        return;
+    }
+    int old = f.fd;
+    fake_accept(&f); /* it gives up on it and comes back */
+    close(old);
+    fake_handshake(&f, s->port, NULL, psync, sizeof psync);
+    ck_assert_msg(!strncmp(psync, "PSYNC ", 6), "got '%s'", psync);
+    ck_assert(srv_log_wait(s, "Failed trying to load the MASTER synchronization DB", 1000));
+    expect_bulk(r, "1", "GET mine");
+    redisFree(r);
+    fake_close(&f);
+}
+END_TEST
+
 /* replicaof in the config file: followed from startup, PSYNC ? -1; a
  * payload with a length, after keepalive newlines; SLAVEOF NO ONE. */
 START_TEST(replicaof_in_config) {
@@ -896,6 +941,7 @@ int main(void) {
     h_add_tcase(su, "aof_crash_before_rewrite_ends", aof_crash_before_rewrite_ends, 120, NULL,
                 teardown);
     h_add_tcase(su, "fake_master_protocol", fake_master_protocol, 120, NULL, teardown);
+    h_add_tcase(su, "fake_master_bad_payload", fake_master_bad_payload, 120, NULL, teardown);
     h_add_tcase(su, "replicaof_in_config", replicaof_in_config, 120, NULL, teardown);
     return h_main(su);
 }

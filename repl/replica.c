@@ -35,46 +35,7 @@
 #include "repl_int.h"
 #include "replica_int.h"
 
-/* Redis's repl_state, folded: the handshake steps are HS_* below. */
-enum {
-    RS_NONE = 0,    /* not a replica */
-    RS_CONNECT,     /* must connect (retried every second) */
-    RS_CONNECTING,  /* resolving or connecting */
-    RS_HANDSHAKE,   /* PING ... PSYNC */
-    RS_TRANSFER,    /* receiving (or loading) the payload */
-    RS_CONNECTED,   /* the master client runs the stream */
-};
-enum { HS_PONG = 1, HS_AUTH, HS_PORT, HS_IP, HS_CAPA, HS_PSYNC, HS_BULK, HS_PAYLOAD };
-
-static struct {
-    int state;
-    char *host;
-    int port;
-    int have_history;        /* PSYNC R.replid R.offset+1 (else ? -1) */
-    uint64_t gen;            /* bumped by each new attempt: stale callbacks */
-    /* the link until it becomes the master client */
-    int fd;
-    uv_poll_t *poll;
-    int poll_events;
-    uv_getaddrinfo_t *gai;
-    int hs;
-    vbuf in;                 /* bytes read, not consumed */
-    int64_t last_io_ms;      /* mono ms of the last byte from the master */
-    int64_t last_try_ms;     /* mono ms of the last connection attempt */
-    int64_t last_nl_ms;      /* mono ms of the last "\n" sent while loading */
-    time_t down_since;       /* unix s the link went down (0: never up) */
-    /* a full sync */
-    char sync_id[REPL_ID_LEN + 1];
-    long long sync_offset;
-    rl_payload *payload;
-    /* the master client */
-    client *master;
-    int ack_now;             /* GETACK in the running request */
-    int64_t last_ack_ms;
-    vbuf multi;              /* a transaction's bytes until its EXEC ran */
-    int master_db;           /* the master client's database when the link
-                                dropped: a +CONTINUE stream goes on in it */
-} RP = {.fd = -1};
+replica_state RP = {.fd = -1};
 
 int replica_active(void) { return RP.state != RS_NONE; }
 
@@ -740,71 +701,6 @@ void cmd_replicaof(client *c) {
 }
 
 void cmd_slaveof(client *c) { cmd_replicaof(c); }
-
-/* ---- what others see ---- */
-
-static const char *role_state(void) {
-    switch (RP.state) {
-    case RS_CONNECT: return "connect";
-    case RS_CONNECTING: return "connecting";
-    case RS_HANDSHAKE: return "handshake";
-    case RS_TRANSFER: return "sync";
-    case RS_CONNECTED: return "connected";
-    }
-    return "none";
-}
-
-void replica_role(client *c) {
-    reply_array(c, 5);
-    reply_bulk_str(c, "slave");
-    reply_bulk_str(c, RP.host);
-    reply_int(c, RP.port);
-    reply_bulk_str(c, role_state());
-    reply_int(c, RP.master ? R.offset : -1);
-}
-
-void replica_info(vbuf *b) {
-    long long off = RP.have_history ? R.offset : 1;
-    long long read_off = off;
-    if (RP.master) read_off += (long long)(RP.master->in.len - RP.master->qpos) +
-                               (long long)RP.multi.len;
-    int64_t now = mono_ms();
-    vbuf_appendf(b,
-                 "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n"
-                 "master_last_io_seconds_ago:%d\r\nmaster_sync_in_progress:%d\r\n"
-                 "slave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
-                 RP.host, RP.port, RP.state == RS_CONNECTED ? "up" : "down",
-                 RP.master ? (int)((now - RP.master->last_ms) / 1000) : -1,
-                 RP.state == RS_TRANSFER, read_off, off);
-    if (RP.state == RS_TRANSFER) {
-        long long total = RP.payload ? payload_total(RP.payload) : -1;
-        long long got = RP.payload ? payload_received(RP.payload) : 0;
-        vbuf_appendf(b,
-                     "master_sync_total_bytes:%lld\r\nmaster_sync_read_bytes:%lld\r\n"
-                     "master_sync_left_bytes:%lld\r\nmaster_sync_perc:%.2f\r\n"
-                     "master_sync_last_io_seconds_ago:%d\r\n",
-                     total, got, total - got, total > 0 ? 100.0 * (double)got / (double)total : 0.0,
-                     (int)((now - RP.last_io_ms) / 1000));
-    }
-    if (RP.state != RS_CONNECTED)
-        vbuf_appendf(b, "master_link_down_since_seconds:%lld\r\n",
-                     RP.down_since ? (long long)(time(NULL) - RP.down_since) : -1LL);
-    vbuf_appendf(b, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
-                 server.cfg.replica_priority, server.cfg.replica_read_only,
-                 server.cfg.replica_announced);
-}
-
-/* READONLY and MASTERDOWN, in Redis's processCommand order. The clients
- * Redis obeys pass: the master, and the AOF's loader at startup. */
-static const char *replica_gate(const client *c, const cmd_def *d) {
-    if (RP.state == RS_NONE || (c->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
-    if (server.cfg.replica_read_only && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)))
-        return "READONLY You can't write against a read only replica.";
-    if (RP.state != RS_CONNECTED && !server.cfg.replica_serve_stale_data &&
-        !(d->flags & CMD_STALE))
-        return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
-    return NULL;
-}
 
 static void input_applied_hook(client *c, const char *p, size_t n) {
     if (c == RP.master) master_input(c, p, n);

@@ -1,5 +1,6 @@
-/* replica_int: what replica.c (the link to the master) and replica_load.c
- * (a full sync's payload) share; nothing else includes it.
+/* replica_int: what replica.c (the link to the master), replica_info.c
+ * (INFO, ROLE, the gates) and replica_load.c (a full sync's payload)
+ * share; nothing else includes it.
  *
  * A payload is received on the main thread (replica.c reads the socket
  * without blocking and hands the bytes to payload_feed), which writes the
@@ -13,6 +14,11 @@
 #define VERSO_REPLICA_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <uv.h>
+
+#include "repl_int.h"
 
 typedef struct rl_payload rl_payload;
 
@@ -47,5 +53,53 @@ void payload_cancel(rl_payload *p);
 long long payload_total(const rl_payload *p);
 long long payload_received(const rl_payload *p);
 int payload_complete(const rl_payload *p);
+
+/* ---- replica.c: the link's state (read by replica_info.c) ---- */
+/* Redis's repl_state, folded; HS_*: the handshake steps. */
+enum {
+    RS_NONE = 0,    /* not a replica */
+    RS_CONNECT,     /* must connect (retried every second) */
+    RS_CONNECTING,  /* resolving or connecting */
+    RS_HANDSHAKE,   /* PING ... PSYNC */
+    RS_TRANSFER,    /* receiving (or loading) the payload */
+    RS_CONNECTED,   /* the master client runs the stream */
+};
+enum { HS_PONG = 1, HS_AUTH, HS_PORT, HS_IP, HS_CAPA, HS_PSYNC, HS_BULK, HS_PAYLOAD };
+
+typedef struct replica_state {
+    int state;
+    char *host;
+    int port;
+    int have_history;        /* PSYNC R.replid R.offset+1 (else ? -1) */
+    uint64_t gen;            /* bumped by each new attempt: stale callbacks */
+    /* the link until it becomes the master client */
+    int fd;
+    uv_poll_t *poll;
+    int poll_events;
+    uv_getaddrinfo_t *gai;
+    int hs;
+    vbuf in;                 /* bytes read, not consumed */
+    int64_t last_io_ms;      /* mono ms of the last byte from the master */
+    int64_t last_try_ms;     /* mono ms of the last connection attempt */
+    int64_t last_nl_ms;      /* mono ms of the last "\n" sent while loading */
+    time_t down_since;       /* unix s the link went down (0: never up) */
+    /* a full sync */
+    char sync_id[REPL_ID_LEN + 1];
+    long long sync_offset;
+    rl_payload *payload;
+    /* the master client */
+    client *master;
+    int ack_now;             /* GETACK in the running request */
+    int64_t last_ack_ms;
+    vbuf multi;              /* a transaction's bytes until its EXEC ran */
+    int master_db;           /* the master client's database when the link
+                                dropped: a +CONTINUE stream goes on in it */
+} replica_state;
+/* main thread only */
+extern replica_state RP;
+
+
+/* replica_info.c: READONLY and MASTERDOWN (a cmd_add_gate gate). */
+const char *replica_gate(const client *c, const cmd_def *d);
 
 #endif

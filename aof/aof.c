@@ -653,7 +653,45 @@ void aof_shutdown(void) {
     A.w = NULL;
 }
 
+/* A replica loaded its master's snapshot: the AOF describes data that is
+ * gone. As Redis's stopAppendOnly + startAppendOnly around a sync: the AOF
+ * is turned off and on again, so the manifest on disk keeps describing
+ * the data before the sync (old base and INCRs) until the new base of the
+ * loaded data is written; the stream after the swap goes to a new INCR
+ * that only the new manifest lists. A crash in between restarts on the
+ * old data, never on the old data with the new stream on top. When turning
+ * it on fails, it is retried every second (restart_after_sync). */
+static int restart_after_sync;
+
+static void restart_aof(void) {
+    char err[512];
+    if (enable(err, sizeof err) == 0) {
+        restart_after_sync = 0;
+        return;
+    }
+    disable();
+    restart_after_sync = 1;
+    log_warning("Failed enabling the AOF after successful master synchronization! Trying it "
+                "again in one second: %s", err);
+}
+
+static void dataset_replaced_hook(void) {
+    if (!A.on && !restart_after_sync) return;
+    log_notice("The dataset was replaced by a sync from the master: the AOF restarts");
+    disable();
+    restart_aof();
+}
+
 void aof_cron(void) {
+    if (restart_after_sync && server.cfg.appendonly) {
+        static int64_t last_try;
+        if (mono_ms() - last_try >= 1000) {
+            last_try = mono_ms();
+            restart_aof();
+        }
+    } else if (restart_after_sync) {
+        restart_after_sync = 0; /* turned off meanwhile */
+    }
     if (!A.on) return;
     if (A.scheduled && !snap_in_progress() && !A.rewriting && mono_ms() >= A.retry_after_ms) {
         char err[512];
@@ -885,6 +923,7 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
 
 static const hooks aof_hooks = {
     .name = "aof",
+    .dataset_replaced = dataset_replaced_hook,
     .cron = aof_cron,
     .before_sleep = aof_before_sleep,
     .before_command = aof_before_command,

@@ -1,13 +1,738 @@
-/* replica: following a master (see repl_int.h). Placeholder: the replica
- * engineer fills it. */
-#include "repl_int.h"
+/* replica: following a master (see repl_int.h).
+ *
+ * REPLICAOF host port starts a state machine on the loop: a non-blocking
+ * connect (uv_getaddrinfo, then connect() watched by a uv_poll_t), the
+ * handshake (PING, AUTH, REPLCONF listening-port, REPLCONF capa eof capa
+ * psync2, PSYNC), then either +CONTINUE (the master client is made at
+ * once) or +FULLRESYNC: the payload goes to replica_load.c (a loader thread
+ * builds fresh tables while the old data is served), the tables are
+ * swapped in, and the socket becomes the master client (net_adopt_fd) with
+ * the bytes read past the payload. Each request the master client consumed
+ * arrives in input_applied: it is counted in the offset and proxied to our
+ * own replicas (repl_feed), a transaction only once its EXEC ran, as
+ * Redis's reploff. REPLCONF ACK goes every second and on GETACK; a link
+ * lost or silent for repl-timeout is retried every second with PSYNC
+ * replid offset+1. Log lines are worded as Redis 7.0's.
+ *
+ * Main thread only (the loader thread is replica_load.c's). */
+#include <assert.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
 
 #include "../src/cmd.h"
+#include "../src/hooks.h"
+#include "../src/log.h"
+#include "../src/multi.h"
+#include "../src/net.h"
+#include "../src/util.h"
+#include "repl_int.h"
+#include "replica_int.h"
 
-void replica_init(void) {}
-int replica_active(void) { return 0; }
-void replica_info(vbuf *b) { (void)b; }
-void replica_role(client *c) { reply_error(c, "ERR not implemented yet"); }
-void replica_getack(client *c) { (void)c; }
-void cmd_replicaof(client *c) { reply_error(c, "ERR not implemented yet"); }
+replica_state RP = {.fd = -1};
+
+int replica_active(void) { return RP.state != RS_NONE; }
+
+/* ---- sending ---- */
+
+static void append_cmd(vbuf *b, int argc, const char **argv) {
+    vbuf_appendf(b, "*%d\r\n", argc);
+    for (int i = 0; i < argc; i++) vbuf_appendf(b, "$%zu\r\n%s\r\n", strlen(argv[i]), argv[i]);
+}
+
+/* A handshake command on the raw socket: small, into an empty send
+ * buffer, so a full write is expected; 0 or -1 (the caller drops the
+ * link). */
+static int send_raw(int argc, const char **argv) {
+    vbuf b = {0};
+    append_cmd(&b, argc, argv);
+    size_t off = 0;
+    while (off < b.len) {
+        ssize_t w = write(RP.fd, b.data + off, b.len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            log_warning("Error writing to MASTER: %s", w < 0 ? strerror(errno) : "short write");
+            vbuf_free(&b);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    vbuf_free(&b);
+    return 0;
+}
+
+typedef struct ack_write {
+    uv_write_t req;
+    char data[64];
+} ack_write;
+
+static void on_ack_written(uv_write_t *req, int status) {
+    (void)status; /* a lost ACK is sent again in a second */
+    free(req);
+}
+
+/* REPLCONF ACK <offset> to the master client (its replies are dropped by
+ * net.c, so this writes on its stream directly). */
+static void send_ack(void) {
+    client *c = RP.master;
+    if (!c || (c->flags & CLIENT_CLOSING)) return;
+    char off[32];
+    snprintf(off, sizeof off, "%lld", R.offset);
+    ack_write *w = xmalloc(sizeof *w);
+    int n = snprintf(w->data, sizeof w->data, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%zu\r\n%s\r\n",
+                     strlen(off), off);
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_ack_written) != 0) free(w);
+    RP.last_ack_ms = mono_ms();
+}
+
+/* ---- the link ---- */
+
+static void on_poll(uv_poll_t *h, int status, int events);
+
+static void close_poll(void) {
+    if (RP.poll) {
+        uv_poll_stop(RP.poll);
+        uv_close((uv_handle_t *)RP.poll, (uv_close_cb)free);
+        RP.poll = NULL;
+    }
+    RP.poll_events = 0;
+}
+
+/* Drops whatever link is being set up (not the master client). */
+static void cancel_link(void) {
+    RP.gen++;
+    if (RP.gai) {
+        uv_cancel((uv_req_t *)RP.gai); /* its callback sees the stale gen */
+        RP.gai = NULL;
+    }
+    if (RP.payload) {
+        payload_cancel(RP.payload);
+        RP.payload = NULL;
+    }
+    close_poll();
+    if (RP.fd >= 0) close(RP.fd);
+    RP.fd = -1;
+    RP.in.len = 0;
+    RP.hs = 0;
+}
+
+/* A failed attempt: retried by the cron in a second. */
+static void link_failed(void) {
+    cancel_link();
+    RP.state = RS_CONNECT;
+}
+
+static void watch(int events) {
+    if (!RP.poll || RP.poll_events == events) return;
+    RP.poll_events = events;
+    if (events) uv_poll_start(RP.poll, events, on_poll);
+    else uv_poll_stop(RP.poll);
+}
+
+static void connect_to(const struct sockaddr *sa, socklen_t len) {
+    RP.fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (RP.fd < 0) {
+        log_warning("Unable to connect to MASTER: %s", strerror(errno));
+        link_failed();
+        return;
+    }
+    if (connect(RP.fd, sa, len) != 0 && errno != EINPROGRESS) {
+        log_warning("Unable to connect to MASTER: %s", strerror(errno));
+        link_failed();
+        return;
+    }
+    RP.poll = xmalloc(sizeof *RP.poll);
+    uv_poll_init(server.loop, RP.poll, RP.fd);
+    RP.last_io_ms = mono_ms();
+    watch(UV_WRITABLE);
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res) {
+    uint64_t gen = (uint64_t)(uintptr_t)req->data;
+    free(req);
+    if (gen != RP.gen) { /* cancelled or superseded */
+        if (res) uv_freeaddrinfo(res);
+        return;
+    }
+    RP.gai = NULL;
+    if (status != 0 || !res) {
+        log_warning("Unable to connect to MASTER: %s", uv_strerror(status));
+        if (res) uv_freeaddrinfo(res);
+        link_failed();
+        return;
+    }
+    connect_to(res->ai_addr, res->ai_addrlen);
+    uv_freeaddrinfo(res);
+}
+
+static void connect_master(void) {
+    cancel_link();
+    RP.state = RS_CONNECTING;
+    RP.last_try_ms = mono_ms();
+    RP.last_io_ms = RP.last_try_ms;
+    log_notice("MASTER <-> REPLICA sync started");
+    RP.gai = xmalloc(sizeof *RP.gai);
+    RP.gai->data = (void *)(uintptr_t)RP.gen;
+    char port[16];
+    snprintf(port, sizeof port, "%d", RP.port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    int rc = uv_getaddrinfo(server.loop, RP.gai, on_resolved, RP.host, port, &hints);
+    if (rc != 0) {
+        free(RP.gai);
+        RP.gai = NULL;
+        log_warning("Unable to connect to MASTER: %s", uv_strerror(rc));
+        link_failed();
+    }
+}
+
+/* ---- the handshake ---- */
+
+/* The next line of RP.in without its "\r\n" (or "\n"), NUL-terminated in
+ * place; NULL when none is complete. *consumed gets its length with the
+ * terminator. */
+static char *next_line(size_t *consumed) {
+    char *nl = memchr(RP.in.data, '\n', RP.in.len);
+    if (!nl) return NULL;
+    *consumed = (size_t)(nl - RP.in.data) + 1;
+    *nl = '\0';
+    if (nl > RP.in.data && nl[-1] == '\r') nl[-1] = '\0';
+    return RP.in.data;
+}
+
+static int send_port(void) {
+    char port[16];
+    snprintf(port, sizeof port, "%d",
+             server.cfg.replica_announce_port ? server.cfg.replica_announce_port : server.cfg.port);
+    const char *argv[] = {"REPLCONF", "listening-port", port};
+    RP.hs = HS_PORT;
+    return send_raw(3, argv);
+}
+
+static int send_after_port(void) {
+    if (server.cfg.replica_announce_ip && server.cfg.replica_announce_ip[0]) {
+        const char *argv[] = {"REPLCONF", "ip-address", server.cfg.replica_announce_ip};
+        RP.hs = HS_IP;
+        return send_raw(3, argv);
+    }
+    const char *argv[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    RP.hs = HS_CAPA;
+    return send_raw(5, argv);
+}
+
+static int send_psync(void) {
+    char off[32];
+    const char *argv[] = {"PSYNC", "?", "-1"};
+    if (RP.have_history) {
+        snprintf(off, sizeof off, "%lld", R.offset + 1);
+        argv[1] = R.replid;
+        argv[2] = off;
+        log_notice("Trying a partial resynchronization (request %s:%s).", R.replid, off);
+    } else {
+        log_notice("Partial resynchronization not possible (no cached master)");
+    }
+    RP.hs = HS_PSYNC;
+    return send_raw(3, argv);
+}
+
+static void become_connected(const char *pre, size_t n, int db);
+static void on_payload_done(int ok, const char *why);
+static void on_payload_resume(void);
+
+static int psync_reply(const char *line) {
+    if (!strncmp(line, "+FULLRESYNC", 11)) {
+        char id[REPL_ID_LEN + 2] = "";
+        long long off = -1;
+        if (sscanf(line + 11, " %41s %lld", id, &off) != 2 || strlen(id) != REPL_ID_LEN) {
+            log_warning("Master replied with wrong +FULLRESYNC syntax.");
+            return -1;
+        }
+        memcpy(RP.sync_id, id, REPL_ID_LEN + 1);
+        RP.sync_offset = off;
+        log_notice("Full resync from master: %s:%lld", id, off);
+        RP.state = RS_TRANSFER;
+        RP.hs = HS_BULK;
+        return 0;
+    }
+    if (!strncmp(line, "+CONTINUE", 9)) {
+        const char *p = line + 9;
+        while (*p == ' ') p++;
+        log_notice("Successful partial resynchronization with master.");
+        if (strlen(p) == REPL_ID_LEN && strcmp(p, R.replid) != 0) {
+            /* the master's history changed (a promotion): ours follows */
+            memcpy(R.replid2, R.replid, sizeof R.replid2);
+            R.second_offset = R.offset + 1;
+            memcpy(R.replid, p, REPL_ID_LEN + 1);
+            log_notice("Master replication ID changed to %s", R.replid);
+            primary_drop_replicas();
+        }
+        log_notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+        backlog_create();
+        return 1;
+    }
+    if (!strncmp(line, "-NOMASTERLINK", 13) || !strncmp(line, "-LOADING", 8)) {
+        log_notice("Master is currently unable to PSYNC but should be in the future: %s", line);
+        return -1;
+    }
+    log_warning("Unexpected reply to PSYNC from master: %s", line);
+    return -1;
+}
+
+static int bulk_header(const char *line) {
+    char err[256];
+    if (line[0] != '$') {
+        log_warning("Bad protocol from MASTER, the first byte is not '$' (we received '%s'), "
+                    "are you sure the host and port are right?", line);
+        return -1;
+    }
+    if (!strncmp(line, "$EOF:", 5)) {
+        if (strlen(line + 5) < REPL_ID_LEN) {
+            log_warning("Bad EOF mark from MASTER: '%s'", line);
+            return -1;
+        }
+        log_notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to a "
+                   "loader thread");
+        RP.payload = payload_start(line + 5, 0, on_payload_done, on_payload_resume, err,
+                                   sizeof err);
+    } else {
+        long long len;
+        if (!str_to_ll(line + 1, strlen(line + 1), &len) || len < 0) {
+            log_warning("Bad payload length from MASTER: '%s'", line);
+            return -1;
+        }
+        log_notice("MASTER <-> REPLICA sync: receiving %lld bytes from master to a loader thread",
+                   len);
+        RP.payload = payload_start(NULL, len, on_payload_done, on_payload_resume, err,
+                                   sizeof err);
+    }
+    if (!RP.payload) {
+        log_warning("MASTER <-> REPLICA sync: %s", err);
+        return -1;
+    }
+    RP.hs = HS_PAYLOAD;
+    return 0;
+}
+
+/* One handshake reply line; 0 to go on, 1 when the link became the master
+ * client (+CONTINUE), -1 to drop it. */
+static int handshake_line(const char *line) {
+    switch (RP.hs) {
+    case HS_PONG:
+        if (line[0] == '-' && strncmp(line, "-NOAUTH", 7) && strncmp(line, "-NOPERM", 7) &&
+            strncmp(line, "-ERR operation not permitted", 28)) {
+            log_warning("Error reply to PING from master: '%s'", line);
+            return -1;
+        }
+        log_notice("Master replied to PING, replication can continue...");
+        if (server.cfg.masterauth && server.cfg.masterauth[0]) {
+            RP.hs = HS_AUTH;
+            if (server.cfg.masteruser && server.cfg.masteruser[0]) {
+                const char *argv[] = {"AUTH", server.cfg.masteruser, server.cfg.masterauth};
+                return send_raw(3, argv);
+            }
+            const char *argv[] = {"AUTH", server.cfg.masterauth};
+            return send_raw(2, argv);
+        }
+        return send_port();
+    case HS_AUTH:
+        if (line[0] == '-') {
+            log_warning("Unable to AUTH to MASTER: %s", line);
+            return -1;
+        }
+        return send_port();
+    case HS_PORT:
+        if (line[0] == '-')
+            log_notice("(Non critical) Master does not understand REPLCONF listening-port: %s",
+                       line);
+        return send_after_port();
+    case HS_IP:
+        if (line[0] == '-')
+            log_notice("(Non critical) Master does not understand REPLCONF ip-address: %s", line);
+        {
+            const char *argv[] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+            RP.hs = HS_CAPA;
+            return send_raw(5, argv);
+        }
+    case HS_CAPA:
+        if (line[0] == '-')
+            log_notice("(Non critical) Master does not understand REPLCONF capa: %s", line);
+        return send_psync();
+    case HS_PSYNC:
+        if (!line[0]) return 0; /* a keepalive newline */
+        return psync_reply(line);
+    case HS_BULK:
+        if (!line[0]) return 0; /* the master is preparing the payload */
+        return bulk_header(line);
+    }
+    return -1;
+}
+
+/* Consumes RP.in: handshake lines, then payload bytes. */
+static void process_in(void) {
+    while (RP.state == RS_HANDSHAKE || RP.state == RS_TRANSFER) {
+        if (RP.hs == HS_PAYLOAD) {
+            if (RP.in.len == 0) return;
+            int complete;
+            size_t used = payload_feed(RP.payload, RP.in.data, RP.in.len, &complete);
+            vbuf_consume(&RP.in, used);
+            if (complete) {
+                watch(0); /* the rest is the stream: kept for the master client */
+                payload_settle(RP.payload); /* done may run (and clear RP.payload) */
+            } else if (payload_full(RP.payload)) {
+                watch(0);
+            }
+            return;
+        }
+        size_t consumed;
+        char *line = next_line(&consumed);
+        if (!line) {
+            if (RP.in.len > 64 * 1024) {
+                log_warning("Bad protocol from MASTER: no line in %zu bytes", RP.in.len);
+                link_failed();
+            }
+            return;
+        }
+        int rc = handshake_line(line);
+        vbuf_consume(&RP.in, consumed);
+        if (rc < 0) {
+            link_failed();
+            return;
+        }
+        if (rc == 1) {
+            vbuf rest = RP.in;
+            RP.in = (vbuf){0};
+            become_connected(rest.data, rest.len, RP.master_db);
+            vbuf_free(&rest);
+            return;
+        }
+    }
+}
+
+/* The connect ended (status: libuv's, < 0 on a poll error): SO_ERROR
+ * says how, in the words Redis logs. */
+static void on_connected_socket(int status) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(RP.fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    if (err || status < 0) {
+        log_warning("Error condition on socket for SYNC: %s",
+                    err ? strerror(err) : uv_strerror(status));
+        link_failed();
+        return;
+    }
+    log_notice("Non blocking connect for SYNC fired the event.");
+    RP.state = RS_HANDSHAKE;
+    RP.hs = HS_PONG;
+    watch(UV_READABLE);
+    const char *argv[] = {"PING"};
+    if (send_raw(1, argv) != 0) link_failed();
+}
+
+static void on_poll(uv_poll_t *h, int status, int events) {
+    (void)h;
+    if (RP.state == RS_CONNECTING) {
+        if (status < 0 || (events & UV_WRITABLE)) on_connected_socket(status);
+        return;
+    }
+    for (int i = 0; i < 16 && RP.fd >= 0 && RP.poll_events; i++) {
+        vbuf_reserve(&RP.in, 64 * 1024);
+        ssize_t n = read(RP.fd, RP.in.data + RP.in.len, 64 * 1024);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (n <= 0) {
+            if (RP.state == RS_TRANSFER)
+                log_warning("I/O error trying to sync with MASTER: %s",
+                            n == 0 ? "connection lost" : strerror(errno));
+            else
+                log_warning("Master closed the connection during the handshake%s%s",
+                            n == 0 ? "" : ": ", n == 0 ? "" : strerror(errno));
+            link_failed();
+            return;
+        }
+        RP.in.len += (size_t)n;
+        RP.last_io_ms = mono_ms();
+        server.stat.net_input_bytes += (uint64_t)n;
+        uint64_t gen = RP.gen;
+        process_in();
+        if (gen != RP.gen) return;
+    }
+}
+
+/* ---- the payload ---- */
+
+static void on_payload_resume(void) {
+    if (RP.state == RS_TRANSFER && RP.hs == HS_PAYLOAD) {
+        watch(UV_READABLE);
+        process_in(); /* bytes already read may be waiting */
+    }
+}
+
+static void on_payload_done(int ok, const char *why) {
+    rl_payload *p = RP.payload;
+    RP.payload = NULL;
+    if (!ok) {
+        log_warning("Failed trying to load the MASTER synchronization DB from socket: %s", why);
+        link_failed();
+        return;
+    }
+    log_notice("MASTER <-> REPLICA sync: Flushing old data");
+    payload_swap(p);
+    repl_set_id(RP.sync_id, RP.sync_offset);
+    primary_drop_replicas();
+    backlog_free();
+    backlog_create();
+    hooks_dataset_replaced();
+    log_notice("MASTER <-> REPLICA sync: Finished with success");
+    vbuf rest = RP.in;
+    RP.in = (vbuf){0};
+    RP.master_db = 0;
+    become_connected(rest.data, rest.len, 0);
+    vbuf_free(&rest);
+}
+
+/* ---- the master client ---- */
+
+/* db: the database the stream goes on in (0 after a full sync, whose
+ * stream starts with SELECT; the old link's after +CONTINUE). */
+static void become_connected(const char *pre, size_t n, int dbid) {
+    int fd = RP.fd;
+    close_poll(); /* libuv forgets fd before the master client takes it */
+    RP.fd = -1;
+    RP.hs = 0;
+    RP.state = RS_CONNECTED;
+    RP.have_history = 1;
+    RP.multi.len = 0;
+    char err[256];
+    client *c = net_adopt_fd(fd, CLIENT_MASTER, NULL, 0, err, sizeof err);
+    if (!c) {
+        log_warning("Unable to make a client of the MASTER link: %s", err);
+        close(fd);
+        RP.state = RS_CONNECT;
+        return;
+    }
+    RP.master = c;
+    c->repl = &RP;
+    c->last_ms = mono_ms();
+    c->db = dbid;
+    send_ack(); /* a diskless master waits for it to send the stream */
+    if (n) {
+        vbuf_append(&c->in, pre, n);
+        net_process_input(c);
+    }
+}
+
+static void master_input(client *c, const char *p, size_t n) {
+    (void)c;
+    if (c->flags & CLIENT_MULTI) { /* counted when its EXEC ran */
+        vbuf_append(&RP.multi, p, n);
+        return;
+    }
+    if (RP.multi.len) {
+        vbuf_append(&RP.multi, p, n);
+        repl_feed(RP.multi.data, RP.multi.len);
+        RP.multi.len = 0;
+    } else {
+        repl_feed(p, n);
+    }
+    if (RP.ack_now) {
+        RP.ack_now = 0;
+        send_ack();
+    }
+}
+
+void replica_getack(client *c) {
+    if (c == RP.master) RP.ack_now = 1;
+}
+
+static void master_closed(client *c) {
+    if (c != RP.master) return;
+    RP.master = NULL;
+    RP.master_db = c->db;
+    RP.multi.len = 0; /* an unfinished transaction is asked for again */
+    if (RP.state == RS_CONNECTED) {
+        log_warning("Connection with master lost.");
+        RP.state = RS_CONNECT;
+        RP.down_since = time(NULL);
+    }
+}
+
+/* Closes the master client without a reconnect of its own. */
+static void drop_master(void) {
+    client *c = RP.master;
+    if (!c) return;
+    RP.state = RS_CONNECT;
+    RP.down_since = time(NULL);
+    RP.master = NULL;
+    RP.master_db = c->db;
+    net_close_client(c);
+}
+
+/* ---- cron ---- */
+
+static void replica_cron(void) {
+    if (RP.state == RS_NONE) return;
+    int64_t now = mono_ms();
+    int64_t timeout = (int64_t)server.cfg.repl_timeout * 1000;
+    if (RP.state == RS_CONNECT && now - RP.last_try_ms >= 1000) {
+        log_notice("Connecting to MASTER %s:%d", RP.host, RP.port);
+        connect_master();
+        return;
+    }
+    int loading = RP.state == RS_TRANSFER && RP.payload && payload_complete(RP.payload);
+    if ((RP.state == RS_CONNECTING || RP.state == RS_HANDSHAKE) && now - RP.last_io_ms > timeout) {
+        log_warning("Timeout connecting to the MASTER...");
+        link_failed();
+        return;
+    }
+    if (RP.state == RS_TRANSFER && !loading && now - RP.last_io_ms > timeout) {
+        log_warning("Timeout receiving bulk data from MASTER... If the problem persists try to "
+                    "set the 'repl-timeout' parameter in redis.conf to a larger value.");
+        link_failed();
+        return;
+    }
+    if (RP.state == RS_TRANSFER && now - RP.last_nl_ms >= 1000) {
+        /* as Redis while it loads: the master sees the link alive */
+        RP.last_nl_ms = now;
+        if (RP.fd >= 0 && write(RP.fd, "\n", 1) < 0 && errno != EAGAIN) {
+            /* the read side reports the error */
+        }
+    }
+    if (RP.state == RS_CONNECTED && RP.master) {
+        if (now - RP.master->last_ms > timeout) {
+            log_warning("MASTER timeout: no data nor PING received...");
+            drop_master();
+            return;
+        }
+        if (now - RP.last_ack_ms >= 1000) send_ack();
+    }
+}
+
+/* ---- becoming a replica, or a master again ---- */
+
+/* The replicaof parameter follows the command, as Redis's (CONFIG GET
+ * replicaof, CONFIG REWRITE). */
+static void set_config(const char *host, int port) {
+    free(server.cfg.replicaof_host);
+    server.cfg.replicaof_host = host ? xstrdup(host) : NULL;
+    server.cfg.replicaof_port = port;
+}
+
+static void set_master(const char *host, int port) {
+    int was_master = RP.state == RS_NONE;
+    if (RP.master) drop_master();
+    cancel_link();
+    free(RP.host);
+    RP.host = xstrdup(host);
+    RP.port = port;
+    set_config(host, port);
+    server.upstream = 1;
+    if (was_master) {
+        primary_drop_replicas();
+        /* Redis 7.0 tries a partial resync with its own history */
+        RP.have_history = 1;
+        RP.down_since = 0;
+        RP.master_db = 0;
+    }
+    RP.state = RS_CONNECT;
+    log_notice("Connecting to MASTER %s:%d", RP.host, RP.port);
+    connect_master();
+}
+
+static void unset_master(void) {
+    if (RP.master) drop_master();
+    cancel_link();
+    free(RP.host);
+    RP.host = NULL;
+    set_config(NULL, 0);
+    RP.state = RS_NONE;
+    server.upstream = 0;
+    repl_shift_id();
+    log_notice("Setting secondary replication ID to %s, valid up to offset: %lld. New "
+               "replication ID is %s", R.replid2, R.second_offset, R.replid);
+    primary_drop_replicas();
+    R.stream_db = -1;
+    backlog_create();
+}
+
+void cmd_replicaof(client *c) {
+    if (c->argc != 3) {
+        reply_wrong_args(c);
+        return;
+    }
+    const arg *a = c->argv;
+    if (a[1].len == 2 && !strncasecmp(a[1].p, "no", 2) && a[2].len == 3 &&
+        !strncasecmp(a[2].p, "one", 3)) {
+        if (RP.state != RS_NONE) {
+            unset_master();
+            log_notice("MASTER MODE enabled (user request from 'id=%llu addr=%s')",
+                       (unsigned long long)c->id, c->addr);
+        }
+        reply_ok(c);
+        return;
+    }
+    if (c->flags & CLIENT_REPLICA) {
+        reply_error(c, "ERR Command is not valid when client is a replica.");
+        return;
+    }
+    long long port;
+    if (!str_to_ll(a[2].p, a[2].len, &port) || port < 0 || port > 65535) {
+        reply_error(c, "ERR Invalid master port");
+        return;
+    }
+    char *host = xstrndup(a[1].p, a[1].len);
+    if (RP.state != RS_NONE && RP.host && !strcasecmp(RP.host, host) && RP.port == port) {
+        log_notice("REPLICAOF would result into synchronization with the master we are already "
+                   "connected with. No operation performed.");
+        reply_status(c, "OK Already connected to specified master");
+        free(host);
+        return;
+    }
+    set_master(host, (int)port);
+    log_notice("REPLICAOF %s:%d enabled (user request from 'id=%llu addr=%s')", host, (int)port,
+               (unsigned long long)c->id, c->addr);
+    free(host);
+    reply_ok(c);
+}
+
 void cmd_slaveof(client *c) { cmd_replicaof(c); }
+
+static void input_applied_hook(client *c, const char *p, size_t n) {
+    if (c == RP.master) master_input(c, p, n);
+}
+
+static void client_closed_hook(client *c) {
+    if (c->flags & CLIENT_MASTER) master_closed(c);
+}
+
+static void shutdown_hook(void) {
+    if (RP.master) drop_master();
+    cancel_link();
+}
+
+static const hooks replica_hooks = {
+    .name = "replica",
+    .cron = replica_cron,
+    .client_closed = client_closed_hook,
+    .input_applied = input_applied_hook,
+    .shutdown = shutdown_hook,
+};
+
+void replica_init(void) {
+    hooks_register(&replica_hooks);
+    cmd_add_gate(replica_gate);
+    if (server.cfg.replicaof_host) {
+        /* from the config file: followed from startup, without a history
+         * (PSYNC ? -1), as Redis without a cached master */
+        RP.host = xstrdup(server.cfg.replicaof_host);
+        RP.port = server.cfg.replicaof_port;
+        RP.state = RS_CONNECT;
+        RP.last_try_ms = mono_ms() - 1000;
+        server.upstream = 1;
+    }
+}

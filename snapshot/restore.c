@@ -1,5 +1,6 @@
 /* restore: a snapshot's keys into the databases (see restore.h).
- * Main thread only (startup). */
+ * Main thread only (startup), except restore_into_tables (any one thread,
+ * into tables nobody else sees yet). */
 #include "restore.h"
 
 #include <assert.h>
@@ -176,4 +177,57 @@ const rdb_load_cb *restore_callbacks(void) { return &inline_cb; }
 
 int restore_file(const char *path, rdb_load_stats *st, char *err, size_t errlen) {
     return rdb_load_file(path, wall_ms(), &inline_cb, NULL, st, err, errlen);
+}
+
+/* ---- into fresh tables (a replica's loader thread) ---- */
+
+typedef struct into_ctx {
+    vt **tables;
+    int ntables;
+    uint32_t access;
+} into_ctx;
+
+static void into_resize(void *priv, int dbid, uint64_t keys, uint64_t expires) {
+    into_ctx *x = priv;
+    (void)expires;
+    if (dbid >= 0 && dbid < x->ntables && vt_size(x->tables[dbid]) == 0)
+        vt_reserve(x->tables[dbid], (size_t)keys);
+}
+
+static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, char *err,
+                    size_t errlen) {
+    into_ctx *x = priv;
+    if (dbid < 0 || dbid >= x->ntables) {
+        snprintf(err, errlen, "database %d out of range (databases is %d)", dbid, x->ntables);
+        obj_decref(key);
+        obj_decref(val);
+        return -1;
+    }
+    vt_wr w;
+    int created;
+    vt_entry *e = vt_write(x->tables[dbid], key->data, key->len, 1, &w, &created);
+    if (!created) {
+        vt_write_done(&w);
+        snprintf(err, errlen, "Duplicated key '%.*s%s' found in RDB file (database %d)",
+                 key->len > 200 ? 200 : (int)key->len, key->data, key->len > 200 ? "..." : "",
+                 dbid);
+        obj_decref(key);
+        obj_decref(val);
+        return -1;
+    }
+    assert(e->val == NULL);
+    vt_access_set(e, x->access);
+    e->val = val;
+    vt_set_expire(&w, e, expire);
+    vt_write_done(&w);
+    obj_decref(key);
+    return 0;
+}
+
+int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
+                        rdb_load_stats *st, char *err, size_t errlen) {
+    static const rdb_load_cb into_cb = {into_resize, into_key, NULL, NULL, NULL};
+    into_ctx x = {tables, ntables, access};
+    /* now_ms 0: no key counts as expired */
+    return rdb_load(src, 0, &into_cb, &x, st, err, errlen);
 }

@@ -3,7 +3,8 @@
 # prefix = the PNG names' prefix (spike, coll),
 # methods = "forkless fork redis", runs = the run to draw for each method
 # (same order), cond = one line of conditions for the titles.
-# CSV columns: method,run,t_ms,pss_bytes,sets_per_s,ping_ms,saving
+# CSV columns: method,run,t_ms,pss_bytes,sets_per_s,ping_ms,saving (then
+# rss_bytes,obuf_bytes, unused here)
 
 set datafile separator ","
 set terminal pngcairo size 1200,760 font ",11"

@@ -178,7 +178,7 @@ one_leg() {
     cat "$d/spike.err" >&2
     if [ $rc -ne 0 ]; then
         local why
-        why=$(grep -v '^spike: .* run .*: fill' "$d/spike.err" | tail -1)
+        why=$(grep -v '^spike: .* run .*: fill' "$d/spike.err" | head -1)
         [ $rc -eq 124 ] && why="no result in $bound s (killed)"
         leg_failed "$m" "$r" "$d" "${why:-spike exited $rc}"; stop_both; return 1
     fi
@@ -343,7 +343,7 @@ fi)
                 + 1 connection PING every 2 ms (SCHED_FIFO thread where permitted)
 sync            at t=2 s REPLICAOF 127.0.0.1 <primary> to an empty redis-server replica; replica's INFO
                 replication polled every 20 ms until master_link_status:up (= end of the sync window);
-                primary's INFO memory polled likewise (mem_total_replication_buffers / mem_clients_slaves)
+                primary's INFO memory every $SAMPLE_MS ms (mem_total_replication_buffers / mem_clients_slaves)
 primary         repl-diskless-sync yes, repl-diskless-sync-delay 0, client-output-buffer-limit ${OBUF_LIMIT:-"(default)"}, --save ""
 replica         redis-server, repl-diskless-load $REPLICA_LOAD, --save "", taskset -c 1
 sampling        every $SAMPLE_MS ms: Pss of primary + children, RSS of the primary, replication buffers, writes, worst PING

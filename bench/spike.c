@@ -735,8 +735,8 @@ static int run_save(redisContext *c, struct save_result *sr)
  * Instead of BGSAVE, the main thread sends REPLICAOF <host> <port> at t = 2 s
  * to an empty replica (a redis-server the driver started on --replica-port),
  * then polls every poll_ms the replica's INFO replication until
- * master_link_status:up, and the primary's INFO memory for its replication
- * buffers (G.obuf, which the sampler records). A primary that exits, or no
+ * master_link_status:up, and every sample_ms the primary's INFO memory for
+ * its replication buffers (G.obuf, which the sampler records). A primary that exits, or no
  * payload byte received (master_sync_read_bytes) within --handshake-s, or no
  * link within --max-save-s, fails the run with a message saying which. */
 static redisContext *R_c;           /* the replica; main thread only */
@@ -777,6 +777,7 @@ static int run_sync(redisContext *c, struct save_result *sr)
     int64_t deadline = sr->t_reply + (int64_t)G.o.max_save_s * 1000000000LL;
     int64_t hs_deadline = sr->t_reply + (int64_t)G.o.handshake_s * 1000000000LL;
     int transfer = 0;
+    int64_t next_obuf = 0;
     for (;;) {
         next += poll;
         sleep_until(next);
@@ -799,7 +800,11 @@ static int run_sync(redisContext *c, struct save_result *sr)
             atomic_store(&G.saving, 0);
             return 0;
         }
-        long long ob = primary_obuf(c);
+        /* INFO memory runs on the primary's main thread (verso: mallinfo2):
+         * once per sample period, not every poll */
+        long long ob = t >= next_obuf ? primary_obuf(c) : atomic_load(&G.obuf);
+        if (t >= next_obuf)
+            next_obuf = t + (int64_t)G.o.sample_ms * 1000000LL;
         if (ob == -2 || kill((pid_t)G.server_pid, 0) != 0) {
             fprintf(stderr, "spike: primary gone during the sync (%s)\n",
                     ob == -2 ? c->errstr : "process exited");
@@ -813,7 +818,9 @@ static int run_sync(redisContext *c, struct save_result *sr)
                     G.o.handshake_s, link);
             return -1;
         }
-        if (t > deadline || atomic_load(&G.failed)) {
+        if (atomic_load(&G.failed))
+            return -1;              /* run_load prints why */
+        if (t > deadline) {
             fprintf(stderr, "spike: replica link not up %d s after REPLICAOF "
                     "(master_link_status:%s)\n", G.o.max_save_s, link);
             return -1;

@@ -19,6 +19,7 @@
 #   $OUT/repl-samples.csv   every sample of every run (spike.c's CSV)
 #   $OUT/repl-runs.tsv      one line of figures per run
 #   $OUT/repl-summary.txt   what is printed
+#   $OUT/repl-memory.png, $OUT/repl-ping.png   (median run of each method)
 # (WORKLOAD=coll: $OUT/repl-coll-*.)
 #
 # Variables (environment): KEYS=1000000 VALUE=300 RUNS=3 CONNS=8 SEED=1
@@ -359,6 +360,25 @@ date            $(date -u +%Y-%m-%dT%H:%MZ), total time $1 s
 EOF
 }
 
+# plots: Pss and PING/writes over time, the median run (by Pss growth) of
+# each method that has one (plot-spike.gp; skipped without gnuplot).
+plots() {
+    command -v gnuplot >/dev/null || { say "no gnuplot: no plots"; return 0; }
+    local m r sel_m="" sel_r=""
+    for m in $METHODS; do
+        r=$(awk -F'\t' -v m="$m" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "growth_mb") c = i; next }
+            $1 == m { print $c, $2 }' "$TSV" | sort -g | awk '{ r[NR] = $2 } END { if (NR) print r[int((NR + 1) / 2)] }')
+        [ -n "$r" ] && sel_m="$sel_m $m" && sel_r="$sel_r $r"
+    done
+    [ -n "$sel_m" ] || return 0
+    local cond="$KEYS keys x $VALUE B, $CONNS writers, primary on core 0, replica + load on core 1, $(nproc) vCPU"
+    [ "$WORKLOAD" = coll ] &&
+        cond="$COLL_KEYS hashes+lists+zsets x $COLL_ELEMS elements, $CONNS writers, primary on core 0, $(nproc) vCPU"
+    gnuplot -e "csv='$OUT/$P-samples.csv'; outdir='$OUT'; prefix='$P'; methods='$sel_m'; runs='$sel_r'; \
+        cond='$cond'; event='REPLICAOF'; target=1" "$HERE/plot-spike.gp" ||
+        say "gnuplot failed (the figures above are still valid)"
+}
+
 main() {
     check_tools
     mkdir -p "$OUT"
@@ -383,7 +403,8 @@ main() {
         done
     done
     { summary; echo; conditions $((SECONDS - t0)); } | tee "$OUT/$P-summary.txt"
-    say "wrote $OUT/$P-{samples.csv,runs.tsv,summary.txt}"
+    [ -f "$TSV" ] && plots
+    say "wrote $OUT/$P-{samples.csv,runs.tsv,summary.txt,memory.png,ping.png}"
     [ "$failed" = " " ] || die "failed legs:$failed(see FAILED above)"
 }
 

@@ -18,6 +18,11 @@
  *   - the main thread (a 10th connection) sends BGSAVE at t=2 s, polls INFO
  *     persistence every 20 ms until rdb_bgsave_in_progress:0, keeps the load
  *     for 1 s more, then reads the final INFO figures.
+ * With --replica-port (make bench-replication, bench/replication.sh) the
+ * save is a full sync instead: at t=2 s REPLICAOF to an empty replica, the
+ * replica's INFO polled every 20 ms until master_link_status:up (see "the
+ * replication leg" below), then, after the load, a check that the replica
+ * holds the primary's data; its TSV has columns of its own.
  * It appends the samples to a CSV and one line of figures to a TSV; bench/
  * spike.sh starts the servers, calls this per run and summarises. All times
  * come from CLOCK_MONOTONIC; t_ms is relative to the start of the load.
@@ -32,6 +37,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,10 +62,15 @@ struct opts {
     uint64_t seed;
     int settle_ms, bgsave_at_ms, tail_ms, sample_ms, ping_ms, poll_ms;
     int max_save_s;
+    int replica_port;           /* --replica-port: the replication leg (below) */
+    int handshake_s;            /* --handshake-s: no transfer by then = fail */
+    const char *log;            /* --log: the server's log ("took N us") */
 };
 
 struct sample {                 /* one row of the samples CSV */
     int64_t t_ms, pss;
+    int64_t rss;                /* the server process's own RSS */
+    int64_t obuf;               /* primary's replication buffers, -1 unknown */
     double sets_per_s, ping_ms;
     int saving;
 };
@@ -74,6 +85,7 @@ static struct {
     struct opts o;
     int64_t t0_ns;                  /* load start; set before threads start */
     long server_pid;                /* set before threads start */
+    long replica_pid;               /* sync mode; set before threads start */
     const char *pool;               /* random value pool, read-only */
     atomic_int go, stop;            /* main thread sets */
     atomic_int saving;              /* main thread sets: BGSAVE sent, not done */
@@ -87,6 +99,7 @@ static struct {
     size_t nsamples, cap_samples;
     char errmsg[256];
     atomic_int failed;              /* any thread sets on error */
+    atomic_llong obuf;              /* main thread sets (sync mode), sampler reads */
 } G;
 
 /* ---------- small helpers ---------- */
@@ -133,12 +146,12 @@ static void fill_random(char *buf, size_t len, uint64_t *s)
     }
 }
 
-static redisContext *connect_server(void)
+static redisContext *connect_port(int port)
 {
     struct timeval tv = { 5, 0 };
-    redisContext *c = redisConnectWithTimeout(G.o.host, G.o.port, tv);
+    redisContext *c = redisConnectWithTimeout(G.o.host, port, tv);
     if (!c || c->err) {
-        fprintf(stderr, "spike: connect %s:%d: %s\n", G.o.host, G.o.port,
+        fprintf(stderr, "spike: connect %s:%d: %s\n", G.o.host, port,
                 c ? c->errstr : "out of memory");
         redisFree(c);
         return NULL;
@@ -146,6 +159,11 @@ static redisContext *connect_server(void)
     struct timeval rt = { G.o.max_save_s + 30, 0 };
     redisSetTimeout(c, rt);
     return c;
+}
+
+static redisContext *connect_server(void)
+{
+    return connect_port(G.o.port);
 }
 
 /* Value of `field:` in an INFO reply, or -1 if absent. */
@@ -469,14 +487,18 @@ static int read_proc(const char *path, char *buf, size_t n)
     return 0;
 }
 
-/* Pss of one process in bytes; 0 if it is gone or a zombie. */
-static int64_t pss_of(long pid)
+/* Pss of one process in bytes (and its Rss if rss); 0 if it is gone or a
+ * zombie. */
+static int64_t pss_of(long pid, int64_t *rss)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%ld/smaps_rollup", pid);
     if (read_proc(path, buf, sizeof buf) != 0)
         return 0;
-    const char *p = strstr(buf, "\nPss:");
+    const char *p = strstr(buf, "\nRss:");
+    if (rss)
+        *rss = p ? strtoll(p + 5, NULL, 10) * 1024 : 0;
+    p = strstr(buf, "\nPss:");
     return p ? strtoll(p + 5, NULL, 10) * 1024 : 0;
 }
 
@@ -530,15 +552,15 @@ static int list_children(long *pids)
  * fork or exit happens between the reads: list the children before and
  * after, and read again if the list changed or a child was exiting (a zombie
  * has released its memory already and counts 0, which is consistent). */
-static int64_t pss_total(void)
+static int64_t pss_total(int64_t *rss)
 {
     long before[MAX_CHILDREN], after[MAX_CHILDREN];
     int64_t sum = 0;
     for (int attempt = 0; attempt < 50; attempt++) {
         int nb = list_children(before);
-        sum = pss_of(G.server_pid);
+        sum = pss_of(G.server_pid, rss);
         for (int i = 0; i < nb; i++)
-            sum += pss_of(before[i]);
+            sum += pss_of(before[i], NULL);
         int na = list_children(after);
         if (nb >= 0 && na == nb && !memcmp(before, after, (size_t)nb * sizeof *before))
             return sum;
@@ -568,13 +590,16 @@ static void *sampler_thread(void *arg)
         sleep_until(next);
         int64_t t = now_ns();
         long long sets = atomic_load(&G.sets_done);
+        int64_t rss = 0;
         struct sample s = {
             .t_ms = (t - G.t0_ns) / 1000000LL,
-            .pss = pss_total(),
+            .pss = pss_total(&rss),
+            .obuf = atomic_load(&G.obuf),
             .sets_per_s = (double)(sets - prev_sets) * 1e9 / (double)(t - prev_t),
             .ping_ms = (double)atomic_exchange(&G.ping_max_ns, 0) / 1e6,
             .saving = atomic_load(&G.saving),
         };
+        s.rss = rss;
         sample_add(s);
         prev_t = t;
         prev_sets = sets;
@@ -636,6 +661,10 @@ static void cpu_snap_take(struct cpu_snap *cs)
         fclose(f);
     snprintf(pid, sizeof pid, "%ld", G.server_pid);
     cs->ours = proc_jiffies(pid, 1) + proc_jiffies("self", 0);
+    if (G.replica_pid > 0) {            /* sync mode: the replica is ours too */
+        snprintf(pid, sizeof pid, "%ld", G.replica_pid);
+        cs->ours += proc_jiffies(pid, 1);
+    }
 }
 
 static double cpu_busy_pct(const struct cpu_snap *a, const struct cpu_snap *b, int cpu)
@@ -697,6 +726,103 @@ static int run_save(redisContext *c, struct save_result *sr)
         }
         if (t > deadline || atomic_load(&G.failed)) {
             fprintf(stderr, "spike: save not done after %d s\n", G.o.max_save_s);
+            return -1;
+        }
+    }
+}
+
+/* ---------- the replication leg (--replica-port) ----------
+ * Instead of BGSAVE, the main thread sends REPLICAOF <host> <port> at t = 2 s
+ * to an empty replica (a redis-server the driver started on --replica-port),
+ * then polls every poll_ms the replica's INFO replication until
+ * master_link_status:up, and every sample_ms the primary's INFO memory for
+ * its replication buffers (G.obuf, which the sampler records). A primary that exits, or no
+ * payload byte received (master_sync_read_bytes) within --handshake-s, or no
+ * link within --max-save-s, fails the run with a message saying which. */
+static redisContext *R_c;           /* the replica; main thread only */
+
+/* The primary's replication buffer bytes (Redis 7.0:
+ * mem_total_replication_buffers, else mem_clients_slaves), -1 if it has
+ * neither field, -2 if INFO failed. */
+static long long primary_obuf(redisContext *c)
+{
+    char *info = info_get(c, "memory");
+    if (!info)
+        return -2;
+    long long v = info_ll(info, "mem_total_replication_buffers");
+    if (v < 0)
+        v = info_ll(info, "mem_clients_slaves");
+    free(info);
+    return v;
+}
+
+static int run_sync(redisContext *c, struct save_result *sr)
+{
+    char port[16], link[64] = "-";
+    snprintf(port, sizeof port, "%d", G.o.port);
+    sleep_until(G.t0_ns + (int64_t)G.o.bgsave_at_ms * 1000000LL);
+    atomic_store(&G.saving, 1);
+    cpu_snap_take(&sr->cpu_send);
+    sr->sets_at_send = atomic_load(&G.sets_done);
+    sr->t_send = now_ns();
+    redisReply *r = redisCommand(R_c, "REPLICAOF %s %s", G.o.host, port);
+    sr->t_reply = now_ns();
+    sr->sets_at_reply = atomic_load(&G.sets_done);
+    if (!r || r->type != REDIS_REPLY_STATUS) {
+        fprintf(stderr, "spike: REPLICAOF failed: %s\n", r ? r->str : R_c->errstr);
+        return -1;
+    }
+    freeReplyObject(r);
+    int64_t poll = (int64_t)G.o.poll_ms * 1000000LL, next = sr->t_reply;
+    int64_t deadline = sr->t_reply + (int64_t)G.o.max_save_s * 1000000000LL;
+    int64_t hs_deadline = sr->t_reply + (int64_t)G.o.handshake_s * 1000000000LL;
+    int transfer = 0;
+    int64_t next_obuf = 0;
+    for (;;) {
+        next += poll;
+        sleep_until(next);
+        char *ri = info_get(R_c, "replication");
+        int64_t t = now_ns();
+        long long sets = atomic_load(&G.sets_done);
+        if (!ri) {
+            fprintf(stderr, "spike: replica INFO failed: %s\n", R_c->errstr);
+            return -1;
+        }
+        info_str(ri, "master_link_status", link, sizeof link);
+        /* not master_sync_in_progress: a redis replica is in that state
+         * for a moment at each failed attempt, between SYNC and -ERR */
+        transfer |= info_ll(ri, "master_sync_read_bytes") > 0;
+        free(ri);
+        if (!strcmp(link, "up")) {
+            sr->t_done = t;
+            sr->sets_at_done = sets;
+            cpu_snap_take(&sr->cpu_done);
+            atomic_store(&G.saving, 0);
+            return 0;
+        }
+        /* INFO memory runs on the primary's main thread (verso: mallinfo2):
+         * once per sample period, not every poll */
+        long long ob = t >= next_obuf ? primary_obuf(c) : atomic_load(&G.obuf);
+        if (t >= next_obuf)
+            next_obuf = t + (int64_t)G.o.sample_ms * 1000000LL;
+        if (ob == -2 || kill((pid_t)G.server_pid, 0) != 0) {
+            fprintf(stderr, "spike: primary gone during the sync (%s)\n",
+                    ob == -2 ? c->errstr : "process exited");
+            return -1;
+        }
+        atomic_store(&G.obuf, ob);
+        if (!transfer && t > hs_deadline) {
+            fprintf(stderr, "spike: no transfer started %d s after REPLICAOF "
+                    "(replica: master_link_status:%s, no payload byte read): "
+                    "the primary does not serve this replica (see the logs)\n",
+                    G.o.handshake_s, link);
+            return -1;
+        }
+        if (atomic_load(&G.failed))
+            return -1;              /* run_load prints why */
+        if (t > deadline) {
+            fprintf(stderr, "spike: replica link not up %d s after REPLICAOF "
+                    "(master_link_status:%s)\n", G.o.max_save_s, link);
             return -1;
         }
     }
@@ -783,11 +909,12 @@ static int write_csv(void)
         return -1;
     }
     if (ftell(f) == 0)
-        fprintf(f, "method,run,t_ms,pss_bytes,sets_per_s,ping_ms,saving\n");
+        fprintf(f, "method,run,t_ms,pss_bytes,sets_per_s,ping_ms,saving,rss_bytes,obuf_bytes\n");
     for (size_t i = 0; i < G.nsamples; i++) {
         const struct sample *s = &G.samples[i];
-        fprintf(f, "%s,%d,%" PRId64 ",%" PRId64 ",%.0f,%.3f,%d\n", G.o.method,
-                G.o.run, s->t_ms, s->pss, s->sets_per_s, s->ping_ms, s->saving);
+        fprintf(f, "%s,%d,%" PRId64 ",%" PRId64 ",%.0f,%.3f,%d,%" PRId64 ",%" PRId64 "\n",
+                G.o.method, G.o.run, s->t_ms, s->pss, s->sets_per_s, s->ping_ms,
+                s->saving, s->rss, s->obuf);
     }
     return fclose(f);
 }
@@ -873,6 +1000,217 @@ static int write_tsv(const struct save_result *sr, double fill_s, const char *in
     return fclose(f);
 }
 
+/* ---------- the replication leg's results ---------- */
+
+/* Round trips of the PINGs overlapping [a, b]: p50, p99, p99.9, max (ms),
+ * how many, how many over 1 ms and over 2 ms. */
+struct ping_stats { double p50, p99, p999, max; size_t n, over1, over2; };
+
+static struct ping_stats ping_stats(int64_t a, int64_t b)
+{
+    struct ping_stats ps = { 0 };
+    int64_t *v = malloc((G.npings + 1) * sizeof *v);
+    for (size_t i = 0; i < G.npings; i++) {
+        const struct ping *p = &G.pings[i];
+        if (p->sent_ns <= b && p->sent_ns + p->rtt_ns >= a) {
+            v[ps.n++] = p->rtt_ns;
+            ps.over1 += p->rtt_ns > 1000000LL;
+            ps.over2 += p->rtt_ns > 2000000LL;
+        }
+    }
+    qsort(v, ps.n, sizeof *v, cmp_i64);
+    if (ps.n) {
+        ps.p50 = (double)v[ps.n / 2] / 1e6;
+        ps.p99 = (double)v[ps.n * 99 / 100] / 1e6;
+        ps.p999 = (double)v[ps.n * 999 / 1000] / 1e6;
+        ps.max = (double)v[ps.n - 1] / 1e6;
+    }
+    free(v);
+    return ps;
+}
+
+/* Over the samples in [from_ms, to_ms]: the median RSS (base) and the peaks
+ * of RSS, replication buffers and Pss minus those buffers (-1: unknown). */
+struct mem_stats { int64_t rss_med, rss_peak, obuf_peak, net_peak; };
+
+static struct mem_stats mem_stats(int64_t from_ms, int64_t to_ms)
+{
+    struct mem_stats m = { 0, 0, -1, -1 };
+    int64_t *v = malloc((G.nsamples + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < G.nsamples; i++) {
+        const struct sample *s = &G.samples[i];
+        if (s->t_ms < from_ms || s->t_ms > to_ms)
+            continue;
+        v[n++] = s->rss;
+        if (s->rss > m.rss_peak)
+            m.rss_peak = s->rss;
+        if (s->obuf >= 0 && s->obuf > m.obuf_peak)
+            m.obuf_peak = s->obuf;
+        if (s->obuf >= 0 && s->pss - s->obuf > m.net_peak)
+            m.net_peak = s->pss - s->obuf;
+    }
+    qsort(v, n, sizeof *v, cmp_i64);
+    m.rss_med = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+    free(v);
+    return m;
+}
+
+/* The last "took N us" in the server's log (verso: "start took", "fork
+ * took"); -1 if none (redis-server logs no such figure). */
+static long long log_took_us(void)
+{
+    FILE *f = G.o.log ? fopen(G.o.log, "r") : NULL;
+    char line[2048];
+    long long v = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, " took ");
+        char *e;
+        long long x = p ? strtoll(p + 6, &e, 10) : -1;
+        if (p && e != p + 6 && !strncmp(e, " us", 3))
+            v = x;
+    }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static long long int_reply(redisContext *c, const char *cmd, const char *key)
+{
+    redisReply *r = key ? redisCommand(c, "%s %s", cmd, key) : redisCommand(c, "%s", cmd);
+    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return v;
+}
+
+/* 1 if GET key (or HGET key field) reads the same on both servers. */
+static int same_value(redisContext *c, const char *key, const char *field)
+{
+    redisReply *a = field ? redisCommand(c, "HGET %s %s", key, field) : redisCommand(c, "GET %s", key);
+    redisReply *b = field ? redisCommand(R_c, "HGET %s %s", key, field) : redisCommand(R_c, "GET %s", key);
+    int same = a && b && a->type == b->type && a->len == b->len &&
+               (a->type != REDIS_REPLY_STRING || !memcmp(a->str, b->str, a->len));
+    if (a) freeReplyObject(a);
+    if (b) freeReplyObject(b);
+    return same;
+}
+
+/* After the load: wait (up to 30 s) until the replica's slave_repl_offset
+ * equals the primary's master_repl_offset, then compare DBSIZE and a sample
+ * of the data (1000 random keys; with the collections, every big key's
+ * length and 10 fields of each hash). Returns "ok" or what differs. */
+static const char *verify_replica(redisContext *c, double *catchup_s)
+{
+    int64_t t0 = now_ns(), deadline = t0 + 30000000000LL;
+    long long po, ro;
+    for (;;) {
+        char *pi = info_get(c, "replication"), *ri = info_get(R_c, "replication");
+        po = pi ? info_ll(pi, "master_repl_offset") : -1;
+        ro = ri ? info_ll(ri, "slave_repl_offset") : -1;
+        free(pi);
+        free(ri);
+        if (po >= 0 && po == ro)
+            break;
+        if (now_ns() > deadline) {
+            fprintf(stderr, "spike: replica at offset %lld, primary at %lld, 30 s after the load\n", ro, po);
+            return "behind";
+        }
+        usleep(20000);
+    }
+    *catchup_s = (double)(now_ns() - t0) / 1e9;
+    if (int_reply(c, "DBSIZE", NULL) != int_reply(R_c, "DBSIZE", NULL))
+        return "dbsize-differs";
+    uint64_t s = G.o.seed + 77;
+    char key[32], field[32];
+    if (!G.o.coll) {
+        for (int i = 0; i < 1000; i++) {
+            snprintf(key, sizeof key, "key:%012ld", (long)(splitmix64(&s) % (uint64_t)G.o.keys));
+            if (!same_value(c, key, NULL))
+                return "value-differs";
+        }
+        return "ok";
+    }
+    static const char *len_cmd[3] = { "HLEN", "LLEN", "ZCARD" };
+    for (int type = 0; type < 3; type++)
+        for (long k = 0; k < G.o.coll_keys; k++) {
+            snprintf(key, sizeof key, "%c:%ld", "hlz"[type], k);
+            if (int_reply(c, len_cmd[type], key) != int_reply(R_c, len_cmd[type], key))
+                return "length-differs";
+            for (int i = 0; type == 0 && i < 10; i++) {
+                snprintf(field, sizeof field, "f:%014ld", (long)(splitmix64(&s) % (uint64_t)G.o.coll_elems));
+                if (!same_value(c, key, field))
+                    return "value-differs";
+            }
+        }
+    return "ok";
+}
+
+static const char *SYNC_TSV_HEADER =
+    "method\trun\tworkload\tkeys\tvsize\tconns\tfill_s\tbaseline_mb\tpeak_mb\tgrowth_mb"
+    "\trss_baseline_mb\trss_growth_mb\tobuf_peak_mb\tgrowth_net_mb\tlink_up_s\treplicaof_reply_ms"
+    "\tsets_before\tsets_during\tset_ratio\tping_worst_sync_ms\tping_p50_sync_ms"
+    "\tping_p99_sync_ms\tping_p999_sync_ms\tpings_sync\tpings_sync_over_1ms"
+    "\tpings_sync_over_2ms\tping_p50_before_ms\tping_p99_before_ms\tping_worst_before_ms"
+    "\twrite_p50_before_ms\twrite_p99_before_ms\twrite_max_before_ms\twrite_p50_sync_ms"
+    "\twrite_p99_sync_ms\twrite_max_sync_ms\tfork_usec\tstall_usec\tlog_took_us\tcow_mb"
+    "\tcore0_before\tcore0_during\tcore1_before\tcore1_during\tother_cpu_pct\tping_fifo"
+    "\tcatchup_s\tstatus\n";
+
+static int write_tsv_sync(const struct save_result *sr, double fill_s, const char *info,
+                          const char *status, double catchup_s)
+{
+    FILE *f = fopen(G.o.tsv, "a");
+    if (!f) {
+        perror(G.o.tsv);
+        return -1;
+    }
+    if (ftell(f) == 0)
+        fputs(SYNC_TSV_HEADER, f);
+    int64_t at = G.o.bgsave_at_ms, MB = 1048576;
+    int64_t done_ms = (sr->t_done - G.t0_ns) / 1000000LL;
+    int64_t send_ms = (sr->t_send - G.t0_ns) / 1000000LL;
+    double base = (double)baseline_pss(at - 1000, at) / MB;
+    double peak = (double)peak_pss(send_ms, done_ms) / MB;
+    struct mem_stats mb = mem_stats(at - 1000, at - 1), md = mem_stats(send_ms, done_ms);
+    double sync_s = (double)(sr->t_done - sr->t_reply) / 1e9;
+    double before = (double)sr->sets_at_send * 1e9 / (double)(sr->t_send - G.t0_ns);
+    double during = (double)(sr->sets_at_done - sr->sets_at_reply) / sync_s;
+    struct ping_stats ps = ping_stats(sr->t_send, sr->t_done);
+    struct ping_stats pb = ping_stats(G.t0_ns + 500000000LL, sr->t_send);
+    double b50, b99, bmax, s50, s99, smax;
+    size_t nb, ns;
+    write_lat(G.t0_ns + 500000000LL, sr->t_send, &b50, &b99, &bmax, &nb);
+    write_lat(sr->t_send, sr->t_done, &s50, &s99, &smax, &ns);
+    char fork_us[32], stall[32], cow[32], obuf[32] = "-", net[32] = "-", took[32] = "-";
+    long long took_us = log_took_us();
+    if (took_us >= 0)
+        snprintf(took, sizeof took, "%lld", took_us);
+    info_fmt(info, "latest_fork_usec", 0, fork_us, sizeof fork_us);
+    info_fmt(info, "rdb_last_bgsave_start_stall_usec", 0, stall, sizeof stall);
+    info_fmt(info, "rdb_last_cow_size", 1, cow, sizeof cow);
+    if (md.obuf_peak >= 0) {
+        snprintf(obuf, sizeof obuf, "%.2f", (double)md.obuf_peak / MB);
+        snprintf(net, sizeof net, "%.1f", (double)md.net_peak / MB - base);
+    }
+    fprintf(f, "%s\t%d\t%s\t%ld\t%ld\t%d\t%.2f\t%.1f\t%.1f\t%.1f", G.o.method, G.o.run,
+            G.o.coll ? "coll" : "set", G.o.keys, G.o.vsize, G.o.conns, fill_s, base, peak,
+            peak - base);
+    fprintf(f, "\t%.1f\t%.1f\t%s\t%s\t%.3f\t%.2f", (double)mb.rss_med / MB,
+            (double)(md.rss_peak - mb.rss_med) / MB, obuf, net, sync_s,
+            (double)(sr->t_reply - sr->t_send) / 1e6);
+    fprintf(f, "\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%zu\t%.3f\t%.3f\t%.3f",
+            before, during, during / before, ps.max, ps.p50, ps.p99, ps.p999, ps.n,
+            ps.over1, ps.over2, pb.p50, pb.p99, pb.max);
+    fprintf(f, "\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%s", b50, b99, bmax, s50,
+            s99, smax, fork_us, stall, took, cow);
+    fprintf(f, "\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%d\t%.2f\t%s\n",
+            cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 0), cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 0),
+            cpu_busy_pct(&sr->cpu_go, &sr->cpu_send, 1), cpu_busy_pct(&sr->cpu_send, &sr->cpu_done, 1),
+            cpu_other_pct(&sr->cpu_go, &sr->cpu_done), G.ping_fifo, catchup_s, status);
+    return fclose(f);
+}
+
 /* ---------- main ---------- */
 
 static void usage(void)
@@ -884,7 +1222,8 @@ static void usage(void)
         "             [--max-save-s 300] [--pid SERVER_PID] [--sample-ms 100]\n"
         "             [--rate TOTAL_SET_PER_S (0 = closed loop)]\n"
         "             [--workload set|coll] [--coll-keys 20] [--coll-elems 500000]\n"
-        "             [--fill-only 1]\n");
+        "             [--fill-only 1]\n"
+        "             [--replica-port P [--handshake-s 15] [--log SERVER_LOG]]\n");
     exit(2);
 }
 
@@ -894,7 +1233,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         .conns = 8, .pipeline = 1, .keys = 1000000, .vsize = 300, .seed = 1,
         .settle_ms = 1000, .bgsave_at_ms = 2000, .tail_ms = 1000,
         .sample_ms = 100, .ping_ms = 2, .poll_ms = 20, .max_save_s = 300,
-        .coll_keys = 20, .coll_elems = 500000 };
+        .coll_keys = 20, .coll_elems = 500000, .handshake_s = 15 };
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--port")) o->port = atoi(v);
@@ -917,6 +1256,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(k, "--coll-keys")) o->coll_keys = atol(v);
         else if (!strcmp(k, "--coll-elems")) o->coll_elems = atol(v);
         else if (!strcmp(k, "--fill-only")) o->fill_only = atoi(v);
+        else if (!strcmp(k, "--replica-port")) o->replica_port = atoi(v);
+        else if (!strcmp(k, "--handshake-s")) o->handshake_s = atoi(v);
+        else if (!strcmp(k, "--log")) o->log = v;
         else usage();
     }
     if (argc % 2 == 0 || !o->port || !o->method || !o->csv || !o->tsv ||
@@ -938,7 +1280,7 @@ static int run_load(redisContext *c, struct save_result *sr)
     sleep_until(G.t0_ns);
     atomic_store(&G.go, 1);
     cpu_snap_take(&sr->cpu_go);
-    int rc = run_save(c, sr);
+    int rc = G.o.replica_port ? run_sync(c, sr) : run_save(c, sr);
     if (rc == 0)
         sleep_until(sr->t_done + (int64_t)G.o.tail_ms * 1000000LL);
     atomic_store(&G.stop, 1);
@@ -966,6 +1308,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "spike: server on port %d has pid %ld, expected %ld\n",
                 G.o.port, G.server_pid, G.o.pid);
         return 1;
+    }
+    atomic_store(&G.obuf, -1);
+    if (G.o.replica_port) {
+        if (!(R_c = connect_port(G.o.replica_port)))
+            return 1;
+        info = info_get(R_c, "server");
+        G.replica_pid = info ? info_ll(info, "process_id") : -1;
+        free(info);
     }
     char *pool = malloc(POOL_BYTES);
     uint64_t ps = G.o.seed ^ 0x5deece66dULL;
@@ -995,10 +1345,18 @@ int main(int argc, char **argv)
     strcat(info, is);
     free(ip);
     free(is);
-    int rc = write_csv() || write_tsv(&sr, fill_s, info);
-    fprintf(stderr, "spike: %s run %d: fill %.1f s, save %.2f s, %zu samples, %zu pings\n",
-            G.o.method, G.o.run, fill_s, (double)(sr.t_done - sr.t_reply) / 1e9,
-            G.nsamples, G.npings);
+    const char *status = "ok";
+    double catchup_s = -1;
+    if (R_c)
+        status = verify_replica(c, &catchup_s);
+    int rc = write_csv() || (R_c ? write_tsv_sync(&sr, fill_s, info, status, catchup_s)
+                                 : write_tsv(&sr, fill_s, info));
+    fprintf(stderr, "spike: %s run %d: fill %.1f s, %s %.2f s, %zu samples, %zu pings%s%s\n",
+            G.o.method, G.o.run, fill_s, R_c ? "sync (REPLICAOF to link up)" : "save",
+            (double)(sr.t_done - sr.t_reply) / 1e9, G.nsamples, G.npings,
+            R_c ? ", replica check: " : "", R_c ? status : "");
+    if (R_c)
+        redisFree(R_c);
     free(info);
     free(pool);
     free(G.samples);

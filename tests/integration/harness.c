@@ -448,10 +448,10 @@ static int h_ntracked;
 
 srv *h_srv_start(const char *extra_fmt, ...)
 {
-    char extra[4096];
+    char extra[4096] = "";
     va_list ap;
     va_start(ap, extra_fmt);
-    vsnprintf(extra, sizeof extra, extra_fmt, ap);
+    if (extra_fmt) vsnprintf(extra, sizeof extra, extra_fmt, ap); /* NULL: none, as srv_start */
     va_end(ap);
     ck_assert_int_lt(h_ntracked, H_MAX_TRACKED);
     srv *s = start_with(NULL, extra);

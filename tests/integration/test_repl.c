@@ -165,8 +165,9 @@ END_TEST
  * follows it: a partial resync on the promoted one's replid2, the data
  * written on the old primary before the switch kept. */
 START_TEST(promoted_replica_serves_partial_resync) {
-    srv *p = h_srv_start(NODE_ARGS);
-    srv *r = h_srv_start(NODE_ARGS);
+    /* no PING into the stream between the catch-up and the promotion */
+    srv *p = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
+    srv *r = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
     redisContext *pc = srv_connect(p), *rc = srv_connect(r);
     ru_preload(pc, 1);
     replicaof(rc, p->port);

@@ -19,13 +19,13 @@
  * on, changed by the SELECT this emits. */
 static int writer_step(redisContext *c, long i, int *db)
 {
-    int want = (int)(i % RU_NDB), n = 0;
+    int want = (int)((i / 7) % RU_NDB), n = 0; /* every step lands in every db */
     if (want != *db) {
         redisAppendCommand(c, "SELECT %d", want);
         *db = want;
         n++;
     }
-    switch (i % 10) {
+    switch (i % 20) {
     case 0:
         redisAppendCommand(c, "SET s:%ld val-%ld-abcdefghijklmnopqrstuvwxyz", i % 4000, i);
         break;
@@ -61,6 +61,35 @@ static int writer_step(redisContext *c, long i, int *db)
             redisAppendCommand(c, "DEL s:%ld", (i / 10) % 4000);
         else
             redisAppendCommand(c, "EXPIRE s:%ld %ld", (i / 10) % 4000, 300 + i % 100);
+        break;
+    /* commands a primary must not propagate as sent (random, relative,
+     * float): SPOP, ZPOPMIN, INCRBYFLOAT, HINCRBYFLOAT, GETEX, EXPIRE */
+    case 10:
+        redisAppendCommand(c, "APPEND s:%ld -%ld", i % 4000, i % 10);
+        break;
+    case 11:
+        redisAppendCommand(c, "SETRANGE s:%ld 2 XY%ld", (i / 3) % 4000, i % 10);
+        break;
+    case 12:
+        redisAppendCommand(c, "HINCRBYFLOAT h:%ld ff 1.%ld", i % 97, i % 10);
+        break;
+    case 13:
+        redisAppendCommand(c, "SPOP st:%ld", (i / 7) % 53);
+        break;
+    case 14:
+        redisAppendCommand(c, "LMOVE l:%ld l:%ld LEFT RIGHT", i % 61, (i / 61) % 61);
+        break;
+    case 15:
+        redisAppendCommand(c, "INCRBYFLOAT f:%ld 0.%ld", i % 31, i % 10);
+        break;
+    case 16:
+        redisAppendCommand(c, "COPY s:%ld cp:%ld REPLACE", i % 4000, i % 50);
+        break;
+    case 17:
+        redisAppendCommand(c, "ZPOPMIN z:%ld", (i / 11) % 47);
+        break;
+    case 18:
+        redisAppendCommand(c, "GETEX t:%ld PX %ld", (i / 5) % 500, 400000 + i % 1000);
         break;
     default:
         redisAppendCommand(c, "MULTI");

@@ -119,6 +119,23 @@ START_TEST(redis_primary_to_under_test_replica) {
 }
 END_TEST
 
+/* The payload through a file on both sides: the primary writes a $<len>
+ * payload (repl-diskless-sync no), the replica loads it from the socket
+ * into a spare dataset (repl-diskless-load swapdb) or from a file. */
+START_TEST(disk_backed_payload) {
+    srv *p = h_srv_start(NODE_ARGS " --repl-diskless-sync no");
+    srv *r = h_srv_start(NODE_ARGS " --repl-diskless-load swapdb");
+    run_pair(p, r);
+}
+END_TEST
+
+START_TEST(disk_backed_payload_to_redis_replica) {
+    srv *p = h_srv_start(NODE_ARGS " --repl-diskless-sync no");
+    srv *r = h_srv_start_redis(NODE_ARGS " --repl-diskless-load swapdb");
+    run_pair(p, r);
+}
+END_TEST
+
 /* A -> B -> C, each link through a proxy: C gets A's stream through B (the
  * same offsets), each link resumes partially after a cut. */
 START_TEST(chain_of_three) {
@@ -435,6 +452,9 @@ int main(void)
     h_add_dropall(s, "under_test_to_redis_replica", under_test_to_redis_replica, 600);
     h_add_dropall(s, "under_test_to_under_test_replica", under_test_to_under_test_replica, 600);
     h_add_dropall(s, "redis_primary_to_under_test_replica", redis_primary_to_under_test_replica,
+                  600);
+    h_add_dropall(s, "disk_backed_payload", disk_backed_payload, 600);
+    h_add_dropall(s, "disk_backed_payload_to_redis_replica", disk_backed_payload_to_redis_replica,
                   600);
     h_add_dropall(s, "chain_of_three", chain_of_three, 600);
     h_add_dropall(s, "promoted_replica_serves_partial_resync",

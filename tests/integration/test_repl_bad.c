@@ -358,6 +358,23 @@ static int fp_handshake(int fd)
     return 0;
 }
 
+/* The replica's next attempt that gets as far as PSYNC: earlier attempts it
+ * gave up on may wait in the listen queue, closed; they are skipped.
+ * Returns the connection, or -1 after timeout_ms (scaled). */
+static int fp_next_attempt(int lfd, int timeout_ms)
+{
+    long long deadline = h_now_ms() + h_scaled_ms(timeout_ms);
+    while (h_now_ms() < deadline) {
+        int fd = fp_accept(lfd, (int)((deadline - h_now_ms()) / h_time_scale()) + 1);
+        if (fd < 0)
+            return -1;
+        if (fp_handshake(fd))
+            return fd;
+        close(fd);
+    }
+    return -1;
+}
+
 enum { BAD_TRUNC_LEN, BAD_TRUNC_EOF, BAD_CHECKSUM, BAD_GARBAGE, BAD_FULLRESYNC_LINE };
 
 #define FAKE_ID "0123456789abcdef0123456789abcdef01234567"
@@ -424,9 +441,8 @@ static void fake_primary_case(int kind)
     expect_status(rc, "OK", "SET kept-before 1");
     int port, lfd = fp_listen(&port);
     expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", port);
-    int fd = fp_accept(lfd, 30000);
-    ck_assert_msg(fd >= 0, "the replica did not connect");
-    ck_assert_msg(fp_handshake(fd), "the replica sent no PSYNC");
+    int fd = fp_next_attempt(lfd, 30000);
+    ck_assert_msg(fd >= 0, "the replica did not connect and send PSYNC");
     fp_misbehave(fd, kind, rdb, len);
     expect_log(r, "a bad primary", words[kind]);
     if (kind == BAD_CHECKSUM && srv_is_reference()) {
@@ -444,9 +460,8 @@ static void fake_primary_case(int kind)
     }
     alive(r);
     /* it retries: a new connection and handshake */
-    fd = fp_accept(lfd, 30000);
-    ck_assert_msg(fd >= 0, "the replica did not retry");
-    ck_assert_msg(fp_handshake(fd), "the replica's retry sent no PSYNC");
+    fd = fp_next_attempt(lfd, 30000);
+    ck_assert_msg(fd >= 0, "the replica did not retry (up to PSYNC)");
     close(fd);
     close(lfd);
     alive(r);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROXY_BUF 65536
@@ -45,6 +46,9 @@ struct proxy {
     pair **pairs;
     size_t npairs, cap;
     int cut;
+    atomic_ullong rate;          /* set by any thread: down bytes/s, 0 none */
+    long long budget;            /* relay thread: down bytes it may send now */
+    long long budget_ms;         /* relay thread: when budget was refilled */
     /* atomic: read by any thread */
     atomic_ullong up, down;
     atomic_ulong accepted, refused;
@@ -137,11 +141,17 @@ static void do_accept(proxy *p)
 static int pair_io(proxy *p, pair *q, const struct pollfd *pf)
 {
     for (int d = 0; d < 2; d++) {
-        if (q->len[d] == 0 && !q->eof[d] && (pf[d].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t n = read(q->fd[d], q->buf[d], PROXY_BUF);
+        size_t room = PROXY_BUF;
+        if (d == 1 && atomic_load(&p->rate))
+            room = p->budget <= 0 ? 0 : p->budget < PROXY_BUF ? (size_t)p->budget : PROXY_BUF;
+        if (room && q->len[d] == 0 && !q->eof[d] &&
+            (pf[d].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t n = read(q->fd[d], q->buf[d], room);
             if (n > 0) {
                 q->len[d] = (size_t)n;
                 q->off[d] = 0;
+                if (d == 1)
+                    p->budget -= n;
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
                 q->eof[d] = 1;
             }
@@ -187,12 +197,39 @@ static void cmd_done(proxy *p)
     pthread_mutex_unlock(&p->mu);
 }
 
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Refills the down budget (rate per second, in 10 ms steps, at most one
+ * second's worth); 1 when the target side must not be read now. */
+static int refill(proxy *p)
+{
+    unsigned long long rate = atomic_load(&p->rate);
+    long long now = mono_ms();
+    if (!rate) {
+        p->budget_ms = now;
+        return 0;
+    }
+    if (now - p->budget_ms >= 10) {
+        p->budget += (long long)(rate * (unsigned long long)(now - p->budget_ms) / 1000);
+        if (p->budget > (long long)rate)
+            p->budget = (long long)rate;
+        p->budget_ms = now;
+    }
+    return p->budget <= 0;
+}
+
 static void *relay(void *arg)
 {
     proxy *p = arg;
     struct pollfd *pf = NULL;
     size_t pfcap = 0;
     for (;;) {
+        int throttled = refill(p);
         size_t need = 2 + 2 * p->npairs;
         if (need > pfcap) {
             struct pollfd *np = realloc(pf, need * sizeof *np);
@@ -207,14 +244,14 @@ static void *relay(void *arg)
             pair *q = p->pairs[i];
             for (int d = 0; d < 2; d++) {
                 short ev = 0;
-                if (q->len[d] == 0 && !q->eof[d])
+                if (q->len[d] == 0 && !q->eof[d] && !(d == 1 && throttled))
                     ev |= POLLIN;
                 if (q->len[!d] > 0)
                     ev |= POLLOUT;
                 pf[2 + 2 * i + (size_t)d] = (struct pollfd){ .fd = q->fd[d], .events = ev };
             }
         }
-        if (poll(pf, need, 1000) < 0 && errno != EINTR)
+        if (poll(pf, need, throttled ? 10 : 1000) < 0 && errno != EINTR)
             abort();
         if (pf[0].revents & POLLIN) {
             int c = take_cmd(p);
@@ -279,6 +316,11 @@ static void send_cmd(proxy *p, int c)
 }
 
 void proxy_cut(proxy *p) { send_cmd(p, CMD_CUT); }
+void proxy_throttle(proxy *p, unsigned long long bytes_per_sec)
+{
+    atomic_store(&p->rate, bytes_per_sec);
+    ck_assert_int_eq(write(p->wake[1], "x", 1), 1); /* poll again with it */
+}
 void proxy_restore(proxy *p) { send_cmd(p, CMD_RESTORE); }
 unsigned long long proxy_bytes_up(const proxy *p) { return atomic_load(&p->up); }
 unsigned long long proxy_bytes_down(const proxy *p) { return atomic_load(&p->down); }

@@ -24,6 +24,9 @@ int proxy_port(const proxy *p);
 /* Closes every relayed connection; refuses new ones until restored. */
 void proxy_cut(proxy *p);
 void proxy_restore(proxy *p);
+/* Limits what goes target -> client to bytes_per_sec in all (0: no
+ * limit), e.g. to make a full sync last while writes go on. */
+void proxy_throttle(proxy *p, unsigned long long bytes_per_sec);
 /* Bytes relayed client -> target (up) and target -> client (down). */
 unsigned long long proxy_bytes_up(const proxy *p);
 unsigned long long proxy_bytes_down(const proxy *p);

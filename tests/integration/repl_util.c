@@ -134,7 +134,7 @@ static void *writer_main(void *arg)
         atomic_fetch_add(&w->ops, replies);
         if (w->err[0])
             break;
-        h_sleep_ms(2); /* leave the 2 cores to the servers too */
+        h_sleep_ms(4); /* leave the 2 cores to the servers too */
     }
     redisFree(c);
     return NULL;
@@ -227,12 +227,17 @@ void ru_preload(redisContext *c, int scale)
         }
         drain(c, n);
     }
-    /* one string of 1 MB in db 0 */
+    /* one string of 1 MB in db 0, that LZF cannot shrink */
     size_t big = 1 << 20;
     char *v = malloc(big);
     ck_assert_ptr_nonnull(v);
-    for (size_t k = 0; k < big; k++)
-        v[k] = (char)('a' + k % 26);
+    unsigned long long x = 88172645463325252ULL;
+    for (size_t k = 0; k < big; k++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v[k] = (char)(x >> 56);
+    }
     redisReply *r = redisCommand(c, "SELECT 0");
     ck_assert_ptr_nonnull(r);
     freeReplyObject(r);

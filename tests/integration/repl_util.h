@@ -38,7 +38,7 @@ long writer_stop(ru_writer *w);
 
 /* Writes a fixed dataset of every type into databases 0..RU_NDB-1
  * (pipelined): `scale` thousand strings and proportionally many
- * collections, some with TTLs, one big string. */
+ * collections, some with TTLs, one incompressible string of 1 MB. */
 void ru_preload(redisContext *c, int scale);
 
 /* Compares the datasets of databases 0..RU_NDB-1 of a and b: the same keys

@@ -24,6 +24,7 @@
  * cores. */
 #define NODE_ARGS "--repl-diskless-sync-delay 0 --repl-backlog-size 64mb --repl-timeout 20"
 #define LINK_MS 60000   /* a sync or reconnect, at most (scaled) */
+#define SYNC_RATE (1u << 20) /* bytes/s to a replica during its full sync */
 
 static void replicaof(redisContext *c, int port)
 {
@@ -78,8 +79,14 @@ static void run_pair(srv *p, srv *r)
     ru_writer *w = writer_start(p->port);
     writer_wait_progress(w, 2000, 30000);
     long long full0 = info_stat(pc, "sync_full");
+    /* the payload takes seconds, the writes go on meanwhile */
+    proxy_throttle(px, SYNC_RATE);
+    long ops0 = atomic_load(&w->ops);
     replicaof(rc, proxy_port(px));
     wait_link(rc, "up");
+    long during = atomic_load(&w->ops) - ops0;
+    proxy_throttle(px, 0);
+    ck_assert_int_gt(during, 1000);
     ck_assert_int_eq(info_stat(pc, "sync_full"), full0 + 1);
     h_wait_info(pc, "replication", "connected_slaves", 1, LINK_MS);
     writer_wait_progress(w, 3000, 30000);

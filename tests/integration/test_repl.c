@@ -426,6 +426,15 @@ START_TEST(proxy_self_check) {
     free(v);
     ck_assert_uint_gt(proxy_bytes_up(px), big);
     ck_assert_uint_gt(proxy_bytes_down(px), big);
+    /* throttled to 4 MB/s, the 8 MB come back in no less than ~1 s
+     * (the first second's budget goes at once) */
+    proxy_throttle(px, 4u << 20);
+    long long t0 = h_now_ms();
+    r = redisCommand(c, "GET big");
+    ck_assert(r && r->type == REDIS_REPLY_STRING && r->len == big);
+    freeReplyObject(r);
+    ck_assert_int_ge(h_now_ms() - t0, 900);
+    proxy_throttle(px, 0);
     ck_assert_uint_eq(proxy_accepted(px), 1);
     ck_assert_uint_eq(proxy_open(px), 1);
 

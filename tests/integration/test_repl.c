@@ -3,9 +3,13 @@
  * Redis's own redis-server as the peer (srv_start_redis):
  *
  *   under test -> redis-server, under test -> under test, redis-server ->
- *   under test, and a chain of three under test: each a full sync under a
- *   write load, a partial resync after the link (through proxy.c) is cut
- *   while the writes go on, then the datasets compared key by key;
+ *   under test, the same with a disk-backed payload ($<len>) loaded with
+ *   repl-diskless-load swapdb, and a chain of three under test: each a full
+ *   sync under a write load (the proxy slows the payload down so that the
+ *   writes overlap it), a partial resync after the link (through proxy.c)
+ *   is cut while the writes go on (the upstream's INFO stats
+ *   sync_partial_ok grows, sync_full does not), then the datasets compared
+ *   key by key (repl_util.c);
  *   a promoted replica serving its old primary a partial resync (PSYNC2);
  *   WAIT's count; min-replicas-to-write; redis-cli --rdb (checked by
  *   redis-check-rdb) and redis-cli --replica; the proxy itself. */

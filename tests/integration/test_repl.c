@@ -189,6 +189,35 @@ START_TEST(chain_of_three) {
 }
 END_TEST
 
+/* A sub-replica's full sync from a replica starts in the middle of the
+ * primary's stream, after its last SELECT: the payload must tell the
+ * database the stream is on (Redis: the repl-stream-db aux field), or the
+ * sub-replica applies what follows in db 0. */
+START_TEST(sub_replica_gets_stream_db) {
+    srv *a = h_srv_start(NODE_ARGS);
+    srv *b = h_srv_start(NODE_ARGS);
+    srv *c = h_srv_start(NODE_ARGS);
+    redisContext *ac = srv_connect(a), *bc = srv_connect(b), *cc = srv_connect(c);
+    replicaof(bc, a->port);
+    wait_link(bc, "up");
+    expect_status(ac, "OK", "SELECT 2");
+    expect_status(ac, "OK", "SET x 1"); /* the stream: SELECT 2, SET x 1 */
+    ru_wait_caught_up(ac, bc, LINK_MS);
+    replicaof(cc, b->port);
+    wait_link(cc, "up");
+    expect_status(ac, "OK", "SET y 2"); /* no SELECT: the stream is on db 2 */
+    ru_wait_caught_up(ac, cc, LINK_MS);
+    expect_status(cc, "OK", "SELECT 2");
+    expect_bulk(cc, "1", "GET x");
+    expect_bulk(cc, "2", "GET y");
+    expect_status(cc, "OK", "SELECT 0");
+    expect_int(cc, 0, "DBSIZE");
+    redisFree(ac);
+    redisFree(bc);
+    redisFree(cc);
+}
+END_TEST
+
 /* PSYNC2: the replica is promoted (REPLICAOF NO ONE) and its old primary
  * follows it: a partial resync on the promoted one's replid2, the data
  * written on the old primary before the switch kept. */
@@ -477,6 +506,7 @@ int main(void)
     h_add_dropall(s, "disk_backed_payload_to_redis_replica", disk_backed_payload_to_redis_replica,
                   600);
     h_add_dropall(s, "chain_of_three", chain_of_three, 600);
+    h_add_dropall(s, "sub_replica_gets_stream_db", sub_replica_gets_stream_db, 300);
     h_add_dropall(s, "promoted_replica_serves_partial_resync",
                   promoted_replica_serves_partial_resync, 300);
     h_add_dropall(s, "wait_counts_replicas", wait_counts_replicas, 300);

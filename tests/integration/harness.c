@@ -1129,21 +1129,6 @@ int h_spawn_kill(pid_t pid)
     return status;
 }
 
-int h_file_wait(const char *path, const char *needle, int timeout_ms)
-{
-    long long deadline = h_now_ms() + h_scaled_ms(timeout_ms);
-    for (;;) {
-        char *all = read_file(path);
-        int found = strstr(all, needle) != NULL;
-        free(all);
-        if (found)
-            return 1;
-        if (h_now_ms() >= deadline)
-            return 0;
-        h_sleep_ms(20);
-    }
-}
-
 int srv_log_wait_any(const srv *s, int timeout_ms, const char *const needles[])
 {
     long long deadline = h_now_ms() + h_scaled_ms(timeout_ms);

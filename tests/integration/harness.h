@@ -253,9 +253,6 @@ srv *h_srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf,
 pid_t h_spawn(const char *const argv[], const char *out_path);
 /* SIGKILL and reap a process h_spawn started; returns its wait status. */
 int h_spawn_kill(pid_t pid);
-/* Polls the file up to timeout_ms (scaled) until it contains needle;
- * 1 when found. */
-int h_file_wait(const char *path, const char *needle, int timeout_ms);
 /* Polls the server's log up to timeout_ms (scaled) for any of the
  * NULL-terminated needles; returns the index of the first one found (in
  * the order given), -1 on timeout. */

@@ -1097,3 +1097,81 @@ int h_main(Suite *s)
     rm_tree(h_base);
     return failed == 0 ? 0 : 1;
 }
+
+/* ------------------------------- more processes and logs (replication) */
+
+srv *h_srv_start_redis(const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    va_list ap;
+    va_start(ap, extra_fmt);
+    vsnprintf(extra, sizeof extra, extra_fmt, ap);
+    va_end(ap);
+    ck_assert_int_lt(h_ntracked, H_MAX_TRACKED);
+    h_child_binary = h_redis_binary();
+    srv *s = start_with(NULL, extra);
+    h_child_binary = NULL;
+    h_tracked[h_ntracked++] = s;
+    return s;
+}
+
+pid_t h_spawn(const char *const argv[], const char *out_path)
+{
+    ensure_base();
+    return spawn((char *const *)argv, out_path, -1);
+}
+
+int h_spawn_kill(pid_t pid)
+{
+    int status = 0;
+    kill(pid, SIGKILL);
+    wait_pid(pid, &status, STOP_TIMEOUT_MS);
+    return status;
+}
+
+int srv_log_wait_any(const srv *s, int timeout_ms, const char *const needles[])
+{
+    long long deadline = h_now_ms() + h_scaled_ms(timeout_ms);
+    for (;;) {
+        char *all = read_file(s->log);
+        for (int i = 0; needles[i]; i++) {
+            if (strstr(all, needles[i])) {
+                free(all);
+                return i;
+            }
+        }
+        free(all);
+        if (h_now_ms() >= deadline)
+            return -1;
+        h_sleep_ms(20);
+    }
+}
+
+int srv_log_count(const srv *s, const char *needle)
+{
+    char *all = read_file(s->log);
+    int n = 0;
+    size_t len = strlen(needle);
+    for (const char *p = all; len && (p = strstr(p, needle)) != NULL; p += len)
+        n++;
+    free(all);
+    return n;
+}
+
+long h_rss_kb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long kb = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmRSS:", 6) == 0) {
+            kb = strtol(line + 6, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return kb;
+}

@@ -243,3 +243,21 @@ void h_add_dropall(Suite *su, const char *name, const TTest *t, int timeout_s);
 int h_main(Suite *s);
 
 #endif
+
+/* ---- more processes and logs (replication tests) ---- */
+/* srv_start_redis, and the server is remembered for h_srv_drop_all. */
+srv *h_srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Starts argv (argv[0] looked up in PATH) in the background, stdin from
+ * /dev/null, stdout+stderr appended to out_path; it dies with the test
+ * process. Returns its pid (h_spawn_kill ends it). */
+pid_t h_spawn(const char *const argv[], const char *out_path);
+/* SIGKILL and reap a process h_spawn started; returns its wait status. */
+int h_spawn_kill(pid_t pid);
+/* Polls the server's log up to timeout_ms (scaled) for any of the
+ * NULL-terminated needles; returns the index of the first one found (in
+ * the order given), -1 on timeout. */
+int srv_log_wait_any(const srv *s, int timeout_ms, const char *const needles[]);
+/* How many times needle occurs in the server's log now. */
+int srv_log_count(const srv *s, const char *needle);
+/* VmRSS of a process in kB (-1 when unreadable). */
+long h_rss_kb(pid_t pid);

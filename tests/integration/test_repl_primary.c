@@ -1,12 +1,540 @@
-/* Placeholder for test_repl_primary (issue 10): its owner replaces it. */
+/* test_repl_primary: verso as a primary (repl/primary.c, repl/fullsync.c).
+ *
+ * A redis-server 7.0 replica full-syncs from verso (forkless EOF payload,
+ * the $<len> disk path, a fork save) and follows the write stream; its
+ * dataset is compared with verso's key by key (per-type reads: every type
+ * verso has, in several databases, with expiries). A raw-socket client
+ * speaks PSYNC itself to check +FULLRESYNC, the payload, the stream bytes
+ * and +CONTINUE with exactly the bytes it missed. WAIT, min-replicas-to-
+ * write, INFO and ROLE are checked against verso and against a redis-server
+ * primary in the same situation. SYNC through `redis-cli --rdb` gives a
+ * file redis-check-rdb accepts. A replica that reads nothing is dropped by
+ * the replica output limit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "harness.h"
 
-START_TEST(role_answers) {
-    srv *s = h_srv_start(NULL);
-    redisContext *c = srv_connect(s);
-    redisReply *r = expect_array(c, 3, "ROLE");
-    check_bulk(r->element[0], "master");
+/* ---- data ---- */
+
+/* Strings (int, short, long, with expiry), lists, hashes, sets, zsets small
+ * and big (every encoding), in databases 0 and 5. */
+static void populate(redisContext *c, const char *tag) {
+    for (int db = 0; db <= 5; db += 5) {
+        expect_status(c, "OK", "SELECT %d", db);
+        for (int i = 0; i < 50; i++) {
+            expect_status(c, "OK", "SET %s:str:%d %d", tag, i, i * 7);
+            expect_status(c, "OK", "SET %s:long:%d %s-%0100d", tag, i, tag, i);
+        }
+        expect_status(c, "OK", "SET %s:ttl v PX 500000", tag);
+        for (int i = 0; i < 300; i++) {
+            freeReplyObject(cmd(c, "RPUSH %s:biglist e%d", tag, i));
+            freeReplyObject(cmd(c, "HSET %s:bighash f%d v%d", tag, i, i));
+            freeReplyObject(cmd(c, "SADD %s:bigset m%d", tag, i));
+            freeReplyObject(cmd(c, "SADD %s:intset %d", tag, i));
+            freeReplyObject(cmd(c, "ZADD %s:bigzset %d.5 m%d", tag, i, i));
+        }
+        freeReplyObject(cmd(c, "RPUSH %s:list a b c", tag));
+        freeReplyObject(cmd(c, "HSET %s:hash a 1 b 2", tag));
+        freeReplyObject(cmd(c, "SADD %s:set a b", tag));
+        freeReplyObject(cmd(c, "ZADD %s:zset 1 a 2 b", tag));
+        freeReplyObject(cmd(c, "EXPIRE %s:hash 100000", tag));
+    }
+    expect_status(c, "OK", "SELECT 0");
+}
+
+/* Writes of every kind after the sync: they reach the replica by the
+ * stream (SELECT, MULTI/EXEC, deletes, expiries, FLUSHDB). */
+static void mutate(redisContext *c) {
+    expect_status(c, "OK", "SELECT 5");
+    freeReplyObject(cmd(c, "DEL a:str:1 a:biglist"));
+    freeReplyObject(cmd(c, "INCRBY a:str:2 1000"));
+    freeReplyObject(cmd(c, "LPUSH a:list z"));
+    freeReplyObject(cmd(c, "HSET a:bighash new 1"));
+    freeReplyObject(cmd(c, "SREM a:bigset m3"));
+    freeReplyObject(cmd(c, "ZINCRBY a:bigzset 10 m7"));
+    freeReplyObject(cmd(c, "SET s:ex v EX 1000"));
+    expect_status(c, "OK", "SELECT 0");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET tx:1 one");
+    expect_status(c, "QUEUED", "RPUSH tx:l x y");
+    freeReplyObject(cmd(c, "EXEC"));
+    freeReplyObject(cmd(c, "APPEND a:long:0 more"));
+    expect_status(c, "OK", "SELECT 9");
+    expect_status(c, "OK", "SET gone 1");
+    expect_status(c, "OK", "FLUSHDB");
+    expect_status(c, "OK", "SET after-flush 1");
+    expect_status(c, "OK", "SELECT 0");
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One key's value as text (sorted members for sets and hashes). */
+static char *value_text(redisContext *c, const char *key) {
+    redisReply *t = cmd(c, "TYPE %s", key);
+    char *type = strdup(t->str);
+    freeReplyObject(t);
+    redisReply *r;
+    if (!strcmp(type, "string")) r = cmd(c, "GET %s", key);
+    else if (!strcmp(type, "list")) r = cmd(c, "LRANGE %s 0 -1", key);
+    else if (!strcmp(type, "hash")) r = cmd(c, "HGETALL %s", key);
+    else if (!strcmp(type, "set")) r = cmd(c, "SMEMBERS %s", key);
+    else if (!strcmp(type, "zset")) r = cmd(c, "ZRANGE %s 0 -1 WITHSCORES", key);
+    else ck_abort_msg("key %s: type %s", key, type);
+    size_t cap = 64, len = 0;
+    char *out = malloc(cap);
+    len = (size_t)snprintf(out, cap, "%s:", type);
+    size_t n = r->type == REDIS_REPLY_ARRAY ? r->elements : 1;
+    char **items = calloc(n, sizeof *items);
+    for (size_t i = 0; i < n; i++) {
+        redisReply *e = r->type == REDIS_REPLY_ARRAY ? r->element[i] : r;
+        items[i] = strndup(e->str, e->len);
+    }
+    if (!strcmp(type, "hash")) { /* pairs, in field order */
+        char **pairs = calloc(n / 2 + 1, sizeof *pairs);
+        for (size_t i = 0; i + 1 < n; i += 2) {
+            pairs[i / 2] = malloc(strlen(items[i]) + strlen(items[i + 1]) + 2);
+            sprintf(pairs[i / 2], "%s=%s", items[i], items[i + 1]);
+            free(items[i]);
+            free(items[i + 1]);
+        }
+        free(items);
+        items = pairs;
+        n /= 2;
+    }
+    if (!strcmp(type, "set") || !strcmp(type, "hash")) qsort(items, n, sizeof *items, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        size_t need = len + strlen(items[i]) + 2;
+        if (need > cap) out = realloc(out, cap = need * 2);
+        len += (size_t)sprintf(out + len, "%s,", items[i]);
+        free(items[i]);
+    }
+    free(items);
+    free(type);
     freeReplyObject(r);
+    return out;
+}
+
+/* Every key of every database of a is in b with the same value, the same
+ * expiry or none, and b has no other key. Returns the keys compared. */
+static long long compare_datasets(redisContext *a, redisContext *b) {
+    long long total = 0;
+    for (int db = 0; db < 16; db++) {
+        expect_status(a, "OK", "SELECT %d", db);
+        expect_status(b, "OK", "SELECT %d", db);
+        redisReply *na = cmd(a, "DBSIZE"), *nb = cmd(b, "DBSIZE");
+        ck_assert_msg(na->integer == nb->integer, "db %d: %lld keys on the primary, %lld on the "
+                      "replica", db, na->integer, nb->integer);
+        freeReplyObject(na);
+        freeReplyObject(nb);
+        redisReply *keys = cmd(a, "KEYS *");
+        for (size_t i = 0; i < keys->elements; i++) {
+            const char *k = keys->element[i]->str;
+            char *va = value_text(a, k), *vb = value_text(b, k);
+            ck_assert_msg(!strcmp(va, vb), "db %d key %s: primary %.200s replica %.200s", db, k,
+                          va, vb);
+            free(va);
+            free(vb);
+            redisReply *ta = cmd(a, "PTTL %s", k), *tb = cmd(b, "PTTL %s", k);
+            ck_assert_msg((ta->integer < 0) == (tb->integer < 0) &&
+                              llabs(ta->integer - tb->integer) < 60000,
+                          "db %d key %s: pttl %lld vs %lld", db, k, ta->integer, tb->integer);
+            freeReplyObject(ta);
+            freeReplyObject(tb);
+            total++;
+        }
+        freeReplyObject(keys);
+    }
+    expect_status(a, "OK", "SELECT 0");
+    expect_status(b, "OK", "SELECT 0");
+    return total;
+}
+
+/* A redis-server replica of p, synced (link up). */
+static srv *start_redis_replica(srv *p, redisContext **rc) {
+    srv *r = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
+    *rc = srv_connect(r);
+    h_wait_info_str(*rc, "replication", "master_link_status", "up", 30000);
+    return r;
+}
+
+/* The primary's stream reached the replica: WAIT for its ack. */
+static void wait_replica(redisContext *pc) {
+    expect_int(pc, 1, "WAIT 1 %d", h_scaled_ms(10000));
+}
+
+/* Full sync to a redis-server replica, then the stream; extra is the
+ * primary's configuration (forkless diskless, disk, fork). */
+static void sync_and_follow(const char *extra, const char *log_says) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 %s", extra);
+    redisContext *pc = srv_connect(p);
+    populate(pc, "a");
+    redisContext *rc;
+    srv *r = start_redis_replica(p, &rc);
+    long long n = compare_datasets(pc, rc);
+    ck_assert_int_eq(n, 2 * (100 + 1 + 5 + 4));
+    ck_assert_msg(srv_log_wait(p, log_says, 5000), "the log does not say '%s'", log_says);
+    mutate(pc);
+    populate(pc, "b");
+    wait_replica(pc);
+    compare_datasets(pc, rc);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+
+START_TEST(full_sync_forkless_eof_then_stream) {
+    sync_and_follow("", "Streamed RDB transfer with replica");
+}
+END_TEST
+
+START_TEST(full_sync_disk_path) { sync_and_follow("--repl-diskless-sync no", "target: disk"); }
+END_TEST
+
+START_TEST(full_sync_fork_method) { sync_and_follow("--bgsave-method fork", "Replication save started by pid"); }
+END_TEST
+
+/* ---- the protocol, by a raw socket ---- */
+
+/* Reads one line ending in \r\n, skipping the "\n" keepalives. */
+static void read_line(int fd, char *buf, size_t cap) {
+    size_t n = 0;
+    int closed = 0;
+    for (;;) {
+        ck_assert_msg(n + 1 < cap, "line too long");
+        size_t got = raw_read(fd, buf + n, 2, 1, h_scaled_ms(10000), &closed);
+        ck_assert_msg(got == 1, "no line (closed %d) after '%.*s'", closed, (int)n, buf);
+        if (n == 0 && buf[0] == '\n') continue;
+        n++;
+        if (n >= 2 && buf[n - 2] == '\r' && buf[n - 1] == '\n') break;
+    }
+    buf[n - 2] = '\0';
+}
+
+/* Reads exactly n bytes into buf (NUL-terminated). */
+static void read_exact(int fd, char *buf, size_t n) {
+    int closed = 0;
+    size_t got = raw_read(fd, buf, n + 1, n, h_scaled_ms(10000), &closed);
+    ck_assert_msg(got == n, "read %zu of %zu bytes (closed %d)", got, n, closed);
+}
+
+/* PSYNC ? -1 with capa eof psync2: +FULLRESYNC, the EOF payload (an RDB),
+ * then REPLCONF ACK so that the stream starts. *off: the offset. */
+static int raw_full_sync(int port, char id[41], long long *off) {
+    int fd = raw_connect(port);
+    char line[512];
+    raw_send_str(fd, "REPLCONF listening-port 4242\r\n");
+    read_line(fd, line, sizeof line);
+    ck_assert_str_eq(line, "+OK");
+    raw_send_str(fd, "REPLCONF capa eof capa psync2\r\n");
+    read_line(fd, line, sizeof line);
+    ck_assert_str_eq(line, "+OK");
+    raw_send_str(fd, "PSYNC ? -1\r\n");
+    read_line(fd, line, sizeof line);
+    ck_assert_msg(sscanf(line, "+FULLRESYNC %40s %lld", id, off) == 2, "got '%s'", line);
+    read_line(fd, line, sizeof line);
+    ck_assert_msg(!strncmp(line, "$EOF:", 5) && strlen(line) == 45, "got '%s'", line);
+    const char *mark = line + 5;
+    /* the payload: an RDB ending with the mark */
+    size_t cap = 1 << 20, n = 0;
+    char *p = malloc(cap);
+    while (n < 40 || memcmp(p + n - 40, mark, 40) != 0) {
+        ck_assert(n < cap);
+        read_exact(fd, p + n, 1);
+        n++;
+    }
+    ck_assert_msg(n > 49 && !memcmp(p, "REDIS0010", 9), "payload of %zu bytes", n);
+    free(p);
+    char ack[64];
+    snprintf(ack, sizeof ack, "REPLCONF ACK %lld\r\n", *off);
+    raw_send_str(fd, ack);
+    return fd;
+}
+
+static const char SET_K1[] = "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$2\r\nv1\r\n";
+static const char SET_K2[] = "*3\r\n$3\r\nSET\r\n$2\r\nk2\r\n$2\r\nv2\r\n";
+static const char SELECT_0[] = "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n";
+
+START_TEST(psync_full_then_continue) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-ping-replica-period 3600");
+    redisContext *c = srv_connect(p);
+    expect_status(c, "OK", "SET before sync");
+    char id[41];
+    long long off;
+    int fd = raw_full_sync(p->port, id, &off);
+    /* the first cron pings into the stream: count from INFO */
+    expect_status(c, "OK", "SET k1 v1");
+    long long now = h_info_int(c, "replication", "master_repl_offset");
+    size_t n = (size_t)(now - off);
+    char *buf = malloc(n + 1);
+    read_exact(fd, buf, n);
+    const size_t tail = sizeof SELECT_0 - 1 + sizeof SET_K1 - 1;
+    ck_assert_msg(n >= tail && !memcmp(buf + n - tail, SELECT_0, sizeof SELECT_0 - 1) &&
+                      !memcmp(buf + n - (sizeof SET_K1 - 1), SET_K1, sizeof SET_K1 - 1),
+                  "stream '%s'", buf);
+    free(buf);
+    close(fd);
+    h_wait_info(c, "replication", "connected_slaves", 0, 10000);
+    expect_status(c, "OK", "SET k2 v2"); /* missed while away */
+
+    /* back with the same history: +CONTINUE and exactly the missed bytes */
+    fd = raw_connect(p->port);
+    char line[256];
+    raw_send_str(fd, "REPLCONF capa eof capa psync2\r\n");
+    read_line(fd, line, sizeof line);
+    char psync[128];
+    snprintf(psync, sizeof psync, "PSYNC %s %lld\r\n", id, now + 1);
+    raw_send_str(fd, psync);
+    read_line(fd, line, sizeof line);
+    char want[128];
+    snprintf(want, sizeof want, "+CONTINUE %s", id);
+    ck_assert_str_eq(line, want);
+    char missed[sizeof SET_K2];
+    read_exact(fd, missed, sizeof SET_K2 - 1);
+    ck_assert_str_eq(missed, SET_K2);
+    ck_assert_int_eq(h_info_int(c, "replication", "master_repl_offset"),
+                     now + (long long)sizeof SET_K2 - 1);
+    /* it is online: the stream goes on */
+    expect_status(c, "OK", "SET k1 v1");
+    char more[sizeof SET_K1];
+    read_exact(fd, more, sizeof SET_K1 - 1);
+    ck_assert_str_eq(more, SET_K1);
+    close(fd);
+
+    /* a replica without capa psync2 gets +CONTINUE without the id */
+    h_wait_info(c, "replication", "connected_slaves", 0, 10000);
+    long long at = h_info_int(c, "replication", "master_repl_offset");
+    fd = raw_connect(p->port);
+    snprintf(psync, sizeof psync, "PSYNC %s %lld\r\n", id, at + 1);
+    raw_send_str(fd, psync);
+    read_line(fd, line, sizeof line);
+    ck_assert_str_eq(line, "+CONTINUE");
+    close(fd);
+
+    /* an unknown history or an offset the backlog does not hold: full */
+    const char *bad[] = {"PSYNC 0123456789012345678901234567890123456789 1\r\n", NULL, NULL};
+    char beyond[128], before[128];
+    snprintf(beyond, sizeof beyond, "PSYNC %s %lld\r\n", id, at + 1000);
+    snprintf(before, sizeof before, "PSYNC %s %lld\r\n", id, off - 5);
+    bad[1] = beyond;
+    bad[2] = before;
+    for (int i = 0; i < 3; i++) {
+        h_wait_info(c, "replication", "connected_slaves", 0, 10000);
+        fd = raw_connect(p->port);
+        raw_send_str(fd, bad[i]);
+        read_line(fd, line, sizeof line);
+        ck_assert_msg(!strncmp(line, "+FULLRESYNC ", 12), "%s -> '%s'", bad[i], line);
+        close(fd);
+    }
+    redisFree(c);
+}
+END_TEST
+
+/* PSYNC2: after a replica's history, the old id is served up to
+ * second_repl_offset. A verso replica promoted would do it; here the
+ * primary's own id changes with the backlog ttl instead, which must NOT
+ * keep the old id (a new history). */
+START_TEST(backlog_ttl_frees_and_changes_id) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-backlog-ttl 1");
+    redisContext *c = srv_connect(p);
+    char id[41];
+    long long off;
+    int fd = raw_full_sync(p->port, id, &off);
+    h_wait_info(c, "replication", "repl_backlog_active", 1, 10000);
+    close(fd);
+    h_wait_info(c, "replication", "repl_backlog_active", 0, 10000);
+    char *info = h_info(c, "replication");
+    char now[64];
+    h_info_field(info, "master_replid", now, sizeof now);
+    ck_assert_str_ne(now, id);
+    free(info);
+    ck_assert(srv_log_wait(p, "Replication backlog freed after 1 seconds", 5000));
+    redisFree(c);
+}
+END_TEST
+
+/* ---- WAIT, min-replicas, INFO, ROLE: verso and redis-server alike ---- */
+
+static void check_primary_surface(srv *p) {
+    redisContext *pc = srv_connect(p);
+    expect_status(pc, "OK", "SET a 1");
+    expect_int(pc, 0, "WAIT 0 0");
+    expect_int(pc, 0, "WAIT 1 50"); /* no replica: the timeout answers */
+    redisContext *rc;
+    srv *r = start_redis_replica(p, &rc);
+    expect_status(pc, "OK", "SET b 2");
+    expect_int(pc, 1, "WAIT 1 %d", h_scaled_ms(10000));
+    long long t0 = h_now_ms();
+    expect_int(pc, 1, "WAIT 2 300");
+    ck_assert_int_ge(h_now_ms() - t0, 290);
+    expect_error(pc, "ERR timeout is negative", "WAIT 1 -1");
+    expect_error(pc, "ERR timeout is not an integer or out of range", "WAIT 1 x");
+
+    char *info = h_info(pc, "replication"), v[256], want[256];
+    h_info_field(info, "role", v, sizeof v);
+    ck_assert_str_eq(v, "master");
+    h_info_field(info, "connected_slaves", v, sizeof v);
+    ck_assert_str_eq(v, "1");
+    ck_assert(!h_info_field(info, "min_slaves_good_slaves", v, sizeof v));
+    h_info_field(info, "slave0", v, sizeof v);
+    snprintf(want, sizeof want, "ip=127.0.0.1,port=%d,state=online,offset=", r->port);
+    ck_assert_msg(!strncmp(v, want, strlen(want)) && strstr(v, ",lag="), "slave0:%s", v);
+    h_info_field(info, "repl_backlog_active", v, sizeof v);
+    ck_assert_str_eq(v, "1");
+    h_info_field(info, "master_replid2", v, sizeof v);
+    ck_assert_str_eq(v, "0000000000000000000000000000000000000000");
+    h_info_field(info, "second_repl_offset", v, sizeof v);
+    ck_assert_str_eq(v, "-1");
+    free(info);
+
+    redisReply *role = expect_array(pc, 3, "ROLE");
+    check_bulk(role->element[0], "master");
+    ck_assert_int_eq(role->element[1]->type, REDIS_REPLY_INTEGER);
+    ck_assert_uint_eq(role->element[2]->elements, 1);
+    redisReply *one = role->element[2]->element[0];
+    ck_assert_uint_eq(one->elements, 3);
+    check_bulk(one->element[0], "127.0.0.1");
+    char port[16];
+    snprintf(port, sizeof port, "%d", r->port);
+    check_bulk(one->element[1], port);
+    ck_assert_int_eq(one->element[2]->type, REDIS_REPLY_STRING);
+    freeReplyObject(role);
+
+    expect_status(pc, "OK", "CONFIG SET min-replicas-to-write 2");
+    expect_error(pc, "NOREPLICAS Not enough good replicas to write.", "SET c 3");
+    expect_bulk(pc, "1", "GET a"); /* reads pass */
+    expect_status(pc, "OK", "MULTI");
+    expect_error(pc, "NOREPLICAS Not enough good replicas to write.", "SET c 3");
+    expect_error_prefix(pc, "EXECABORT", "EXEC");
+    info = h_info(pc, "replication");
+    h_info_field(info, "min_slaves_good_slaves", v, sizeof v);
+    ck_assert_str_eq(v, "1");
+    free(info);
+    expect_status(pc, "OK", "CONFIG SET min-replicas-to-write 1");
+    expect_status(pc, "OK", "SET c 3");
+    expect_status(pc, "OK", "CONFIG SET min-replicas-to-write 0");
+
+    /* the replica leaves: counted out */
+    srv_stop(r);
+    h_wait_info(pc, "replication", "connected_slaves", 0, 10000);
+    redisFree(rc);
+    redisFree(pc);
+}
+
+START_TEST(wait_min_replicas_info_role_verso) {
+    check_primary_surface(h_srv_start("--repl-diskless-sync-delay 0"));
+}
+END_TEST
+
+START_TEST(wait_min_replicas_info_role_redis) {
+    srv *p = srv_start_redis("--repl-diskless-sync-delay 0");
+    check_primary_surface(p);
+    srv_stop(p);
+}
+END_TEST
+
+/* WAIT blocks its client only: others are served meanwhile. */
+START_TEST(wait_blocks_the_client_not_the_loop) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0");
+    redisContext *a = srv_connect(p), *b = srv_connect(p);
+    char id[41];
+    long long off;
+    int fd = raw_full_sync(p->port, id, &off); /* a replica that never acks again */
+    expect_status(a, "OK", "SET x 1");
+    redisAppendCommand(a, "WAIT 1 %d", h_scaled_ms(2000));
+    redisAppendCommand(a, "GET x");
+    int done = 0;
+    redisBufferWrite(a, &done);
+    h_sleep_ms(100);
+    expect_status(b, "OK", "SET y 2"); /* served while a waits */
+    redisReply *r;
+    ck_assert_int_eq(redisGetReply(a, (void **)&r), REDIS_OK);
+    check_int(r, 0); /* timed out: the replica acked an older offset */
+    freeReplyObject(r);
+    ck_assert_int_eq(redisGetReply(a, (void **)&r), REDIS_OK);
+    check_bulk(r, "1"); /* the pipelined command ran after */
+    freeReplyObject(r);
+    /* now it acks far enough: WAIT answers at once */
+    long long at = h_info_int(b, "replication", "master_repl_offset");
+    char ack[64];
+    snprintf(ack, sizeof ack, "REPLCONF ACK %lld\r\n", at + 1000);
+    redisAppendCommand(a, "WAIT 1 0");
+    redisBufferWrite(a, &done);
+    h_sleep_ms(50);
+    raw_send_str(fd, ack);
+    ck_assert_int_eq(redisGetReply(a, (void **)&r), REDIS_OK);
+    check_int(r, 1);
+    freeReplyObject(r);
+    close(fd);
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
+/* ---- SYNC: redis-cli --rdb ---- */
+
+START_TEST(redis_cli_rdb_is_accepted_by_redis_check_rdb) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0");
+    redisContext *c = srv_connect(p);
+    populate(c, "a");
+    char port[16], path[2200];
+    snprintf(port, sizeof port, "%d", p->port);
+    snprintf(path, sizeof path, "%s/out.rdb", p->dir);
+    char *out = NULL;
+    const char *cli[] = {"redis-cli", "-p", port, "--rdb", path, NULL};
+    int st = h_run(NULL, &out, h_scaled_ms(30000), cli);
+    ck_assert_msg(st == 0, "redis-cli --rdb: %d %s", st, out);
+    free(out);
+    const char *check[] = {"redis-check-rdb", path, NULL};
+    st = h_run(NULL, &out, h_scaled_ms(30000), check);
+    ck_assert_msg(st == 0 && strstr(out, "RDB looks OK"), "redis-check-rdb: %s", out);
+    ck_assert_msg(strstr(out, "keys read: 220") || strstr(out, "220 keys"), "%s", out);
+    free(out);
+    /* old SYNC without capa eof: the $<len> form, no +FULLRESYNC line */
+    int fd = raw_connect(p->port);
+    raw_send_str(fd, "SYNC\r\n");
+    char line[128];
+    read_line(fd, line, sizeof line);
+    ck_assert_msg(line[0] == '$' && atoll(line + 1) > 9, "got '%s'", line);
+    char magic[10];
+    read_exact(fd, magic, 9);
+    ck_assert_str_eq(magic, "REDIS0010");
+    close(fd);
+    redisFree(c);
+}
+END_TEST
+
+/* ---- limits ---- */
+
+/* A replica that takes nothing: its payload stalls in the socket, the
+ * stream held for it grows past client-output-buffer-limit replica and it
+ * is dropped; the primary goes on serving. */
+START_TEST(slow_replica_dropped_by_output_limit) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --client-output-buffer-limit "
+                         "replica 1mb 0 0");
+    redisContext *c = srv_connect(p);
+    /* a payload bigger than the socket buffers */
+    char *val = malloc(100001);
+    memset(val, 'v', 100000);
+    val[100000] = '\0';
+    for (int i = 0; i < 100; i++) expect_status(c, "OK", "SET big:%d %s", i, val);
+    int fd = raw_connect(p->port);
+    char line[64];
+    raw_send_str(fd, "REPLCONF capa eof capa psync2\r\n");
+    read_line(fd, line, sizeof line);
+    raw_send_str(fd, "PSYNC ? -1\r\n"); /* then read nothing */
+    h_wait_info(c, "replication", "connected_slaves", 1, 10000);
+    for (int i = 0; i < 40; i++) expect_status(c, "OK", "SET k %s", val);
+    free(val);
+    h_wait_info(c, "replication", "connected_slaves", 0, 10000);
+    ck_assert(srv_log_wait(p, "overcoming of output buffer limits", 5000));
+    ck_assert_int_ge(h_info_int(c, "stats", "client_output_buffer_limit_disconnections"), 1);
+    expect_status(c, "OK", "SET still alive");
+    close(fd);
     redisFree(c);
 }
 END_TEST
@@ -15,10 +543,23 @@ static void teardown(void) { h_srv_drop_all(); }
 
 int main(void) {
     Suite *s = suite_create("repl_primary");
-    TCase *tc = tcase_create("repl_primary");
-    tcase_add_checked_fixture(tc, h_setup, teardown);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, role_answers);
-    suite_add_tcase(s, tc);
+    struct {
+        const char *name;
+        const TTest *t;
+    } tests[] = {
+        {"full_sync_forkless_eof_then_stream", full_sync_forkless_eof_then_stream},
+        {"full_sync_disk_path", full_sync_disk_path},
+        {"full_sync_fork_method", full_sync_fork_method},
+        {"psync_full_then_continue", psync_full_then_continue},
+        {"backlog_ttl_frees_and_changes_id", backlog_ttl_frees_and_changes_id},
+        {"wait_min_replicas_info_role_verso", wait_min_replicas_info_role_verso},
+        {"wait_min_replicas_info_role_redis", wait_min_replicas_info_role_redis},
+        {"wait_blocks_the_client_not_the_loop", wait_blocks_the_client_not_the_loop},
+        {"redis_cli_rdb_is_accepted_by_redis_check_rdb",
+         redis_cli_rdb_is_accepted_by_redis_check_rdb},
+        {"slow_replica_dropped_by_output_limit", slow_replica_dropped_by_output_limit},
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        h_add_tcase(s, tests[i].name, tests[i].t, 120, NULL, teardown);
     return h_main(s);
 }

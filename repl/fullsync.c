@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -65,6 +66,8 @@ static struct {
     int64_t wait_since_ms;    /* mono ms the first of them came */
     int64_t last_keepalive_ms;
     int state;                /* FS_* */
+    int forked;               /* the running save is a fork child's: no
+                                 per-replica errors to read back */
     fs_target **cur;          /* the running save's replicas */
     size_t ncur;
     sink *out;                /* the save's sink (fan-out or temp file) */
@@ -209,24 +212,30 @@ static void start_sending(uint64_t bytes) {
 static void try_start(void);
 
 /* snap.c: the replication save ended (main thread). */
-static void on_save_done(void *priv, int status, const char *err, uint64_t bytes) {
+static void on_save_done(void *priv, int status, const char *why, uint64_t bytes) {
+    const char *err = why;
     (void)priv;
     sink *out = F.out;
     F.out = NULL;
     if (F.state == FS_SOCKET) {
         if (status == 0) log_notice("Diskless replication payload sent: %llu bytes",
                                     (unsigned long long)bytes);
-        finish_targets(status == 0, err, server.cfg.bgsave_method == BGSAVE_FORK ? NULL : out);
+        finish_targets(status == 0, err, F.forked ? NULL : out);
         sink_free(out);
     } else {
-        /* the file sink is finished (fsynced, closed); its bytes are the file's */
-        uint64_t file_bytes = sink_bytes(out);
+        /* the file is complete (a fork child wrote it through its own copy
+         * of the sink: its size is the file's, not the sink's count) */
         sink_free(out);
+        struct stat st;
+        if (status == 0 && stat(F.tmp, &st) != 0) {
+            status = -1;
+            err = strerror(errno);
+        }
         if (status != 0) {
             unlink(F.tmp);
             finish_targets(0, err, NULL);
         } else {
-            start_sending(file_bytes);
+            start_sending((uint64_t)st.st_size);
         }
     }
     try_start();
@@ -268,6 +277,7 @@ static void start_save(int eof) {
         }
     }
     F.state = eof ? FS_SOCKET : FS_DISK_SAVE;
+    F.forked = server.cfg.bgsave_method == BGSAVE_FORK;
     F.out = out;
     if (snap_start_sink(out, on_save_done, NULL, err, sizeof err) != 0) {
         F.out = NULL;

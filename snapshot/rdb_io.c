@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ struct sink {
     fan_target *fan;      /* IO_FANOUT: the targets */
     size_t nfan, live;
     int timeout_ms;       /* IO_FANOUT: a target taking nothing this long dies */
+    const atomic_int *stop; /* IO_FANOUT: waits give up when it is set */
     uint64_t bytes;
     int failed;
     int done;             /* finished or aborted */
@@ -160,6 +162,36 @@ void sink_fanout_set_suffix(sink *s, const void *p, size_t n) {
 
 size_t sink_fanout_count(const sink *s) { return s->nfan; }
 
+void sink_fanout_set_stop(sink *s, const atomic_int *stop) {
+    if (s->kind == IO_FANOUT) s->stop = stop;
+}
+
+/* Waits until t's socket takes more: 1, or 0 when it took nothing for
+ * timeout_ms or the owner asked to stop (t's error set). */
+#define FAN_POLL_SLICE_MS 100
+static int target_wait(sink *s, fan_target *t) {
+    int waited = 0;
+    for (;;) {
+        if (s->stop && atomic_load(s->stop)) {
+            snprintf(t->err, sizeof t->err, "%s: the save was stopped", t->name);
+            return 0;
+        }
+        struct pollfd pf = {.fd = t->fd, .events = POLLOUT};
+        int pr = poll(&pf, 1, FAN_POLL_SLICE_MS);
+        if (pr > 0) return 1;
+        if (pr < 0 && errno != EINTR) {
+            snprintf(t->err, sizeof t->err, "%s: poll: %s", t->name, strerror(errno));
+            return 0;
+        }
+        if (pr == 0) waited += FAN_POLL_SLICE_MS;
+        if (s->timeout_ms > 0 && waited >= s->timeout_ms) {
+            snprintf(t->err, sizeof t->err, "%s: took nothing for %d ms", t->name,
+                     s->timeout_ms);
+            return 0;
+        }
+    }
+}
+
 const char *sink_fanout_error(const sink *s, size_t i) {
     assert(i < s->nfan);
     return s->fan[i].err;
@@ -171,16 +203,8 @@ static int target_write(sink *s, fan_target *t, const unsigned char *p, size_t n
         ssize_t r = write(t->fd, p, n);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pf = {.fd = t->fd, .events = POLLOUT};
-            int pr;
-            do pr = poll(&pf, 1, s->timeout_ms > 0 ? s->timeout_ms : -1);
-            while (pr < 0 && errno == EINTR);
-            if (pr == 0) {
-                snprintf(t->err, sizeof t->err, "%s: took nothing for %d ms", t->name,
-                         s->timeout_ms);
-                break;
-            }
-            if (pr > 0) continue;
+            if (target_wait(s, t)) continue;
+            break;
         }
         if (r <= 0) {
             snprintf(t->err, sizeof t->err, "%s: write: %s", t->name,

@@ -18,6 +18,7 @@
 #ifndef VERSO_RDB_IO_H
 #define VERSO_RDB_IO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -55,6 +56,10 @@ sink *sink_fanout_open(const char *name, int timeout_ms);
 void sink_fanout_add(sink *s, int fd, const char *name, const void *prefix, size_t len);
 void sink_fanout_set_suffix(sink *s, const void *p, size_t n);
 size_t sink_fanout_count(const sink *s);
+/* A fan-out's waits give up (its targets then fail) once *stop is non-zero,
+ * within 100 ms: a save aborted at shutdown does not wait for a replica
+ * that takes nothing. Set before the first write. */
+void sink_fanout_set_stop(sink *s, const atomic_int *stop);
 /* Target i's error, "" while it got every byte. Read once the writing
  * thread is done with the sink. */
 const char *sink_fanout_error(const sink *s, size_t i);

@@ -219,6 +219,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
      * read the AOF directory as it is (snap_rdb_flags). */
     job->compress = snap_rdb_flags(aof_base || out); /* a replica may be redis-server */
     job->out = out;
+    if (out) sink_fanout_set_stop(out, &job->abort); /* a shutdown's abort */
     fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
     job->aux.as_commands = cmds;

@@ -198,6 +198,75 @@ END_TEST
 START_TEST(full_sync_fork_method) { sync_and_follow("--bgsave-method fork", "Replication save started by pid"); }
 END_TEST
 
+START_TEST(full_sync_disk_path_fork) {
+    sync_and_follow("--repl-diskless-sync no --bgsave-method fork", "target: disk");
+}
+END_TEST
+
+/* Writes go on while the payload is sent (a slow save: rdb-key-save-delay),
+ * a FLUSHALL among them: the replica ends equal to the primary. */
+START_TEST(full_sync_under_writes_and_flushall) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --rdb-key-save-delay 5000");
+    redisContext *pc = srv_connect(p);
+    populate(pc, "a");
+    srv *r = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
+    redisContext *rc = srv_connect(r);
+    int rounds = 0, flushed = 0;
+    for (;;) {
+        char *info = h_info(rc, "replication"), v[64];
+        h_info_field(info, "master_link_status", v, sizeof v);
+        free(info);
+        if (!strcmp(v, "up")) break;
+        ck_assert_msg(rounds < 100000, "the replica never synced");
+        expect_status(pc, "OK", "SELECT %d", rounds % 3);
+        freeReplyObject(cmd(pc, "INCR w:counter"));
+        freeReplyObject(cmd(pc, "RPUSH w:list %d", rounds));
+        freeReplyObject(cmd(pc, "HSET a:bighash f%d changed%d", rounds % 300, rounds));
+        freeReplyObject(cmd(pc, "DEL a:str:%d", rounds % 50));
+        freeReplyObject(cmd(pc, "ZADD a:bigzset %d m%d", -rounds, rounds % 300));
+        if (rounds == 20 && srv_log_wait(p, "Replication save started", 1)) {
+            expect_status(pc, "OK", "FLUSHALL");
+            flushed = 1;
+            populate(pc, "c");
+        }
+        rounds++;
+        h_sleep_ms(5);
+    }
+    expect_status(pc, "OK", "SELECT 0");
+    ck_assert_msg(flushed, "no FLUSHALL during the sync (%d rounds)", rounds);
+    wait_replica(pc);
+    ck_assert_int_gt(compare_datasets(pc, rc), 0);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+END_TEST
+
+/* Two replicas arriving within repl-diskless-sync-delay share one save. */
+START_TEST(two_replicas_share_one_save) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 2");
+    redisContext *pc = srv_connect(p);
+    populate(pc, "a");
+    redisContext *rc1, *rc2;
+    srv *r1 = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
+    srv *r2 = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
+    rc1 = srv_connect(r1);
+    rc2 = srv_connect(r2);
+    h_wait_info_str(rc1, "replication", "master_link_status", "up", 30000);
+    h_wait_info_str(rc2, "replication", "master_link_status", "up", 30000);
+    ck_assert(srv_log_wait(p, "(2 replicas)", 1000));
+    mutate(pc);
+    expect_int(pc, 2, "WAIT 2 %d", h_scaled_ms(10000));
+    compare_datasets(pc, rc1);
+    compare_datasets(pc, rc2);
+    redisFree(rc1);
+    redisFree(rc2);
+    redisFree(pc);
+    srv_stop(r1);
+    srv_stop(r2);
+}
+END_TEST
+
 /* ---- the protocol, by a raw socket ---- */
 
 /* Reads one line ending in \r\n, skipping the "\n" keepalives. */
@@ -510,6 +579,41 @@ END_TEST
 
 /* ---- limits ---- */
 
+/* Of two replicas sharing a save, one goes away in the middle of its
+ * payload: the other completes, the primary logs why the first failed. */
+START_TEST(replica_gone_mid_payload) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 1 --rdb-key-save-delay 5000");
+    redisContext *pc = srv_connect(p);
+    populate(pc, "a");
+    char *val = malloc(100001); /* a payload far bigger than the socket buffers */
+    memset(val, 'v', 100000);
+    val[100000] = '\0';
+    for (int i = 0; i < 100; i++) expect_status(pc, "OK", "SET big:%d %s", i, val);
+    free(val);
+    int fd = raw_connect(p->port);
+    char line[128];
+    raw_send_str(fd, "REPLCONF capa eof\r\n");
+    read_line(fd, line, sizeof line);
+    raw_send_str(fd, "PSYNC ? -1\r\n");
+    redisContext *rc;
+    srv *r = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
+    rc = srv_connect(r);
+    read_line(fd, line, sizeof line);
+    ck_assert_msg(!strncmp(line, "+FULLRESYNC", 11), "got '%s'", line);
+    read_line(fd, line, sizeof line); /* $EOF:... : the payload has begun */
+    close(fd);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 30000);
+    ck_assert(srv_log_wait(p, "(2 replicas)", 1000));
+    /* its write failed, or its close was seen first: either way it is gone */
+    ck_assert(srv_log_wait(p, "Connection with replica client id #", 1000));
+    expect_int(pc, 1, "WAIT 1 %d", h_scaled_ms(10000));
+    compare_datasets(pc, rc);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+END_TEST
+
 /* A replica that takes nothing: its payload stalls in the socket, the
  * stream held for it grows past client-output-buffer-limit replica and it
  * is dropped; the primary goes on serving. */
@@ -550,6 +654,10 @@ int main(void) {
         {"full_sync_forkless_eof_then_stream", full_sync_forkless_eof_then_stream},
         {"full_sync_disk_path", full_sync_disk_path},
         {"full_sync_fork_method", full_sync_fork_method},
+        {"full_sync_disk_path_fork", full_sync_disk_path_fork},
+        {"full_sync_under_writes_and_flushall", full_sync_under_writes_and_flushall},
+        {"two_replicas_share_one_save", two_replicas_share_one_save},
+        {"replica_gone_mid_payload", replica_gone_mid_payload},
         {"psync_full_then_continue", psync_full_then_continue},
         {"backlog_ttl_frees_and_changes_id", backlog_ttl_frees_and_changes_id},
         {"wait_min_replicas_info_role_verso", wait_min_replicas_info_role_verso},

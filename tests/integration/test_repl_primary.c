@@ -69,6 +69,22 @@ static void mutate(redisContext *c) {
     expect_status(c, "OK", "SELECT 0");
 }
 
+/* n keys of 100 kB that LZF cannot shrink: a payload bigger than any
+ * socket buffer. */
+static void big_values(redisContext *c, int n) {
+    char *val = malloc(100001);
+    unsigned x = 12345;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < 100000; j++) {
+            x = x * 1103515245u + 12345u;
+            val[j] = (char)('a' + (x >> 16) % 26);
+        }
+        val[100000] = '\0';
+        expect_status(c, "OK", "SET big:%d %s", i, val);
+    }
+    free(val);
+}
+
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -585,11 +601,7 @@ START_TEST(replica_gone_mid_payload) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 1 --rdb-key-save-delay 5000");
     redisContext *pc = srv_connect(p);
     populate(pc, "a");
-    char *val = malloc(100001); /* a payload far bigger than the socket buffers */
-    memset(val, 'v', 100000);
-    val[100000] = '\0';
-    for (int i = 0; i < 100; i++) expect_status(pc, "OK", "SET big:%d %s", i, val);
-    free(val);
+    big_values(pc, 100); /* a payload far bigger than the socket buffers */
     int fd = raw_connect(p->port);
     char line[128];
     raw_send_str(fd, "REPLCONF capa eof\r\n");
@@ -621,11 +633,10 @@ START_TEST(slow_replica_dropped_by_output_limit) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --client-output-buffer-limit "
                          "replica 1mb 0 0");
     redisContext *c = srv_connect(p);
-    /* a payload bigger than the socket buffers */
+    big_values(c, 100); /* a payload bigger than the socket buffers */
     char *val = malloc(100001);
     memset(val, 'v', 100000);
     val[100000] = '\0';
-    for (int i = 0; i < 100; i++) expect_status(c, "OK", "SET big:%d %s", i, val);
     int fd = raw_connect(p->port);
     char line[64];
     raw_send_str(fd, "REPLCONF capa eof capa psync2\r\n");
@@ -633,11 +644,71 @@ START_TEST(slow_replica_dropped_by_output_limit) {
     raw_send_str(fd, "PSYNC ? -1\r\n"); /* then read nothing */
     h_wait_info(c, "replication", "connected_slaves", 1, 10000);
     for (int i = 0; i < 40; i++) expect_status(c, "OK", "SET k %s", val);
-    free(val);
     h_wait_info(c, "replication", "connected_slaves", 0, 10000);
     ck_assert(srv_log_wait(p, "overcoming of output buffer limits", 5000));
+    /* it went while its payload was still in flight */
+    ck_assert(!srv_log_wait(p, "Streamed RDB transfer", 1));
+    close(fd);
+    /* online, then it stops reading: net.c's limit on its output */
+    expect_status(c, "OK", "FLUSHALL");
+    char id[41];
+    long long off;
+    fd = raw_full_sync(p->port, id, &off);
+    h_wait_info(c, "replication", "connected_slaves", 1, 10000);
+    long long before = h_info_int(c, "stats", "client_output_buffer_limit_disconnections");
+    for (int i = 0; i < 100; i++) expect_status(c, "OK", "SET k %s", val);
+    h_wait_info(c, "replication", "connected_slaves", 0, 10000);
+    ck_assert_int_eq(h_info_int(c, "stats", "client_output_buffer_limit_disconnections"),
+                     before + 1);
     ck_assert_int_ge(h_info_int(c, "stats", "client_output_buffer_limit_disconnections"), 1);
     expect_status(c, "OK", "SET still alive");
+    free(val);
+    close(fd);
+    redisFree(c);
+}
+END_TEST
+
+/* PINGs go into the stream every repl-ping-replica-period; a replica that
+ * stops acking is dropped after repl-timeout. */
+START_TEST(pings_and_ack_timeout) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-ping-replica-period 1 "
+                         "--repl-timeout 3");
+    redisContext *c = srv_connect(p);
+    char id[41];
+    long long off;
+    int fd = raw_full_sync(p->port, id, &off);
+    static const char ping[] = "*1\r\n$4\r\nPING\r\n";
+    char buf[sizeof ping * 2];
+    read_exact(fd, buf, sizeof ping - 1);
+    ck_assert_str_eq(buf, ping);
+    read_exact(fd, buf, sizeof ping - 1); /* a second later, another */
+    ck_assert_str_eq(buf, ping);
+    ck_assert_int_eq(h_info_int(c, "replication", "connected_slaves"), 1);
+    /* no ACK since the first: gone after repl-timeout */
+    h_wait_info(c, "replication", "connected_slaves", 0, 10000);
+    ck_assert(srv_log_wait(p, "Disconnecting timedout replica (streaming sync)", 1000));
+    close(fd);
+    redisFree(c);
+}
+END_TEST
+
+/* A replica that takes none of its payload is dropped after repl-timeout
+ * (the thread writing it gives up; the main thread never waited). */
+START_TEST(payload_timeout) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-timeout 2");
+    redisContext *c = srv_connect(p);
+    big_values(c, 100);
+    int fd = raw_connect(p->port);
+    char line[64];
+    raw_send_str(fd, "REPLCONF capa eof\r\n");
+    read_line(fd, line, sizeof line);
+    raw_send_str(fd, "PSYNC ? -1\r\n"); /* then read nothing */
+    h_wait_info(c, "replication", "connected_slaves", 1, 10000);
+    long long t0 = h_now_ms();
+    expect_status(c, "OK", "SET served meanwhile");
+    ck_assert_int_lt(h_now_ms() - t0, h_scaled_ms(1000));
+    h_wait_info(c, "replication", "connected_slaves", 0, 15000);
+    ck_assert_msg(srv_log_wait(p, "took nothing for 2000 ms", 1000), "%s", srv_log_read(p));
     close(fd);
     redisFree(c);
 }
@@ -666,6 +737,8 @@ int main(void) {
         {"redis_cli_rdb_is_accepted_by_redis_check_rdb",
          redis_cli_rdb_is_accepted_by_redis_check_rdb},
         {"slow_replica_dropped_by_output_limit", slow_replica_dropped_by_output_limit},
+        {"pings_and_ack_timeout", pings_and_ack_timeout},
+        {"payload_timeout", payload_timeout},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         h_add_tcase(s, tests[i].name, tests[i].t, 120, NULL, teardown);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../src/util.h"
+#include "fullsync_priv.h"
 #include "repl_int.h"
 
 static struct {
@@ -45,12 +46,14 @@ void backlog_create(void) {
     B.idx = 0;
     B.histlen = 0;
     B.end = R.offset;
+    primary_consumer_sync();
 }
 
 void backlog_free(void) {
     free(B.buf);
     B.buf = NULL;
     B.size = B.idx = B.histlen = 0;
+    primary_consumer_sync();
 }
 
 void backlog_append(const char *p, size_t n) {

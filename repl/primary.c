@@ -101,10 +101,11 @@ static plink *link_get(client *c) {
 
 static void consumer(void *priv, int dbid, int argc, const arg *argv);
 
-/* The backlog and the consumer exist together (a replica's backlog, made
- * by replica.c, gets the consumer at the next cron: it ignores commands
- * while server.upstream anyway). */
-static void consumer_sync(void) {
+/* The backlog and the consumer exist together: backlog_create and
+ * backlog_free call it (a replica's backlog too: the consumer ignores
+ * commands while server.upstream, and feeds the stream at once when a
+ * promotion ends it). */
+void primary_consumer_sync(void) {
     if (backlog_exists() && !P.consumer_on) {
         prop_add(consumer, NULL);
         P.consumer_on = 1;
@@ -124,7 +125,10 @@ static void encode(vbuf *b, int argc, const arg *argv) {
  * its master's bytes instead (replica.c calls repl_feed). */
 static void consumer(void *priv, int dbid, int argc, const arg *argv) {
     (void)priv;
-    if (server.upstream) return;
+    if (server.upstream) {
+        R.stream_db = -1; /* the master's bytes chose databases we did not track */
+        return;
+    }
     P.enc.len = 0;
     if (dbid != R.stream_db) {
         char num[24];
@@ -318,7 +322,6 @@ static void sync_command(client *c, int psync) {
         log_notice("Replication backlog created, my new replication IDs are '%s' and '%s'",
                    R.replid, R.replid2);
     }
-    consumer_sync();
     fullsync_request(&pl->rl);
 }
 
@@ -531,7 +534,6 @@ static void drop_timed_out(int64_t now) {
 
 static void cron(void) {
     int64_t now = mono_ms();
-    consumer_sync();
     if (P.n && !server.upstream &&
         now - P.last_ping_ms >= (int64_t)server.cfg.repl_ping_replica_period * 1000) {
         static const char ping[] = "*1\r\n$4\r\nPING\r\n";
@@ -545,7 +547,6 @@ static void cron(void) {
         memset(R.replid2, '0', REPL_ID_LEN);
         R.second_offset = -1;
         backlog_free();
-        consumer_sync();
         log_notice("Replication backlog freed after %d seconds without connected replicas.",
                    server.cfg.repl_backlog_ttl);
     }

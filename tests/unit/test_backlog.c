@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../repl/repl_int.h"
+#include "../../src/propagate.h"
 
 /* Appends n bytes of a recognisable pattern: byte at stream offset o is
  * 'a' + o % 26. */
@@ -46,6 +47,18 @@ START_TEST(empty_backlog_covers_nothing) {
     ck_assert_int_eq(backlog_covers(1000), 0);
     ck_assert_int_eq(backlog_covers(1002), 0);
     check_copy(1001); /* nothing to send */
+}
+END_TEST
+
+/* The propagation consumer lives as long as the backlog (a replica's
+ * backlog too: promoted, it feeds the stream from its first command). */
+START_TEST(consumer_follows_the_backlog) {
+    ck_assert_int_eq(prop_active(), 0);
+    backlog_create();
+    ck_assert_int_eq(prop_active(), 1);
+    backlog_create(); /* exists: nothing more registered (prop_add asserts) */
+    backlog_free();
+    ck_assert_int_eq(prop_active(), 0);
 }
 END_TEST
 
@@ -130,6 +143,7 @@ int main(void) {
     TCase *tc = tcase_create("backlog");
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, empty_backlog_covers_nothing);
+    tcase_add_test(tc, consumer_follows_the_backlog);
     tcase_add_test(tc, covers_and_copies_before_wrap);
     tcase_add_test(tc, wraps_around);
     tcase_add_test(tc, append_bigger_than_ring);

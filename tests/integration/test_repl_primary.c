@@ -714,6 +714,61 @@ START_TEST(payload_timeout) {
 }
 END_TEST
 
+/* A running BGSAVE makes a sync wait for it; a running sync makes BGSAVE
+ * answer that a save is in progress (as Redis's diskless sync does). */
+START_TEST(bgsave_and_sync_wait_for_each_other) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --rdb-key-save-delay 5000");
+    redisContext *pc = srv_connect(p);
+    populate(pc, "a");
+    expect_status(pc, "Background saving started", "BGSAVE");
+    redisContext *rc;
+    srv *r = start_redis_replica(p, &rc);
+    char *log = srv_log_read(p);
+    const char *saved = strstr(log, "Background saving (forkless) terminated");
+    const char *synced = strstr(log, "Replication save started");
+    ck_assert_msg(saved && synced && saved < synced, "%s", log);
+    free(log);
+    /* a slow replica (a raw one that reads nothing) keeps a sync running */
+    big_values(pc, 100);
+    int fd = raw_connect(p->port);
+    char line[64];
+    raw_send_str(fd, "REPLCONF capa eof\r\n");
+    read_line(fd, line, sizeof line);
+    raw_send_str(fd, "PSYNC ? -1\r\n");
+    h_wait_info(pc, "persistence", "rdb_bgsave_in_progress", 1, 10000);
+    expect_error(pc, "ERR Background save already in progress", "BGSAVE");
+    close(fd);
+    h_wait_info(pc, "persistence", "rdb_bgsave_in_progress", 0, 30000);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+END_TEST
+
+/* SHUTDOWN while a payload is stuck in a replica's socket: the save stops
+ * at once, not after repl-timeout. */
+START_TEST(shutdown_during_stuck_payload) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-timeout 60");
+    redisContext *pc = srv_connect(p);
+    big_values(pc, 300); /* more than loopback's socket buffers take */
+    int fd = raw_connect(p->port);
+    char line[64];
+    raw_send_str(fd, "REPLCONF capa eof\r\n");
+    read_line(fd, line, sizeof line);
+    raw_send_str(fd, "PSYNC ? -1\r\n");
+    h_wait_info(pc, "persistence", "rdb_bgsave_in_progress", 1, 10000);
+    h_sleep_ms(h_scaled_ms(1000)); /* the thread is stuck in a write by now */
+    long long t0 = h_now_ms();
+    redisAppendCommand(pc, "SHUTDOWN NOSAVE");
+    int done = 0;
+    redisBufferWrite(pc, &done);
+    ck_assert(srv_wait_exit(p, h_scaled_ms(10000)));
+    ck_assert_int_lt(h_now_ms() - t0, h_scaled_ms(5000));
+    close(fd);
+    redisFree(pc);
+}
+END_TEST
+
 static void teardown(void) { h_srv_drop_all(); }
 
 int main(void) {
@@ -739,6 +794,8 @@ int main(void) {
         {"slow_replica_dropped_by_output_limit", slow_replica_dropped_by_output_limit},
         {"pings_and_ack_timeout", pings_and_ack_timeout},
         {"payload_timeout", payload_timeout},
+        {"bgsave_and_sync_wait_for_each_other", bgsave_and_sync_wait_for_each_other},
+        {"shutdown_during_stuck_payload", shutdown_during_stuck_payload},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         h_add_tcase(s, tests[i].name, tests[i].t, 120, NULL, teardown);

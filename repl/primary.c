@@ -430,22 +430,32 @@ static void waiter_remove(size_t i) {
     P.w[i] = P.w[--P.nw];
 }
 
-/* Answers the WAITs that have their acks or whose time is up. */
+/* Answers the WAITs that have their acks or whose time is up. They are
+ * taken off the list first: running a resumed client's next commands may
+ * close or block other clients (which changes the list). */
 static void serve_waiters(void) {
     int64_t now = mono_ms();
+    size_t n = 0;
+    client **ready = NULL;
     for (size_t i = P.nw; i-- > 0;) {
         waiter w = P.w[i];
         long long acked = acks_at(w.offset);
         if (acked < w.numreplicas && (!w.deadline_ms || now < w.deadline_ms)) continue;
         waiter_remove(i);
-        client *c = w.c;
-        reply_int(c, acked);
-        c->flags &= ~CLIENT_BLOCKED;
+        reply_int(w.c, acked);
+        w.c->flags &= ~CLIENT_BLOCKED;
+        ready = xrealloc(ready, (n + 1) * sizeof *ready);
+        ready[n++] = w.c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        client *c = ready[i];
+        net_want_write(c);
+        if (c->flags & CLIENT_CLOSING) continue; /* freed on a later iteration */
         net_skip_pending(c);
         net_process_input(c);
         net_update_reading(c);
-        net_want_write(c);
     }
+    free(ready);
 }
 
 /* ---- the gate, INFO, ROLE ---- */

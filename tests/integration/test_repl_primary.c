@@ -258,9 +258,11 @@ START_TEST(full_sync_under_writes_and_flushall) {
 }
 END_TEST
 
-/* Two replicas arriving within repl-diskless-sync-delay share one save. */
-START_TEST(two_replicas_share_one_save) {
-    srv *p = h_srv_start("--repl-diskless-sync-delay 2");
+/* Two replicas arriving within repl-diskless-sync-delay share one save;
+ * with repl-diskless-sync-max-replicas 2 it starts as soon as both wait
+ * (the delay, 600 s, would outlast the test). */
+static void two_replicas(const char *conf) {
+    srv *p = h_srv_start("%s", conf);
     redisContext *pc = srv_connect(p);
     populate(pc, "a");
     redisContext *rc1, *rc2;
@@ -280,6 +282,13 @@ START_TEST(two_replicas_share_one_save) {
     redisFree(pc);
     srv_stop(r1);
     srv_stop(r2);
+}
+
+START_TEST(two_replicas_share_one_save) { two_replicas("--repl-diskless-sync-delay 2"); }
+END_TEST
+
+START_TEST(max_replicas_starts_the_save) {
+    two_replicas("--repl-diskless-sync-delay 600 --repl-diskless-sync-max-replicas 2");
 }
 END_TEST
 
@@ -769,6 +778,40 @@ START_TEST(shutdown_during_stuck_payload) {
 }
 END_TEST
 
+/* A replica waiting for its payload gets a "\n" every second: during
+ * repl-diskless-sync-delay (before +FULLRESYNC) and while the disk path
+ * writes its temp file; INFO says wait_bgsave meanwhile. */
+START_TEST(keepalives_while_waiting) {
+    const char *confs[] = {"--repl-diskless-sync-delay 3",
+                           "--repl-diskless-sync no --rdb-key-save-delay 10000"};
+    for (int k = 0; k < 2; k++) {
+        srv *p = h_srv_start("%s", confs[k]);
+        redisContext *c = srv_connect(p);
+        populate(c, "a");
+        int fd = raw_connect(p->port);
+        char line[128];
+        raw_send_str(fd, "REPLCONF capa eof\r\n");
+        read_line(fd, line, sizeof line);
+        raw_send_str(fd, "PSYNC ? -1\r\n");
+        char b[2];
+        read_exact(fd, b, 1);
+        ck_assert_msg(b[0] == '\n', "conf %d: first byte '%c'", k, b[0]);
+        read_exact(fd, b, 1); /* and a second one */
+        ck_assert_msg(b[0] == '\n', "conf %d: second byte '%c'", k, b[0]);
+        char *info = h_info(c, "replication"), v[256];
+        h_info_field(info, "slave0", v, sizeof v);
+        ck_assert_msg(strstr(v, "state=wait_bgsave"), "conf %d: slave0:%s", k, v);
+        free(info);
+        read_line(fd, line, sizeof line); /* skips the keepalives */
+        ck_assert_msg(!strncmp(line, "+FULLRESYNC ", 12), "conf %d: '%s'", k, line);
+        read_line(fd, line, sizeof line);
+        ck_assert_msg(!strncmp(line, k ? "$" : "$EOF:", k ? 1 : 5), "conf %d: '%s'", k, line);
+        close(fd);
+        redisFree(c);
+    }
+}
+END_TEST
+
 static void teardown(void) { h_srv_drop_all(); }
 
 int main(void) {
@@ -783,6 +826,7 @@ int main(void) {
         {"full_sync_disk_path_fork", full_sync_disk_path_fork},
         {"full_sync_under_writes_and_flushall", full_sync_under_writes_and_flushall},
         {"two_replicas_share_one_save", two_replicas_share_one_save},
+        {"max_replicas_starts_the_save", max_replicas_starts_the_save},
         {"replica_gone_mid_payload", replica_gone_mid_payload},
         {"psync_full_then_continue", psync_full_then_continue},
         {"backlog_ttl_frees_and_changes_id", backlog_ttl_frees_and_changes_id},
@@ -796,6 +840,7 @@ int main(void) {
         {"payload_timeout", payload_timeout},
         {"bgsave_and_sync_wait_for_each_other", bgsave_and_sync_wait_for_each_other},
         {"shutdown_during_stuck_payload", shutdown_during_stuck_payload},
+        {"keepalives_while_waiting", keepalives_while_waiting},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         h_add_tcase(s, tests[i].name, tests[i].t, 120, NULL, teardown);

@@ -39,6 +39,10 @@ typedef struct plink {
     replica_link rl;          /* first: c->repl points at the plink */
     int rdb_only;             /* REPLCONF rdb-only 1: the payload, then close */
     int hold;                 /* its stream goes to `held`, not c->reply */
+    int acked_payload;        /* an ACK came while its payload was in flight:
+                                 the replica has it all (a replica acks only
+                                 once it has loaded it), though the save's
+                                 end has not reached the main thread yet */
     vbuf held;
     int64_t soft_since_ms;    /* held bytes over the soft limit since */
     int close_asap;           /* over the output limit: closed after the feed */
@@ -228,7 +232,7 @@ void primary_sync_done(replica_link *rl, int ok, const char *why) {
     }
     rl->state = RS_ONLINE;
     rl->ack_ms = mono_ms();
-    if (eof) {
+    if (eof && !pl->acked_payload) {
         log_notice("Streamed RDB transfer with replica %s succeeded (socket). Waiting for "
                    "REPLCONF ACK from replica to enable streaming", name);
     } else {
@@ -338,6 +342,7 @@ static void replconf_ack(client *c, const arg *a) {
     if (off > pl->rl.ack_offset) pl->rl.ack_offset = off;
     pl->rl.ack_ms = mono_ms();
     if (pl->rl.state == RS_ONLINE && pl->hold) release(pl);
+    else if (pl->rl.state == RS_WAIT_BGSAVE_END) pl->acked_payload = 1;
 }
 
 void cmd_replconf(client *c) {

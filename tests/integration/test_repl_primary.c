@@ -812,6 +812,57 @@ START_TEST(keepalives_while_waiting) {
 }
 END_TEST
 
+/* The replica's first ACK may reach the main thread before the save's end
+ * does (the thread wrote the mark, the main thread was busy: here in a
+ * DEBUG SLEEP): the stream must start anyway, with no second ACK. */
+START_TEST(first_ack_before_the_save_is_seen_done) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-ping-replica-period 3600 "
+                         "--rdb-key-save-delay 2000");
+    redisContext *c = srv_connect(p), *sleeper = srv_connect(p);
+    populate(c, "a"); /* 220 keys: a save of about 0.5 s */
+    int fd = raw_connect(p->port);
+    char line[128], id[41];
+    long long off;
+    raw_send_str(fd, "REPLCONF capa eof capa psync2\r\n");
+    read_line(fd, line, sizeof line);
+    raw_send_str(fd, "PSYNC ? -1\r\n");
+    read_line(fd, line, sizeof line);
+    ck_assert(sscanf(line, "+FULLRESYNC %40s %lld", id, &off) == 2);
+    /* the main thread sleeps through the end of the payload */
+    redisAppendCommand(sleeper, "DEBUG SLEEP 2");
+    int done = 0;
+    redisBufferWrite(sleeper, &done);
+    read_line(fd, line, sizeof line);
+    char mark[41];
+    ck_assert(strlen(line) == 45);
+    memcpy(mark, line + 5, 41);
+    size_t cap = 1 << 20, n = 0;
+    char *p2 = malloc(cap);
+    while (n < 40 || memcmp(p2 + n - 40, mark, 40) != 0) {
+        ck_assert(n < cap);
+        read_exact(fd, p2 + n, 1);
+        n++;
+    }
+    free(p2);
+    char ack[64];
+    snprintf(ack, sizeof ack, "REPLCONF ACK %lld\r\n", off);
+    raw_send_str(fd, ack); /* while the main thread still sleeps */
+    redisReply *r;
+    ck_assert_int_eq(redisGetReply(sleeper, (void **)&r), REDIS_OK);
+    freeReplyObject(r);
+    expect_status(c, "OK", "SET k1 v1");
+    long long now = h_info_int(c, "replication", "master_repl_offset");
+    size_t len = (size_t)(now - off);
+    char *buf = malloc(len + 1);
+    read_exact(fd, buf, len);
+    ck_assert(!memcmp(buf + len - (sizeof SET_K1 - 1), SET_K1, sizeof SET_K1 - 1));
+    free(buf);
+    close(fd);
+    redisFree(sleeper);
+    redisFree(c);
+}
+END_TEST
+
 static void teardown(void) { h_srv_drop_all(); }
 
 int main(void) {
@@ -841,6 +892,7 @@ int main(void) {
         {"bgsave_and_sync_wait_for_each_other", bgsave_and_sync_wait_for_each_other},
         {"shutdown_during_stuck_payload", shutdown_during_stuck_payload},
         {"keepalives_while_waiting", keepalives_while_waiting},
+        {"first_ack_before_the_save_is_seen_done", first_ack_before_the_save_is_seen_done},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         h_add_tcase(s, tests[i].name, tests[i].t, 120, NULL, teardown);

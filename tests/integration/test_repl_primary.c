@@ -292,6 +292,43 @@ START_TEST(max_replicas_starts_the_save) {
 }
 END_TEST
 
+/* A redis-server replica restarted from its own RDB (SHUTDOWN SAVE keeps
+ * our replid and its offset in it) comes back with PSYNC <replid> <off>:
+ * +CONTINUE from the backlog, the writes it missed, nothing else. */
+START_TEST(partial_resync_of_a_restarted_redis_replica) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0");
+    redisContext *pc = srv_connect(p);
+    populate(pc, "a");
+    redisContext *rc;
+    srv *r = start_redis_replica(p, &rc);
+    mutate(pc);
+    wait_replica(pc);
+    redisReply *bye = redisCommand(rc, "SHUTDOWN SAVE");
+    freeReplyObject(bye);
+    redisFree(rc);
+    ck_assert(srv_wait_exit(r, h_scaled_ms(10000)));
+    h_wait_info(pc, "replication", "connected_slaves", 0, 10000);
+    populate(pc, "missed"); /* while it is away */
+    expect_status(pc, "OK", "SELECT 7");
+    expect_status(pc, "OK", "SET missed:db7 x");
+    expect_status(pc, "OK", "SELECT 0");
+    srv *r2 = srv_start_redis("--dir %s --replicaof 127.0.0.1 %d", r->dir, p->port);
+    rc = srv_connect(r2);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 30000);
+    char needle[128];
+    snprintf(needle, sizeof needle, "Partial resynchronization request from 127.0.0.1:%d accepted",
+             r2->port);
+    ck_assert(srv_log_wait(p, needle, 1000));
+    ck_assert(srv_log_wait(r2, "Successful partial resynchronization with master", 1000));
+    wait_replica(pc);
+    compare_datasets(pc, rc);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r2);
+    srv_stop(r);
+}
+END_TEST
+
 /* ---- the protocol, by a raw socket ---- */
 
 /* Reads one line ending in \r\n, skipping the "\n" keepalives. */
@@ -880,6 +917,8 @@ int main(void) {
         {"max_replicas_starts_the_save", max_replicas_starts_the_save},
         {"replica_gone_mid_payload", replica_gone_mid_payload},
         {"psync_full_then_continue", psync_full_then_continue},
+        {"partial_resync_of_a_restarted_redis_replica",
+         partial_resync_of_a_restarted_redis_replica},
         {"backlog_ttl_frees_and_changes_id", backlog_ttl_frees_and_changes_id},
         {"wait_min_replicas_info_role_verso", wait_min_replicas_info_role_verso},
         {"wait_min_replicas_info_role_redis", wait_min_replicas_info_role_redis},

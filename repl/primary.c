@@ -616,7 +616,7 @@ static const hooks primary_hooks = {
 
 void primary_init(void) {
     vbuf_init(&P.enc);
-    P.no_replicas_since_ms = mono_ms();
+    P.no_replicas_since_ms = P.last_ping_ms = mono_ms(); /* first ping a period in */
     hooks_register(&primary_hooks);
     cmd_add_gate(noreplicas_gate);
 }

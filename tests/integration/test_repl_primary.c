@@ -397,7 +397,7 @@ START_TEST(psync_full_then_continue) {
     char id[41];
     long long off;
     int fd = raw_full_sync(p->port, id, &off);
-    /* the first cron pings into the stream: count from INFO */
+    /* what the stream holds since the cut, counted from INFO */
     expect_status(c, "OK", "SET k1 v1");
     long long now = h_info_int(c, "replication", "master_repl_offset");
     size_t n = (size_t)(now - off);

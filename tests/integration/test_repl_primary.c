@@ -16,159 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-
-/* ---- data ---- */
-
-/* Strings (int, short, long, with expiry), lists, hashes, sets, zsets small
- * and big (every encoding), in databases 0 and 5. */
-static void populate(redisContext *c, const char *tag) {
-    for (int db = 0; db <= 5; db += 5) {
-        expect_status(c, "OK", "SELECT %d", db);
-        for (int i = 0; i < 50; i++) {
-            expect_status(c, "OK", "SET %s:str:%d %d", tag, i, i * 7);
-            expect_status(c, "OK", "SET %s:long:%d %s-%0100d", tag, i, tag, i);
-        }
-        expect_status(c, "OK", "SET %s:ttl v PX 500000", tag);
-        for (int i = 0; i < 300; i++) {
-            freeReplyObject(cmd(c, "RPUSH %s:biglist e%d", tag, i));
-            freeReplyObject(cmd(c, "HSET %s:bighash f%d v%d", tag, i, i));
-            freeReplyObject(cmd(c, "SADD %s:bigset m%d", tag, i));
-            freeReplyObject(cmd(c, "SADD %s:intset %d", tag, i));
-            freeReplyObject(cmd(c, "ZADD %s:bigzset %d.5 m%d", tag, i, i));
-        }
-        freeReplyObject(cmd(c, "RPUSH %s:list a b c", tag));
-        freeReplyObject(cmd(c, "HSET %s:hash a 1 b 2", tag));
-        freeReplyObject(cmd(c, "SADD %s:set a b", tag));
-        freeReplyObject(cmd(c, "ZADD %s:zset 1 a 2 b", tag));
-        freeReplyObject(cmd(c, "EXPIRE %s:hash 100000", tag));
-    }
-    expect_status(c, "OK", "SELECT 0");
-}
-
-/* Writes of every kind after the sync: they reach the replica by the
- * stream (SELECT, MULTI/EXEC, deletes, expiries, FLUSHDB). */
-static void mutate(redisContext *c) {
-    expect_status(c, "OK", "SELECT 5");
-    freeReplyObject(cmd(c, "DEL a:str:1 a:biglist"));
-    freeReplyObject(cmd(c, "INCRBY a:str:2 1000"));
-    freeReplyObject(cmd(c, "LPUSH a:list z"));
-    freeReplyObject(cmd(c, "HSET a:bighash new 1"));
-    freeReplyObject(cmd(c, "SREM a:bigset m3"));
-    freeReplyObject(cmd(c, "ZINCRBY a:bigzset 10 m7"));
-    freeReplyObject(cmd(c, "SET s:ex v EX 1000"));
-    expect_status(c, "OK", "SELECT 0");
-    expect_status(c, "OK", "MULTI");
-    expect_status(c, "QUEUED", "SET tx:1 one");
-    expect_status(c, "QUEUED", "RPUSH tx:l x y");
-    freeReplyObject(cmd(c, "EXEC"));
-    freeReplyObject(cmd(c, "APPEND a:long:0 more"));
-    expect_status(c, "OK", "SELECT 9");
-    expect_status(c, "OK", "SET gone 1");
-    expect_status(c, "OK", "FLUSHDB");
-    expect_status(c, "OK", "SET after-flush 1");
-    expect_status(c, "OK", "SELECT 0");
-}
-
-/* n keys of 100 kB that LZF cannot shrink: a payload bigger than any
- * socket buffer. */
-static void big_values(redisContext *c, int n) {
-    char *val = malloc(100001);
-    unsigned x = 12345;
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j < 100000; j++) {
-            x = x * 1103515245u + 12345u;
-            val[j] = (char)('a' + (x >> 16) % 26);
-        }
-        val[100000] = '\0';
-        expect_status(c, "OK", "SET big:%d %s", i, val);
-    }
-    free(val);
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* One key's value as text (sorted members for sets and hashes). */
-static char *value_text(redisContext *c, const char *key) {
-    redisReply *t = cmd(c, "TYPE %s", key);
-    char *type = strdup(t->str);
-    freeReplyObject(t);
-    redisReply *r;
-    if (!strcmp(type, "string")) r = cmd(c, "GET %s", key);
-    else if (!strcmp(type, "list")) r = cmd(c, "LRANGE %s 0 -1", key);
-    else if (!strcmp(type, "hash")) r = cmd(c, "HGETALL %s", key);
-    else if (!strcmp(type, "set")) r = cmd(c, "SMEMBERS %s", key);
-    else if (!strcmp(type, "zset")) r = cmd(c, "ZRANGE %s 0 -1 WITHSCORES", key);
-    else ck_abort_msg("key %s: type %s", key, type);
-    size_t cap = 64, len = 0;
-    char *out = malloc(cap);
-    len = (size_t)snprintf(out, cap, "%s:", type);
-    size_t n = r->type == REDIS_REPLY_ARRAY ? r->elements : 1;
-    char **items = calloc(n, sizeof *items);
-    for (size_t i = 0; i < n; i++) {
-        redisReply *e = r->type == REDIS_REPLY_ARRAY ? r->element[i] : r;
-        items[i] = strndup(e->str, e->len);
-    }
-    if (!strcmp(type, "hash")) { /* pairs, in field order */
-        char **pairs = calloc(n / 2 + 1, sizeof *pairs);
-        for (size_t i = 0; i + 1 < n; i += 2) {
-            pairs[i / 2] = malloc(strlen(items[i]) + strlen(items[i + 1]) + 2);
-            sprintf(pairs[i / 2], "%s=%s", items[i], items[i + 1]);
-            free(items[i]);
-            free(items[i + 1]);
-        }
-        free(items);
-        items = pairs;
-        n /= 2;
-    }
-    if (!strcmp(type, "set") || !strcmp(type, "hash")) qsort(items, n, sizeof *items, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-        size_t need = len + strlen(items[i]) + 2;
-        if (need > cap) out = realloc(out, cap = need * 2);
-        len += (size_t)sprintf(out + len, "%s,", items[i]);
-        free(items[i]);
-    }
-    free(items);
-    free(type);
-    freeReplyObject(r);
-    return out;
-}
-
-/* Every key of every database of a is in b with the same value, the same
- * expiry or none, and b has no other key. Returns the keys compared. */
-static long long compare_datasets(redisContext *a, redisContext *b) {
-    long long total = 0;
-    for (int db = 0; db < 16; db++) {
-        expect_status(a, "OK", "SELECT %d", db);
-        expect_status(b, "OK", "SELECT %d", db);
-        redisReply *na = cmd(a, "DBSIZE"), *nb = cmd(b, "DBSIZE");
-        ck_assert_msg(na->integer == nb->integer, "db %d: %lld keys on the primary, %lld on the "
-                      "replica", db, na->integer, nb->integer);
-        freeReplyObject(na);
-        freeReplyObject(nb);
-        redisReply *keys = cmd(a, "KEYS *");
-        for (size_t i = 0; i < keys->elements; i++) {
-            const char *k = keys->element[i]->str;
-            char *va = value_text(a, k), *vb = value_text(b, k);
-            ck_assert_msg(!strcmp(va, vb), "db %d key %s: primary %.200s replica %.200s", db, k,
-                          va, vb);
-            free(va);
-            free(vb);
-            redisReply *ta = cmd(a, "PTTL %s", k), *tb = cmd(b, "PTTL %s", k);
-            ck_assert_msg((ta->integer < 0) == (tb->integer < 0) &&
-                              llabs(ta->integer - tb->integer) < 60000,
-                          "db %d key %s: pttl %lld vs %lld", db, k, ta->integer, tb->integer);
-            freeReplyObject(ta);
-            freeReplyObject(tb);
-            total++;
-        }
-        freeReplyObject(keys);
-    }
-    expect_status(a, "OK", "SELECT 0");
-    expect_status(b, "OK", "SELECT 0");
-    return total;
-}
+#include "repl_data.h"
 
 /* A redis-server replica of p, synced (link up). */
 static srv *start_redis_replica(srv *p, redisContext **rc) {
@@ -188,16 +36,16 @@ static void wait_replica(redisContext *pc) {
 static void sync_and_follow(const char *extra, const char *log_says) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 %s", extra);
     redisContext *pc = srv_connect(p);
-    populate(pc, "a");
+    repl_populate(pc, "a");
     redisContext *rc;
     srv *r = start_redis_replica(p, &rc);
-    long long n = compare_datasets(pc, rc);
+    long long n = repl_compare_datasets(pc, rc);
     ck_assert_int_eq(n, 2 * (100 + 1 + 5 + 4));
     ck_assert_msg(srv_log_wait(p, log_says, 5000), "the log does not say '%s'", log_says);
-    mutate(pc);
-    populate(pc, "b");
+    repl_mutate(pc);
+    repl_populate(pc, "b");
     wait_replica(pc);
-    compare_datasets(pc, rc);
+    repl_compare_datasets(pc, rc);
     redisFree(rc);
     redisFree(pc);
     srv_stop(r);
@@ -224,7 +72,7 @@ END_TEST
 START_TEST(full_sync_under_writes_and_flushall) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --rdb-key-save-delay 5000");
     redisContext *pc = srv_connect(p);
-    populate(pc, "a");
+    repl_populate(pc, "a");
     srv *r = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
     redisContext *rc = srv_connect(r);
     int rounds = 0, flushed = 0;
@@ -243,7 +91,7 @@ START_TEST(full_sync_under_writes_and_flushall) {
         if (rounds == 20 && srv_log_wait(p, "Replication save started", 1)) {
             expect_status(pc, "OK", "FLUSHALL");
             flushed = 1;
-            populate(pc, "c");
+            repl_populate(pc, "c");
         }
         rounds++;
         h_sleep_ms(5);
@@ -251,7 +99,7 @@ START_TEST(full_sync_under_writes_and_flushall) {
     expect_status(pc, "OK", "SELECT 0");
     ck_assert_msg(flushed, "no FLUSHALL during the sync (%d rounds)", rounds);
     wait_replica(pc);
-    ck_assert_int_gt(compare_datasets(pc, rc), 0);
+    ck_assert_int_gt(repl_compare_datasets(pc, rc), 0);
     redisFree(rc);
     redisFree(pc);
     srv_stop(r);
@@ -264,7 +112,7 @@ END_TEST
 static void two_replicas(const char *conf) {
     srv *p = h_srv_start("%s", conf);
     redisContext *pc = srv_connect(p);
-    populate(pc, "a");
+    repl_populate(pc, "a");
     redisContext *rc1, *rc2;
     srv *r1 = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
     srv *r2 = srv_start_redis("--replicaof 127.0.0.1 %d", p->port);
@@ -273,10 +121,10 @@ static void two_replicas(const char *conf) {
     h_wait_info_str(rc1, "replication", "master_link_status", "up", 30000);
     h_wait_info_str(rc2, "replication", "master_link_status", "up", 30000);
     ck_assert(srv_log_wait(p, "(2 replicas)", 1000));
-    mutate(pc);
+    repl_mutate(pc);
     expect_int(pc, 2, "WAIT 2 %d", h_scaled_ms(10000));
-    compare_datasets(pc, rc1);
-    compare_datasets(pc, rc2);
+    repl_compare_datasets(pc, rc1);
+    repl_compare_datasets(pc, rc2);
     redisFree(rc1);
     redisFree(rc2);
     redisFree(pc);
@@ -298,17 +146,17 @@ END_TEST
 START_TEST(partial_resync_of_a_restarted_redis_replica) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0");
     redisContext *pc = srv_connect(p);
-    populate(pc, "a");
+    repl_populate(pc, "a");
     redisContext *rc;
     srv *r = start_redis_replica(p, &rc);
-    mutate(pc);
+    repl_mutate(pc);
     wait_replica(pc);
     redisReply *bye = redisCommand(rc, "SHUTDOWN SAVE");
     freeReplyObject(bye);
     redisFree(rc);
     ck_assert(srv_wait_exit(r, h_scaled_ms(10000)));
     h_wait_info(pc, "replication", "connected_slaves", 0, 10000);
-    populate(pc, "missed"); /* while it is away */
+    repl_populate(pc, "missed"); /* while it is away */
     expect_status(pc, "OK", "SELECT 7");
     expect_status(pc, "OK", "SET missed:db7 x");
     expect_status(pc, "OK", "SELECT 0");
@@ -321,7 +169,7 @@ START_TEST(partial_resync_of_a_restarted_redis_replica) {
     ck_assert(srv_log_wait(p, needle, 1000));
     ck_assert(srv_log_wait(r2, "Successful partial resynchronization with master", 1000));
     wait_replica(pc);
-    compare_datasets(pc, rc);
+    repl_compare_datasets(pc, rc);
     redisFree(rc);
     redisFree(pc);
     srv_stop(r2);
@@ -611,7 +459,7 @@ END_TEST
 START_TEST(redis_cli_rdb_is_accepted_by_redis_check_rdb) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0");
     redisContext *c = srv_connect(p);
-    populate(c, "a");
+    repl_populate(c, "a");
     char port[16], path[2200];
     snprintf(port, sizeof port, "%d", p->port);
     snprintf(path, sizeof path, "%s/out.rdb", p->dir);
@@ -646,8 +494,8 @@ END_TEST
 START_TEST(replica_gone_mid_payload) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 1 --rdb-key-save-delay 5000");
     redisContext *pc = srv_connect(p);
-    populate(pc, "a");
-    big_values(pc, 100); /* a payload far bigger than the socket buffers */
+    repl_populate(pc, "a");
+    repl_big_values(pc, 100); /* a payload far bigger than the socket buffers */
     int fd = raw_connect(p->port);
     char line[128];
     raw_send_str(fd, "REPLCONF capa eof\r\n");
@@ -665,7 +513,7 @@ START_TEST(replica_gone_mid_payload) {
     /* its write failed, or its close was seen first: either way it is gone */
     ck_assert(srv_log_wait(p, "Connection with replica client id #", 1000));
     expect_int(pc, 1, "WAIT 1 %d", h_scaled_ms(10000));
-    compare_datasets(pc, rc);
+    repl_compare_datasets(pc, rc);
     redisFree(rc);
     redisFree(pc);
     srv_stop(r);
@@ -679,7 +527,7 @@ START_TEST(slow_replica_dropped_by_output_limit) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --client-output-buffer-limit "
                          "replica 1mb 0 0");
     redisContext *c = srv_connect(p);
-    big_values(c, 100); /* a payload bigger than the socket buffers */
+    repl_big_values(c, 100); /* a payload bigger than the socket buffers */
     char *val = malloc(100001);
     memset(val, 'v', 100000);
     val[100000] = '\0';
@@ -743,7 +591,7 @@ END_TEST
 START_TEST(payload_timeout) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-timeout 2");
     redisContext *c = srv_connect(p);
-    big_values(c, 100);
+    repl_big_values(c, 100);
     int fd = raw_connect(p->port);
     char line[64];
     raw_send_str(fd, "REPLCONF capa eof\r\n");
@@ -765,7 +613,7 @@ END_TEST
 START_TEST(bgsave_and_sync_wait_for_each_other) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --rdb-key-save-delay 5000");
     redisContext *pc = srv_connect(p);
-    populate(pc, "a");
+    repl_populate(pc, "a");
     expect_status(pc, "Background saving started", "BGSAVE");
     redisContext *rc;
     srv *r = start_redis_replica(p, &rc);
@@ -775,7 +623,7 @@ START_TEST(bgsave_and_sync_wait_for_each_other) {
     ck_assert_msg(saved && synced && saved < synced, "%s", log);
     free(log);
     /* a slow replica (a raw one that reads nothing) keeps a sync running */
-    big_values(pc, 100);
+    repl_big_values(pc, 100);
     int fd = raw_connect(p->port);
     char line[64];
     raw_send_str(fd, "REPLCONF capa eof\r\n");
@@ -796,7 +644,7 @@ END_TEST
 START_TEST(shutdown_during_stuck_payload) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-timeout 60");
     redisContext *pc = srv_connect(p);
-    big_values(pc, 300); /* more than loopback's socket buffers take */
+    repl_big_values(pc, 300); /* more than loopback's socket buffers take */
     int fd = raw_connect(p->port);
     char line[64];
     raw_send_str(fd, "REPLCONF capa eof\r\n");
@@ -824,7 +672,7 @@ START_TEST(keepalives_while_waiting) {
     for (int k = 0; k < 2; k++) {
         srv *p = h_srv_start("%s", confs[k]);
         redisContext *c = srv_connect(p);
-        populate(c, "a");
+        repl_populate(c, "a");
         int fd = raw_connect(p->port);
         char line[128];
         raw_send_str(fd, "REPLCONF capa eof\r\n");
@@ -856,7 +704,7 @@ START_TEST(first_ack_before_the_save_is_seen_done) {
     srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-ping-replica-period 3600 "
                          "--rdb-key-save-delay 2000");
     redisContext *c = srv_connect(p), *sleeper = srv_connect(p);
-    populate(c, "a"); /* 220 keys: a save of about 0.5 s */
+    repl_populate(c, "a"); /* 220 keys: a save of about 0.5 s */
     int fd = raw_connect(p->port);
     char line[128], id[41];
     long long off;

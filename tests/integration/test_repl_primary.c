@@ -67,6 +67,13 @@ START_TEST(full_sync_disk_path_fork) {
 }
 END_TEST
 
+/* With the AOF on, both consumers get every write; a rewrite and a sync
+ * wait for each other. */
+START_TEST(full_sync_with_aof) {
+    sync_and_follow("--appendonly yes --appendfsync always", "Streamed RDB transfer with replica");
+}
+END_TEST
+
 /* Writes go on while the payload is sent (a slow save: rdb-key-save-delay),
  * a FLUSHALL among them: the replica ends equal to the primary. */
 START_TEST(full_sync_under_writes_and_flushall) {
@@ -760,6 +767,7 @@ int main(void) {
         {"full_sync_disk_path", full_sync_disk_path},
         {"full_sync_fork_method", full_sync_fork_method},
         {"full_sync_disk_path_fork", full_sync_disk_path_fork},
+        {"full_sync_with_aof", full_sync_with_aof},
         {"full_sync_under_writes_and_flushall", full_sync_under_writes_and_flushall},
         {"two_replicas_share_one_save", two_replicas_share_one_save},
         {"max_replicas_starts_the_save", max_replicas_starts_the_save},

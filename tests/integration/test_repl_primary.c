@@ -8,8 +8,11 @@
  * and +CONTINUE with exactly the bytes it missed. WAIT, min-replicas-to-
  * write, INFO and ROLE are checked against verso and against a redis-server
  * primary in the same situation. SYNC through `redis-cli --rdb` gives a
- * file redis-check-rdb accepts. A replica that reads nothing is dropped by
- * the replica output limit. */
+ * file redis-check-rdb accepts. Shared saves (delay, max-replicas), writes
+ * and a FLUSHALL during a sync, a replica gone mid-payload, keepalives,
+ * pings, timeouts, the replica output limit, BGSAVE vs sync, SHUTDOWN with
+ * a stuck payload, and a restarted redis-server replica's partial resync.
+ * The data sets and the comparison are in repl_data.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

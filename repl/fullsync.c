@@ -1,10 +1,359 @@
 /* fullsync: the snapshot of a full resynchronization (see repl_int.h).
- * Placeholder: the fullsync engineer fills it. */
+ *
+ * Replicas that asked for a full sync wait in F.wait (RS_WAIT_BGSAVE_START,
+ * a "\n" keepalive every second) until a save may start: none runs (a
+ * BGSAVE or AOF rewrite makes them wait, as Redis), the output of each is
+ * drained, and for a diskless save repl-diskless-sync-delay has passed
+ * since the first one came or repl-diskless-sync-max-replicas wait. Then,
+ * on the main thread between two commands, every ready replica gets its
+ * cut (primary_sync_cut) and one save starts for all of them:
+ *
+ *  - diskless (repl-diskless-sync yes and every one said capa eof): the
+ *    save (forkless, or a fork child with bgsave-method fork) writes into
+ *    a fan-out sink (rdb_io.h) over a dup() of each replica's socket:
+ *    "+FULLRESYNC <replid> <offset>\r\n$EOF:<mark>\r\n" <RDB> <mark>. One
+ *    replica failing is dropped, the others go on;
+ *  - else the save writes a temp file, then a sender thread writes
+ *    "+FULLRESYNC ...\r\n$<len>\r\n" and the file to each socket (the
+ *    replicas get "\n" keepalives meanwhile).
+ *
+ * When the payload is out, primary_sync_done() puts each replica online.
+ * The main thread never writes to a socket whose payload is in flight (its
+ * replies are held, primary.c) and never blocks on one: the keepalives are
+ * single non-blocking writes. Dropping a replica whose payload is in flight
+ * shuts its socket down (fullsync_drop), so the thread's write on the dup
+ * fails.
+ *
+ * Threads: the serializer (or the fork child) owns F.out between
+ * snap_start_sink and the done callback; the sender thread owns its
+ * fan-out sink between its start and F.sent (uv_async_t); the main thread
+ * reads their per-target errors after they are done. Everything else here
+ * is main thread only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "../snapshot/rdb_io.h"
+#include "../snapshot/snap.h"
+#include "../src/hooks.h"
+#include "../src/log.h"
+#include "../src/net.h"
+#include "../src/util.h"
+#include "fullsync_priv.h"
 #include "repl_int.h"
 
-void fullsync_init(void) {}
-void fullsync_request(replica_link *rl) { primary_sync_done(rl, 0, "not implemented"); }
-void fullsync_drop(replica_link *rl) { (void)rl; }
-void fullsync_cron(void) {}
-int fullsync_in_progress(void) { return 0; }
+struct fs_target {
+    replica_link *rl;         /* NULL once its client closed */
+    int fd;                   /* dup of its socket while a save serves it */
+    int eof;                  /* EOF-marked payload (else $<len>) */
+    int sending;              /* the sender thread writes its payload */
+    size_t idx;               /* its index in the save's fan-out sink */
+    char prefix[160];         /* "+FULLRESYNC <replid> <offset>\r\n" or "" */
+};
+
+enum { FS_IDLE = 0, FS_SOCKET, FS_DISK_SAVE, FS_DISK_SEND };
+
+static struct {
+    fs_target **wait;         /* waiting for a save */
+    size_t nwait, capwait;
+    int64_t wait_since_ms;    /* mono ms the first of them came */
+    int64_t last_keepalive_ms;
+    int state;                /* FS_* */
+    int forked;               /* the running save is a fork child's: no
+                                 per-replica errors to read back */
+    fs_target **cur;          /* the running save's replicas */
+    size_t ncur;
+    sink *out;                /* the save's sink (fan-out or temp file) */
+    char tmp[64];             /* the disk path's temp file */
+    /* the sender thread (disk path) */
+    pthread_t sender;
+    sink *send_out;           /* its fan-out, the thread's while it runs */
+    int send_status;          /* written by the thread before F.sent */
+    char send_err[256];
+    uv_async_t sent;
+    int sent_init;
+} F;
+
+int fullsync_target_eof(const fs_target *t) { return t && t->eof; }
+int fullsync_target_sending(const fs_target *t) { return t && t->sending; }
+int fullsync_in_progress(void) { return F.state != FS_IDLE; }
 void fullsync_info(vbuf *b) { (void)b; }
+
+static void wait_remove(size_t i) {
+    memmove(&F.wait[i], &F.wait[i + 1], (F.nwait - i - 1) * sizeof *F.wait);
+    F.nwait--;
+}
+
+void fullsync_request(replica_link *rl) {
+    fs_target *t = xcalloc(1, sizeof *t);
+    t->rl = rl;
+    t->fd = -1;
+    rl->target = t;
+    if (F.nwait == F.capwait) {
+        F.capwait = F.capwait ? F.capwait * 2 : 4;
+        F.wait = xrealloc(F.wait, F.capwait * sizeof *F.wait);
+    }
+    if (!F.nwait) F.wait_since_ms = mono_ms();
+    F.wait[F.nwait++] = t;
+    /* the save starts before the loop sleeps (before_sleep), not inside
+     * the PSYNC that asked for it */
+}
+
+void fullsync_drop(replica_link *rl) {
+    fs_target *t = rl->target;
+    if (!t) return;
+    rl->target = NULL;
+    t->rl = NULL;
+    for (size_t i = 0; i < F.nwait; i++) {
+        if (F.wait[i] != t) continue;
+        wait_remove(i);
+        free(t);
+        return;
+    }
+    /* in the running save: the thread's next write on the dup fails */
+    if (t->fd >= 0) shutdown(t->fd, SHUT_RDWR);
+}
+
+/* Ends the running save for every replica it served: done (ok), or failed
+ * with `why`, or with its own error in `fan` (the fan-out sink that wrote
+ * the payloads; NULL when there are no per-target errors to read). */
+static void finish_targets(int ok, const char *why, const sink *fan) {
+    for (size_t i = 0; i < F.ncur; i++) {
+        fs_target *t = F.cur[i];
+        if (t->fd >= 0) close(t->fd);
+        t->fd = -1;
+        t->sending = 0;
+        replica_link *rl = t->rl;
+        if (rl) {
+            const char *own = fan ? sink_fanout_error(fan, t->idx) : "";
+            if (!ok) primary_sync_done(rl, 0, why);
+            else if (own[0]) primary_sync_done(rl, 0, own);
+            else primary_sync_done(rl, 1, NULL);
+        }
+        free(t);
+    }
+    F.ncur = 0;
+    F.state = FS_IDLE;
+}
+
+/* ---- the disk path's sender thread ---- */
+
+static void *sender_main(void *unused) {
+    (void)unused;
+    char buf[64 * 1024];
+    int fd = open(F.tmp, O_RDONLY | O_CLOEXEC);
+    F.send_status = 0;
+    if (fd < 0) {
+        snprintf(F.send_err, sizeof F.send_err, "%s: open: %s", F.tmp, strerror(errno));
+        F.send_status = -1;
+    }
+    while (F.send_status == 0) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            snprintf(F.send_err, sizeof F.send_err, "%s: read: %s", F.tmp, strerror(errno));
+            F.send_status = -1;
+        } else if (n == 0) {
+            break;
+        } else if (sink_write(F.send_out, buf, (size_t)n) != 0) {
+            snprintf(F.send_err, sizeof F.send_err, "%s", sink_error(F.send_out));
+            F.send_status = -1;
+        }
+    }
+    if (fd >= 0) close(fd);
+    uv_async_send(&F.sent);
+    return NULL;
+}
+
+static void on_sent(uv_async_t *a) {
+    (void)a;
+    pthread_join(F.sender, NULL);
+    unlink(F.tmp);
+    finish_targets(F.send_status == 0, F.send_err, F.send_out);
+    sink_free(F.send_out);
+    F.send_out = NULL;
+}
+
+/* The temp file is written: send it to every replica still there. */
+static void start_sending(uint64_t bytes) {
+    F.send_out = sink_fanout_open("replicas", server.cfg.repl_timeout * 1000);
+    size_t n = 0;
+    for (size_t i = 0; i < F.ncur; i++) {
+        fs_target *t = F.cur[i];
+        if (!t->rl) continue;
+        char prefix[256];
+        int len = snprintf(prefix, sizeof prefix, "%s$%llu\r\n", t->prefix,
+                           (unsigned long long)bytes);
+        t->idx = n++;
+        t->sending = 1;
+        char name[96];
+        snprintf(name, sizeof name, "replica %s", t->rl->c->addr);
+        sink_fanout_add(F.send_out, t->fd, name, prefix, (size_t)len);
+    }
+    F.state = FS_DISK_SEND;
+    int rc = n ? pthread_create(&F.sender, NULL, sender_main, NULL) : -1;
+    if (rc != 0) {
+        unlink(F.tmp);
+        finish_targets(0, n ? "can't start the sender thread" : "no replica left", NULL);
+        sink_free(F.send_out);
+        F.send_out = NULL;
+    }
+}
+
+/* ---- the save ---- */
+
+static void try_start(void);
+
+/* snap.c: the replication save ended (main thread). */
+static void on_save_done(void *priv, int status, const char *why, uint64_t bytes) {
+    const char *err = why;
+    (void)priv;
+    sink *out = F.out;
+    F.out = NULL;
+    if (F.state == FS_SOCKET) {
+        if (status == 0) log_notice("Diskless replication payload sent: %llu bytes",
+                                    (unsigned long long)bytes);
+        finish_targets(status == 0, err, F.forked ? NULL : out);
+        sink_free(out);
+    } else {
+        /* the file is complete (a fork child wrote it through its own copy
+         * of the sink: its size is the file's, not the sink's count) */
+        sink_free(out);
+        struct stat st;
+        if (status == 0 && stat(F.tmp, &st) != 0) {
+            status = -1;
+            err = strerror(errno);
+        }
+        if (status != 0) {
+            unlink(F.tmp);
+            finish_targets(0, err, NULL);
+        } else {
+            start_sending((uint64_t)st.st_size);
+        }
+    }
+    try_start();
+}
+
+/* Starts one save for targets F.cur (their cut is now). */
+static void start_save(int eof) {
+    char err[512], mark[REPL_ID_LEN + 1];
+    sink *out;
+    if (eof) {
+        repl_new_id(mark);
+        out = sink_fanout_open("replicas", server.cfg.repl_timeout * 1000);
+        sink_fanout_set_suffix(out, mark, REPL_ID_LEN);
+    } else {
+        snprintf(F.tmp, sizeof F.tmp, "temp-%d-repl.rdb", (int)getpid());
+        out = sink_file_open(F.tmp, NULL, err, sizeof err);
+        if (!out) {
+            finish_targets(0, err, NULL);
+            return;
+        }
+    }
+    for (size_t i = 0; i < F.ncur; i++) {
+        fs_target *t = F.cur[i];
+        replica_link *rl = t->rl;
+        t->eof = eof;
+        t->idx = i;
+        t->fd = fcntl(rl->c->fd, F_DUPFD_CLOEXEC, 0);
+        if (t->fd < 0) log_warning("Full sync: dup of a replica's socket: %s", strerror(errno));
+        primary_sync_cut(rl);
+        if (rl->old_sync) t->prefix[0] = '\0';
+        else snprintf(t->prefix, sizeof t->prefix, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
+        if (eof) {
+            char prefix[sizeof t->prefix + 64];
+            int len = snprintf(prefix, sizeof prefix, "%s$EOF:%s\r\n", t->prefix, mark);
+            char name[96];
+            snprintf(name, sizeof name, "replica %s", rl->c->addr);
+            /* a failed dup makes a target whose first write fails */
+            sink_fanout_add(out, t->fd, name, prefix, (size_t)len);
+        }
+    }
+    F.state = eof ? FS_SOCKET : FS_DISK_SAVE;
+    F.forked = server.cfg.bgsave_method == BGSAVE_FORK;
+    F.out = out;
+    if (snap_start_sink(out, on_save_done, NULL, err, sizeof err) != 0) {
+        F.out = NULL;
+        if (!eof) unlink(F.tmp);
+        sink_free(out);
+        finish_targets(0, err, NULL);
+        return;
+    }
+    log_notice("Starting BGSAVE for SYNC with target: %s (%zu replicas)",
+               eof ? "replicas sockets" : "disk", F.ncur);
+}
+
+/* Starts a save for the replicas waiting when it may (see the top). */
+static void try_start(void) {
+    if (F.state != FS_IDLE || !F.nwait || snap_in_progress()) return;
+    int eof = server.cfg.repl_diskless_sync;
+    for (size_t i = 0; i < F.nwait; i++) eof &= F.wait[i]->rl->capa_eof;
+    if (eof) {
+        int max = server.cfg.repl_diskless_sync_max_replicas;
+        int64_t waited = mono_ms() - F.wait_since_ms;
+        if (waited < (int64_t)server.cfg.repl_diskless_sync_delay * 1000 &&
+            !(max > 0 && F.nwait >= (size_t)max))
+            return;
+    }
+    F.cur = xrealloc(F.cur, F.nwait * sizeof *F.cur);
+    F.ncur = 0;
+    for (size_t i = 0; i < F.nwait;) {
+        client *c = F.wait[i]->rl->c;
+        if (net_pending_output(c) == 0 && !c->writing) {
+            F.cur[F.ncur++] = F.wait[i];
+            wait_remove(i);
+        } else {
+            i++;
+        }
+    }
+    if (F.nwait) F.wait_since_ms = mono_ms();
+    if (F.ncur) start_save(eof);
+}
+
+/* "\n" to the replicas waiting for their payload, as Redis: one
+ * non-blocking write each, skipped when the socket is busy. */
+static void keepalive(void) {
+    for (size_t i = 0; i < F.nwait; i++) {
+        client *c = F.wait[i]->rl->c;
+        if (net_pending_output(c) == 0 && !c->writing && write(c->fd, "\n", 1) < 0) {
+            /* EAGAIN: the next second; a dead peer shows on its reads */
+        }
+    }
+    if (F.state != FS_DISK_SAVE) return;
+    for (size_t i = 0; i < F.ncur; i++)
+        if (F.cur[i]->rl && F.cur[i]->fd >= 0 && write(F.cur[i]->fd, "\n", 1) < 0) {
+            /* as above */
+        }
+}
+
+void fullsync_cron(void) {
+    int64_t now = mono_ms();
+    if (now - F.last_keepalive_ms >= 1000) {
+        F.last_keepalive_ms = now;
+        keepalive();
+    }
+    try_start();
+}
+
+static void before_sleep(void) {
+    if (F.nwait) try_start();
+}
+
+static const hooks fullsync_hooks = {
+    .name = "replication (full sync)",
+    .before_sleep = before_sleep,
+};
+
+void fullsync_init(void) {
+    uv_async_init(server.loop, &F.sent, on_sent);
+    uv_unref((uv_handle_t *)&F.sent);
+    F.sent_init = 1;
+    hooks_register(&fullsync_hooks);
+}

@@ -37,12 +37,13 @@ uint64_t forksave_private_dirty(void) {
     return total;
 }
 
-static void child_main(int fd, const char *tmp, const char *path, int compress,
+static void child_main(int fd, sink *out, const char *tmp, const char *path, int compress,
                        const rdb_aux *aux) {
     log_set_role('C');
     child_report r;
     memset(&r, 0, sizeof r);
-    r.ok = syncsave_write(tmp, path, compress, aux, &r.keys, r.err, sizeof r.err) == 0;
+    r.ok = (out ? syncsave_write_sink(out, compress, aux, &r.keys, r.err, sizeof r.err)
+                : syncsave_write(tmp, path, compress, aux, &r.keys, r.err, sizeof r.err)) == 0;
     r.cow_bytes = forksave_private_dirty();
     if (r.ok)
         log_notice("Fork save: %llu keys written, %llu MB of copy-on-write",
@@ -51,8 +52,8 @@ static void child_main(int fd, const char *tmp, const char *path, int compress,
     _exit(r.ok && w == (ssize_t)sizeof r ? 0 : 1);
 }
 
-pid_t forksave_start(const char *tmp, const char *path, int compress, const rdb_aux *aux,
-                     int64_t *fork_us, char *err, size_t errlen) {
+static pid_t start_child(sink *out, const char *tmp, const char *path, int compress,
+                         const rdb_aux *aux, int64_t *fork_us, char *err, size_t errlen) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "Can't create the report pipe: %s", strerror(errno));
@@ -62,7 +63,7 @@ pid_t forksave_start(const char *tmp, const char *path, int compress, const rdb_
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        child_main(fds[1], tmp, path, compress, aux);
+        child_main(fds[1], out, tmp, path, compress, aux);
     }
     *fork_us = mono_us() - start;
     close(fds[1]);
@@ -73,6 +74,16 @@ pid_t forksave_start(const char *tmp, const char *path, int compress, const rdb_
     }
     report_fd = fds[0];
     return pid;
+}
+
+pid_t forksave_start(const char *tmp, const char *path, int compress, const rdb_aux *aux,
+                     int64_t *fork_us, char *err, size_t errlen) {
+    return start_child(NULL, tmp, path, compress, aux, fork_us, err, errlen);
+}
+
+pid_t forksave_start_sink(sink *out, int compress, const rdb_aux *aux, int64_t *fork_us,
+                          char *err, size_t errlen) {
+    return start_child(out, NULL, NULL, compress, aux, fork_us, err, errlen);
 }
 
 int forksave_poll(pid_t pid, fork_result *res) {

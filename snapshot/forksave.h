@@ -26,6 +26,10 @@ typedef struct fork_result {
  * with err. *fork_us receives the time fork() took. */
 pid_t forksave_start(const char *tmp, const char *path, int compress, const rdb_aux *aux,
                      int64_t *fork_us, char *err, size_t errlen);
+/* The same, the child writing into `out` (a replication save's fan-out to
+ * replica sockets, inherited by the child) instead of a file. */
+pid_t forksave_start_sink(sink *out, int compress, const rdb_aux *aux, int64_t *fork_us,
+                          char *err, size_t errlen);
 /* Non-blocking: 1 when the child has ended (result filled), 0 if it runs. */
 int forksave_poll(pid_t pid, fork_result *res);
 /* Kills the child and reaps it (FLUSHALL, SHUTDOWN). */

@@ -5,10 +5,12 @@
  * shorter and plainer than a table of function pointers. */
 #include "rdb_io.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +21,28 @@
 #include "../src/util.h"
 #include "../src/vbuf.h"
 
-enum { IO_FILE, IO_FD, IO_MEM };
+enum { IO_FILE, IO_FD, IO_MEM, IO_FANOUT };
+
+/* One socket of a fan-out sink. */
+typedef struct fan_target {
+    int fd;               /* the owner's (a dup of a replica's socket) */
+    char *name;
+    vbuf prefix;          /* written before its first payload byte */
+    int started;          /* prefix sent */
+    int dead;             /* failed: written to no more */
+    char err[RDB_IO_ERRLEN];
+} fan_target;
 
 struct sink {
     int kind;
     int fd;               /* IO_FILE: ours, -1 once closed; IO_FD: the caller's */
     char *name;           /* the path for files */
     char *final;          /* IO_FILE: rename target, NULL when none */
-    vbuf mem;             /* IO_MEM */
+    vbuf mem;             /* IO_MEM; IO_FANOUT: the suffix */
+    fan_target *fan;      /* IO_FANOUT: the targets */
+    size_t nfan, live;
+    int timeout_ms;       /* IO_FANOUT: a target taking nothing this long dies */
+    const atomic_int *stop; /* IO_FANOUT: waits give up when it is set */
     uint64_t bytes;
     int failed;
     int done;             /* finished or aborted */
@@ -118,9 +134,114 @@ static int fd_write_all(sink *s, const unsigned char *p, size_t n) {
     return 0;
 }
 
+/* ---- fan-out ---- */
+
+sink *sink_fanout_open(const char *name, int timeout_ms) {
+    sink *s = sink_new(IO_FANOUT, -1, name);
+    s->timeout_ms = timeout_ms;
+    return s;
+}
+
+void sink_fanout_add(sink *s, int fd, const char *name, const void *prefix, size_t len) {
+    assert(s->kind == IO_FANOUT && s->bytes == 0);
+    s->fan = xrealloc(s->fan, (s->nfan + 1) * sizeof *s->fan);
+    fan_target *t = &s->fan[s->nfan++];
+    memset(t, 0, sizeof *t);
+    t->fd = fd;
+    t->name = xstrdup(name);
+    vbuf_init(&t->prefix);
+    vbuf_append(&t->prefix, prefix, len);
+    s->live++;
+}
+
+void sink_fanout_set_suffix(sink *s, const void *p, size_t n) {
+    assert(s->kind == IO_FANOUT);
+    s->mem.len = 0;
+    vbuf_append(&s->mem, p, n);
+}
+
+size_t sink_fanout_count(const sink *s) { return s->nfan; }
+
+void sink_fanout_set_stop(sink *s, const atomic_int *stop) {
+    if (s->kind == IO_FANOUT) s->stop = stop;
+}
+
+/* Waits until t's socket takes more: 1, or 0 when it took nothing for
+ * timeout_ms or the owner asked to stop (t's error set). */
+#define FAN_POLL_SLICE_MS 100
+static int target_wait(sink *s, fan_target *t) {
+    int waited = 0;
+    for (;;) {
+        if (s->stop && atomic_load(s->stop)) {
+            snprintf(t->err, sizeof t->err, "%s: the save was stopped", t->name);
+            return 0;
+        }
+        struct pollfd pf = {.fd = t->fd, .events = POLLOUT};
+        int pr = poll(&pf, 1, FAN_POLL_SLICE_MS);
+        if (pr > 0) return 1;
+        if (pr < 0 && errno != EINTR) {
+            snprintf(t->err, sizeof t->err, "%s: poll: %s", t->name, strerror(errno));
+            return 0;
+        }
+        if (pr == 0) waited += FAN_POLL_SLICE_MS;
+        if (s->timeout_ms > 0 && waited >= s->timeout_ms) {
+            snprintf(t->err, sizeof t->err, "%s: took nothing for %d ms", t->name,
+                     s->timeout_ms);
+            return 0;
+        }
+    }
+}
+
+const char *sink_fanout_error(const sink *s, size_t i) {
+    assert(i < s->nfan);
+    return s->fan[i].err;
+}
+
+/* Writes everything to one target: 0, or -1 with the target dead. */
+static int target_write(sink *s, fan_target *t, const unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t r = write(t->fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (target_wait(s, t)) continue;
+            break;
+        }
+        if (r <= 0) {
+            snprintf(t->err, sizeof t->err, "%s: write: %s", t->name,
+                     r < 0 ? strerror(errno) : "wrote nothing");
+            break;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    if (n == 0) return 0;
+    t->dead = 1;
+    s->live--;
+    return -1;
+}
+
+/* The same bytes to every live target (after its prefix); fails when none
+ * is left. */
+static int fanout_write(sink *s, const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < s->nfan; i++) {
+        fan_target *t = &s->fan[i];
+        if (t->dead) continue;
+        if (!t->started) {
+            t->started = 1;
+            if (target_write(s, t, (const unsigned char *)t->prefix.data, t->prefix.len) != 0)
+                continue;
+        }
+        target_write(s, t, p, n);
+    }
+    if (s->live == 0) return sink_fail(s, "every replica failed (%s)", s->nfan ? s->fan[0].err : "none");
+    s->bytes += n;
+    return 0;
+}
+
 int sink_write(sink *s, const void *p, size_t n) {
     if (s->failed) return -1;
     if (s->done) return sink_fail(s, "write after the end");
+    if (s->kind == IO_FANOUT) return fanout_write(s, p, n);
     if (s->kind != IO_MEM) return fd_write_all(s, p, n);
     vbuf_append(&s->mem, p, n);
     s->bytes += n;
@@ -152,6 +273,9 @@ int sink_finish(sink *s) {
     int rc = 0;
     if (s->kind == IO_FILE) {
         rc = file_finish(s);
+    } else if (s->kind == IO_FANOUT) {
+        rc = fanout_write(s, (const unsigned char *)s->mem.data, s->mem.len);
+        if (rc == 0) s->bytes -= s->mem.len; /* the suffix is no payload */
     } else if (s->kind == IO_FD) {
         struct stat sb;
         if (fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) && fsync(s->fd) != 0)
@@ -183,6 +307,11 @@ void sink_free(sink *s) {
     if (!s) return;
     sink_abort(s);
     vbuf_free(&s->mem);
+    for (size_t i = 0; i < s->nfan; i++) {
+        free(s->fan[i].name);
+        vbuf_free(&s->fan[i].prefix);
+    }
+    free(s->fan);
     free(s->final);
     free(s->name);
     free(s);

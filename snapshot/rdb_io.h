@@ -18,6 +18,7 @@
 #ifndef VERSO_RDB_IO_H
 #define VERSO_RDB_IO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,6 +43,26 @@ sink *sink_file_open(const char *path, const char *final, char *err, size_t errl
  * peer is then the error "<name>: write: Broken pipe". finish fsyncs a
  * regular file, does nothing for pipes and sockets. */
 sink *sink_fd_open(int fd, const char *name);
+/* A sink writing the same bytes to several fds: a full sync's replica
+ * sockets (repl/fullsync.c), each a dup() that stays the caller's. Targets
+ * are added before the first write, each with a prefix written before its
+ * first payload byte ("+FULLRESYNC ...\r\n$EOF:<mark>\r\n"); sink_finish
+ * writes the suffix (the mark) to every target still alive. A target whose
+ * write fails (a peer gone, or a socket the owner shut down to drop it) or
+ * that takes nothing for timeout_ms (0: no limit) is dropped, its error kept
+ * (sink_fanout_error); the others go on. The sink fails only when no target
+ * is left. Writes block the writing thread (poll on EAGAIN). */
+sink *sink_fanout_open(const char *name, int timeout_ms);
+void sink_fanout_add(sink *s, int fd, const char *name, const void *prefix, size_t len);
+void sink_fanout_set_suffix(sink *s, const void *p, size_t n);
+size_t sink_fanout_count(const sink *s);
+/* A fan-out's waits give up (its targets then fail) once *stop is non-zero,
+ * within 100 ms: a save aborted at shutdown does not wait for a replica
+ * that takes nothing. Set before the first write. */
+void sink_fanout_set_stop(sink *s, const atomic_int *stop);
+/* Target i's error, "" while it got every byte. Read once the writing
+ * thread is done with the sink. */
+const char *sink_fanout_error(const sink *s, size_t i);
 /* A sink collecting the bytes in memory (sink_mem_data). */
 sink *sink_mem_open(const char *name);
 

@@ -184,7 +184,7 @@ static void *ser_main(void *arg) {
         job->aux.used_mem = (int64_t)(obj_mem_total() + vt_mapped_bytes());
     char err[RDB_ERRLEN];
     /* tmp, renamed to path when the writer finishes, removed on abort */
-    sink *file = sink_file_open(job->tmp, job->path, err, sizeof err);
+    sink *file = job->out ? job->out : sink_file_open(job->tmp, job->path, err, sizeof err);
     rdb_writer *w = file ? rdb_writer_open_sink(file, job->compress | RDB_YIELD, &job->aux, err,
                                                 sizeof err)
                          : NULL;
@@ -220,7 +220,7 @@ static void *ser_main(void *arg) {
     job->status = 0;
 done:
     assert(job->status >= -1 && job->status <= 1);
-    sink_free(file);
+    if (file != job->out) sink_free(file);
     job->duration_us = mono_us() - start;
     uv_async_send(&job->done); /* the only cross-thread wake-up: results are set */
     return NULL;

@@ -51,6 +51,10 @@ typedef struct ser_job {
     ser_db *dbs;
     char path[4096];          /* final file */
     char tmp[4096];           /* temp file, renamed to path */
+    sink *out;                /* when set, written instead of the file (a
+                                 replication save's fan-out to replica
+                                 sockets): the thread finishes it, its
+                                 owner frees it after on_done */
     int compress;             /* rdb_writer_open flags (snap_rdb_flags) */
     rdb_aux aux;
     uint64_t keys_total;

@@ -42,6 +42,9 @@ static struct {
     int save_after_abort;     /* FLUSHALL aborted a save: save when it ends */
     snap_done_fn aof_done;    /* running forkless job writes an AOF base */
     void *aof_priv;
+    snap_done_fn sink_done;   /* running save streams into a sink (a
+                                 replication save, snap_start_sink) */
+    void *sink_priv;
     /* results */
     int64_t lastsave;         /* unix seconds of the last successful save */
     int last_ok;
@@ -160,7 +163,14 @@ static void on_forkless_done(uv_async_t *a) {
     S.type = SNAP_NONE;
     S.job = NULL;
     S.aborted = 0;
-    if (S.aof_done) {
+    if (S.sink_done) {
+        snap_done_fn done = S.sink_done;
+        S.sink_done = NULL;
+        S.last_time_sec = job->duration_us / 1000000;
+        S.last_keys = atomic_load(&job->keys_done);
+        done(S.sink_priv, aborted ? 1 : job->status, aborted ? "aborted" : job->err,
+             job->file_bytes);
+    } else if (S.aof_done) {
         snap_done_fn done = S.aof_done;
         S.aof_done = NULL;
         /* A base renamed into place after the abort is listed by no
@@ -197,7 +207,7 @@ static void on_forkless_done(uv_async_t *a) {
 /* Starts the serializer on every table at a new epoch, writing tmp then
  * path. The instant this returns is the snapshot's point in time. */
 static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_cmds_fn cmds,
-                          char *err, size_t errlen) {
+                          sink *out, char *err, size_t errlen) {
     int64_t t0 = mono_us();
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
@@ -207,7 +217,9 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     snprintf(job->tmp, sizeof job->tmp, "%s", tmp);
     /* An AOF base stays a plain RDB so that redis-check-aof and redis-server
      * read the AOF directory as it is (snap_rdb_flags). */
-    job->compress = snap_rdb_flags(aof_base);
+    job->compress = snap_rdb_flags(aof_base || out); /* a replica may be redis-server */
+    job->out = out;
+    if (out) sink_fanout_set_stop(out, &job->abort); /* a shutdown's abort */
     fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
     job->aux.as_commands = cmds;
@@ -236,7 +248,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     S.keys_total = job->keys_total;
     S.stall_us = mono_us() - t0;
     log_notice("%s started (forkless, epoch %llu, %llu keys, start took %lld us)",
-               aof_base ? "AOF base write" : "Background saving", (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
+               aof_base ? "AOF base write" : out ? "Replication save" : "Background saving", (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
                (long long)S.stall_us);
     return 0;
 }
@@ -247,7 +259,12 @@ static void finish_fork(const fork_result *r) {
     S.last_time_sec = (mono_us() - S.start_mono_us) / 1000000;
     S.last_cow = r->cow_bytes;
     S.last_keys = r->keys;
-    if (r->ok) {
+    snap_done_fn sink_done = S.sink_done;
+    S.sink_done = NULL;
+    if (sink_done) {
+        log_notice("Replication save (fork) %s", r->ok ? "terminated with success"
+                                                       : S.aborted ? "aborted" : r->err);
+    } else if (r->ok) {
         log_notice("Background saving (fork) terminated with success");
         record_result(SNAP_FORK, 1, S.dirty_at_start);
     } else if (S.aborted) {
@@ -260,8 +277,10 @@ static void finish_fork(const fork_result *r) {
     }
     S.type = SNAP_NONE;
     S.child = 0;
+    int aborted = S.aborted;
     S.aborted = 0;
     server.fork_child = 0;
+    if (sink_done) sink_done(S.sink_priv, r->ok ? 0 : aborted ? 1 : -1, r->ok ? "" : r->err, 0);
 }
 
 static void poll_child(void) {
@@ -304,9 +323,39 @@ int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, sna
     }
     S.start_mono_us = mono_us();
     S.aborted = 0;
-    if (start_forkless(path, tmp, 1, cmds, err, errlen) != 0) return -1;
+    if (start_forkless(path, tmp, 1, cmds, NULL, err, errlen) != 0) return -1;
     S.aof_done = done;
     S.aof_priv = priv;
+    return 0;
+}
+
+int snap_start_sink(sink *out, snap_done_fn done, void *priv, char *err, size_t errlen) {
+    if (S.type != SNAP_NONE) {
+        snprintf(err, errlen, "ERR Background save already in progress");
+        return -1;
+    }
+    S.start_mono_us = mono_us();
+    S.aborted = 0;
+    if (server.cfg.bgsave_method == BGSAVE_FORK) {
+        rdb_aux aux;
+        fill_aux(&aux, 1);
+        int64_t fork_us;
+        pid_t pid = forksave_start_sink(out, snap_rdb_flags(1), &aux, &fork_us, err, errlen);
+        if (pid < 0) return -1;
+        S.child = pid;
+        S.type = SNAP_FORK;
+        server.fork_child = 1;
+        S.latest_fork_usec = S.stall_us = fork_us;
+        S.total_forks++;
+        S.keys_total = 0;
+        S.tmp[0] = '\0';
+        log_notice("Replication save started by pid %d (fork took %lld us)", (int)pid,
+                   (long long)fork_us);
+    } else if (start_forkless(NULL, "", 0, NULL, out, err, errlen) != 0) {
+        return -1;
+    }
+    S.sink_done = done;
+    S.sink_priv = priv;
     return 0;
 }
 
@@ -327,7 +376,7 @@ int snap_bgsave(char *err, size_t errlen) {
     snprintf(tmp, sizeof tmp, "temp-%d-forkless.rdb", (int)getpid());
     int rc = server.cfg.bgsave_method == BGSAVE_FORK
                  ? start_fork(err, errlen)
-                 : start_forkless(server.cfg.dbfilename, tmp, 0, NULL, err, errlen);
+                 : start_forkless(server.cfg.dbfilename, tmp, 0, NULL, NULL, err, errlen);
     if (rc != 0) {
         log_warning("Can't save in background: %s", err);
         record_result(server.cfg.bgsave_method == BGSAVE_FORK ? SNAP_FORK : SNAP_FORKLESS, 0, 0);
@@ -376,7 +425,7 @@ void snap_after_flushall(void) {
     server.dirty = dirty;
 }
 
-void snap_abort(const char *why) {
+static void abort_running(const char *why) {
     if (S.type == SNAP_NONE || S.aborted) return;
     S.aborted = 1;
     log_notice("Aborting the background save: %s", why);
@@ -387,6 +436,12 @@ void snap_abort(const char *why) {
         fork_result r = {0};
         finish_fork(&r);
     }
+}
+
+void snap_abort(const char *why) {
+    if (S.sink_done) return; /* a replication save outlives a FLUSHALL: the
+                                FLUSHALL follows its cut in the stream */
+    abort_running(why);
 }
 
 int snap_keep_retired_table(vt *t) {
@@ -433,7 +488,7 @@ int snap_shutdown(int nosave, int save, char *err, size_t errlen) {
      * the serializer is told to stop and its completion runs now (it joins
      * the thread; the pending wake-up dies with the closed handle). */
     S.save_after_abort = 0; /* the final save below, if any, replaces it */
-    if (S.type != SNAP_NONE) snap_abort("shutdown");
+    if (S.type != SNAP_NONE) abort_running("shutdown");
     if (S.type == SNAP_FORKLESS) on_forkless_done(&S.job->done);
     assert(S.type == SNAP_NONE);
     if (nosave || (!save && server.cfg.nsave == 0)) return 0;

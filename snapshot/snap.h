@@ -44,6 +44,14 @@ typedef void (*snap_done_fn)(void *priv, int status, const char *err, uint64_t b
 int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, snap_done_fn done,
                         void *priv, char *err, size_t errlen);
 int snap_aof_base_running(void);
+/* A replication save (repl/fullsync.c): every database at this instant
+ * into `out` (the caller's, a fan-out to replica sockets or a temp file),
+ * a plain RDB (LZF strings by rdbcompression, never LZ4: replicas may be
+ * redis-server), forkless or forked by cfg.bgsave_method. done(priv,
+ * status, err, bytes) runs on the main thread when it ends (0 ok, -1
+ * failed, 1 aborted at shutdown). FLUSHALL does not abort it (snap_abort
+ * leaves it alone). -1 with err when a save is already running. */
+int snap_start_sink(sink *out, snap_done_fn done, void *priv, char *err, size_t errlen);
 /* BGSAVE SCHEDULE: start a background save as soon as none runs. */
 void snap_schedule(void);
 /* SAVE: a synchronous save on the main thread (blocks clients, as Redis). */

@@ -279,7 +279,13 @@ static void start_save(int eof) {
     F.state = eof ? FS_SOCKET : FS_DISK_SAVE;
     F.forked = server.cfg.bgsave_method == BGSAVE_FORK;
     F.out = out;
-    if (snap_start_sink(out, on_save_done, NULL, err, sizeof err) != 0) {
+    /* where the stream after the cut goes on: the master link's database on
+     * a chained replica (it proxies bytes it cannot prefix with SELECT),
+     * else any (the stream restarts with a SELECT) */
+    rdb_repl_aux ra = {.set = 1, .stream_db = server.upstream ? replica_stream_db() : 0,
+                       .offset = R.offset};
+    memcpy(ra.id, R.replid, sizeof ra.id);
+    if (snap_start_sink(out, &ra, on_save_done, NULL, err, sizeof err) != 0) {
         F.out = NULL;
         if (!eof) unlink(F.tmp);
         sink_free(out);

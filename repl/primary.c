@@ -143,6 +143,8 @@ static void consumer(void *priv, int dbid, int argc, const arg *argv) {
     }
     encode(&P.enc, argc, argv);
     repl_feed(P.enc.data, P.enc.len);
+    /* WAIT waits for the stream up to the client's own last write */
+    if (server.current_client) server.current_client->woff = R.offset;
 }
 
 /* client-output-buffer-limit replica on the held stream plus c's output;
@@ -310,7 +312,13 @@ static void sync_command(client *c, int psync) {
     plink *pl = link_get(c);
     char name[128];
     log_notice("Replica %s asks for synchronization", replica_name(&pl->rl, name, sizeof name));
-    if (psync && try_partial(c, pl)) return;
+    if (psync && try_partial(c, pl)) {
+        server.stat.sync_partial_ok++;
+        return;
+    }
+    /* PSYNC ? -1 asks for a full sync; any other PSYNC wanted a partial one */
+    if (psync && !(c->argv[1].len == 1 && c->argv[1].p[0] == '?')) server.stat.sync_partial_err++;
+    server.stat.sync_full++;
     pl->rl.old_sync = !psync;
     pl->rl.state = RS_WAIT_BGSAVE_START;
     pl->rl.ack_ms = mono_ms();
@@ -417,7 +425,7 @@ void cmd_wait(client *c) {
         reply_error(c, "ERR timeout is negative");
         return;
     }
-    long long acked = acks_at(R.offset);
+    long long acked = acks_at(c->woff);
     if (acked >= num || !block_allowed(c)) {
         reply_int(c, acked);
         return;
@@ -426,7 +434,7 @@ void cmd_wait(client *c) {
         P.capw = P.capw ? P.capw * 2 : 4;
         P.w = xrealloc(P.w, P.capw * sizeof *P.w);
     }
-    P.w[P.nw++] = (waiter){c, R.offset, num, timeout ? mono_ms() + timeout : 0};
+    P.w[P.nw++] = (waiter){c, c->woff, num, timeout ? mono_ms() + timeout : 0};
     c->flags |= CLIENT_BLOCKED; /* its further input waits (net.c) */
     P.want_getack = 1;
 }

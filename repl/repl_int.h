@@ -142,5 +142,8 @@ void replica_role(client *c);
 /* REPLCONF GETACK from our master: send REPLCONF ACK <offset> once the
  * current request is counted. */
 void replica_getack(client *c);
+/* The database our master's stream is on now (a chained replica's payload
+ * tells its sub-replicas, repl-stream-db). */
+int replica_stream_db(void);
 
 #endif

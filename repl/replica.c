@@ -39,6 +39,8 @@ replica_state RP = {.fd = -1};
 
 int replica_active(void) { return RP.state != RS_NONE; }
 
+int replica_stream_db(void) { return RP.master ? RP.master->db : RP.master_db; }
+
 /* ---- sending ---- */
 
 static void append_cmd(vbuf *b, int argc, const char **argv) {
@@ -482,7 +484,7 @@ static void on_payload_done(int ok, const char *why) {
         return;
     }
     log_notice("MASTER <-> REPLICA sync: Flushing old data");
-    payload_swap(p);
+    int stream_db = payload_swap(p);
     repl_set_id(RP.sync_id, RP.sync_offset);
     primary_drop_replicas();
     backlog_free();
@@ -491,8 +493,10 @@ static void on_payload_done(int ok, const char *why) {
     log_notice("MASTER <-> REPLICA sync: Finished with success");
     vbuf rest = RP.in;
     RP.in = (vbuf){0};
-    RP.master_db = 0;
-    become_connected(rest.data, rest.len, 0);
+    /* a chained master's stream goes on where its own did (a primary's
+     * starts with SELECT) */
+    RP.master_db = stream_db >= 0 && stream_db < server.cfg.databases ? stream_db : 0;
+    become_connected(rest.data, rest.len, RP.master_db);
     vbuf_free(&rest);
 }
 

@@ -42,8 +42,9 @@ void payload_settle(rl_payload *p);
 /* 1 while the pipe holds too many bytes: stop reading until resume. */
 int payload_full(const rl_payload *p);
 /* After done(1): every database's table is replaced by the loaded one (the
- * old ones freed in the background); frees p. */
-void payload_swap(rl_payload *p);
+ * old ones freed in the background); frees p. Returns the payload's
+ * repl-stream-db (the database the stream goes on in), -1 when absent. */
+int payload_swap(rl_payload *p);
 /* Gives up (the link dropped, REPLICAOF): the loader is stopped, what it
  * built freed; p frees itself later. Not after done. */
 void payload_cancel(rl_payload *p);

@@ -269,8 +269,9 @@ void payload_settle(rl_payload *p) { maybe_report(p); }
 
 int payload_full(const rl_payload *p) { return p->was_full; }
 
-void payload_swap(rl_payload *p) {
+int payload_swap(rl_payload *p) {
     assert(p->reported && p->thread_done && p->rc == 0);
+    int stream_db = p->st.repl_stream_db;
     hooks_before_flush(); /* a running save of the old data is aborted */
     for (int i = 0; i < p->ntables; i++) {
         db *d = db_get(i);
@@ -285,6 +286,7 @@ void payload_swap(rl_payload *p) {
     free(p->tables);
     p->tables = NULL;
     maybe_free(p);
+    return stream_db;
 }
 
 void payload_cancel(rl_payload *p) {

@@ -59,6 +59,15 @@ typedef int (*rdb_out_fn)(void *ctx, const void *p, size_t n);
 typedef int (*rdb_cmds_fn)(const obj *key, const obj *val, int64_t expire, rdb_out_fn out,
                            void *ctx);
 
+/* What a replication payload tells the replica about the stream after it
+ * (Redis's repl-stream-db, repl-id, repl-offset AUX fields). */
+typedef struct rdb_repl_aux {
+    int set;                 /* 1: write the three fields */
+    int stream_db;           /* the database the stream goes on in */
+    char id[41];             /* the replication id ... */
+    long long offset;        /* ... and offset at the snapshot's cut */
+} rdb_repl_aux;
+
 typedef struct rdb_aux {
     const char *redis_ver;   /* "7.0.15"-style version string we report */
     int64_t ctime;           /* unix seconds */
@@ -68,6 +77,7 @@ typedef struct rdb_aux {
                                 an RDB (aof-use-rdb-preamble no): no header,
                                 trailer or compression, SELECT when the
                                 database changes, each key as this writes it */
+    rdb_repl_aux repl;       /* a replication payload's fields (repl.set) */
 } rdb_aux;
 
 /* Settings the writers opened from now on take (each keeps what it found
@@ -149,6 +159,7 @@ typedef struct rdb_load_stats {
     uint64_t keys_expired;   /* skipped: already expired at now_ms */
     uint64_t keys_empty;     /* skipped: empty collections (as Redis) */
     int compressed;          /* 1 when the file was an LZ4 frame */
+    int repl_stream_db;      /* AUX repl-stream-db, -1 when absent */
     uint64_t file_bytes;
 } rdb_load_stats;
 

@@ -470,9 +470,16 @@ static int rd_resizedb(rd *r, int db) {
     return 0;
 }
 
+/* AUX fields are read and ignored, but for repl-stream-db (a replication
+ * payload's: the replica's stream goes on in that database). */
 static int rd_aux(rd *r) {
-    rstr s;
-    if (rd_string(r, &s) || rd_string(r, &s)) return -1;  /* read and ignored */
+    rstr k, v;
+    if (rd_string(r, &k)) return -1;
+    int stream_db = k.len == 14 && !memcmp(k.p, "repl-stream-db", 14);
+    if (rd_string(r, &v)) return -1;
+    long long db = v.v;
+    if (stream_db && (v.is_int || str_to_ll(v.p, v.len, &db)) && db >= 0 && db <= INT_MAX)
+        r->st->repl_stream_db = (int)db;
     rd_trim_scratch(r);
     return 0;
 }
@@ -670,6 +677,7 @@ static void rd_free(rd *r) {
 int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
              rdb_load_stats *st, char *err, size_t errlen) {
     memset(st, 0, sizeof *st);
+    st->repl_stream_db = -1;
     rd r;
     rd_init(&r, src, err, errlen);
     r.cb = cb;

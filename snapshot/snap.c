@@ -45,6 +45,8 @@ static struct {
     snap_done_fn sink_done;   /* running save streams into a sink (a
                                  replication save, snap_start_sink) */
     void *sink_priv;
+    rdb_repl_aux repl;        /* the replication save being started: its
+                                 AUX fields (fill_aux copies it) */
     /* results */
     int64_t lastsave;         /* unix seconds of the last successful save */
     int last_ok;
@@ -113,6 +115,7 @@ static void fill_aux(rdb_aux *aux, int measure_mem) {
     aux->used_mem = measure_mem ? (int64_t)info_used_memory() : -1;
     aux->aof_base = 0;
     aux->as_commands = NULL; /* an RDB; the AOF sets commands itself */
+    aux->repl = S.repl;      /* set only while snap_start_sink starts one */
     /* what the writers opened from now on take (see rdb.h) */
     rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
 }
@@ -329,11 +332,24 @@ int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, sna
     return 0;
 }
 
-int snap_start_sink(sink *out, snap_done_fn done, void *priv, char *err, size_t errlen) {
+static int start_sink(sink *out, char *err, size_t errlen);
+
+int snap_start_sink(sink *out, const rdb_repl_aux *repl, snap_done_fn done, void *priv,
+                    char *err, size_t errlen) {
     if (S.type != SNAP_NONE) {
         snprintf(err, errlen, "ERR Background save already in progress");
         return -1;
     }
+    S.repl = *repl;
+    int rc = start_sink(out, err, errlen);
+    memset(&S.repl, 0, sizeof S.repl);
+    if (rc != 0) return -1;
+    S.sink_done = done;
+    S.sink_priv = priv;
+    return 0;
+}
+
+static int start_sink(sink *out, char *err, size_t errlen) {
     S.start_mono_us = mono_us();
     S.aborted = 0;
     if (server.cfg.bgsave_method == BGSAVE_FORK) {
@@ -354,8 +370,6 @@ int snap_start_sink(sink *out, snap_done_fn done, void *priv, char *err, size_t 
     } else if (start_forkless(NULL, "", 0, NULL, out, err, errlen) != 0) {
         return -1;
     }
-    S.sink_done = done;
-    S.sink_priv = priv;
     return 0;
 }
 

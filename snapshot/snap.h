@@ -50,8 +50,10 @@ int snap_aof_base_running(void);
  * redis-server), forkless or forked by cfg.bgsave_method. done(priv,
  * status, err, bytes) runs on the main thread when it ends (0 ok, -1
  * failed, 1 aborted at shutdown). FLUSHALL does not abort it (snap_abort
- * leaves it alone). -1 with err when a save is already running. */
-int snap_start_sink(sink *out, snap_done_fn done, void *priv, char *err, size_t errlen);
+ * leaves it alone). repl: the payload's repl-stream-db, repl-id and
+ * repl-offset AUX fields. -1 with err when a save is already running. */
+int snap_start_sink(sink *out, const rdb_repl_aux *repl, snap_done_fn done, void *priv,
+                    char *err, size_t errlen);
 /* BGSAVE SCHEDULE: start a background save as soon as none runs. */
 void snap_schedule(void);
 /* SAVE: a synchronous save on the main thread (blocks clients, as Redis). */

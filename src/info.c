@@ -128,14 +128,17 @@ static void section_stats(vbuf *b) {
     evict_exceeded_ms(&ex_total, &ex_cur);
     addf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
             "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
-            "rejected_connections:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
+            "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n"
+            "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
             "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
             "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\nexpire_cycle_cpu_milliseconds:%llu\r\n"
             "total_error_replies:%llu\r\nclient_query_buffer_limit_disconnections:%llu\r\n"
             "client_output_buffer_limit_disconnections:%llu\r\n",
          (unsigned long long)s->connections, (unsigned long long)s->commands,
          (unsigned long long)s->net_input_bytes, (unsigned long long)s->net_output_bytes,
-         (unsigned long long)s->rejected_conn, (unsigned long long)s->expired_keys,
+         (unsigned long long)s->rejected_conn, (unsigned long long)s->sync_full,
+         (unsigned long long)s->sync_partial_ok, (unsigned long long)s->sync_partial_err,
+         (unsigned long long)s->expired_keys,
          (unsigned long long)s->evicted_keys, (unsigned long long)ex_total,
          (unsigned long long)ex_cur, (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
          (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,

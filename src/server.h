@@ -93,6 +93,8 @@ typedef struct client {
                                      (NULL until it subscribes) */
     void *repl;                   /* repl/: a replica's or the master link's
                                      state (NULL for other clients) */
+    long long woff;               /* repl/: the replication stream's offset
+                                     after this client's last write (WAIT) */
     /* output */
     vbuf reply;                   /* replies not yet handed to the kernel */
     vbuf inflight;                /* bytes of the uv_write in progress */
@@ -132,6 +134,9 @@ typedef struct stats {
     uint64_t qbuf_disconnects;    /* client_query_buffer_limit_disconnections */
     uint64_t expire_cycle_us;     /* expire_cycle_cpu_milliseconds * 1000 */
     uint64_t evicted_keys;        /* evict.c */
+    uint64_t sync_full;           /* repl/: full resyncs served */
+    uint64_t sync_partial_ok;     /* repl/: partial resyncs accepted */
+    uint64_t sync_partial_err;    /* repl/: partial resyncs refused */
 } stats;
 
 typedef struct server_t {

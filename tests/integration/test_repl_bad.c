@@ -205,7 +205,15 @@ START_TEST(replica_stops_reading) {
     h_wait_info(pc, "replication", "connected_slaves", 0, LINK_MS);
     close(fd);
     long grown_mb = (peak - base) / 1024;
-    ck_assert_msg(grown_mb < 32, "the primary grew %ld MB (rss %ld -> %ld kB) for a stalled "
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan keeps freed blocks in its quarantine (256 MB by default): RSS
+     * then says nothing about what the server keeps; the bound is checked
+     * by the normal build */
+    const long bound_mb = 512;
+#else
+    const long bound_mb = 32;
+#endif
+    ck_assert_msg(grown_mb < bound_mb, "the primary grew %ld MB (rss %ld -> %ld kB) for a stalled "
                   "replica with a 4 MB output limit", grown_mb, base, peak);
     alive(p);
     /* the writes went to the data set; the rest is as before */

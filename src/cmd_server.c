@@ -219,21 +219,40 @@ static void config_resetstat(client *c) {
     reply_ok(c);
 }
 
+/* CONFIG REWRITE: the file the server started with (conf_rewrite). */
+static void config_rewrite(client *c) {
+    if (!server.config_file) {
+        reply_error(c, "ERR The server is running without a config file");
+        return;
+    }
+    char err[256];
+    if (conf_rewrite(&server.cfg, server.config_file, err, sizeof err) != 0) {
+        log_warning("CONFIG REWRITE failed: %s", err);
+        reply_errorf(c, "ERR Rewriting config file: %s", err);
+        return;
+    }
+    log_notice("CONFIG REWRITE executed with success.");
+    reply_ok(c);
+}
+
 void cmd_config(client *c) {
     const arg *sub = &c->argv[1];
     if (arg_is(sub, "get") && c->argc >= 3) config_get(c);
     else if (arg_is(sub, "set")) config_set(c);
     else if (arg_is(sub, "resetstat") && c->argc == 2) config_resetstat(c);
+    else if (arg_is(sub, "rewrite") && c->argc == 2) config_rewrite(c);
     else if (arg_is(sub, "help") && c->argc == 2) {
         static const char *help[] = {
             "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
             "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
             "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
             "RESETSTAT", "    Reset statistics reported by the INFO command.",
+            "REWRITE", "    Rewrite the configuration file.",
             "HELP", "    Print this help."};
         reply_array(c, (long long)(sizeof help / sizeof help[0]));
         for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) reply_status(c, help[i]);
-    } else if (arg_is(sub, "get") || arg_is(sub, "resetstat") || arg_is(sub, "help")) {
+    } else if (arg_is(sub, "get") || arg_is(sub, "resetstat") || arg_is(sub, "help") ||
+               arg_is(sub, "rewrite")) {
         reply_sub_arity(c, "config");
     } else {
         reply_unknown_subcommand(c, "CONFIG");

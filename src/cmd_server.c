@@ -385,6 +385,42 @@ static void client_kill(client *c) {
     else reply_error(c, "ERR No such client");
 }
 
+/* CLIENT LIST [TYPE normal|master|replica|pubsub | ID id [id ...]], as
+ * Redis 7.0 (the ID form in the order asked). */
+static void client_list(client *c) {
+    vbuf b = {0};
+    if (c->argc == 4 && arg_is(&c->argv[2], "type")) {
+        int type = client_type_by_name(&c->argv[3]);
+        if (type == -2) {
+            reply_errorf(c, "ERR Unknown client type '%.*s'", (int)c->argv[3].len, c->argv[3].p);
+            return;
+        }
+        for (client *o = server.clients; o; o = o->next)
+            if (client_type(o) == type) client_line(&b, o);
+    } else if (c->argc >= 4 && arg_is(&c->argv[2], "id")) {
+        long long id;
+        for (int j = 3; j < c->argc; j++) {
+            if (!str_to_ll(c->argv[j].p, c->argv[j].len, &id)) {
+                reply_error(c, "ERR Invalid client ID");
+                vbuf_free(&b);
+                return;
+            }
+        }
+        for (int j = 3; j < c->argc; j++) {
+            str_to_ll(c->argv[j].p, c->argv[j].len, &id);
+            for (client *o = server.clients; o; o = o->next)
+                if (o->id == (uint64_t)id) client_line(&b, o);
+        }
+    } else if (c->argc != 2) {
+        reply_syntax_error(c);
+        return;
+    } else {
+        for (client *o = server.clients; o; o = o->next) client_line(&b, o);
+    }
+    reply_bulk(c, b.data ? b.data : "", b.len);
+    vbuf_free(&b);
+}
+
 void cmd_client(client *c) {
     const arg *sub = &c->argv[1];
     if (arg_is(sub, "id") && c->argc == 2) {
@@ -394,11 +430,8 @@ void cmd_client(client *c) {
         else reply_nil(c);
     } else if (arg_is(sub, "setname") && c->argc == 3) {
         if (set_client_name(c, &c->argv[2])) reply_ok(c);
-    } else if (arg_is(sub, "list") && c->argc == 2) {
-        vbuf b = {0};
-        for (client *o = server.clients; o; o = o->next) client_line(&b, o);
-        reply_bulk(c, b.data ? b.data : "", b.len);
-        vbuf_free(&b);
+    } else if (arg_is(sub, "list")) {
+        client_list(c);
     } else if (arg_is(sub, "info") && c->argc == 2) {
         vbuf b = {0};
         client_line(&b, c);

@@ -466,6 +466,37 @@ START_TEST(client_kill_filters) {
 }
 END_TEST
 
+/* CLIENT LIST TYPE / ID: the subscribers, the ones asked for. */
+START_TEST(client_list_filters) {
+    redisContext *a = srv_connect(h_srv), *b = srv_connect(h_srv);
+    expect_status(a, "OK", "CLIENT SETNAME subber");
+    expect_status(b, "OK", "CLIENT SETNAME plain");
+    subscribe(a, "SUBSCRIBE", "x", 1);
+    redisReply *r = cmd(h_c, "CLIENT LIST TYPE pubsub");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    ck_assert_msg(strstr(r->str, " name=subber ") && !strstr(r->str, " name=plain ") &&
+                  strchr(r->str, '\n') == r->str + r->len - 1, "%s", r->str);
+    freeReplyObject(r);
+    r = cmd(h_c, "CLIENT LIST TYPE normal");
+    ck_assert(strstr(r->str, " name=plain ") && !strstr(r->str, " name=subber "));
+    freeReplyObject(r);
+    expect_bulk(h_c, "", "CLIENT LIST TYPE master");
+    expect_bulk(h_c, "", "CLIENT LIST TYPE replica");
+    long long id = client_id(b);
+    r = cmd(h_c, "CLIENT LIST ID 999999 %lld", id);
+    ck_assert(r->type == REDIS_REPLY_STRING && strstr(r->str, " name=plain ") &&
+              strchr(r->str, '\n') == r->str + r->len - 1);
+    freeReplyObject(r);
+    expect_error(h_c, "ERR Unknown client type 'foo'", "CLIENT LIST TYPE foo");
+    expect_error(h_c, "ERR Invalid client ID", "CLIENT LIST ID 1 x");
+    expect_error(h_c, "ERR syntax error", "CLIENT LIST foo");
+    expect_error(h_c, "ERR syntax error", "CLIENT LIST TYPE");
+    expect_error(h_c, "ERR syntax error", "CLIENT LIST TYPE normal ID 3");
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
 /* ---- SCRIPT without scripts ---- */
 
 START_TEST(script_without_engine) {
@@ -489,19 +520,23 @@ START_TEST(script_without_engine) {
 }
 END_TEST
 
-/* ---- CONFIG REWRITE ---- */
+/* ---- servers a test starts beside h_srv ---- */
 
-#define MAX_CONF_SRV 4
-static srv *conf_srvs[MAX_CONF_SRV];
-static int nconf_srvs;
+#define MAX_EXTRA_SRV 4
+static srv *extra_srvs[MAX_EXTRA_SRV]; /* stopped by the teardown */
+static int nextra_srvs;
 
-/* srv_start_conf, stopped by the teardown. */
-static srv *h_srv_start_conf_tracked(const char *text) {
-    ck_assert_int_lt(nconf_srvs, MAX_CONF_SRV);
-    srv *s = srv_start_conf(text, NULL);
-    conf_srvs[nconf_srvs++] = s;
+static srv *track(srv *s) {
+    ck_assert_int_lt(nextra_srvs, MAX_EXTRA_SRV);
+    extra_srvs[nextra_srvs++] = s;
     return s;
 }
+
+static srv *h_srv_start_conf_tracked(const char *text) { return track(srv_start_conf(text, NULL)); }
+
+/* ---- CONFIG REWRITE ---- */
+
+
 
 static const char rewrite_conf[] =
     "# my comment\n"
@@ -613,9 +648,45 @@ START_TEST(config_rewrite) {
 }
 END_TEST
 
+/* ---- PUBLISH reaches replicas ---- */
+
+/* A PUBLISH on a primary is heard by the subscribers of its replica (Redis
+ * propagates it), both ways between the server under test and
+ * redis-server. Needs replication on both sides. */
+static void publish_through(srv *primary, srv *replica) {
+    redisContext *pc = srv_connect(primary), *rc = srv_connect(replica);
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", primary->port);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
+    redisContext *sub = srv_connect(replica);
+    struct timeval tv = {h_scaled_ms(10000) / 1000, 0};
+    redisSetTimeout(sub, tv);
+    subscribe(sub, "SUBSCRIBE", "news", 1);
+    subscribe(sub, "PSUBSCRIBE", "n*", 2);
+    expect_int(pc, 0, "PUBLISH news hello"); /* nobody on the primary itself */
+    expect_msg(sub, "message", "news", "hello");
+    expect_push(sub, "pmessage", "n*", "news|hello", -1);
+    /* and in order with the writes around it */
+    expect_status(pc, "OK", "SET k v");
+    expect_int(pc, 0, "PUBLISH news after-set");
+    expect_msg(sub, "message", "news", "after-set");
+    expect_push(sub, "pmessage", "n*", "news|after-set", -1);
+    redisFree(sub);
+    expect_bulk(rc, "v", "GET k");
+    redisFree(pc);
+    redisFree(rc);
+}
+
+START_TEST(publish_reaches_replicas) {
+    const char *fast = "--repl-diskless-sync-delay 0";
+    publish_through(h_srv, track(srv_start_redis("%s", fast)));
+    srv *rp = track(srv_start_redis("%s", fast));
+    publish_through(rp, track(srv_start(fast)));
+}
+END_TEST
+
 static void teardown(void) {
-    for (int i = 0; i < nconf_srvs; i++) srv_stop(conf_srvs[i]);
-    nconf_srvs = 0;
+    for (int i = 0; i < nextra_srvs; i++) srv_stop(extra_srvs[i]);
+    nextra_srvs = 0;
     h_teardown();
     h_srv_drop_all();
 }
@@ -632,8 +703,10 @@ int main(void) {
     tcase_add_test(tc, slow_subscriber_closed);
     tcase_add_test(tc, redis_py_pubsub);
     tcase_add_test(tc, client_kill_filters);
+    tcase_add_test(tc, client_list_filters);
     tcase_add_test(tc, script_without_engine);
     tcase_add_test(tc, config_rewrite);
+    tcase_add_test(tc, publish_reaches_replicas);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

@@ -130,6 +130,12 @@ void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub) {
     *ssub = count_of(c, PS_SHARD);
 }
 
+void pubsub_stats(size_t *channels, size_t *patterns, size_t *shard_channels) {
+    *channels = all[PS_CHAN].n;
+    *patterns = all[PS_PAT].n;
+    *shard_channels = all[PS_SHARD].n;
+}
+
 static void reply_subscribed(client *c, int kind, const char *word, const char *p, size_t len) {
     reply_array(c, 3);
     reply_bulk_str(c, word);

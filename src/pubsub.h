@@ -17,5 +17,8 @@ void pubsub_client_closed(client *c);
 long long pubsub_publish(const char *channel, size_t clen, const char *msg, size_t mlen);
 /* c's channels, patterns and shard channels (CLIENT LIST's sub= psub= ssub=). */
 void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub);
+/* Channels, patterns and shard channels with at least one subscriber
+ * (INFO stats' pubsub_channels, pubsub_patterns, pubsubshard_channels). */
+void pubsub_stats(size_t *channels, size_t *patterns, size_t *shard_channels);
 
 #endif

@@ -188,6 +188,38 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
+/* The load beside it: pipelined batches of 100 writes, unconfirmed, until
+ * the primary goes away. */
+typedef struct loader {
+    int port;
+    atomic_long done;
+} loader;
+
+static void *loader_main(void *arg) {
+    loader *l = arg;
+    struct timeval tv = {2, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", l->port, tv);
+    if (!c || c->err) {
+        if (c) redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, tv);
+    for (long round = 0; round < 1000000; round++) {
+        for (int i = 0; i < 100; i++) redisAppendCommand(c, "SET load:%d %ld", i, round);
+        int ok = 1;
+        for (int i = 0; i < 100 && ok; i++) {
+            void *r = NULL;
+            ok = redisGetReply(c, &r) == REDIS_OK && r;
+            if (r) freeReplyObject(r);
+        }
+        if (!ok) break;
+        atomic_fetch_add(&l->done, 100);
+        h_sleep_ms(5); /* at most ~20k writes/s: a load, not a flood */
+    }
+    redisFree(c);
+    return NULL;
+}
+
 /* ---- helpers ---- */
 
 static int master_port_of_sentinel(int sport) {
@@ -339,7 +371,9 @@ START_TEST(failover_under_writes) {
     writer *w = calloc(1, sizeof *w);
     ck_assert_ptr_nonnull(w);
     w->port = p->port;
-    pthread_t th;
+    pthread_t th, lth;
+    loader ld = {.port = p->port};
+    ck_assert_int_eq(pthread_create(&lth, NULL, loader_main, &ld), 0);
     ck_assert_int_eq(pthread_create(&th, NULL, writer_main, w), 0);
     long long end = h_now_ms() + h_scaled_ms(20000);
     while (atomic_load(&w->confirmed) < 200 && h_now_ms() < end) h_sleep_ms(10);
@@ -349,6 +383,7 @@ START_TEST(failover_under_writes) {
     srv_kill9(p);
     long long killed_at = h_now_ms();
     pthread_join(th, NULL);
+    pthread_join(lth, NULL);
     long confirmed = atomic_load(&w->confirmed), sent = atomic_load(&w->sent);
 
     /* Sentinel promotes a replica */
@@ -391,9 +426,9 @@ START_TEST(failover_under_writes) {
         redisFree(c);
     }
     fprintf(stderr,
-            "sentinel: %ld writes sent, %ld confirmed by WAIT 2, none lost; promoted %s in "
-            "%lld ms, old primary a replica after %lld ms\n",
-            sent, confirmed, new_port == r1->port ? "the first replica" : "the redis replica",
+            "sentinel: %ld pipelined writes, %ld writes sent with WAIT, %ld confirmed by WAIT 2, "
+            "none lost; promoted %s in %lld ms, old primary a replica after %lld ms\n",
+            atomic_load(&ld.done), sent, confirmed, new_port == r1->port ? "the first replica" : "the redis replica",
             promoted_ms, rejoined_ms);
     free(w);
     redisFree(cn);

@@ -376,8 +376,11 @@ START_TEST(failover_under_writes) {
     ck_assert_int_eq(pthread_create(&lth, NULL, loader_main, &ld), 0);
     ck_assert_int_eq(pthread_create(&th, NULL, writer_main, w), 0);
     long long end = h_now_ms() + h_scaled_ms(20000);
-    while (atomic_load(&w->confirmed) < 200 && h_now_ms() < end) h_sleep_ms(10);
+    while ((atomic_load(&w->confirmed) < 200 || atomic_load(&ld.done) < 10000) &&
+           h_now_ms() < end)
+        h_sleep_ms(10);
     ck_assert_int_ge(atomic_load(&w->confirmed), 200);
+    ck_assert_int_ge(atomic_load(&ld.done), 10000);
     redisFree(cp);
     int old_port = p->port;
     srv_kill9(p);

@@ -192,10 +192,13 @@ static void unsubscribe_all(client *c, int kind, int notify) {
         if (notify) reply_subscribed(c, kind, unsub_word[kind], NULL, 0);
         return;
     }
-    while (mine->n) {
-        ps_node *n = NULL;
-        for (size_t i = 0; !n; i++) n = mine->b[i];
-        unsubscribe_one(c, kind, n->name, n->len, notify);
+    /* bucket by bucket (one pass, not a scan per name); the last removal
+     * frees the buckets (nb = 0), which ends both loops */
+    for (size_t b = 0; b < mine->nb; b++) {
+        while (mine->nb && mine->b[b]) {
+            ps_node *n = mine->b[b];
+            unsubscribe_one(c, kind, n->name, n->len, notify);
+        }
     }
 }
 

@@ -284,6 +284,9 @@ START_TEST(pubsub_introspection) {
     freeReplyObject(r);
     expect_error(h_c, "ERR unknown subcommand 'FOO'. Try PUBSUB HELP.", "PUBSUB FOO");
     expect_error(h_c, "ERR wrong number of arguments for 'pubsub' command", "PUBSUB");
+    /* shard channels are not keys (NOT_KEY key specs) */
+    expect_error(h_c, "ERR The command has no key arguments", "COMMAND GETKEYS SPUBLISH ch m");
+    expect_error(h_c, "ERR The command has no key arguments", "COMMAND GETKEYS SSUBSCRIBE a b");
     expect_error(h_c, "ERR wrong number of arguments for 'pubsub|numpat' command",
                  "PUBSUB NUMPAT x");
     expect_error(h_c, "ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. "

@@ -224,22 +224,33 @@ static int spec_keys(const cmd_def *d, const cmd_key_spec *s, int argc, const ar
 }
 
 /* Redis's getKeysFromCommandWithSpecs: the specs when they can answer
- * (every spec known, flags fixed), else the command's getkeys. */
+ * (every spec known, flags fixed), else the command's getkeys. Specs of
+ * arguments that are not keys (SPUBLISH's shard channel) are skipped, as
+ * Redis's default search does. */
 int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) {
     out->n = 0;
     int varflags = 0;
     for (int j = 0; j < d->nkey_specs; j++) varflags |= d->key_specs[j].flags & KS_VARIABLE_FLAGS;
     if (d->nkey_specs && !varflags) {
         int j;
-        for (j = 0; j < d->nkey_specs; j++)
+        for (j = 0; j < d->nkey_specs; j++) {
+            if (d->key_specs[j].flags & KS_NOT_KEY) continue; /* a shard channel */
             if (!spec_keys(d, &d->key_specs[j], argc, argv, out)) break;
+        }
         if (j == d->nkey_specs) return 1;
         out->n = 0;
     }
     return d->getkeys ? d->getkeys(d, argc, argv, out) : 0;
 }
 
-int cmd_has_keys(const cmd_def *d) { return d->nkey_specs > 0 || d->getkeys; }
+/* As Redis's doesCommandHaveKeys: a getkeys, or a spec of real keys (not
+ * only NOT_KEY ones: SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE have none). */
+int cmd_has_keys(const cmd_def *d) {
+    if (d->getkeys) return 1;
+    for (int j = 0; j < d->nkey_specs; j++)
+        if (!(d->key_specs[j].flags & KS_NOT_KEY)) return 1;
+    return 0;
+}
 
 void cmd_add_gate(cmd_client_gate_fn fn) {
     gates = xrealloc(gates, (ngates + 1) * sizeof *gates);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "multi.h"
 #include "net.h"
+#include "pubsub.h"
 #include "util.h"
 
 /* "ERR wrong number of arguments for 'config|get' command" */
@@ -32,6 +33,12 @@ static void reply_unknown_subcommand(client *c, const char *cmd) {
 
 void cmd_ping(client *c) {
     if (c->argc > 2) { reply_wrong_args(c); return; }
+    if (c->flags & CLIENT_PUBSUB) { /* RESP2's subscribed context: ["pong", arg or ""] */
+        reply_array(c, 2);
+        reply_bulk_str(c, "pong");
+        reply_bulk(c, c->argc == 2 ? c->argv[1].p : "", c->argc == 2 ? c->argv[1].len : 0);
+        return;
+    }
     if (c->argc == 2) reply_bulk(c, c->argv[1].p, c->argv[1].len);
     else reply_status(c, "PONG");
 }
@@ -212,21 +219,40 @@ static void config_resetstat(client *c) {
     reply_ok(c);
 }
 
+/* CONFIG REWRITE: the file the server started with (conf_rewrite). */
+static void config_rewrite(client *c) {
+    if (!server.config_file) {
+        reply_error(c, "ERR The server is running without a config file");
+        return;
+    }
+    char err[256];
+    if (conf_rewrite(&server.cfg, server.config_file, err, sizeof err) != 0) {
+        log_warning("CONFIG REWRITE failed: %s", err);
+        reply_errorf(c, "ERR Rewriting config file: %s", err);
+        return;
+    }
+    log_notice("CONFIG REWRITE executed with success.");
+    reply_ok(c);
+}
+
 void cmd_config(client *c) {
     const arg *sub = &c->argv[1];
     if (arg_is(sub, "get") && c->argc >= 3) config_get(c);
     else if (arg_is(sub, "set")) config_set(c);
     else if (arg_is(sub, "resetstat") && c->argc == 2) config_resetstat(c);
+    else if (arg_is(sub, "rewrite") && c->argc == 2) config_rewrite(c);
     else if (arg_is(sub, "help") && c->argc == 2) {
         static const char *help[] = {
             "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
             "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
             "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
             "RESETSTAT", "    Reset statistics reported by the INFO command.",
+            "REWRITE", "    Rewrite the configuration file.",
             "HELP", "    Print this help."};
         reply_array(c, (long long)(sizeof help / sizeof help[0]));
         for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) reply_status(c, help[i]);
-    } else if (arg_is(sub, "get") || arg_is(sub, "resetstat") || arg_is(sub, "help")) {
+    } else if (arg_is(sub, "get") || arg_is(sub, "resetstat") || arg_is(sub, "help") ||
+               arg_is(sub, "rewrite")) {
         reply_sub_arity(c, "config");
     } else {
         reply_unknown_subcommand(c, "CONFIG");
@@ -237,71 +263,162 @@ void cmd_config(client *c) {
 
 static void client_line(vbuf *b, const client *c) {
     int64_t now = mono_ms();
-    char flags[4], *f = flags;
+    char flags[8], *f = flags; /* Redis's letters, in its order */
+    if (c->flags & CLIENT_REPLICA) *f++ = 'S';
+    if (c->flags & CLIENT_MASTER) *f++ = 'M';
+    if (c->flags & CLIENT_PUBSUB) *f++ = 'P';
     if (c->flags & CLIENT_MULTI) *f++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *f++ = 'b';
     if (c->flags & CLIENT_DIRTY_CAS) *f++ = 'd';
     if (f == flags) *f++ = 'N';
     *f = '\0';
+    size_t sub, psub, ssub;
+    pubsub_counts(c, &sub, &psub, &ssub);
     /* straight into b: a long name must not cut the line */
     vbuf_appendf(b,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-             "sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+             "sub=%zu psub=%zu ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
              "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s user=default "
              "redir=-1 resp=2\n",
              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
-             flags, c->db, multi_queued(c), c->in.len, c->in.cap - c->in.len, c->reply.cap, c->reply.len,
-             c->inflight.len, c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
+             flags, c->db, sub, psub, ssub, multi_queued(c), c->in.len, c->in.cap - c->in.len,
+             c->reply.cap, c->reply.len, c->inflight.len,
+             c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c,
              c->lastcmd ? c->lastcmd->fullname : "NULL");
 }
 
-/* CLIENT KILL ip:port (old form) or filters ID / ADDR / LADDR / SKIPME. */
-static void client_kill(client *c) {
-    if (c->argc == 3) {
-        for (client *o = server.clients; o; o = o->next) {
-            if (arg_is(&c->argv[2], o->addr) || (c->argv[2].len == strlen(o->addr) &&
-                                                  !memcmp(c->argv[2].p, o->addr, c->argv[2].len))) {
-                if (o == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-                else net_close_client(o);
-                reply_ok(c);
-                return;
-            }
-        }
-        reply_error(c, "ERR No such client");
-        return;
-    }
-    if ((c->argc - 2) % 2 != 0) { reply_syntax_error(c); return; }
-    long long id = 0;
-    const arg *addr = NULL, *laddr = NULL;
-    int skipme = 1;
+/* CLIENT KILL's types (TYPE normal|master|replica|slave|pubsub), as
+ * Redis's getClientType: a master link is "master", a replica "slave",
+ * then a subscriber "pubsub". */
+enum { KILL_ANY = -1, KILL_NORMAL, KILL_REPLICA, KILL_PUBSUB, KILL_MASTER };
+
+static int client_type(const client *c) {
+    if (c->flags & CLIENT_MASTER) return KILL_MASTER;
+    if (c->flags & CLIENT_REPLICA) return KILL_REPLICA;
+    if (c->flags & CLIENT_PUBSUB) return KILL_PUBSUB;
+    return KILL_NORMAL;
+}
+
+static int client_type_by_name(const arg *a) {
+    if (arg_is(a, "normal")) return KILL_NORMAL;
+    if (arg_is(a, "slave") || arg_is(a, "replica")) return KILL_REPLICA;
+    if (arg_is(a, "pubsub")) return KILL_PUBSUB;
+    if (arg_is(a, "master")) return KILL_MASTER;
+    return -2;
+}
+
+typedef struct kill_filter {
+    long long id;            /* 0: any */
+    int type;                /* KILL_ANY or a type */
+    const arg *addr, *laddr; /* NULL: any */
+    int skipme;
+} kill_filter;
+
+static int arg_eq_str(const arg *a, const char *s) {
+    return a->len == strlen(s) && !memcmp(a->p, s, a->len);
+}
+
+/* The new form's "<filter> <value>" pairs; 0 after replying an error. */
+static int kill_parse(client *c, kill_filter *f) {
     for (int i = 2; i < c->argc; i += 2) {
+        if (i + 1 >= c->argc) { reply_syntax_error(c); return 0; }
         const arg *k = &c->argv[i], *v = &c->argv[i + 1];
         if (arg_is(k, "id")) {
-            if (!str_to_ll(v->p, v->len, &id) || id <= 0) {
+            if (!str_to_ll(v->p, v->len, &f->id) || f->id <= 0) {
                 reply_error(c, "ERR client-id should be greater than 0");
-                return;
+                return 0;
             }
-        } else if (arg_is(k, "addr")) addr = v;
-        else if (arg_is(k, "laddr")) laddr = v;
-        else if (arg_is(k, "skipme")) {
-            if (arg_is(v, "yes")) skipme = 1;
-            else if (arg_is(v, "no")) skipme = 0;
-            else { reply_syntax_error(c); return; }
-        } else { reply_syntax_error(c); return; }
+        } else if (arg_is(k, "type")) {
+            f->type = client_type_by_name(v);
+            if (f->type == -2) {
+                reply_errorf(c, "ERR Unknown client type '%.*s'", (int)v->len, v->p);
+                return 0;
+            }
+        } else if (arg_is(k, "addr")) {
+            f->addr = v;
+        } else if (arg_is(k, "laddr")) {
+            f->laddr = v;
+        } else if (arg_is(k, "user")) {
+            if (!arg_eq_str(v, "default")) { /* verso's only user (no ACL yet) */
+                reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->p);
+                return 0;
+            }
+        } else if (arg_is(k, "skipme")) {
+            if (arg_is(v, "yes")) f->skipme = 1;
+            else if (arg_is(v, "no")) f->skipme = 0;
+            else { reply_syntax_error(c); return 0; }
+        } else {
+            reply_syntax_error(c);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* CLIENT KILL ip:port (the old form: +OK or "No such client") or the
+ * filters ID TYPE USER ADDR LADDR SKIPME (every one must match; replies the
+ * number killed), as Redis 7.0's clientKillCommand. The caller itself is
+ * closed after its reply. */
+static void client_kill(client *c) {
+    kill_filter f = {0, KILL_ANY, NULL, NULL, 1};
+    if (c->argc == 3) {
+        f.addr = &c->argv[2];
+        f.skipme = 0;
+    } else if (!kill_parse(c, &f)) {
+        return;
     }
     long long killed = 0;
     for (client *o = server.clients, *next; o; o = next) {
         next = o->next;
-        if (id && o->id != (uint64_t)id) continue;
-        if (addr && (addr->len != strlen(o->addr) || memcmp(addr->p, o->addr, addr->len))) continue;
-        if (laddr && (laddr->len != strlen(o->laddr) || memcmp(laddr->p, o->laddr, laddr->len))) continue;
-        if (o == c && skipme) continue;
+        if (f.addr && !arg_eq_str(f.addr, o->addr)) continue;
+        if (f.laddr && !arg_eq_str(f.laddr, o->laddr)) continue;
+        if (f.type != KILL_ANY && client_type(o) != f.type) continue;
+        if (f.id && o->id != (uint64_t)f.id) continue;
+        if (o == c && f.skipme) continue;
         if (o == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         else net_close_client(o);
         killed++;
     }
-    reply_int(c, killed);
+    if (c->argc > 3) reply_int(c, killed);
+    else if (killed) reply_ok(c);
+    else reply_error(c, "ERR No such client");
+}
+
+/* CLIENT LIST [TYPE normal|master|replica|pubsub | ID id [id ...]], as
+ * Redis 7.0 (the ID form in the order asked). */
+static void client_list(client *c) {
+    vbuf b = {0};
+    if (c->argc == 4 && arg_is(&c->argv[2], "type")) {
+        int type = client_type_by_name(&c->argv[3]);
+        if (type == -2) {
+            reply_errorf(c, "ERR Unknown client type '%.*s'", (int)c->argv[3].len, c->argv[3].p);
+            return;
+        }
+        for (client *o = server.clients; o; o = o->next)
+            if (client_type(o) == type) client_line(&b, o);
+    } else if (c->argc >= 4 && arg_is(&c->argv[2], "id")) {
+        long long id;
+        for (int j = 3; j < c->argc; j++) {
+            if (!str_to_ll(c->argv[j].p, c->argv[j].len, &id)) {
+                reply_error(c, "ERR Invalid client ID");
+                vbuf_free(&b);
+                return;
+            }
+        }
+        for (int j = 3; j < c->argc; j++) {
+            str_to_ll(c->argv[j].p, c->argv[j].len, &id);
+            for (client *o = server.clients; o; o = o->next)
+                if (o->id == (uint64_t)id) client_line(&b, o);
+        }
+    } else if (c->argc != 2) {
+        reply_syntax_error(c);
+        return;
+    } else {
+        for (client *o = server.clients; o; o = o->next) client_line(&b, o);
+    }
+    reply_bulk(c, b.data ? b.data : "", b.len);
+    vbuf_free(&b);
 }
 
 void cmd_client(client *c) {
@@ -313,11 +430,8 @@ void cmd_client(client *c) {
         else reply_nil(c);
     } else if (arg_is(sub, "setname") && c->argc == 3) {
         if (set_client_name(c, &c->argv[2])) reply_ok(c);
-    } else if (arg_is(sub, "list") && c->argc == 2) {
-        vbuf b = {0};
-        for (client *o = server.clients; o; o = o->next) client_line(&b, o);
-        reply_bulk(c, b.data ? b.data : "", b.len);
-        vbuf_free(&b);
+    } else if (arg_is(sub, "list")) {
+        client_list(c);
     } else if (arg_is(sub, "info") && c->argc == 2) {
         vbuf b = {0};
         client_line(&b, c);

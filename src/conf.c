@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define REDIS_VERSION_SHOWN "7.0.15"
 
@@ -766,6 +767,120 @@ int conf_load_args(conf *c, int argc, char **argv, char *err, size_t errlen)
     int rc = load_text(c, text, c->load_newlines + 2, err, errlen);
     free(text);
     return rc;
+}
+
+/* ---- CONFIG REWRITE's lines (conf_rewrite.c writes the file) ---- */
+
+/* The row params[i] is another name of (its canonical row): an earlier row
+ * with the same field, or the same setter (slaveof -> replicaof). */
+static size_t canonical_row(size_t i)
+{
+    for (size_t j = 0; j < i; j++) {
+        if (params[i].size && params[j].size && params[j].off == params[i].off) return j;
+        if (params[i].set && params[j].set == params[i].set) return j;
+    }
+    return i;
+}
+
+const char *conf_canonical_name(const char *name)
+{
+    const conf_param *p = param_find(name);
+    return p ? params[canonical_row((size_t)(p - params))].name : NULL;
+}
+
+/* A memory value as Redis's rewriteConfigFormatMemory: 1gb, 64mb, 4kb or
+ * bytes. */
+static void format_memory(char *buf, size_t len, long long v)
+{
+    const long long gb = 1024LL * 1024 * 1024, mb = 1024 * 1024, kb = 1024;
+    if (v && v % gb == 0) snprintf(buf, len, "%lldgb", v / gb);
+    else if (v && v % mb == 0) snprintf(buf, len, "%lldmb", v / mb);
+    else if (v && v % kb == 0) snprintf(buf, len, "%lldkb", v / kb);
+    else snprintf(buf, len, "%lld", v);
+}
+
+static void emit_line(conf_line_fn fn, void *priv, const char *name, const char *args, int force)
+{
+    sbuf b = {0};
+    sb_str(&b, name);
+    sb_str(&b, " ");
+    sb_str(&b, args);
+    char *line = sb_take(&b);
+    fn(priv, name, line, force);
+    free(line);
+}
+
+/* The lines of one special parameter, as Redis's rewrite functions for
+ * them: one save line per save point (always written, save "" when none),
+ * one client-output-buffer-limit line per class (written when the class
+ * is not at its default), replicaof only while following a master. */
+static void special_lines(const conf *c, const conf *def, const conf_param *p, conf_line_fn fn,
+                          void *priv)
+{
+    char buf[160];
+    if (p->set == set_save) {
+        if (c->nsave == 0) emit_line(fn, priv, p->name, "\"\"", 1);
+        for (int i = 0; i < c->nsave; i++) {
+            snprintf(buf, sizeof buf, "%lld %lld", c->save[i].seconds, c->save[i].changes);
+            emit_line(fn, priv, p->name, buf, 1);
+        }
+    } else if (p->set == set_obuf) {
+        static const char *const cls[CONF_OBUF_CLASSES] = {"normal", "replica", "pubsub"};
+        for (int k = 0; k < CONF_OBUF_CLASSES; k++) {
+            char h[32], so[32];
+            const conf_obuf *o = &c->obuf[k], *d = &def->obuf[k];
+            format_memory(h, sizeof h, o->hard);
+            format_memory(so, sizeof so, o->soft);
+            snprintf(buf, sizeof buf, "%s %s %s %lld", cls[k], h, so, o->soft_seconds);
+            emit_line(fn, priv, p->name, buf, memcmp(o, d, sizeof *o) != 0);
+        }
+    } else if (p->set == set_replicaof) {
+        if (c->replicaof_host) {
+            char *args = xmalloc(strlen(c->replicaof_host) + 24);
+            sprintf(args, "%s %d", c->replicaof_host, c->replicaof_port);
+            emit_line(fn, priv, p->name, args, 1);
+            free(args);
+        }
+    } else {
+        char *v = p->get(c), *dv = p->get(def);
+        emit_line(fn, priv, p->name, v, strcmp(v, dv) != 0);
+        free(v);
+        free(dv);
+    }
+}
+
+void conf_rewrite_each(const conf *c, conf_line_fn fn, void *priv)
+{
+    conf def;
+    conf_init(&def);
+    for (size_t i = 0; i < NPARAMS; i++) {
+        const conf_param *p = &params[i];
+        if (canonical_row(i) != i) continue;
+        if (p->type == P_SPECIAL) {
+            special_lines(c, &def, p, fn, priv);
+            continue;
+        }
+        char *v = param_format(c, p), *dv = param_format(&def, p);
+        int force = strcmp(v, dv) != 0;
+        if (p->type == P_STR) {
+            /* dir: the working directory (the server chdir'ed into it),
+             * absolute and always written, as Redis */
+            char cwd[PATH_MAX];
+            int is_dir = !strcmp(p->name, "dir") && getcwd(cwd, sizeof cwd);
+            char *q = quote_arg(is_dir ? cwd : v);
+            emit_line(fn, priv, p->name, q, force || is_dir);
+            free(q);
+        } else if (p->type == P_MEM) {
+            char m[32];
+            format_memory(m, sizeof m, num_get(c, p));
+            emit_line(fn, priv, p->name, m, force);
+        } else {
+            emit_line(fn, priv, p->name, v, force);
+        }
+        free(v);
+        free(dv);
+    }
+    conf_free(&def);
 }
 
 /* ---- CONFIG GET / CONFIG SET ---- */

@@ -1,7 +1,11 @@
 /* pubsub: channels, patterns and shard channels (PUBLISH, SUBSCRIBE, ...),
- * as Redis 7.0. Placeholder: the pub/sub engineer fills it. Main thread. */
+ * as Redis 7.0 in RESP2: the subscribed context, the CLIENT_PUBSUB flag
+ * (client-output-buffer-limit's pubsub class), PUBSUB's introspection.
+ * Main thread only. */
 #ifndef VERSO_PUBSUB_H
 #define VERSO_PUBSUB_H
+
+#include <stddef.h>
 
 #include "server.h"
 
@@ -11,5 +15,10 @@ void pubsub_init(void);
 void pubsub_client_closed(client *c);
 /* Delivers a message; returns the number of receivers (PUBLISH's reply). */
 long long pubsub_publish(const char *channel, size_t clen, const char *msg, size_t mlen);
+/* c's channels, patterns and shard channels (CLIENT LIST's sub= psub= ssub=). */
+void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub);
+/* Channels, patterns and shard channels with at least one subscriber
+ * (INFO stats' pubsub_channels, pubsub_patterns, pubsubshard_channels). */
+void pubsub_stats(size_t *channels, size_t *patterns, size_t *shard_channels);
 
 #endif

@@ -325,7 +325,7 @@ static int start_writer(int fd, char *err, size_t errlen) {
     A.last_db = -1;
     A.writer_origin = A.submitted; /* the writer counts from 0 */
     A.written = A.synced = A.fsynced = A.submitted;
-    prop_add(aof_feed, NULL);
+    prop_add_data(aof_feed, NULL); /* messages (PUBLISH) are not logged */
     return 0;
 }
 

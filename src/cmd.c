@@ -269,6 +269,11 @@ void cmd_propagate(client *c, int argc, const arg *argv) {
 
 void cmd_propagate_raw(int dbid, int argc, const arg *argv) { propagate(dbid, argc, argv); }
 
+void cmd_propagate_message(client *c, int argc, const arg *argv) {
+    propagated = 1;
+    propagate_message(c->db, argc, argv);
+}
+
 static void reply_unknown(client *c) {
     char args[160];
     size_t n = 0;

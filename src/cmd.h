@@ -234,6 +234,9 @@ void cmd_propagate(client *c, int argc, const arg *argv);
 /* Propagates a command the server itself issues (the DEL of an expired
  * key), outside of any handler's own propagation. */
 void cmd_propagate_raw(int db, int argc, const arg *argv);
+/* A handler's message that changes no data (PUBLISH): it reaches replicas,
+ * not the AOF (propagate.h's propagate_message). */
+void cmd_propagate_message(client *c, int argc, const arg *argv);
 /* A write gate returns NULL when write commands may run, or the whole error
  * to answer them with (MISCONF after a failed save, ...). */
 typedef const char *(*cmd_gate_fn)(void);

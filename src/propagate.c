@@ -11,20 +11,24 @@
 typedef struct consumer {
     prop_fn fn;
     void *priv;
+    int data_only;        /* prop_add_data: messages are not for it */
 } consumer;
 
 static consumer *consumers;
 static size_t nconsumers, cap;
 
-void prop_add(prop_fn fn, void *priv) {
+static void add(prop_fn fn, void *priv, int data_only) {
     for (size_t i = 0; i < nconsumers; i++)
         assert(consumers[i].fn != fn || consumers[i].priv != priv);
     if (nconsumers == cap) {
         cap = cap ? cap * 2 : 4;
         consumers = xrealloc(consumers, cap * sizeof *consumers);
     }
-    consumers[nconsumers++] = (consumer){fn, priv};
+    consumers[nconsumers++] = (consumer){fn, priv, data_only};
 }
+
+void prop_add(prop_fn fn, void *priv) { add(fn, priv, 0); }
+void prop_add_data(prop_fn fn, void *priv) { add(fn, priv, 1); }
 
 void prop_remove(prop_fn fn, void *priv) {
     for (size_t i = 0; i < nconsumers; i++) {
@@ -43,6 +47,7 @@ int prop_active(void) { return nconsumers > 0; }
 typedef struct held {
     int db;
     int argc;
+    int message;          /* propagate_message: not for data-only consumers */
     arg *argv;            /* argv and the bytes in one allocation */
 } held;
 
@@ -50,24 +55,47 @@ static int depth;         /* open batches */
 static held *pending;     /* commands of the outermost batch */
 static size_t npending, pending_cap;
 
-static void emit(int dbid, int argc, const arg *argv) {
-    for (size_t i = 0; i < nconsumers; i++) consumers[i].fn(consumers[i].priv, dbid, argc, argv);
+static void emit(int dbid, int argc, const arg *argv, int message) {
+    for (size_t i = 0; i < nconsumers; i++)
+        if (!message || !consumers[i].data_only)
+            consumers[i].fn(consumers[i].priv, dbid, argc, argv);
 }
 
-static void hold(int dbid, int argc, const arg *argv) {
+static void hold(int dbid, int argc, const arg *argv, int message) {
     arg *copy = args_dup(argc, argv);
     if (npending == pending_cap) {
         pending_cap = pending_cap ? pending_cap * 2 : 8;
         pending = xrealloc(pending, pending_cap * sizeof *pending);
     }
-    pending[npending++] = (held){dbid, argc, copy};
+    pending[npending++] = (held){dbid, argc, message, copy};
 }
 
-void propagate(int dbid, int argc, const arg *argv) {
+static void prop(int dbid, int argc, const arg *argv, int message) {
     assert(argc > 0);
     if (nconsumers == 0) return;
-    if (depth > 0) hold(dbid, argc, argv);
-    else emit(dbid, argc, argv);
+    if (depth > 0) hold(dbid, argc, argv, message);
+    else emit(dbid, argc, argv, message);
+}
+
+void propagate(int dbid, int argc, const arg *argv) { prop(dbid, argc, argv, 0); }
+void propagate_message(int dbid, int argc, const arg *argv) { prop(dbid, argc, argv, 1); }
+
+/* The outermost batch's commands to one consumer: those it takes, in
+ * MULTI/EXEC when more than one. */
+static void emit_pending(const consumer *k) {
+    static const arg multi[1] = {{"MULTI", 5}}, exec[1] = {{"EXEC", 4}};
+    size_t n = 0, first = 0, last = 0;
+    for (size_t i = 0; i < npending; i++) {
+        if (pending[i].message && k->data_only) continue;
+        if (n++ == 0) first = i;
+        last = i;
+    }
+    if (n == 0) return;
+    if (n > 1) k->fn(k->priv, pending[first].db, 1, multi);
+    for (size_t i = first; i <= last; i++)
+        if (!pending[i].message || !k->data_only)
+            k->fn(k->priv, pending[i].db, pending[i].argc, pending[i].argv);
+    if (n > 1) k->fn(k->priv, pending[last].db, 1, exec);
 }
 
 void prop_begin(void) { depth++; }
@@ -79,17 +107,11 @@ void prop_end_cmd(int dbid, int argc, const arg *argv) {
         if (--depth > 0) return;
     } else {
         depth--;
-        if (argc > 0 && nconsumers > 0) emit(dbid, argc, argv); /* the common case */
+        if (argc > 0 && nconsumers > 0) emit(dbid, argc, argv, 0); /* the common case */
         return;
     }
     if (npending == 0) return;
-    static const arg multi[1] = {{"MULTI", 5}}, exec[1] = {{"EXEC", 4}};
-    int wrap = npending > 1;
-    if (wrap) emit(pending[0].db, 1, multi);
-    for (size_t i = 0; i < npending; i++) {
-        emit(pending[i].db, pending[i].argc, pending[i].argv);
-        free(pending[i].argv);
-    }
-    if (wrap) emit(pending[npending - 1].db, 1, exec);
+    for (size_t k = 0; k < nconsumers; k++) emit_pending(&consumers[k]);
+    for (size_t i = 0; i < npending; i++) free(pending[i].argv);
     npending = 0;
 }

@@ -19,6 +19,12 @@
  * block; a read-only transaction propagates nothing. Outside a batch
  * (active expiry) a command goes out at once.
  *
+ * Messages: a command that changes no data but must still reach replicas
+ * (PUBLISH, as Redis propagates it to replicas only) is propagated with
+ * propagate_message; consumers that keep data (the AOF) register with
+ * prop_add_data and never see it. Within a batch, each consumer gets what
+ * it takes, wrapped in MULTI/EXEC when that is more than one command.
+ *
  * Main thread only. The arguments are valid only during the call: a
  * consumer that keeps them copies them. */
 #ifndef VERSO_PROPAGATE_H
@@ -28,14 +34,19 @@
 
 typedef void (*prop_fn)(void *priv, int db, int argc, const arg *argv);
 
-/* Adds a consumer (fn, priv); adding the same pair twice is a bug. */
+/* Adds a consumer (fn, priv) of every command; adding the same pair twice
+ * is a bug. */
 void prop_add(prop_fn fn, void *priv);
+/* The same for a consumer of data changes only (no messages). */
+void prop_add_data(prop_fn fn, void *priv);
 /* Removes it; a pair that is not registered is ignored. */
 void prop_remove(prop_fn fn, void *priv);
 /* 1 when at least one consumer is registered. */
 int prop_active(void);
 /* Hands one command to every consumer (held while a batch is open). */
 void propagate(int db, int argc, const arg *argv);
+/* The same for a message (PUBLISH): consumers added by prop_add only. */
+void propagate_message(int db, int argc, const arg *argv);
 /* Opens a batch (batches nest: only the outermost one emits). */
 void prop_begin(void);
 /* Closes a batch, first adding the command (db, argc, argv) when argc > 0

@@ -331,18 +331,19 @@ void cmd_ssubscribe(client *c) {
 }
 
 /* PUBLISH changes no key but goes to replicas as Redis propagates it (so
- * that their subscribers, Sentinel's hello included, hear it). */
+ * that their subscribers, Sentinel's hello included, hear it), not to the
+ * AOF (a message). */
 void cmd_publish(client *c) {
     long long n = publish_kind(PS_CHAN, c->argv[1].p, c->argv[1].len, c->argv[2].p,
                                c->argv[2].len);
-    cmd_propagate(c, c->argc, c->argv);
+    cmd_propagate_message(c, c->argc, c->argv);
     reply_int(c, n);
 }
 
 void cmd_spublish(client *c) {
     long long n = publish_kind(PS_SHARD, c->argv[1].p, c->argv[1].len, c->argv[2].p,
                                c->argv[2].len);
-    cmd_propagate(c, c->argc, c->argv);
+    cmd_propagate_message(c, c->argc, c->argv);
     reply_int(c, n);
 }
 

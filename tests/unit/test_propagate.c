@@ -124,6 +124,41 @@ START_TEST(test_batches_wrapped) {
 }
 END_TEST
 
+/* A message (PUBLISH) reaches consumers of everything, not those of data
+ * only (the AOF); in a transaction each gets what it takes, wrapped when
+ * that is more than one command. */
+START_TEST(test_messages_skip_data_consumers) {
+    inproc_init();
+    recorder all = {0}, data = {0};
+    client *c = inproc_client();
+    prop_add(record, &all);
+    prop_add_data(record, &data);
+    run(c, "PUBLISH ch hello");
+    ck_assert_int_eq(all.n, 1);
+    ck_assert_str_eq(all.log[0], "0:PUBLISH ch hello");
+    ck_assert_int_eq(data.n, 0);
+    run(c, "MULTI");
+    run(c, "SET k 1");
+    run(c, "PUBLISH ch x");
+    run(c, "EXEC");
+    ck_assert_int_eq(all.n, 5);
+    ck_assert_str_eq(all.log[1], "0:MULTI");
+    ck_assert_str_eq(all.log[3], "0:PUBLISH ch x");
+    ck_assert_str_eq(all.log[4], "0:EXEC");
+    ck_assert_int_eq(data.n, 1); /* the SET alone, not wrapped */
+    ck_assert_str_eq(data.log[0], "0:SET k 1");
+    run(c, "MULTI");
+    run(c, "PUBLISH ch y");
+    run(c, "PUBLISH ch z");
+    run(c, "EXEC");
+    ck_assert_int_eq(all.n, 9);
+    ck_assert_int_eq(data.n, 1); /* only messages: nothing, no empty MULTI/EXEC */
+    prop_remove(record, &all);
+    prop_remove(record, &data);
+    inproc_client_free(c);
+}
+END_TEST
+
 /* ---- hooks ---- */
 
 static int after_calls, kept, flushed_all;
@@ -181,6 +216,7 @@ int main(void) {
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_fan_out_to_every_consumer);
     tcase_add_test(tc, test_batches_wrapped);
+    tcase_add_test(tc, test_messages_skip_data_consumers);
     tcase_add_test(tc, test_hooks_called_by_the_core);
     suite_add_tcase(s, tc);
     return inproc_run(s);

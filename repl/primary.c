@@ -249,6 +249,12 @@ void primary_drop_replicas(void) {
 
 size_t primary_replica_count(void) { return P.n; }
 
+size_t primary_buffered_bytes(void) {
+    size_t n = 0;
+    for (size_t i = 0; i < P.n; i++) n += P.v[i]->held.len + net_pending_output(P.v[i]->rl.c);
+    return n;
+}
+
 /* ---- PSYNC, SYNC ---- */
 
 static void replicas_add(plink *pl) {

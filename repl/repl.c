@@ -53,8 +53,18 @@ static void repl_info(vbuf *b) {
     backlog_info(b);
 }
 
+/* INFO memory: what replication holds, as Redis 7.0 names it (the backlog
+ * counts in the total). */
+static void memory_info(vbuf *b) {
+    size_t replicas = primary_buffered_bytes();
+    size_t backlog = backlog_exists() ? (size_t)server.cfg.repl_backlog_size : 0;
+    vbuf_appendf(b, "mem_clients_slaves:%zu\r\nmem_total_replication_buffers:%zu\r\n",
+                 replicas, replicas + backlog);
+}
+
 static void info_hook(const char *section, vbuf *b) {
     if (!strcmp(section, "replication")) repl_info(b);
+    else if (!strcmp(section, "memory")) memory_info(b);
 }
 
 static const hooks repl_hooks = {.name = "replication", .info = info_hook};

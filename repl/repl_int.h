@@ -110,6 +110,9 @@ void primary_info(vbuf *b);
 /* ROLE of a master: the replicas' ip, port and ack offset. */
 void primary_role(client *c);
 size_t primary_replica_count(void);
+/* Bytes of stream the replicas' links hold or have not sent yet (INFO
+ * memory's mem_clients_slaves). */
+size_t primary_buffered_bytes(void);
 
 /* ---- fullsync.c ---- */
 void fullsync_init(void);

@@ -17,6 +17,7 @@
 #include "hooks.h"
 #include "lazyfree.h"
 #include "net.h"
+#include "pubsub.h"
 #include "util.h"
 
 static size_t peak_memory; /* main thread only: used_memory_peak */
@@ -115,6 +116,7 @@ static void section_memory(vbuf *b) {
     addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
             "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
          used ? (double)rss / (double)used : 0.0, lazyfree_pending(), lazyfree_freed());
+    hooks_info("memory", b);
 }
 
 static void section_persistence(vbuf *b) {
@@ -126,12 +128,16 @@ static void section_stats(vbuf *b) {
     const stats *s = &server.stat;
     uint64_t ex_total, ex_cur;
     evict_exceeded_ms(&ex_total, &ex_cur);
+    size_t chans, pats, shards;
+    pubsub_stats(&chans, &pats, &shards);
     addf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
             "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
             "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n"
             "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
             "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
-            "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\nexpire_cycle_cpu_milliseconds:%llu\r\n"
+            "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\npubsub_channels:%zu\r\n"
+            "pubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
+            "expire_cycle_cpu_milliseconds:%llu\r\n"
             "total_error_replies:%llu\r\nclient_query_buffer_limit_disconnections:%llu\r\n"
             "client_output_buffer_limit_disconnections:%llu\r\n",
          (unsigned long long)s->connections, (unsigned long long)s->commands,
@@ -141,7 +147,7 @@ static void section_stats(vbuf *b) {
          (unsigned long long)s->expired_keys,
          (unsigned long long)s->evicted_keys, (unsigned long long)ex_total,
          (unsigned long long)ex_cur, (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
-         (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
+         chans, pats, shards, (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
 }
 

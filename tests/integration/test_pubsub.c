@@ -269,6 +269,10 @@ START_TEST(pubsub_introspection) {
     r = expect_array(h_c, 0, "PUBSUB NUMSUB");
     freeReplyObject(r);
     expect_int(h_c, 2, "PUBSUB NUMPAT"); /* unique patterns */
+    /* INFO stats counts them as Redis 7.0 does */
+    ck_assert_int_eq(h_info_int(h_c, "stats", "pubsub_channels"), 2);
+    ck_assert_int_eq(h_info_int(h_c, "stats", "pubsub_patterns"), 2);
+    ck_assert_int_eq(h_info_int(h_c, "stats", "pubsubshard_channels"), 1);
     r = expect_array(h_c, 1, "PUBSUB SHARDCHANNELS");
     check_bulk(r->element[0], "s1");
     freeReplyObject(r);
@@ -687,6 +691,33 @@ START_TEST(publish_reaches_replicas) {
 }
 END_TEST
 
+/* PUBLISH reaches replicas but not the AOF (Redis propagates it to
+ * replicas only): a restart replays the data, not the messages. */
+START_TEST(publish_not_in_aof) {
+    srv *s = track(srv_start("--appendonly yes --appendfsync always"));
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "SET k v");
+    expect_int(c, 0, "PUBLISH ch message-not-logged");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "PUBLISH ch also-not-logged");
+    expect_status(c, "QUEUED", "SET k2 v2");
+    redisReply *r = expect_array(c, 2, "EXEC");
+    freeReplyObject(r);
+    expect_status(c, "OK", "SET k3 v3"); /* after the transaction, fsynced */
+    char cmdline[2300];
+    snprintf(cmdline, sizeof cmdline, "cat %s/appendonlydir/*.incr.aof", s->dir);
+    char *out = NULL;
+    const char *argv[] = {"sh", "-c", cmdline, NULL};
+    ck_assert_int_eq(h_run(NULL, &out, 10000, argv), 0);
+    ck_assert_msg(strstr(out, "k3") != NULL, "the AOF lacks the last SET: %s", out);
+    ck_assert_msg(strstr(out, "PUBLISH") == NULL && strstr(out, "not-logged") == NULL,
+                  "PUBLISH reached the AOF: %s", out);
+    ck_assert_msg(strstr(out, "MULTI") == NULL, "a lone SET was wrapped: %s", out);
+    free(out);
+    redisFree(c);
+}
+END_TEST
+
 static void teardown(void) {
     for (int i = 0; i < nextra_srvs; i++) srv_stop(extra_srvs[i]);
     nextra_srvs = 0;
@@ -710,6 +741,7 @@ int main(void) {
     tcase_add_test(tc, script_without_engine);
     tcase_add_test(tc, config_rewrite);
     tcase_add_test(tc, publish_reaches_replicas);
+    tcase_add_test(tc, publish_not_in_aof);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

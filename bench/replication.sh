@@ -43,6 +43,11 @@ RUNS=${RUNS:-3}
 CONNS=${CONNS:-8}
 SEED=${SEED:-1}
 SAMPLE_MS=${SAMPLE_MS:-100}
+# The primary's INFO memory (replication buffers) every OBUF_MS; 0: never.
+# verso's INFO memory walks the allocator's free lists (mallinfo2): on the
+# collections data set's fragmented heap that takes ~200 ms of the main
+# thread, so WORKLOAD=coll polls it only at 0 unless asked.
+if [ "${WORKLOAD:-set}" = coll ]; then OBUF_MS=${OBUF_MS:-0}; else OBUF_MS=${OBUF_MS:-$SAMPLE_MS}; fi
 METHODS=${METHODS:-"forkless fork redis"}
 WORKLOAD=${WORKLOAD:-set}
 COLL_KEYS=${COLL_KEYS:-20}
@@ -173,7 +178,7 @@ one_leg() {
         --replica-port "$rp" --log "$d/primary/server.log" \
         --max-save-s "$SYNC_TIMEOUT" --handshake-s "$HANDSHAKE_S" \
         --method "$m" --run "$r" --keys "$KEYS" --value "$VALUE" --conns "$CONNS" \
-        --seed "$SEED" --sample-ms "$SAMPLE_MS" --workload "$WORKLOAD" \
+        --seed "$SEED" --sample-ms "$SAMPLE_MS" --obuf-ms "$OBUF_MS" --workload "$WORKLOAD" \
         --coll-keys "$COLL_KEYS" --coll-elems "$COLL_ELEMS" \
         --csv "$OUT/$P-samples.csv" --tsv "$TSV" 2>"$d/spike.err" || rc=$?
     cat "$d/spike.err" >&2

@@ -61,6 +61,7 @@ struct opts {
     long rate;                  /* total SET/s to aim at, 0 = as fast as possible */
     uint64_t seed;
     int settle_ms, bgsave_at_ms, tail_ms, sample_ms, ping_ms, poll_ms;
+    int obuf_ms;      /* period of the primary's INFO memory poll (0: never) */
     int max_save_s;
     int replica_port;           /* --replica-port: the replication leg (below) */
     int handshake_s;            /* --handshake-s: no transfer by then = fail */
@@ -802,9 +803,10 @@ static int run_sync(redisContext *c, struct save_result *sr)
         }
         /* INFO memory runs on the primary's main thread (verso: mallinfo2):
          * once per sample period, not every poll */
-        long long ob = t >= next_obuf ? primary_obuf(c) : atomic_load(&G.obuf);
-        if (t >= next_obuf)
-            next_obuf = t + (int64_t)G.o.sample_ms * 1000000LL;
+        int poll_obuf = G.o.obuf_ms > 0 && t >= next_obuf;
+        long long ob = poll_obuf ? primary_obuf(c) : atomic_load(&G.obuf);
+        if (poll_obuf)
+            next_obuf = t + (int64_t)G.o.obuf_ms * 1000000LL;
         if (ob == -2 || kill((pid_t)G.server_pid, 0) != 0) {
             fprintf(stderr, "spike: primary gone during the sync (%s)\n",
                     ob == -2 ? c->errstr : "process exited");
@@ -1232,7 +1234,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     *o = (struct opts){ .host = "127.0.0.1", .method = NULL, .port = 0, .run = 1,
         .conns = 8, .pipeline = 1, .keys = 1000000, .vsize = 300, .seed = 1,
         .settle_ms = 1000, .bgsave_at_ms = 2000, .tail_ms = 1000,
-        .sample_ms = 100, .ping_ms = 2, .poll_ms = 20, .max_save_s = 300,
+        .sample_ms = 100, .obuf_ms = 100, .ping_ms = 2, .poll_ms = 20, .max_save_s = 300,
         .coll_keys = 20, .coll_elems = 500000, .handshake_s = 15 };
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
@@ -1251,6 +1253,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(k, "--max-save-s")) o->max_save_s = atoi(v);
         else if (!strcmp(k, "--pid")) o->pid = atol(v);
         else if (!strcmp(k, "--sample-ms")) o->sample_ms = atoi(v);
+        else if (!strcmp(k, "--obuf-ms")) o->obuf_ms = atoi(v);
         else if (!strcmp(k, "--rate")) o->rate = atol(v);
         else if (!strcmp(k, "--workload")) o->coll = !strcmp(v, "coll");
         else if (!strcmp(k, "--coll-keys")) o->coll_keys = atol(v);

@@ -311,6 +311,10 @@ static int try_partial(client *c, plink *pl) {
 
 static void sync_command(client *c, int psync) {
     if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER)) return; /* ignored, as Redis */
+    if (server.upstream && !replica_link_up()) {
+        reply_error(c, "NOMASTERLINK Can't SYNC while not connected with my master");
+        return;
+    }
     if (net_pending_output(c) > 0 || c->writing) {
         reply_error(c, "ERR SYNC and PSYNC are invalid with pending output");
         return;

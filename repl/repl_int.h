@@ -145,6 +145,8 @@ void replica_role(client *c);
 /* REPLCONF GETACK from our master: send REPLCONF ACK <offset> once the
  * current request is counted. */
 void replica_getack(client *c);
+/* 1 while the link to our master is up (its stream is applied). */
+int replica_link_up(void);
 /* The database our master's stream is on now (a chained replica's payload
  * tells its sub-replicas, repl-stream-db). */
 int replica_stream_db(void);

@@ -39,6 +39,8 @@ replica_state RP = {.fd = -1};
 
 int replica_active(void) { return RP.state != RS_NONE; }
 
+int replica_link_up(void) { return RP.state == RS_CONNECTED; }
+
 int replica_stream_db(void) { return RP.master ? RP.master->db : RP.master_db; }
 
 /* ---- sending ---- */

@@ -309,6 +309,15 @@ START_TEST(readonly_and_masterdown) {
     /* served again while stale once allowed */
     expect_status(r, "OK", "CONFIG SET replica-serve-stale-data yes");
     expect_bulk(r, "v", "GET k");
+    /* a sub-replica cannot sync from a replica whose link is down */
+    int fd = raw_connect(s->port);
+    raw_send_str(fd, "SYNC\r\n");
+    char buf[256];
+    int closed = 0;
+    raw_read(fd, buf, sizeof buf, 60, h_scaled_ms(5000), &closed);
+    ck_assert_msg(strncmp(buf, "-NOMASTERLINK Can't SYNC while not connected with my master\r\n",
+                          61) == 0, "SYNC answered '%s'", buf);
+    close(fd);
     redisFree(r);
 }
 END_TEST

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "../snapshot/snap.h"
 #include "../src/cmd.h"
 #include "../src/hooks.h"
 #include "../src/log.h"
@@ -581,10 +582,37 @@ static void drop_master(void) {
 
 /* ---- cron ---- */
 
+/* What a save records (snap_set_repl_info): a replica's master history
+ * and offset, so that after a restart on that snapshot it resumes with a
+ * partial resync (Redis 7.0's rdbSaveInfo). Nothing for a master. */
+static void save_info(rdb_repl_aux *out) {
+    if (!server.upstream || !RP.have_history) return;
+    out->set = 1;
+    out->stream_db = replica_stream_db();
+    memcpy(out->id, R.replid, sizeof out->id);
+    out->offset = R.offset;
+}
+
+/* At startup, once the data is loaded: a snapshot that recorded its
+ * master's history makes it ours, so the first PSYNC asks to continue. */
+static void adopt_saved_history(void) {
+    rdb_repl_aux ra;
+    if (!snap_loaded_repl_info(&ra)) return;
+    repl_set_id(ra.id, ra.offset);
+    RP.master_db = ra.stream_db < server.cfg.databases ? ra.stream_db : 0;
+    RP.have_history = 1;
+    log_notice("Using the replication ID and offset the RDB file recorded (%s:%lld) to try a "
+               "partial resynchronization", ra.id, ra.offset);
+}
+
 static void replica_cron(void) {
     if (RP.state == RS_NONE) return;
     int64_t now = mono_ms();
     int64_t timeout = (int64_t)server.cfg.repl_timeout * 1000;
+    if (RP.adopt_pending) { /* the first tick: the data is loaded by now */
+        RP.adopt_pending = 0;
+        adopt_saved_history();
+    }
     if (RP.state == RS_CONNECT && now - RP.last_try_ms >= 1000) {
         log_notice("Connecting to MASTER %s:%d", RP.host, RP.port);
         connect_master();
@@ -732,13 +760,15 @@ static const hooks replica_hooks = {
 void replica_init(void) {
     hooks_register(&replica_hooks);
     cmd_add_gate(replica_gate);
+    snap_set_repl_info(save_info);
     if (server.cfg.replicaof_host) {
-        /* from the config file: followed from startup, without a history
-         * (PSYNC ? -1), as Redis without a cached master */
+        /* from the config file: followed from startup, with the history
+         * the loaded snapshot recorded if any, else PSYNC ? -1 */
         RP.host = xstrdup(server.cfg.replicaof_host);
         RP.port = server.cfg.replicaof_port;
         RP.state = RS_CONNECT;
         RP.last_try_ms = mono_ms() - 1000;
+        RP.adopt_pending = 1;
         server.upstream = 1;
     }
 }

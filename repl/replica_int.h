@@ -95,6 +95,8 @@ typedef struct replica_state {
     vbuf multi;              /* a transaction's bytes until its EXEC ran */
     int master_db;           /* the master client's database when the link
                                 dropped: a +CONTINUE stream goes on in it */
+    int adopt_pending;       /* replicaof from the config: take the loaded
+                                snapshot's history at the first cron tick */
 } replica_state;
 /* main thread only */
 extern replica_state RP;

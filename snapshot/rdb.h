@@ -160,6 +160,8 @@ typedef struct rdb_load_stats {
     uint64_t keys_empty;     /* skipped: empty collections (as Redis) */
     int compressed;          /* 1 when the file was an LZ4 frame */
     int repl_stream_db;      /* AUX repl-stream-db, -1 when absent */
+    char repl_id[41];        /* AUX repl-id, "" when absent */
+    long long repl_offset;   /* AUX repl-offset, -1 when absent */
     uint64_t file_bytes;
 } rdb_load_stats;
 

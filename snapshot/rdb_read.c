@@ -470,16 +470,28 @@ static int rd_resizedb(rd *r, int db) {
     return 0;
 }
 
-/* AUX fields are read and ignored, but for repl-stream-db (a replication
- * payload's: the replica's stream goes on in that database). */
+static int aux_is(const rstr *k, const char *name) {
+    return !k->is_int && k->len == strlen(name) && !memcmp(k->p, name, k->len);
+}
+
+/* AUX fields are read and ignored, but for the replication ones (a
+ * replication payload's, or a replica's own save): repl-stream-db (where
+ * the stream goes on), repl-id and repl-offset (the history the data is
+ * at, for a partial resync after a restart). */
 static int rd_aux(rd *r) {
     rstr k, v;
     if (rd_string(r, &k)) return -1;
-    int stream_db = k.len == 14 && !memcmp(k.p, "repl-stream-db", 14);
+    int which = aux_is(&k, "repl-stream-db") ? 1 : aux_is(&k, "repl-id") ? 2
+                : aux_is(&k, "repl-offset") ? 3 : 0;
     if (rd_string(r, &v)) return -1;
-    long long db = v.v;
-    if (stream_db && (v.is_int || str_to_ll(v.p, v.len, &db)) && db >= 0 && db <= INT_MAX)
-        r->st->repl_stream_db = (int)db;
+    long long n = v.v;
+    int num = v.is_int || (which != 2 && str_to_ll(v.p, v.len, &n));
+    if (which == 1 && num && n >= 0 && n <= INT_MAX) r->st->repl_stream_db = (int)n;
+    if (which == 2 && !v.is_int && v.len == sizeof r->st->repl_id - 1) {
+        memcpy(r->st->repl_id, v.p, v.len);
+        r->st->repl_id[v.len] = '\0';
+    }
+    if (which == 3 && num && n >= 0) r->st->repl_offset = n;
     rd_trim_scratch(r);
     return 0;
 }
@@ -678,6 +690,7 @@ int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
              rdb_load_stats *st, char *err, size_t errlen) {
     memset(st, 0, sizeof *st);
     st->repl_stream_db = -1;
+    st->repl_offset = -1;
     rd r;
     rd_init(&r, src, err, errlen);
     r.cb = cb;

@@ -47,6 +47,8 @@ static struct {
     void *sink_priv;
     rdb_repl_aux repl;        /* the replication save being started: its
                                  AUX fields (fill_aux copies it) */
+    snap_repl_info_fn repl_info; /* the replication history a save records */
+    rdb_repl_aux loaded_repl; /* what the snapshot loaded at startup said */
     /* results */
     int64_t lastsave;         /* unix seconds of the last successful save */
     int last_ok;
@@ -116,6 +118,9 @@ static void fill_aux(rdb_aux *aux, int measure_mem) {
     aux->aof_base = 0;
     aux->as_commands = NULL; /* an RDB; the AOF sets commands itself */
     aux->repl = S.repl;      /* set only while snap_start_sink starts one */
+    /* any other save records the history its data is at (a replica's:
+     * it resumes from there after a restart) */
+    if (!aux->repl.set && S.repl_info) S.repl_info(&aux->repl);
     /* what the writers opened from now on take (see rdb.h) */
     rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
 }
@@ -225,6 +230,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     if (out) sink_fanout_set_stop(out, &job->abort); /* a shutdown's abort */
     fill_aux(&job->aux, 0); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
+    if (aof_base) memset(&job->aux.repl, 0, sizeof job->aux.repl); /* as Redis's AOF preamble */
     job->aux.as_commands = cmds;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
@@ -521,6 +527,13 @@ static void remove_stale_temps(void) {
     globfree(&g);
 }
 
+void snap_set_repl_info(snap_repl_info_fn fn) { S.repl_info = fn; }
+
+int snap_loaded_repl_info(rdb_repl_aux *out) {
+    *out = S.loaded_repl;
+    return out->set;
+}
+
 int snap_load_startup(char *err, size_t errlen) {
     rdb_load_stats st;
     memset(&st, 0, sizeof st);
@@ -532,6 +545,12 @@ int snap_load_startup(char *err, size_t errlen) {
     if (rc != 0) return -1;
     S.load_keys = st.keys_loaded;
     S.load_expired = st.keys_expired;
+    if (st.repl_id[0] && st.repl_offset >= 0) {
+        S.loaded_repl.set = 1;
+        S.loaded_repl.stream_db = st.repl_stream_db >= 0 ? st.repl_stream_db : 0;
+        memcpy(S.loaded_repl.id, st.repl_id, sizeof S.loaded_repl.id);
+        S.loaded_repl.offset = st.repl_offset;
+    }
     log_notice("DB loaded from disk: %.3f seconds (%llu keys, %llu expired skipped, %s)",
                (double)(mono_us() - start) / 1e6, (unsigned long long)st.keys_loaded,
                (unsigned long long)st.keys_expired, st.compressed ? "lz4" : "plain");

@@ -54,6 +54,14 @@ int snap_aof_base_running(void);
  * repl-offset AUX fields. -1 with err when a save is already running. */
 int snap_start_sink(sink *out, const rdb_repl_aux *repl, snap_done_fn done, void *priv,
                     char *err, size_t errlen);
+/* The replication history a snapshot records (its repl-id, repl-offset and
+ * repl-stream-db AUX fields): fn fills it and sets ->set, or leaves it
+ * unset (nothing to record). Registered by repl/ at startup. Not used for
+ * an AOF base. */
+typedef void (*snap_repl_info_fn)(rdb_repl_aux *out);
+void snap_set_repl_info(snap_repl_info_fn fn);
+/* What the snapshot loaded at startup recorded: 1 and *out filled, or 0. */
+int snap_loaded_repl_info(rdb_repl_aux *out);
 /* BGSAVE SCHEDULE: start a background save as soon as none runs. */
 void snap_schedule(void);
 /* SAVE: a synchronous save on the main thread (blocks clients, as Redis). */

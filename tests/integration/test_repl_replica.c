@@ -937,6 +937,48 @@ START_TEST(replicaof_in_config) {
 }
 END_TEST
 
+/* A replica restarted on its own snapshot resumes with a partial resync:
+ * its save recorded its master's replication id and offset (repl-id,
+ * repl-offset), as Redis 7.0's rdbSaveInfo. */
+START_TEST(restart_resumes) {
+    srv *p = primary_start(NULL);
+    redisContext *m = srv_connect(p);
+    char conf[128];
+    snprintf(conf, sizeof conf, "replicaof 127.0.0.1 %d\n", p->port);
+    srv *s = srv_start_conf(conf, NULL);
+    redisContext *r = srv_connect(s);
+    wait_link_up(r);
+    expect_status(m, "OK", "SELECT 3");
+    expect_status(m, "OK", "SET before restart");
+    expect_int(m, 3, "RPUSH l a b c");
+    wait_caught_up(m, r);
+    long long full = h_info_int(m, "stats", "sync_full");
+    long long partial = h_info_int(m, "stats", "sync_partial_ok");
+    /* SHUTDOWN saves (a replica with no save points still saves when asked) */
+    redisReply *rep = redisCommand(r, "SHUTDOWN SAVE");
+    if (rep) freeReplyObject(rep);
+    redisFree(r);
+    ck_assert(srv_wait_exit(s, h_scaled_ms(20000)));
+    /* writes while it is down, in db 3 as before: the stream goes on there */
+    expect_status(m, "OK", "SET during down");
+    expect_int(m, 4, "RPUSH l d");
+    srv *s2 = srv_start_conf(conf, "--dir '%s'", s->dir);
+    r = srv_connect(s2);
+    wait_link_up(r);
+    wait_caught_up(m, r);
+    ck_assert_int_eq(h_info_int(m, "stats", "sync_partial_ok"), partial + 1);
+    ck_assert_int_eq(h_info_int(m, "stats", "sync_full"), full);
+    expect_status(r, "OK", "SELECT 3");
+    expect_bulk(r, "restart", "GET before");
+    expect_bulk(r, "down", "GET during");
+    expect_int(r, 4, "LLEN l");
+    redisFree(r);
+    redisFree(m);
+    srv_stop(s2);
+    srv_stop(s);
+}
+END_TEST
+
 int main(void) {
     Suite *su = suite_create("repl_replica");
     h_add_tcase(su, "sync_eof_payload", sync_eof_payload, 120, NULL, teardown);
@@ -944,6 +986,7 @@ int main(void) {
     h_add_tcase(su, "expiry_by_master_del", expiry_by_master_del, 120, NULL, teardown);
     h_add_tcase(su, "readonly_and_masterdown", readonly_and_masterdown, 120, NULL, teardown);
     h_add_tcase(su, "partial_resync", partial_resync, 180, NULL, teardown);
+    h_add_tcase(su, "restart_resumes", restart_resumes, 120, NULL, teardown);
     h_add_tcase(su, "promotion", promotion, 120, NULL, teardown);
     h_add_tcase(su, "info_and_role_like_redis", info_and_role_like_redis, 120, NULL, teardown);
     h_add_tcase(su, "aof_on_replica", aof_on_replica, 180, NULL, teardown);

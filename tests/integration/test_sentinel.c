@@ -131,7 +131,8 @@ static void start_sentinel(proc *p, int primary_port, const char *base) {
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
     ck_assert_int_eq(fclose(f), 0);
-    char *argv[] = {(char *)h_redis_binary(), conf, "--sentinel", NULL};
+    /* Debian's redis-sentinel (scripts/packages), the Sentinel users run */
+    char *argv[] = {"redis-sentinel", conf, NULL};
     p->pid = spawn(argv, p->log);
     wait_pong(p);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "multi.h"
 #include "util.h"
 
 void inproc_init(void) {
@@ -25,6 +26,7 @@ client *inproc_client(void) {
 }
 
 void inproc_client_free(client *c) {
+    multi_client_free(c); /* a transaction's state and queue, as net.c's close */
     vbuf_free(&c->reply);
     free(c);
 }

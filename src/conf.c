@@ -263,20 +263,25 @@ static char *get_obuf(const conf *c)
 }
 
 /* "replicaof <host> <port>" (alias slaveof): the master to follow from
- * startup; "no one" or nothing: none. */
+ * startup; "no one" or "" (what CONFIG GET shows for none): none. */
 static int set_replicaof(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
 {
     (void)loading;
-    if (argc != 2) return fail(err, errlen, "wrong number of arguments");
-    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
+    int empty = argc == 0 || (argc == 1 && !argv[0][0]);
+    if (!empty && argc != 2) return fail(err, errlen, "wrong number of arguments");
+    if (empty || (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one"))) {
         free(c->replicaof_host);
         c->replicaof_host = NULL;
         c->replicaof_port = 0;
         return 0;
     }
+    for (const char *h = argv[0]; *h; h++)
+        if ((unsigned char)*h <= ' ' || *h == 0x7f) return fail(err, errlen, "Invalid master host");
+    if (!argv[0][0]) return fail(err, errlen, "Invalid master host");
     char *end;
     long port = strtol(argv[1], &end, 10);
-    if (*end || port < 0 || port > 65535) return fail(err, errlen, "Invalid master port");
+    if (!argv[1][0] || *end || port < 0 || port > 65535)
+        return fail(err, errlen, "Invalid master port");
     free(c->replicaof_host);
     c->replicaof_host = xstrdup(argv[0]);
     c->replicaof_port = (int)port;

@@ -44,7 +44,8 @@ static void kv_free(kv *o) {
 
 static int is_multi(const char *name) {
     return !strcmp(name, "bind") || !strcmp(name, "save") ||
-           !strcmp(name, "client-output-buffer-limit");
+           !strcmp(name, "client-output-buffer-limit") || !strcmp(name, "replicaof") ||
+           !strcmp(name, "slaveof");
 }
 
 /* Applies every name/value of `got` to a fresh conf and compares. */

@@ -452,6 +452,26 @@ START_TEST(test_hz_clamped_and_empty_multi)
     ck_assert_int_eq(c.nbind, 0);
     ck_assert_str_eq(get1(&c, "bind"), "");
     conf_free(&c);
+    /* replicaof: a master, then "" (what CONFIG GET shows for none) clears it,
+     * as "no one" does (fuzz_conf's round trip found "" refused) */
+    ck_assert_int_eq(load(&c, "replicaof 10.0.0.1 6380\n", err), 0);
+    ck_assert_str_eq(get1(&c, "replicaof"), "10.0.0.1 6380");
+    ck_assert_str_eq(get1(&c, "slaveof"), "10.0.0.1 6380");
+    conf_free(&c);
+    ck_assert_int_eq(load(&c, "replicaof 10.0.0.1 6380\nreplicaof \"\"\n", err), 0);
+    ck_assert_ptr_null(c.replicaof_host);
+    ck_assert_str_eq(get1(&c, "replicaof"), "");
+    conf_free(&c);
+    ck_assert_int_eq(load(&c, "replicaof 10.0.0.1 6380\nslaveof no one\n", err), 0);
+    ck_assert_ptr_null(c.replicaof_host);
+    conf_free(&c);
+    ck_assert_int_eq(load(&c, "replicaof 10.0.0.1\n", err), -1);
+    conf_free(&c);
+    /* no empty host or port (CONFIG GET would not read back) */
+    ck_assert_int_eq(load(&c, "replicaof \"\" \"\"\n", err), -1);
+    conf_free(&c);
+    ck_assert_int_eq(load(&c, "replicaof \"a b\" 1\n", err), -1);
+    conf_free(&c);
 }
 END_TEST
 

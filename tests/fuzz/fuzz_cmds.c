@@ -35,6 +35,7 @@
 #include "../../src/blocking.h"
 #include "../../src/db.h"
 #include "../../src/obj.h"
+#include "../../src/pubsub.h"
 #include "../../src/server.h"
 #include "../../src/util.h"
 #include "../../src/vt.h"
@@ -180,7 +181,8 @@ static void run(int argc, const arg *argv) {
     memcpy(fake.argv, argv, sizeof(arg) * (size_t)argc);
     fake.reply.len = 0;
     /* a transaction and its watches span the commands of one input */
-    fake.flags = CLIENT_AUTHED | (fake.flags & (CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC));
+    fake.flags = CLIENT_AUTHED | (fake.flags & (CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC |
+                                                CLIENT_PUBSUB));
     int rc = cmd_dispatch(&fake);
     if (rc == CMD_PARKED) {
         assert((fake.flags & CLIENT_BLOCKED) && fake.reply.len == 0);
@@ -430,6 +432,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const arg discard[1] = {{"DISCARD", 7}}, unwatch[1] = {{"UNWATCH", 7}};
     if (fake.flags & CLIENT_MULTI) run(1, discard);
     run(1, unwatch);
+    pubsub_client_closed(&fake); /* and subscribed to nothing */
     rd r = {data, data + size};
     size_t ncmds = cmd_count();
     static cmdv c;

@@ -2,8 +2,9 @@
  *
  * A sink takes bytes: a file (written under a temporary name, then fsync,
  * rename and fsync of the directory, so that a crash leaves the old file or
- * the new one), an already open fd (a pipe, a socket: what a replica's full
- * sync will use), or a growing memory buffer (DUMP). A source gives bytes
+ * the new one), an already open fd (a pipe, a socket), a fan-out over
+ * several replica sockets (a full sync, repl/fullsync.c), or a growing
+ * memory buffer (DUMP). A source gives bytes
  * back: a file, an fd, or memory (RESTORE). The RDB writer (rdb_write.c)
  * and loader (rdb_read.c) sit on top of them: their buffering, CRC64 and LZ4
  * frame apply to every sink and source alike. Sinks and sources do no

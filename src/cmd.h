@@ -222,7 +222,7 @@ int arg_scan_cursor(client *c, const arg *a, uint64_t *out);
 int arg_mpop(client *c, int ni, const char *first, const char *second, int *nkeys, int *which,
              long long *count);
 
-/* Propagation (propagate.h: to the AOF, and next to replicas): the
+/* Propagation (propagate.h: to the AOF and the replicas): the
  * dispatcher propagates every write command that changed something
  * (server.dirty grew) exactly as it was sent. A handler
  * whose command must be replayed in another form (a relative expiry made

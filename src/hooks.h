@@ -2,7 +2,7 @@
  *
  * The core (src/) runs commands, owns clients, databases and the loop; it
  * knows nothing of persistence or replication. A subsystem (snapshot/,
- * aof/, next replication and keyspace events) fills one `hooks` struct with
+ * aof/, repl/) fills one `hooks` struct with
  * the callbacks it needs (any may be NULL) and registers it once at
  * startup; the core calls every registered struct, in registration order,
  * at the points named below. Changes to the keyspace reach subsystems

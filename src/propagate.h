@@ -5,8 +5,8 @@
  * replacement forms its handler gave, cmd.h's cmd_propagate: relative
  * expiries made absolute, ...); expiry and eviction propagate the DEL they
  * did. Each propagated command goes to every registered consumer in
- * registration order, with the database it ran in: the AOF now, replicas
- * and keyspace notifications next. A consumer that is off is simply not in
+ * registration order, with the database it ran in: the AOF and the
+ * replication stream (repl/primary.c). A consumer that is off is simply not in
  * the list; with no consumer, propagation costs one branch.
  *
  * Batches: the dispatcher brackets every command it runs with

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <assert.h>
 #include <ctype.h>
+#include <math.h>
 #include <limits.h>
 
 #include "blocking.h"
@@ -432,6 +433,20 @@ int cmd_dispatch(client *c) {
 
 /* ---- replies ---- */
 
+/* "ERR wrong number of arguments for 'config|get' command" */
+void reply_sub_arity(client *c, const char *cmd) {
+    char sub[32];
+    size_t n = c->argv[1].len < sizeof sub - 1 ? c->argv[1].len : sizeof sub - 1;
+    for (size_t i = 0; i < n; i++) sub[i] = (char)tolower((unsigned char)c->argv[1].p[i]);
+    sub[n] = '\0';
+    reply_errorf(c, "ERR wrong number of arguments for '%s|%s' command", cmd, sub);
+}
+
+void reply_unknown_subcommand(client *c, const char *cmd) {
+    reply_errorf(c, "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                 (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].p, cmd);
+}
+
 void reply_ok(client *c) { resp_add_status(&c->reply, "OK"); }
 void reply_status(client *c, const char *s) { resp_add_status(&c->reply, s); }
 
@@ -453,8 +468,51 @@ void reply_int(client *c, long long v) { resp_add_int(&c->reply, v); }
 void reply_bulk(client *c, const char *p, size_t len) { resp_add_bulk(&c->reply, p, len); }
 void reply_bulk_str(client *c, const char *s) { resp_add_bulk_str(&c->reply, s); }
 void reply_bulk_ll(client *c, long long v) { resp_add_bulk_ll(&c->reply, v); }
-void reply_nil(client *c) { resp_add_nil(&c->reply); }
+void reply_nil(client *c) { reply_null(c); }
 void reply_array(client *c, long long n) { resp_add_array(&c->reply, n); }
+void reply_map(client *c, long long n) {
+    if (c->resp >= 3) resp_add_map(&c->reply, n);
+    else resp_add_array(&c->reply, n * 2);
+}
+void reply_set(client *c, long long n) {
+    if (c->resp >= 3) resp_add_set(&c->reply, n);
+    else resp_add_array(&c->reply, n);
+}
+void reply_push(client *c, long long n) {
+    if (c->resp >= 3) resp_add_push(&c->reply, n);
+    else resp_add_array(&c->reply, n);
+}
+void reply_null(client *c) {
+    if (c->resp >= 3) resp_add_null(&c->reply);
+    else resp_add_nil(&c->reply);
+}
+void reply_nil_array(client *c) {
+    if (c->resp >= 3) resp_add_null(&c->reply);
+    else resp_add_nil_array(&c->reply);
+}
+void reply_bool(client *c, int v) {
+    if (c->resp >= 3) resp_add_bool(&c->reply, v);
+    else resp_add_int(&c->reply, v ? 1 : 0);
+}
+void reply_double(client *c, double d) {
+    if (c->resp >= 3) {
+        resp_add_double(&c->reply, d);
+    } else if (isinf(d)) {
+        resp_add_bulk_str(&c->reply, d > 0 ? "inf" : "-inf");
+    } else {
+        char tmp[64];
+        int n = snprintf(tmp, sizeof tmp, "%.17g", d);
+        resp_add_bulk(&c->reply, tmp, (size_t)n);
+    }
+}
+void reply_bignum(client *c, const char *p, size_t len) {
+    if (c->resp >= 3) resp_add_bignum(&c->reply, p, len);
+    else resp_add_bulk(&c->reply, p, len);
+}
+void reply_verbatim(client *c, const char *p, size_t len, const char *ext) {
+    if (c->resp >= 3) resp_add_verbatim(&c->reply, p, len, ext);
+    else resp_add_bulk(&c->reply, p, len);
+}
 void reply_syntax_error(client *c) { reply_error(c, "ERR syntax error"); }
 void reply_not_int(client *c) { reply_error(c, "ERR value is not an integer or out of range"); }
 

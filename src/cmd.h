@@ -197,14 +197,29 @@ void reply_bulk(client *c, const char *p, size_t len);
 void reply_bulk_str(client *c, const char *s);
 void reply_bulk_obj(client *c, const obj *o);
 void reply_bulk_ll(client *c, long long v);
-void reply_nil(client *c);
+void reply_nil(client *c);                   /* a null bulk: $-1, RESP3 _ */
 void reply_array(client *c, long long n);
+/* Protocol-aware replies: RESP3 types for a client after HELLO 3, their
+ * RESP2 forms otherwise (as Redis 7.0's addReplyMap & co). */
+void reply_map(client *c, long long n);      /* RESP2: array of 2n */
+void reply_set(client *c, long long n);      /* RESP2: array */
+void reply_push(client *c, long long n);     /* RESP2: array */
+void reply_null(client *c);                  /* RESP2: $-1 */
+void reply_nil_array(client *c);             /* RESP2: *-1, RESP3: _ */
+void reply_bool(client *c, int v);           /* RESP2: :1 / :0 */
+void reply_double(client *c, double d);      /* RESP2: bulk "%.17g", inf, -inf */
+void reply_bignum(client *c, const char *p, size_t len); /* RESP2: bulk */
+void reply_verbatim(client *c, const char *p, size_t len, const char *ext); /* RESP2: bulk */
 void reply_syntax_error(client *c);                /* "ERR syntax error" */
 void reply_wrong_args(client *c);                  /* for c->cmd */
 void reply_not_int(client *c);    /* "ERR value is not an integer or out of range" */
 void reply_invalid_expire(client *c);  /* "ERR invalid expire time in '<cmd>' command" */
 /* A HELP reply: the NULL-terminated lines as status replies. */
 void cmd_reply_help(client *c, const char *const *lines);
+/* "ERR wrong number of arguments for '<cmd>|<sub>' command" (sub is argv[1],
+ * lower-cased) and "ERR unknown subcommand '<sub>'. Try <CMD> HELP." */
+void reply_sub_arity(client *c, const char *cmd);
+void reply_unknown_subcommand(client *c, const char *cmd);
 
 /* Argument helpers (and args_dup, server.h). */
 int arg_is(const arg *a, const char *lower);       /* case-insensitive equal */
@@ -264,8 +279,24 @@ cmd_proc cmd_del, cmd_unlink, cmd_exists, cmd_type, cmd_keys, cmd_scan,
     cmd_expireat, cmd_pexpireat, cmd_expiretime, cmd_pexpiretime, cmd_ttl,
     cmd_pttl, cmd_persist, cmd_dbsize, cmd_select, cmd_flushdb, cmd_flushall;
 /* cmd_server.c */
-cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config, cmd_client,
+cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config,
     cmd_hello, cmd_auth, cmd_time, cmd_quit, cmd_shutdown, cmd_debug;
+/* cmd_client.c */
+cmd_proc cmd_client, cmd_reset;
+/* CLIENT SETNAME's check and store (HELLO SETNAME too): 1, or 0 after
+ * replying the error. */
+int client_set_name(client *c, const arg *a);
+/* cmd_bitops.c */
+cmd_proc cmd_setbit, cmd_getbit, cmd_bitcount, cmd_bitpos, cmd_bitop, cmd_bitfield,
+    cmd_bitfield_ro, cmd_lcs;
+cmd_getkeys_proc bitfield_getkeys;
+/* cmd_hll.c */
+cmd_proc cmd_pfadd, cmd_pfcount, cmd_pfmerge, cmd_pfdebug, cmd_pfselftest;
+/* cmd_introspect.c */
+cmd_proc cmd_monitor, cmd_slowlog, cmd_latency;
+/* cmd_script.c (EVAL family; SCRIPT) and cmd_function.c */
+cmd_proc cmd_eval, cmd_evalsha, cmd_eval_ro, cmd_evalsha_ro, cmd_function, cmd_fcall,
+    cmd_fcall_ro;
 /* cmd_command.c */
 cmd_proc cmd_command;
 /* multi.c */

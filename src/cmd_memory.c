@@ -120,13 +120,6 @@ static void overhead_get(mem_overhead *m) {
     m->frag_bytes = (long long)m->rss - (long long)m->total;
 }
 
-/* A double as Redis's RESP2 addReplyDouble: a bulk string, %.17g. */
-static void reply_double(client *c, double d) {
-    char buf[64];
-    int n = snprintf(buf, sizeof buf, "%.17g", d);
-    reply_bulk(c, buf, (size_t)n);
-}
-
 static void pair_int(client *c, const char *name, long long v) {
     reply_bulk_str(c, name);
     reply_int(c, v);

@@ -48,3 +48,9 @@ void cmd_script(client *c) {
         cmd_reply_help(c, script_help);
     }
 }
+
+/* Scaffolding: the scripting helper fills these in. */
+void cmd_eval(client *c) { reply_error(c, "ERR not implemented yet"); }
+void cmd_evalsha(client *c) { reply_error(c, "ERR not implemented yet"); }
+void cmd_eval_ro(client *c) { reply_error(c, "ERR not implemented yet"); }
+void cmd_evalsha_ro(client *c) { reply_error(c, "ERR not implemented yet"); }

@@ -88,7 +88,7 @@ static void ml_from_set(mlist *l, const obj *s) {
 
 /* The whole set as Redis iterates it (SMEMBERS, SRANDMEMBER with a count
  * at least its size). */
-static void reply_set(client *c, const obj *s) {
+static void reply_whole_set(client *c, const obj *s) {
     mlist l = {0};
     ml_from_set(&l, s);
     reply_members(c, l.v, l.n, s->enc == OBJ_ENC_INTSET);
@@ -198,7 +198,7 @@ void cmd_smembers(client *c) {
         reply_array(c, 0);
         return;
     }
-    reply_set(c, s);
+    reply_whole_set(c, s);
 }
 
 /* SMOVE source destination member (Redis's smoveCommand: an absent source
@@ -286,7 +286,7 @@ void cmd_srandmember(client *c) {
         return;
     }
     if (count >= size) {
-        reply_set(c, s);
+        reply_whole_set(c, s);
         return;
     }
     uint64_t *r = draw_distinct(count, size);

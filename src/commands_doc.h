@@ -1142,4 +1142,277 @@ static const cmd_arg script_flush_args[] = {
     {0}};
 static const char *const script_kill_tips[] = {"request_policy:all_shards", "response_policy:one_succeeded", NULL};
 
+/* issue 11: scripting, bitmaps, HyperLogLog, LCS, introspection, clients */
+static const cmd_arg eval_args[] = {
+    {.name = "script", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg evalsha_args[] = {
+    {.name = "sha1", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg eval_ro_args[] = {
+    {.name = "script", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg evalsha_ro_args[] = {
+    {.name = "sha1", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const function_flush_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const cmd_arg function_flush_async_args[] = {
+    {.name = "async", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASYNC"},
+    {.name = "sync", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SYNC"},
+    {0}};
+static const cmd_arg function_flush_args[] = {
+    {.name = "async", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = function_flush_async_args},
+    {0}};
+static const char *const function_kill_tips[] = {"request_policy:all_shards", "response_policy:one_succeeded", NULL};
+static const char *const function_load_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const cmd_arg function_load_args[] = {
+    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE", .flags = ARGF_OPTIONAL},
+    {.name = "function-code", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const function_list_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg function_list_args[] = {
+    {.name = "library-name-pattern", .type = ARG_STRING, .key_spec_index = -1, .token = "LIBRARYNAME", .flags = ARGF_OPTIONAL},
+    {.name = "withcode", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCODE", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const function_restore_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const cmd_arg function_restore_policy_args[] = {
+    {.name = "flush", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FLUSH"},
+    {.name = "append", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "APPEND"},
+    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE"},
+    {0}};
+static const cmd_arg function_restore_args[] = {
+    {.name = "serialized-value", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "policy", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = function_restore_policy_args},
+    {0}};
+static const char *const function_delete_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const cmd_arg function_delete_args[] = {
+    {.name = "library-name", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const function_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
+static const cmd_arg fcall_args[] = {
+    {.name = "function", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg fcall_ro_args[] = {
+    {.name = "function", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "numkeys", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg setbit_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "value", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg getbit_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const char *const bitcount_history[] = {"7.0.0", "Added the `BYTE|BIT` option.", NULL};
+static const cmd_arg bitcount_index_index_unit_args[] = {
+    {.name = "byte", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BYTE"},
+    {.name = "bit", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BIT"},
+    {0}};
+static const cmd_arg bitcount_index_args[] = {
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "end", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "index_unit", .type = ARG_ONEOF, .key_spec_index = -1, .since = "7.0.0", .flags = ARGF_OPTIONAL, .subargs = bitcount_index_index_unit_args},
+    {0}};
+static const cmd_arg bitcount_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "index", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = bitcount_index_args},
+    {0}};
+static const char *const bitpos_history[] = {"7.0.0", "Added the `BYTE|BIT` option.", NULL};
+static const cmd_arg bitpos_index_end_index_index_unit_args[] = {
+    {.name = "byte", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BYTE"},
+    {.name = "bit", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BIT"},
+    {0}};
+static const cmd_arg bitpos_index_end_index_args[] = {
+    {.name = "end", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "index_unit", .type = ARG_ONEOF, .key_spec_index = -1, .since = "7.0.0", .flags = ARGF_OPTIONAL, .subargs = bitpos_index_end_index_index_unit_args},
+    {0}};
+static const cmd_arg bitpos_index_args[] = {
+    {.name = "start", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "end_index", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = bitpos_index_end_index_args},
+    {0}};
+static const cmd_arg bitpos_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "bit", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "index", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = bitpos_index_args},
+    {0}};
+static const cmd_arg bitop_args[] = {
+    {.name = "operation", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "destkey", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg bitfield_operation_encoding_offset_args[] = {
+    {.name = "encoding", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg bitfield_operation_write_wrap_sat_fail_args[] = {
+    {.name = "wrap", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WRAP"},
+    {.name = "sat", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SAT"},
+    {.name = "fail", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FAIL"},
+    {0}};
+static const cmd_arg bitfield_operation_write_write_operation_encoding_offset_value_args[] = {
+    {.name = "encoding", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "value", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg bitfield_operation_write_write_operation_encoding_offset_increment_args[] = {
+    {.name = "encoding", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "increment", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg bitfield_operation_write_write_operation_args[] = {
+    {.name = "encoding_offset_value", .type = ARG_BLOCK, .key_spec_index = -1, .token = "SET", .subargs = bitfield_operation_write_write_operation_encoding_offset_value_args},
+    {.name = "encoding_offset_increment", .type = ARG_BLOCK, .key_spec_index = -1, .token = "INCRBY", .subargs = bitfield_operation_write_write_operation_encoding_offset_increment_args},
+    {0}};
+static const cmd_arg bitfield_operation_write_args[] = {
+    {.name = "wrap_sat_fail", .type = ARG_ONEOF, .key_spec_index = -1, .token = "OVERFLOW", .flags = ARGF_OPTIONAL, .subargs = bitfield_operation_write_wrap_sat_fail_args},
+    {.name = "write_operation", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = bitfield_operation_write_write_operation_args},
+    {0}};
+static const cmd_arg bitfield_operation_args[] = {
+    {.name = "encoding_offset", .type = ARG_BLOCK, .key_spec_index = -1, .token = "GET", .subargs = bitfield_operation_encoding_offset_args},
+    {.name = "write", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = bitfield_operation_write_args},
+    {0}};
+static const cmd_arg bitfield_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "operation", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE, .subargs = bitfield_operation_args},
+    {0}};
+static const cmd_arg bitfield_ro_encoding_offset_args[] = {
+    {.name = "encoding", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg bitfield_ro_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "encoding_offset", .type = ARG_BLOCK, .key_spec_index = -1, .token = "GET", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE | ARGF_MULTIPLE_TOKEN, .subargs = bitfield_ro_encoding_offset_args},
+    {0}};
+static const cmd_arg pfadd_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "element", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg pfcount_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg pfmerge_args[] = {
+    {.name = "destkey", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "sourcekey", .type = ARG_KEY, .key_spec_index = 1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg pfdebug_args[] = {
+    {.name = "subcommand", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const cmd_arg lcs_args[] = {
+    {.name = "key1", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "key2", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "len", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "LEN", .flags = ARGF_OPTIONAL},
+    {.name = "idx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "IDX", .flags = ARGF_OPTIONAL},
+    {.name = "len", .type = ARG_INTEGER, .key_spec_index = -1, .token = "MINMATCHLEN", .flags = ARGF_OPTIONAL},
+    {.name = "withmatchlen", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHMATCHLEN", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const slowlog_len_tips[] = {"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output", NULL};
+static const char *const slowlog_reset_tips[] = {"request_policy:all_nodes", "response_policy:all_succeeded", NULL};
+static const char *const slowlog_get_tips[] = {"request_policy:all_nodes", "nondeterministic_output", NULL};
+static const char *const slowlog_get_history[] = {"4.0.0", "Added client IP address, port and name to the reply.", NULL};
+static const cmd_arg slowlog_get_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const latency_graph_tips[] = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special", NULL};
+static const cmd_arg latency_graph_args[] = {
+    {.name = "event", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const latency_histogram_tips[] = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special", NULL};
+static const cmd_arg latency_histogram_args[] = {
+    {.name = "command", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const latency_latest_tips[] = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special", NULL};
+static const char *const latency_history_tips[] = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special", NULL};
+static const cmd_arg latency_history_args[] = {
+    {.name = "event", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const latency_doctor_tips[] = {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special", NULL};
+static const char *const latency_reset_tips[] = {"request_policy:all_nodes", "response_policy:all_succeeded", NULL};
+static const cmd_arg latency_reset_args[] = {
+    {.name = "event", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg script_debug_mode_args[] = {
+    {.name = "yes", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "YES"},
+    {.name = "sync", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SYNC"},
+    {.name = "no", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NO"},
+    {0}};
+static const cmd_arg script_debug_args[] = {
+    {.name = "mode", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = script_debug_mode_args},
+    {0}};
+static const char *const script_load_tips[] = {"request_policy:all_nodes", "response_policy:all_succeeded", NULL};
+static const cmd_arg script_load_args[] = {
+    {.name = "script", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg client_caching_mode_args[] = {
+    {.name = "yes", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "YES"},
+    {.name = "no", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NO"},
+    {0}};
+static const cmd_arg client_caching_args[] = {
+    {.name = "mode", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = client_caching_mode_args},
+    {0}};
+static const cmd_arg client_unblock_timeout_error_args[] = {
+    {.name = "timeout", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "TIMEOUT"},
+    {.name = "error", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ERROR"},
+    {0}};
+static const cmd_arg client_unblock_args[] = {
+    {.name = "client-id", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "timeout_error", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = client_unblock_timeout_error_args},
+    {0}};
+static const cmd_arg client_no_evict_enabled_args[] = {
+    {.name = "on", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ON"},
+    {.name = "off", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "OFF"},
+    {0}};
+static const cmd_arg client_no_evict_args[] = {
+    {.name = "enabled", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = client_no_evict_enabled_args},
+    {0}};
+static const cmd_arg client_tracking_status_args[] = {
+    {.name = "on", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ON"},
+    {.name = "off", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "OFF"},
+    {0}};
+static const cmd_arg client_tracking_args[] = {
+    {.name = "status", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = client_tracking_status_args},
+    {.name = "client-id", .type = ARG_INTEGER, .key_spec_index = -1, .token = "REDIRECT", .flags = ARGF_OPTIONAL},
+    {.name = "prefix", .type = ARG_STRING, .key_spec_index = -1, .token = "PREFIX", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE | ARGF_MULTIPLE_TOKEN},
+    {.name = "bcast", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "BCAST", .flags = ARGF_OPTIONAL},
+    {.name = "optin", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "OPTIN", .flags = ARGF_OPTIONAL},
+    {.name = "optout", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "OPTOUT", .flags = ARGF_OPTIONAL},
+    {.name = "noloop", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NOLOOP", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg client_reply_on_off_skip_args[] = {
+    {.name = "on", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ON"},
+    {.name = "off", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "OFF"},
+    {.name = "skip", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SKIP"},
+    {0}};
+static const cmd_arg client_reply_args[] = {
+    {.name = "on_off_skip", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = client_reply_on_off_skip_args},
+    {0}};
+static const char *const client_pause_history[] = {"6.2.0", "`CLIENT PAUSE WRITE` mode added along with the `mode` option.", NULL};
+static const cmd_arg client_pause_mode_args[] = {
+    {.name = "write", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WRITE"},
+    {.name = "all", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ALL"},
+    {0}};
+static const cmd_arg client_pause_args[] = {
+    {.name = "timeout", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "mode", .type = ARG_ONEOF, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = client_pause_mode_args},
+    {0}};
+
 #endif

@@ -7,6 +7,7 @@
  * never disagree. Error texts are Redis 7.0's, word for word, because tools
  * and tests compare them. Main thread only. */
 #include "conf.h"
+#include "notify.h"
 #include "util.h"
 
 #include <assert.h>
@@ -296,6 +297,23 @@ static char *get_replicaof(const conf *c)
     return xstrdup(buf);
 }
 
+static int set_notify(conf *c, int argc, char **argv, int loading, char *err, size_t errlen)
+{
+    (void)loading;
+    if (argc > 1) return fail(err, errlen, "wrong number of arguments");
+    int flags = argc ? notify_flags_parse(argv[0], strlen(argv[0])) : 0;
+    if (flags < 0) return fail(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmd'.");
+    c->notify_keyspace_events = flags;
+    return 0;
+}
+
+static char *get_notify(const conf *c)
+{
+    char buf[32];
+    notify_flags_format(c->notify_keyspace_events, buf);
+    return xstrdup(buf);
+}
+
 static const conf_param params[] = {
     /* network */
     {"port", P_INT, PF_IMMUTABLE, FIELD(port), .min = 0, .max = 65535, .def = 6379},
@@ -442,6 +460,32 @@ static const conf_param params[] = {
      .def = 10},
     {"min-slaves-max-lag", P_INT, 0, FIELD(min_replicas_max_lag), .min = 0, .max = INT_MAX,
      .def = 10},
+    /* keyspace notifications (notify.c) */
+    {"notify-keyspace-events", P_SPECIAL, 0, .sdef = "", .set = set_notify, .get = get_notify},
+    /* scripting */
+    {"busy-reply-threshold", P_INT, 0, FIELD(busy_reply_threshold), .min = 0, .max = LLONG_MAX,
+     .def = 5000},
+    {"lua-time-limit", P_INT, 0, FIELD(busy_reply_threshold), .min = 0, .max = LLONG_MAX,
+     .def = 5000},
+    /* ---- scripting: more parameters here ---- */
+    /* introspection */
+    {"slowlog-log-slower-than", P_INT, 0, FIELD(slowlog_log_slower_than), .min = -1,
+     .max = LLONG_MAX, .def = 10000},
+    {"slowlog-max-len", P_INT, 0, FIELD(slowlog_max_len), .min = 0, .max = LONG_MAX, .def = 128},
+    {"latency-monitor-threshold", P_INT, 0, FIELD(latency_monitor_threshold), .min = 0,
+     .max = LLONG_MAX, .def = 0},
+    {"latency-tracking", P_BOOL, 0, FIELD(latency_tracking), .def = 1},
+    /* ---- introspection: more parameters here ---- */
+    /* clients */
+    {"tracking-table-max-keys", P_INT, 0, FIELD(tracking_table_max_keys), .min = 0,
+     .max = LONG_MAX, .def = 1000000},
+    /* ---- clients: more parameters here ---- */
+    /* loading */
+    {"loading-process-events-interval-bytes", P_INT, 0,
+     FIELD(loading_process_events_interval_bytes), .min = 1024, .max = INT_MAX,
+     .def = 2 * 1024 * 1024},
+    /* ---- loading: more parameters here ---- */
+    /* ---- config coverage: more parameters here ---- */
     /* accepted so that Redis tools and config files work; no effect */
     {"daemonize", P_BOOL, PF_IMMUTABLE, .check = check_daemonize, .sdef = "no"},
     {"io-threads", P_INT, PF_IMMUTABLE, .min = 1, .max = 128, .sdef = "1"},

@@ -137,6 +137,25 @@ typedef struct conf {
     int repl_backlog_ttl;               /* repl-backlog-ttl (3600 s) */
     int min_replicas_to_write;          /* min-replicas-to-write (0) */
     int min_replicas_max_lag;           /* min-replicas-max-lag (10 s) */
+    /* keyspace notifications (notify.c) */
+    int notify_keyspace_events;         /* notify-keyspace-events (""): NOTIFY_* */
+    /* scripting (script_*.c, function*.c) */
+    long long busy_reply_threshold;     /* busy-reply-threshold, alias
+                                           lua-time-limit (5000 ms) */
+    /* ---- scripting: more fields here ---- */
+    /* introspection (slowlog.c, latency.c, monitor.c) */
+    long long slowlog_log_slower_than;  /* slowlog-log-slower-than (10000 us) */
+    long long slowlog_max_len;          /* slowlog-max-len (128) */
+    long long latency_monitor_threshold;/* latency-monitor-threshold (0 ms: off) */
+    int latency_tracking;               /* latency-tracking (yes) */
+    /* ---- introspection: more fields here ---- */
+    /* clients (cmd_client.c, tracking.c) */
+    long long tracking_table_max_keys;  /* tracking-table-max-keys (1000000) */
+    /* ---- clients: more fields here ---- */
+    /* loading (server.c, snapshot/, aof/) */
+    int loading_process_events_interval_bytes; /* (2mb) */
+    /* ---- loading: more fields here ---- */
+    /* ---- config coverage: more fields here ---- */
     /* loading state, conf.c only: newlines read by conf_load_file (argument
      * lines are numbered after the file's, as Redis does), and whether a
      * "save" directive already replaced the default save points (the next

@@ -100,6 +100,7 @@ static void client_link(client *c) {
     uv_tcp_nodelay(&c->tcp, 1);
     if (server.cfg.tcp_keepalive > 0)
         uv_tcp_keepalive(&c->tcp, 1, (unsigned)server.cfg.tcp_keepalive);
+    c->resp = 2;
     c->id = ++server.next_client_id;
     c->ctime_ms = c->last_ms = mono_ms();
     if (!server.cfg.requirepass[0]) c->flags |= CLIENT_AUTHED;

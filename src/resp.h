@@ -1,4 +1,4 @@
-/* resp: RESP2 request parsing and reply encoding.
+/* resp: request parsing and reply encoding (RESP2 and RESP3).
  *
  * The parser reads one command at a time from a client's query buffer, in
  * either form Redis accepts: multibulk (*<n>\r\n$<len>\r\n<bytes>\r\n...) or
@@ -9,7 +9,7 @@
  * offsets into the buffer, so no byte is copied and the buffer may be
  * reallocated between calls (but not consumed) while a command is partial.
  *
- * The encoder appends RESP2 replies to a vbuf. All functions are main thread
+ * The encoder appends RESP2 and RESP3 replies to a vbuf. All functions are main thread
  * only in the server, but hold no global state. */
 #ifndef VERSO_RESP_H
 #define VERSO_RESP_H
@@ -86,5 +86,17 @@ void resp_add_bulk_ll(vbuf *b, long long v);
 void resp_add_nil(vbuf *b);                               /* $-1\r\n */
 void resp_add_nil_array(vbuf *b);                         /* *-1\r\n */
 void resp_add_array(vbuf *b, long long n);                /* *n\r\n */
+/* RESP3 types (HELLO 3). The client-level reply_* helpers (cmd.h) choose
+ * between these and their RESP2 forms; these always write the RESP3 one. */
+void resp_add_map(vbuf *b, long long n);                  /* %n\r\n: n pairs */
+void resp_add_set(vbuf *b, long long n);                  /* ~n\r\n */
+void resp_add_push(vbuf *b, long long n);                 /* >n\r\n */
+void resp_add_null(vbuf *b);                              /* _\r\n */
+void resp_add_bool(vbuf *b, int v);                       /* #t / #f */
+/* ,<double>\r\n as Redis 7.0's addReplyDouble: inf, -inf, nan, else %.17g */
+void resp_add_double(vbuf *b, double d);
+void resp_add_bignum(vbuf *b, const char *p, size_t len); /* (<digits> */
+/* =<len+4>\r\n<ext>:<bytes>\r\n; ext is 3 characters ("txt") */
+void resp_add_verbatim(vbuf *b, const char *p, size_t len, const char *ext);
 
 #endif

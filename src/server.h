@@ -59,6 +59,15 @@ enum {
                                           hooks.input_applied */
     CLIENT_PUBSUB = 1 << 18,           /* subscribed to a channel or pattern
                                           (pubsub.c): the pubsub class applies */
+    CLIENT_MONITOR = 1 << 19,          /* MONITOR: gets every command (monitor.c) */
+    CLIENT_TRACKING = 1 << 20,         /* CLIENT TRACKING on (tracking.c) */
+    CLIENT_REPLY_OFF = 1 << 21,        /* CLIENT REPLY OFF: replies dropped */
+    CLIENT_REPLY_SKIP_NEXT = 1 << 22,  /* CLIENT REPLY SKIP: the next command's */
+    CLIENT_REPLY_SKIP = 1 << 23,       /* this command's reply is dropped */
+    CLIENT_NO_EVICT = 1 << 24,         /* CLIENT NO-EVICT on */
+    CLIENT_SCRIPT = 1 << 25,           /* the fake client scripts call
+                                          commands through (script_lua.c) */
+    CLIENT_UNBLOCKED_ERR = 1 << 26,    /* CLIENT UNBLOCK ... ERROR pending */
 };
 
 typedef struct cmd_def cmd_def;
@@ -69,6 +78,7 @@ typedef struct client {
     struct client *prev, *next;   /* server.clients */
     struct client *pw_next;       /* server.pending_writes */
     int flags;
+    int resp;                     /* protocol: 2, or 3 after HELLO 3 */
     int db;                       /* selected database */
     char *name;                   /* CLIENT SETNAME, or NULL */
     char addr[64];                /* peer ip:port */
@@ -91,6 +101,8 @@ typedef struct client {
                                      blocked on (NULL unless blocked) */
     struct pubsub_state *pubsub;  /* pubsub.c: its channels and patterns
                                      (NULL until it subscribes) */
+    struct tracking_state *tracking; /* tracking.c: CLIENT TRACKING's
+                                     options (NULL while off) */
     void *repl;                   /* repl/: a replica's or the master link's
                                      state (NULL for other clients) */
     long long woff;               /* repl/: the replication stream's offset

@@ -195,7 +195,8 @@ START_TEST(test_get_patterns)
     ck_assert(has_name(&g, "appenddirname") && has_name(&g, "appendfilename"));
     g.n = 0;
     conf_get(&c, "*MAX*", collect, &g); /* patterns ignore case */
-    ck_assert_int_eq(g.n, 23); /* 7 + the collections' 11 + replication's 5 (aliases included) */
+    ck_assert_int_eq(g.n, 25); /* 7 + the collections' 11 + replication's 5 (aliases
+                                  included) + slowlog-max-len, tracking-table-max-keys */
     ck_assert(has_name(&g, "maxclients") && has_name(&g, "proto-max-bulk-len"));
     ck_assert(has_name(&g, "aof-max-backlog") && has_name(&g, "maxmemory"));
     ck_assert(has_name(&g, "maxmemory-policy") && has_name(&g, "maxmemory-samples"));

@@ -202,6 +202,7 @@ typedef struct into_ctx {
     vt **tables;
     int ntables;
     uint32_t access;
+    int key_load_delay;
 } into_ctx;
 
 static void into_resize(void *priv, int dbid, uint64_t keys, uint64_t expires) {
@@ -220,6 +221,7 @@ static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, ch
         obj_decref(val);
         return -1;
     }
+    if (x->key_load_delay) key_load_delay(x->key_load_delay);
     vt_wr w;
     int created;
     vt_entry *e = vt_write(x->tables[dbid], key->data, key->len, 1, &w, &created);
@@ -242,9 +244,9 @@ static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, ch
 }
 
 int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
-                        rdb_load_stats *st, char *err, size_t errlen) {
+                        int key_load_delay, rdb_load_stats *st, char *err, size_t errlen) {
     static const rdb_load_cb into_cb = {into_resize, into_key, NULL, NULL, NULL};
-    into_ctx x = {tables, ntables, access};
+    into_ctx x = {tables, ntables, access, key_load_delay};
     /* now_ms 0: no key counts as expired */
     return rdb_load(src, 0, &into_cb, &x, st, err, errlen);
 }

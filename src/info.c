@@ -135,7 +135,8 @@ static void loading_fields(vbuf *b) {
 }
 
 static void section_persistence(vbuf *b) {
-    addf(b, "# Persistence\r\nloading:%d\r\nasync_loading:0\r\n", server.loading);
+    addf(b, "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\n", server.loading,
+         server.async_loading);
     hooks_info("persistence", b);
     if (server.loading) loading_fields(b);
 }

@@ -176,6 +176,9 @@ typedef struct server_t {
                                      that reads copy no page */
     int shutdown_asap;            /* signal received: shut down in cron */
     int loading;                  /* restoring at startup (server_loading_*) */
+    int async_loading;            /* a replica's loader thread fills fresh
+                                     tables while the old ones are served
+                                     (repl/): INFO async_loading */
     int64_t loading_start_time;   /* wall seconds, INFO loading_start_time */
     uint64_t loading_total_bytes; /* of the files being loaded (0: unknown) */
     uint64_t loading_loaded_bytes;

@@ -179,11 +179,53 @@ END_TEST
 START_TEST(sigterm_while_loading_saves_nothing) { stop_while_loading(1); }
 END_TEST
 
+/* A replica's full sync loads into fresh tables while the old data is still
+ * served: async_loading:1, reads see the old data, then the new data
+ * replaces it. verso does this for every full sync (deliberately); Redis 7.0
+ * only with repl-diskless-load swapdb and the same replication id, so a new
+ * replica of redis-server shows loading:1 and answers -LOADING instead. */
+START_TEST(replica_serves_old_data_while_loading) {
+    srv *m = h_srv_start("--repl-diskless-sync-delay 0");
+    redisContext *mc = srv_connect(m);
+    expect_status(mc, "OK", "DEBUG POPULATE %d key", NKEYS);
+    srv *r = h_srv_start("--repl-diskless-load swapdb " SLOW_LOAD);
+    redisContext *rc = srv_connect(r);
+    expect_status(rc, "OK", "SET old yes");
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", m->port);
+    int ref = srv_is_reference();
+    const char *field = ref ? "loading" : "async_loading";
+    long long t0 = h_now_ms();
+    int seen = 0;
+    while (!seen && h_now_ms() - t0 < h_scaled_ms(20000)) {
+        char *info = h_info(rc, "persistence");
+        seen = info_ll(info, field) == 1;
+        if (seen) ck_assert_int_eq(info_ll(info, ref ? "async_loading" : "loading"), 0);
+        free(info);
+        if (!seen) h_sleep_ms(5);
+    }
+    ck_assert_msg(seen, "%s:1 never seen", field);
+    if (ref) {
+        redisReply *g = cmd(rc, "GET old");
+        ck_assert(is_loading_error(g));
+        freeReplyObject(g);
+    } else {
+        expect_bulk(rc, "yes", "GET old");
+    }
+    h_wait_info(rc, "persistence", field, 0, 30000);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 30000);
+    expect_int(rc, NKEYS, "DBSIZE");
+    expect_nil(rc, "GET old");
+    redisFree(rc);
+    redisFree(mc);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("loading");
     h_add_dropall(s, "rdb", rdb_load_serves_clients, 120);
     h_add_dropall(s, "aof", aof_load_serves_clients, 120);
     h_add_dropall(s, "shutdown", shutdown_while_loading_saves_nothing, 120);
     h_add_dropall(s, "sigterm", sigterm_while_loading_saves_nothing, 120);
+    h_add_dropall(s, "replica", replica_serves_old_data_while_loading, 120);
     return h_main(s);
 }

@@ -764,11 +764,11 @@ int aof_load_startup(char *err, size_t errlen) {
     aof_load_stats st;
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
-    server.loading = 1;
+    server_loading_start(0);
     /* INT64_MIN: the base keeps its expired keys (see aof_load.h) */
     rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, INT64_MIN,
                         restore_callbacks(), NULL, exec_command, &x, &st, err, errlen);
-    server.loading = 0;
+    server_loading_end();
     vbuf_free(&x.fake.reply);
     free(x.fake.argv);
     if (rc != 0) return -1;

@@ -59,6 +59,11 @@ typedef struct loader {
     uint64_t tx_start;         /* file offset of the MULTI */
     struct txcmd { int argc; arg *argv; uint64_t off; } *tx;
     size_t ntx, tx_cap;
+    /* progress: the base's callbacks also hear how far the RESP files are
+     * (bytes of every file before this one, plus this one's read so far) */
+    const rdb_load_cb *progress_cb;
+    void *progress_priv;
+    uint64_t done_before;
 } loader;
 
 /* One RESP file being read: buf[0..len) holds the file bytes from offset
@@ -111,6 +116,9 @@ static int rf_fill(loader *L, rfile *f) {
             return fail(L, f->name, f->base + f->len, "read error: %s", strerror(errno));
         if (n == 0) f->eof = 1;
         f->len += (size_t)n;
+        if (L->progress_cb && L->progress_cb->progress)
+            L->progress_cb->progress(L->progress_priv, L->done_before + f->base + f->len,
+                                     L->st->total_bytes, L->st->commands);
         return 0;
     }
 }
@@ -418,6 +426,13 @@ static int load_rdb_base(loader *L, const char *name, int64_t now_ms, const rdb_
 
 /* ---- the whole set ---- */
 
+static uint64_t file_size(loader *L, const char *name) {
+    char path[8192];
+    struct stat sb;
+    file_path(L, name, path, sizeof path);
+    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
 /* Every file listed must exist (Redis: fatal); sums their sizes. */
 static int check_files(loader *L, const aof_manifest *m) {
     for (int i = -1; i < m->nincr; i++) {
@@ -443,7 +458,8 @@ int aof_load_files(const char *dir, const aof_manifest *m, int truncated_ok, int
                    const rdb_load_cb *base_cb, void *base_priv, aof_exec_fn exec,
                    void *exec_priv, aof_load_stats *st, char *err, size_t errlen) {
     memset(st, 0, sizeof *st);
-    loader L = { dir, truncated_ok, exec, exec_priv, st, err, errlen, NULL, 0, 0, 0, NULL, 0, 0 };
+    loader L = { dir, truncated_ok, exec, exec_priv, st, err, errlen, NULL, 0, 0, 0, NULL, 0, 0,
+                 base_cb, base_priv, 0 };
     int rc = check_files(&L, m);
     if (rc == 0 && m->base.name) {
         char path[8192];
@@ -454,11 +470,13 @@ int aof_load_files(const char *dir, const aof_manifest *m, int truncated_ok, int
         else
             rc = load_resp_file(&L, m->base.name, m->nincr == 0);
         if (rc == 0) log_loaded("base", m->base.name, t0);
+        L.done_before += file_size(&L, m->base.name);
     }
     for (int i = 0; rc == 0 && i < m->nincr; i++) {
         int64_t t0 = mono_us();
         rc = load_resp_file(&L, m->incrs[i].name, i == m->nincr - 1);
         if (rc == 0) log_loaded("incr", m->incrs[i].name, t0);
+        L.done_before += file_size(&L, m->incrs[i].name);
     }
     tx_drop(&L);
     free(L.tx);

@@ -4,8 +4,9 @@
  *
  * Sets up the core (src/server.c: configuration, log, data directory,
  * databases), registers the subsystems with the core's hooks (snapshot/,
- * aof/, then repl/: their order is the order of their hooks), loads the data (the
- * AOF when it is on and exists, else the snapshot), then serves. The core
+ * aof/, then repl/: their order is the order of their hooks), listens, loads
+ * the data (the AOF when it is on and exists, else the snapshot) while
+ * answering clients -LOADING, then serves. The core
  * includes no subsystem header: this file is where they meet. */
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
     snap_init();
     aof_init();
     repl_init();
+    rc = server_listen();
+    if (rc != 0) return rc;
     char err[1024];
     if (load_data(err, sizeof err) != 0) return 1;
     return server_serve();

@@ -54,6 +54,7 @@ struct rl_payload {
     pthread_t th;
     int ntables;
     uint32_t access;          /* evict_new_entry's clock for every key */
+    int key_load_delay;       /* key-load-delay when the load started */
     /* the loader thread's until the join (see the top of the file) */
     int rfd;
     vt **tables;
@@ -73,8 +74,8 @@ static void *loader_main(void *opaque) {
     rl_payload *p = opaque;
     for (int i = 0; i < p->ntables; i++) p->tables[i] = vt_create();
     source *src = source_fd_open(p->rfd, "MASTER payload");
-    p->rc = restore_into_tables(src, p->tables, p->ntables, p->access, &p->st, p->err,
-                                sizeof p->err);
+    p->rc = restore_into_tables(src, p->tables, p->ntables, p->access, p->key_load_delay,
+                                &p->st, p->err, sizeof p->err);
     source_free(src);
     close(p->rfd);
     uv_async_send(&p->async);
@@ -137,6 +138,7 @@ static void on_async_closed(uv_handle_t *h) {
 static void on_loader_done(uv_async_t *a) {
     rl_payload *p = a->data;
     pthread_join(p->th, NULL);
+    server.async_loading = 0;
     p->thread_done = 1;
     uv_close((uv_handle_t *)&p->async, on_async_closed);
     if (p->cancelled) {
@@ -199,6 +201,7 @@ rl_payload *payload_start(const char *mark, long long len, rl_done_fn *done,
     memset(&probe, 0, sizeof probe);
     evict_new_entry(&probe);
     p->access = vt_access_get(&probe);
+    p->key_load_delay = server.cfg.key_load_delay; /* the loader thread's copy */
     uv_pipe_init(server.loop, &p->pipe, 0);
     p->pipe.data = p;
     int rc = uv_pipe_open(&p->pipe, fds[1]);
@@ -211,6 +214,7 @@ rl_payload *payload_start(const char *mark, long long len, rl_done_fn *done,
             uv_close((uv_handle_t *)&p->async, on_async_closed);
         } else {
             p->async_started = 1;
+            server.async_loading = 1; /* INFO: the old data is served meanwhile */
         }
     } else {
         close(fds[1]);

@@ -137,7 +137,8 @@ typedef struct rdb_load_cb {
      * -1 to stop loading (e.g. db index out of range) with a message in err. */
     int (*key)(void *priv, int db, obj *key, obj *val, int64_t expire,
                char *err, size_t errlen);
-    /* Progress, every ~1s of loading. May be NULL. */
+    /* Progress, between keys every 64 KiB of the stream (bytes of the file
+     * consumed so far, of total; 0 when unknown). May be NULL. */
     void (*progress)(void *priv, uint64_t bytes_read, uint64_t bytes_total,
                      uint64_t keys);
     /* The load ended (ok = 1) or failed (ok = 0): a callee that batches keys

@@ -65,7 +65,7 @@ struct rd {
     void *priv;
     rdb_load_stats *st;
     int64_t now_ms;
-    int64_t next_progress_ms;
+    uint64_t next_progress_at; /* stream offset of the next progress call */
     /* plain RDB stream: buf[pos..len) is unread; buf[0] is at stream offset
      * base; crc covers the stream up to base + crc_pos */
     unsigned char *buf;
@@ -188,12 +188,13 @@ static int src_lz4(rd *r) {
     }
 }
 
+/* Progress is reported between keys, every RD_PROGRESS_STEP bytes of the
+ * stream (one comparison per key); a single big key is one step. */
+#define RD_PROGRESS_STEP (64u << 10)
+
 static void rd_progress(rd *r) {
     if (!r->cb || !r->cb->progress) return;
-    int64_t now = mono_ms();
-    if (now < r->next_progress_ms) return;
-    r->next_progress_ms = now + 1000;
-    uint64_t done = r->lz4 ? r->zbase + r->zpos : r->base + r->len;
+    uint64_t done = r->lz4 ? r->zbase + r->zpos : r->base + r->pos;
     r->cb->progress(r->priv, done, r->fsize == SOURCE_SIZE_UNKNOWN ? 0 : r->fsize,
                     r->st->keys_loaded);
 }
@@ -219,7 +220,6 @@ static int rd_need_slow(rd *r, size_t n) {
                            r->lz4 ? "the decompressed stream" : "file");
         if (rd_fill(r)) return -1;
     }
-    rd_progress(r);
     return 0;
 }
 
@@ -594,6 +594,10 @@ static int rd_body(rd *r) {
             rc = rd_key(r, at, op, db, expire);
             expire = -1;
             if (rc) return -1;
+            if (at >= r->next_progress_at) {
+                r->next_progress_at = at + RD_PROGRESS_STEP;
+                rd_progress(r);
+            }
             continue;
         }
         switch (op) {
@@ -697,7 +701,6 @@ int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
     r.priv = priv;
     r.st = st;
     r.now_ms = now_ms;
-    r.next_progress_ms = mono_ms() + 1000;
 
     int rc = (rd_open(&r) || rd_header(&r) || rd_body(&r)) ? -1 : 0;
     if (cb->end) cb->end(priv, rc == 0);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../src/db.h"
 #include "../src/evict.h"
@@ -89,8 +90,16 @@ static int check_db(int dbid, char *err, size_t errlen) {
     return -1;
 }
 
-static void log_progress(void *priv, uint64_t done, uint64_t total, uint64_t keys) {
+/* Called every 64 KiB of the file: the core serves clients now and then
+ * (server_loading_progress); the log gets a line every second. */
+static void load_progress(void *priv, uint64_t done, uint64_t total, uint64_t keys) {
     (void)priv;
+    static int64_t next_log_ms;
+    server_loading_progress(done, total);
+    int64_t now = mono_ms();
+    if (!next_log_ms) next_log_ms = now + 1000;
+    if (now < next_log_ms) return;
+    next_log_ms = now + 1000;
     log_notice("Loading: %llu keys, %.0f%% of the file (%llu/%llu bytes)",
                (unsigned long long)keys, total ? 100.0 * (double)done / (double)total : 0.0,
                (unsigned long long)done, (unsigned long long)total);
@@ -126,6 +135,13 @@ static void inline_resize(void *priv, int dbid, uint64_t keys, uint64_t expires)
     reserve(dbid, keys);
 }
 
+/* key-load-delay, as Redis's debugDelay: usec > 0 sleeps that long; usec < 0
+ * sleeps 1 us once in -usec keys (on average). */
+static void key_load_delay(int usec) {
+    if (usec < 0) usec = (rand() % -usec) == 0 ? 1 : 0;
+    if (usec) usleep((useconds_t)usec);
+}
+
 /* key == NULL: the data ended, insert the rest. */
 static int inline_key_at(void *priv, int dbid, obj *key, obj *val, int64_t expire, uint64_t *at,
                          char *err, size_t errlen) {
@@ -138,6 +154,7 @@ static int inline_key_at(void *priv, int dbid, obj *key, obj *val, int64_t expir
         return -1;
     }
     if (!key) return inline_flush(at, err, errlen);
+    if (server.cfg.key_load_delay) key_load_delay(server.cfg.key_load_delay);
     if (check_db(dbid, err, errlen) != 0) {
         obj_decref(key);
         obj_decref(val);
@@ -168,7 +185,7 @@ static void inline_end(void *priv, int ok) {
     pending.failed = 0;
 }
 
-static const rdb_load_cb inline_cb = {inline_resize, inline_key, log_progress, inline_end,
+static const rdb_load_cb inline_cb = {inline_resize, inline_key, load_progress, inline_end,
                                       inline_key_at};
 
 const rdb_load_cb *restore_callbacks(void) { return &inline_cb; }
@@ -185,6 +202,7 @@ typedef struct into_ctx {
     vt **tables;
     int ntables;
     uint32_t access;
+    int key_load_delay;
 } into_ctx;
 
 static void into_resize(void *priv, int dbid, uint64_t keys, uint64_t expires) {
@@ -203,6 +221,7 @@ static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, ch
         obj_decref(val);
         return -1;
     }
+    if (x->key_load_delay) key_load_delay(x->key_load_delay);
     vt_wr w;
     int created;
     vt_entry *e = vt_write(x->tables[dbid], key->data, key->len, 1, &w, &created);
@@ -225,9 +244,9 @@ static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, ch
 }
 
 int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
-                        rdb_load_stats *st, char *err, size_t errlen) {
+                        int key_load_delay, rdb_load_stats *st, char *err, size_t errlen) {
     static const rdb_load_cb into_cb = {into_resize, into_key, NULL, NULL, NULL};
-    into_ctx x = {tables, ntables, access};
+    into_ctx x = {tables, ntables, access, key_load_delay};
     /* now_ms 0: no key counts as expired */
     return rdb_load(src, 0, &into_cb, &x, st, err, errlen);
 }

@@ -27,9 +27,10 @@ const rdb_load_cb *restore_callbacks(void);
  * server state, so any one thread may run it. Every key gets `access` as
  * its eviction clock (evict_new_entry's value, taken on the main thread);
  * keys already expired are kept, as Redis's replicas keep them (their
- * master's DEL removes them). 0, or -1 with err (the tables then hold what
- * was loaded: the caller frees them). */
+ * master's DEL removes them). key_load_delay: the key-load-delay the main
+ * thread read when the load started. 0, or -1 with err (the tables then
+ * hold what was loaded: the caller frees them). */
 int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
-                        rdb_load_stats *st, char *err, size_t errlen);
+                        int key_load_delay, rdb_load_stats *st, char *err, size_t errlen);
 
 #endif

@@ -538,9 +538,9 @@ int snap_load_startup(char *err, size_t errlen) {
     rdb_load_stats st;
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
-    server.loading = 1;
+    server_loading_start(0);
     int rc = restore_file(server.cfg.dbfilename, &st, err, errlen);
-    server.loading = 0;
+    server_loading_end();
     if (rc == 1) return 0; /* no file: start empty */
     if (rc != 0) return -1;
     S.load_keys = st.keys_loaded;

@@ -484,6 +484,7 @@ static const conf_param params[] = {
     {"loading-process-events-interval-bytes", P_INT, 0,
      FIELD(loading_process_events_interval_bytes), .min = 1024, .max = INT_MAX,
      .def = 2 * 1024 * 1024},
+    {"key-load-delay", P_INT, 0, FIELD(key_load_delay), .min = INT_MIN, .max = INT_MAX, .def = 0},
     /* ---- loading: more parameters here ---- */
     /* ---- config coverage: more parameters here ---- */
     /* accepted so that Redis tools and config files work; no effect */

@@ -154,6 +154,10 @@ typedef struct conf {
     /* ---- clients: more fields here ---- */
     /* loading (server.c, snapshot/, aof/) */
     int loading_process_events_interval_bytes; /* (2mb) */
+    int key_load_delay;                 /* key-load-delay (0): microseconds
+                                           slept after each key a snapshot load
+                                           inserts, negative: 1/-n of keys sleep
+                                           1 us (Redis's testing knob) */
     /* ---- loading: more fields here ---- */
     /* ---- config coverage: more fields here ---- */
     /* loading state, conf.c only: newlines read by conf_load_file (argument

@@ -119,9 +119,26 @@ static void section_memory(vbuf *b) {
     hooks_info("memory", b);
 }
 
+/* While loading: Redis 7.0's loading_* fields (the ETA from the rate so
+ * far, as Redis computes it). */
+static void loading_fields(vbuf *b) {
+    uint64_t total = server.loading_total_bytes, done = server.loading_loaded_bytes;
+    double perc = total ? (double)done / (double)total * 100 : 0;
+    uint64_t remaining = total > done ? total - done : (total ? 0 : 1);
+    int64_t elapsed = wall_ms() / 1000 - server.loading_start_time;
+    long long eta = elapsed <= 0 ? 1 : (long long)((uint64_t)elapsed * remaining / (done + 1));
+    addf(b, "loading_start_time:%lld\r\nloading_total_bytes:%llu\r\n"
+            "loading_loaded_bytes:%llu\r\nloading_loaded_perc:%.2f\r\n"
+            "loading_eta_seconds:%lld\r\n",
+         (long long)server.loading_start_time, (unsigned long long)total,
+         (unsigned long long)done, perc, eta);
+}
+
 static void section_persistence(vbuf *b) {
-    addf(b, "# Persistence\r\nloading:%d\r\n", server.loading);
+    addf(b, "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\n", server.loading,
+         server.async_loading);
     hooks_info("persistence", b);
+    if (server.loading) loading_fields(b);
 }
 
 static void section_stats(vbuf *b) {

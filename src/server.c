@@ -2,11 +2,12 @@
  * the loop's cron timer, before-sleep hook and signals, and shutdown.
  *
  * The program (app/main.c) calls server_setup, registers the subsystems
- * (hooks.h), loads the data, then calls server_serve, which listens and
- * runs the libuv loop on the main thread: client I/O (net.c), a cron timer
- * at `hz` (idle clients, active expiry, the subsystems' cron) and a
- * before-sleep hook that flushes replies. SIGTERM/SIGINT shut down as
- * SHUTDOWN does. Main thread only. */
+ * (hooks.h), calls server_listen, loads the data (serving clients now and
+ * then through server_loading_progress: -LOADING, INFO), then calls
+ * server_serve, which runs the libuv loop on the main thread: client I/O
+ * (net.c), a cron timer at `hz` (idle clients, active expiry, the
+ * subsystems' cron) and a before-sleep hook that flushes replies.
+ * SIGTERM/SIGINT shut down as SHUTDOWN does. Main thread only. */
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -102,6 +103,10 @@ static void on_signal(uv_signal_t *s, int signum) {
 
 int server_shutdown(int nosave, int save, int force, char *err, size_t errlen) {
     log_warning("User requested shutdown...");
+    if (server.loading) { /* what is loaded is part of the data: never save it */
+        nosave = 1;
+        save = 0;
+    }
     if (hooks_prepare_shutdown(nosave, save, err, errlen) != 0) {
         if (force) {
             log_warning("Error trying to save the DB. Exit anyway.");
@@ -170,6 +175,9 @@ static void start_loop_handles(void) {
     uv_timer_start(&server.cron, on_cron, period, period);
     uv_prepare_init(server.loop, &server.before_sleep);
     uv_prepare_start(&server.before_sleep, on_before_sleep);
+}
+
+static void start_signal_handles(void) {
     uv_signal_init(server.loop, &server.sig_term);
     uv_signal_start(&server.sig_term, on_signal, SIGTERM);
     uv_signal_init(server.loop, &server.sig_int);
@@ -231,17 +239,62 @@ int server_setup(int argc, char **argv) {
     return 0;
 }
 
-int server_serve(void) {
+int server_listen(void) {
     char err[512];
     if (net_listen(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;
     }
     write_pidfile();
+    start_signal_handles();
+    return 0;
+}
+
+int server_serve(void) {
     shorten_main_slice();
     start_loop_handles();
     log_notice("Server initialized");
     log_notice("Ready to accept connections tcp");
     uv_run(server.loop, UV_RUN_DEFAULT);
     return 0;
+}
+
+/* ---- loading ---- */
+
+/* One turn of the loop that does not wait: new connections, their input
+ * (cmd_dispatch answers -LOADING to what may not run), then their replies.
+ * Timers (cron) are not running yet, so no save, expiry or replication
+ * starts. */
+static void process_events_while_loading(void) {
+    if (server.shutdown_asap) {
+        log_warning("Received SIGTERM or SIGINT during loading, exiting now without saving");
+        char err[256];
+        server_shutdown(1, 0, 1, err, sizeof err); /* exits */
+    }
+    uv_run(server.loop, UV_RUN_NOWAIT);
+    net_flush_all();
+}
+
+void server_loading_start(uint64_t total_bytes) {
+    server.loading = 1;
+    server.loading_start_time = wall_ms() / 1000;
+    server.loading_total_bytes = total_bytes;
+    server.loading_loaded_bytes = 0;
+    server.loading_events_at = (uint64_t)server.cfg.loading_process_events_interval_bytes;
+    process_events_while_loading(); /* who connected meanwhile hears -LOADING now */
+}
+
+void server_loading_progress(uint64_t loaded_bytes, uint64_t total_bytes) {
+    if (!server.loading) return; /* a load outside startup (a fuzzer's) only reads */
+    server.loading_loaded_bytes = loaded_bytes;
+    if (total_bytes) server.loading_total_bytes = total_bytes;
+    if (loaded_bytes < server.loading_events_at) return;
+    server.loading_events_at =
+        loaded_bytes + (uint64_t)server.cfg.loading_process_events_interval_bytes;
+    process_events_while_loading();
+}
+
+void server_loading_end(void) {
+    server.loading = 0;
+    server.loading_total_bytes = server.loading_loaded_bytes = 0;
 }

@@ -175,7 +175,15 @@ typedef struct server_t {
                                      leave access clocks alone, as Redis, so
                                      that reads copy no page */
     int shutdown_asap;            /* signal received: shut down in cron */
-    int loading;                  /* restoring at startup */
+    int loading;                  /* restoring at startup (server_loading_*) */
+    int async_loading;            /* a replica's loader thread fills fresh
+                                     tables while the old ones are served
+                                     (repl/): INFO async_loading */
+    int64_t loading_start_time;   /* wall seconds, INFO loading_start_time */
+    uint64_t loading_total_bytes; /* of the files being loaded (0: unknown) */
+    uint64_t loading_loaded_bytes;
+    uint64_t loading_events_at;   /* events are processed when the loaded
+                                     bytes reach this */
     int upstream;                 /* 1 while this server replicates a master
                                      (repl/ sets it): keys expire only by the
                                      master's DEL (reads by other clients see
@@ -197,8 +205,24 @@ static inline void server_dirty(long long n) { server.dirty += n; }
  * enters the data directory, creates the loop, the command table and the
  * databases. 0, or the process exit code after logging why. */
 int server_setup(int argc, char **argv);
-/* Listens and runs the loop until shutdown. The exit code on failure. */
+/* Listens (and handles SIGTERM/SIGINT) before the data is loaded, so that
+ * clients connecting during a long load are answered (-LOADING) rather than
+ * refused. 0, or the exit code after logging why. */
+int server_listen(void);
+/* Runs the loop until shutdown (after server_listen and the load). The exit
+ * code on failure. */
 int server_serve(void);
+/* Loading at startup (snapshot/, aof/ call these, main thread, before
+ * server_serve): start sets server.loading; progress records how far the
+ * load is (bytes of total; total 0 keeps the known total) and, every
+ * loading-process-events-interval-bytes, serves the clients once without
+ * blocking (accepts, reads, runs what may run while loading, answers the
+ * rest -LOADING, writes replies), as Redis's processEventsWhileBlocked; a
+ * SIGTERM/SIGINT received meanwhile exits at once without saving. The cost
+ * between two such points is one comparison. */
+void server_loading_start(uint64_t total_bytes);
+void server_loading_progress(uint64_t loaded_bytes, uint64_t total_bytes);
+void server_loading_end(void);
 
 /* Shuts down as SHUTDOWN does: save if asked (or save points set and
  * nosave == 0), close clients, exit. Returns only on failure, with err;

@@ -125,10 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     x.real = (mode & 32) != 0;
     aof_load_stats st;
     char err[1024] = "";
-    server.loading = 1;
+    server_loading_start(0);
     int rc = aof_load_files(fz_path("aofdir"), &m, mode & 1, NOW_MS, restore_callbacks(), NULL,
                             exec_command, &x, &st, err, sizeof err);
-    server.loading = 0;
+    server_loading_end();
     assert(rc == 0 || rc == -1);
     if (rc == -1) assert(strstr(err, "appendonly.aof.") && strstr(err, "offset "));
     if (st.truncated_bytes) assert(mode & 1);

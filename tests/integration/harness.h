@@ -45,8 +45,10 @@ int srv_is_reference(void);          /* binary is Redis's redis-server */
  * --enable-debug-command yes" plus
  * extra arguments (printf format, then split on blanks; '...' and "..." group,
  * so "--requirepass 'a b'" is two arguments; NULL for none). Waits until it
- * answers PING (any reply, even NOAUTH), 10 s at most; fails the test with
- * the tail of its log otherwise. */
+ * answers PING (any reply, even NOAUTH, but -LOADING only when
+ * h_ready_while_loading is set), 10 s at most; fails the test with the tail
+ * of its log otherwise. */
+extern int h_ready_while_loading;
 srv *srv_start(const char *extra_fmt, ...);
 /* Same, with a config file (conf_text written to <dir>/server.conf) as the
  * first argument, as redis-server takes it. */

@@ -19,7 +19,7 @@
 
 void cmd_ping(client *c) {
     if (c->argc > 2) { reply_wrong_args(c); return; }
-    if (c->flags & CLIENT_PUBSUB) { /* RESP2's subscribed context: ["pong", arg or ""] */
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2) { /* RESP2's subscribed context: ["pong", arg or ""] */
         reply_array(c, 2);
         reply_bulk_str(c, "pong");
         reply_bulk(c, c->argc == 2 ? c->argv[1].p : "", c->argc == 2 ? c->argv[1].len : 0);
@@ -69,10 +69,14 @@ void cmd_auth(client *c) {
         reply_ok(c);
 }
 
+/* HELLO [protover [AUTH user pass] [SETNAME name]], as Redis 7.0's
+ * helloCommand: AUTH authenticates as it is parsed, SETNAME is checked
+ * then and applied once the client is known to be authenticated, and the
+ * protocol switches just before the reply (a map under the new one). */
 void cmd_hello(client *c) {
+    long long ver = 0;
     if (c->argc >= 2) {
-        long long ver;
-        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver) || ver < 0 || ver > INT32_MAX) {
+        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver)) {
             reply_error(c, "ERR Protocol version is not an integer or out of range");
             return;
         }
@@ -80,18 +84,22 @@ void cmd_hello(client *c) {
             reply_error(c, "NOPROTO unsupported protocol version");
             return;
         }
-        if (ver == 3) {
-            reply_error(c, "NOPROTO sorry, this protocol version is not supported");
-            return;
-        }
     }
+    const arg *name = NULL;
     for (int i = 2; i < c->argc; i++) {
         int more = c->argc - i - 1;
         if (arg_is(&c->argv[i], "auth") && more >= 2) {
             if (!check_password(c, &c->argv[i + 1], &c->argv[i + 2])) return;
             i += 2;
         } else if (arg_is(&c->argv[i], "setname") && more >= 1) {
-            if (!client_set_name(c, &c->argv[i + 1])) return;
+            name = &c->argv[i + 1];
+            for (size_t j = 0; j < name->len; j++) {
+                if (name->p[j] < '!' || name->p[j] > '~') {
+                    reply_error(c, "ERR Client names cannot contain spaces, newlines or "
+                                   "special characters.");
+                    return;
+                }
+            }
             i += 1;
         } else {
             reply_errorf(c, "ERR Syntax error in HELLO option '%.*s'", (int)c->argv[i].len,
@@ -101,18 +109,20 @@ void cmd_hello(client *c) {
     }
     if (!(c->flags & CLIENT_AUTHED)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, "
-                       "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                       "otherwise the HELLO AUTH <user> <pass> option can be used to "
                        "authenticate the client and select the RESP protocol version at the "
                        "same time");
         return;
     }
-    reply_array(c, 14);
+    if (name && !client_set_name(c, name)) return; /* checked above: cannot fail */
+    if (ver) c->resp = (int)ver;
+    reply_map(c, 7);
     reply_bulk_str(c, "server");
     reply_bulk_str(c, "redis");
     reply_bulk_str(c, "version");
     reply_bulk_str(c, VERSO_REDIS_VERSION);
     reply_bulk_str(c, "proto");
-    reply_int(c, 2);
+    reply_int(c, c->resp);
     reply_bulk_str(c, "id");
     reply_int(c, (long long)c->id);
     reply_bulk_str(c, "mode");
@@ -159,7 +169,7 @@ static void config_get(client *c) {
         conf_get(&server.cfg, pat, conf_collect, &r);
         free(pat);
     }
-    reply_array(c, r.n);
+    reply_map(c, r.n / 2);
     vbuf_append(&c->reply, r.items.data, r.items.len);
     vbuf_free(&r.items);
 }

@@ -1,5 +1,6 @@
 /* cmd_server: connection and server commands: PING ECHO CONFIG COMMAND
- * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (INFO is in info.c). Replies and
+ * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (POPULATE, SLEEP, PROTOCOL;
+ * INFO is in info.c). Replies and
  * error texts follow Redis 7.0. Main thread only. */
 #include <ctype.h>
 #include <stdint.h>
@@ -300,10 +301,64 @@ static void debug_populate(client *c) {
     reply_ok(c);
 }
 
+/* DEBUG PROTOCOL <type>: one reply of each RESP3 type (and its RESP2
+ * form), as Redis 7.0 answers it for client libraries' tests. */
+static void debug_protocol(client *c) {
+    const arg *t = &c->argv[2];
+    if (arg_is(t, "string")) {
+        reply_bulk_str(c, "Hello World");
+    } else if (arg_is(t, "integer")) {
+        reply_int(c, 12345);
+    } else if (arg_is(t, "double")) {
+        reply_double(c, 3.141);
+    } else if (arg_is(t, "bignum")) {
+        reply_bignum(c, "1234567999999999999999999999999999999", 37);
+    } else if (arg_is(t, "null")) {
+        reply_null(c);
+    } else if (arg_is(t, "array") || arg_is(t, "set")) {
+        (arg_is(t, "set") ? reply_set : reply_array)(c, 3);
+        for (int j = 0; j < 3; j++) reply_int(c, j);
+    } else if (arg_is(t, "map")) {
+        reply_map(c, 3);
+        for (int j = 0; j < 3; j++) {
+            reply_int(c, j);
+            reply_bool(c, j == 1);
+        }
+    } else if (arg_is(t, "attrib")) {
+        if (c->resp >= 3) { /* RESP2 has no attributes: the reply alone */
+            resp_add_attribute(&c->reply, 1);
+            reply_bulk_str(c, "key-popularity");
+            reply_array(c, 2);
+            reply_bulk_str(c, "key:123");
+            reply_int(c, 90);
+        }
+        reply_bulk_str(c, "Some real reply following the attribute");
+    } else if (arg_is(t, "push")) {
+        if (c->resp < 3) {
+            reply_error(c, "ERR RESP2 is not supported by this command");
+            return;
+        }
+        reply_push(c, 2);
+        reply_bulk_str(c, "server-cpu-usage");
+        reply_int(c, 42);
+        reply_bulk_str(c, "Some real reply following the push reply");
+    } else if (arg_is(t, "true") || arg_is(t, "false")) {
+        reply_bool(c, arg_is(t, "true"));
+    } else if (arg_is(t, "verbatim")) {
+        reply_verbatim(c, "This is a verbatim\nstring", 25, "txt");
+    } else {
+        reply_error(c, "ERR Wrong protocol type name. Please use one of the following: "
+                       "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|"
+                       "true|false");
+    }
+}
+
 void cmd_debug(client *c) {
     const arg *sub = &c->argv[1];
     if (arg_is(sub, "populate") && c->argc >= 3 && c->argc <= 5) {
         debug_populate(c);
+    } else if (arg_is(sub, "protocol") && c->argc == 3) {
+        debug_protocol(c);
     } else if (arg_is(sub, "sleep") && c->argc == 3) {
         char buf[64];
         snprintf(buf, sizeof buf, "%.*s", (int)(c->argv[2].len < 63 ? c->argv[2].len : 63),

@@ -315,6 +315,7 @@ void resp_add_array(vbuf *b, long long n) { add_ll_line(b, '*', n); }
 void resp_add_map(vbuf *b, long long n) { add_ll_line(b, '%', n); }
 void resp_add_set(vbuf *b, long long n) { add_ll_line(b, '~', n); }
 void resp_add_push(vbuf *b, long long n) { add_ll_line(b, '>', n); }
+void resp_add_attribute(vbuf *b, long long n) { add_ll_line(b, '|', n); }
 void resp_add_null(vbuf *b) { vbuf_append(b, "_\r\n", 3); }
 void resp_add_bool(vbuf *b, int v) { vbuf_append(b, v ? "#t\r\n" : "#f\r\n", 4); }
 

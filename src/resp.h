@@ -91,6 +91,7 @@ void resp_add_array(vbuf *b, long long n);                /* *n\r\n */
 void resp_add_map(vbuf *b, long long n);                  /* %n\r\n: n pairs */
 void resp_add_set(vbuf *b, long long n);                  /* ~n\r\n */
 void resp_add_push(vbuf *b, long long n);                 /* >n\r\n */
+void resp_add_attribute(vbuf *b, long long n);            /* |n\r\n: n pairs, then the reply */
 void resp_add_null(vbuf *b);                              /* _\r\n */
 void resp_add_bool(vbuf *b, int v);                       /* #t / #f */
 /* ,<double>\r\n as Redis 7.0's addReplyDouble: inf, -inf, nan, else %.17g */

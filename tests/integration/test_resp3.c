@@ -10,7 +10,7 @@
  * every test passes against redis-server too. Pub/sub push messages
  * (subscribe confirmations, message, pmessage, smessage, commands run while
  * subscribed) and HELLO's own replies (proto, AUTH, SETNAME, no version)
- * are separate tests. */
+ * are separate tests, and redis-cli -3 reads the types as a client would. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,6 +535,27 @@ START_TEST(blocking_and_multi) {
 }
 END_TEST
 
+/* A real RESP3 client: redis-cli -3 prints each type its own way. */
+START_TEST(redis_cli_resp3) {
+    char port[16];
+    snprintf(port, sizeof port, "%d", h_srv->port);
+    const char *const argv[] = {"redis-cli", "-3", "--no-raw", "-p", port, NULL};
+    char *out = NULL;
+    int st = h_run("HSET h f v\nZADD z 1.5 a\nHGETALL h\nZRANGE z 0 -1 WITHSCORES\n"
+                   "SMEMBERS nos\nGET nokey\nDEBUG PROTOCOL true\nZSCORE z a\n"
+                   "CONFIG GET maxmemory\nDEBUG PROTOCOL verbatim\nSADD s x\nSMEMBERS s\n"
+                   "DEBUG PROTOCOL map\n",
+                   &out, h_scaled_ms(10000), argv);
+    ck_assert_msg(st == 0, "redis-cli: status %d: %s", st, out);
+    ck_assert_str_eq(out, "(integer) 1\n(integer) 1\n1# \"f\" => \"v\"\n1) 1) \"a\"\n"
+                          "   2) (double) 1.5\n(empty set)\n(nil)\n(true)\n(double) 1.5\n"
+                          "1# \"maxmemory\" => \"0\"\nThis is a verbatim\nstring\n(integer) 1\n"
+                          "1~ \"x\"\n1# (integer) 0 => (false)\n2# (integer) 1 => (true)\n"
+                          "3# (integer) 2 => (false)\n");
+    free(out);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("resp3");
     TCase *tc = tcase_create("resp3");
@@ -548,6 +569,7 @@ int main(void) {
     tcase_add_test(tc, pubsub_resp2);
     tcase_add_test(tc, pubsub_mixed);
     tcase_add_test(tc, blocking_and_multi);
+    tcase_add_test(tc, redis_cli_resp3);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "hello_auth", hello_auth, 60);
     return h_main(s);

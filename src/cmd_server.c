@@ -46,11 +46,13 @@ void cmd_quit(client *c) {
 
 /* ---- AUTH / HELLO ---- */
 
-/* 1 when user/password match the default user; replies the error if not. */
+/* 1 when user/password match the default user (any password when
+ * requirepass is empty: Redis's default user is then "nopass"); replies
+ * the error if not. */
 static int check_password(client *c, const arg *user, const arg *pass) {
     const char *want = server.cfg.requirepass;
-    int ok = want[0] && (!user || arg_is(user, "default")) &&
-             pass->len == strlen(want) && memcmp(pass->p, want, pass->len) == 0;
+    int ok = (!user || arg_is(user, "default")) &&
+             (!want[0] || (pass->len == strlen(want) && memcmp(pass->p, want, pass->len) == 0));
     if (!ok) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;

@@ -368,6 +368,13 @@ START_TEST(hello_versions) {
     expect_reply(c, "HELLO x",
                  "-ERR Protocol version is not an integer or out of range\r\n", 0);
     expect_reply(c, "HELLO 3 foo", "-ERR Syntax error in HELLO option 'foo'\r\n", 0);
+    /* without requirepass the default user takes any password */
+    expect_reply(c, "HELLO 3 AUTH nouser x",
+                 "-WRONGPASS invalid username-password pair or user is disabled.\r\n", 0);
+    expect_reply(c, "AUTH nouser x",
+                 "-WRONGPASS invalid username-password pair or user is disabled.\r\n", 0);
+    expect_reply(c, "AUTH default x", "+OK\r\n", 0);
+    expect_hello(c, "HELLO 3 AUTH default whatever", 3, NULL);
     /* a failed HELLO leaves the protocol as it was */
     expect_reply(c, "GET nokey", "_\r\n", 0);
     expect_hello(c, "HELLO 2", 2, NULL);

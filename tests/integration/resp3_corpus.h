@@ -1,6 +1,8 @@
 /* The corpus of tests/integration/test_resp3.c: each command, then its
- * reply from redis-server 7.0.15 after HELLO 3 and under RESP2 (made with
- * RESP3_DUMP=1, see the test). Run in order on one connection. */
+ * reply from redis-server 7.0.15 after HELLO 3 and under RESP2, then how
+ * it is compared (F_*, test_resp3.c). Run in order on one connection.
+ * gen_resp3_corpus.py fills the replies from redis-server's (new entries:
+ * NULL, NULL). */
 static const r3case corpus[] = {
     {"FLUSHALL",
      "+OK\r\n",

@@ -6,8 +6,9 @@
  * on a connection after HELLO 3 (the want3 column) and on a RESP2 one (the
  * want2 column). The expected bytes are redis-server 7.0.15's: run with
  * RESP3_DUMP=1 VERSO_SERVER=/usr/bin/redis-server and the test prints the
- * table rows it saw instead of comparing (that is how the table was made);
- * every test passes against redis-server too. Pub/sub push messages
+ * replies it saw instead of comparing, which gen_resp3_corpus.py puts in
+ * the table (that is how it was made); every test passes against
+ * redis-server too. Pub/sub push messages
  * (subscribe confirmations, message, pmessage, smessage, commands run while
  * subscribed) and HELLO's own replies (proto, AUTH, SETNAME, no version)
  * are separate tests, and redis-cli -3 reads the types as a client would. */
@@ -240,6 +241,7 @@ static int dumping(void) { return getenv("RESP3_DUMP") != NULL; }
 /* Fails unless got matches want under flags. */
 static void check_reply(const char *what, const char *got, const char *want, int flags) {
     int ok;
+    ck_assert_msg(want != NULL, "no expected reply for '%s': see gen_resp3_corpus.py", what);
     if (flags & F_SHAPE) {
         char *g = shape_of(got), *w = shape_of(want);
         ok = !strcmp(g, w);

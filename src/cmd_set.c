@@ -57,10 +57,10 @@ static int cmp_ll(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Replies n members as an array (a RESP3 set when as_set): in ascending
- * integer order when `intset` (every member is then an integer), else in
- * the given order. */
-static void reply_members(client *c, const set_hmember *v, size_t n, int intset, int as_set) {
+/* Replies n members as a RESP3 set (an array when !as_set, and always
+ * under RESP2): in ascending integer order when `intset` (every member is
+ * then an integer), else in the given order. */
+static void reply_members_as(client *c, const set_hmember *v, size_t n, int intset, int as_set) {
     (as_set ? reply_set : reply_array)(c, (long long)n);
     if (!intset) {
         for (size_t i = 0; i < n; i++) reply_bulk(c, v[i].m, v[i].ml);
@@ -75,6 +75,11 @@ static void reply_members(client *c, const set_hmember *v, size_t n, int intset,
     qsort(iv, n, sizeof *iv, cmp_ll);
     for (size_t i = 0; i < n; i++) reply_bulk_ll(c, iv[i]);
     free(iv);
+}
+
+/* SMEMBERS, SPOP, SINTER/SUNION/SDIFF: a set. */
+static void reply_members(client *c, const set_hmember *v, size_t n, int intset) {
+    reply_members_as(c, v, n, intset, 1);
 }
 
 /* Every member of s, in tree order. */
@@ -92,7 +97,7 @@ static void ml_from_set(mlist *l, const obj *s) {
 static void reply_whole_set(client *c, const obj *s, int as_set) {
     mlist l = {0};
     ml_from_set(&l, s);
-    reply_members(c, l.v, l.n, s->enc == OBJ_ENC_INTSET, as_set);
+    reply_members_as(c, l.v, l.n, s->enc == OBJ_ENC_INTSET, as_set);
     free(l.v);
 }
 
@@ -316,7 +321,7 @@ static void spop_all(client *c, db *d, const arg *k, obj *s) {
                  (l.n <= (size_t)server.cfg.set_max_intset_entries && ml_all_int(&l));
     obj_incref(s); /* the members are read after the delete */
     db_delete(d, k->p, k->len);
-    reply_members(c, l.v, l.n, intset, 1);
+    reply_members(c, l.v, l.n, intset);
     obj_decref(s);
     free(l.v);
     server_dirty((long long)l.n);
@@ -363,7 +368,7 @@ static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
         v[i].h = keep_new ? set_hash(v[i].m, v[i].ml) : 0;
     }
     if (keep_new) set_sort_hmembers(v, (size_t)count);
-    reply_members(c, v, (size_t)count, keep_new && intset, 1);
+    reply_members(c, v, (size_t)count, keep_new && intset);
     for (size_t i = 0; i < count; i++) propagate_srem(c, k, v[i].m, v[i].ml);
     server_dirty((long long)count);
     free(v);
@@ -482,7 +487,7 @@ void cmd_sscan(client *c) {
     for (size_t i = 0; i < l.n; i++)
         if (!pat || glob_match(pat->p, pat->len, l.v[i].m, l.v[i].ml, 0)) l.v[kept++] = l.v[i];
     reply_cursor(c, next);
-    reply_members(c, l.v, kept, s->enc == OBJ_ENC_INTSET, 0);
+    reply_members_as(c, l.v, kept, s->enc == OBJ_ENC_INTSET, 0); /* SSCAN: an array */
     free(l.v);
 }
 
@@ -663,7 +668,7 @@ static void set_op(client *c, int op, const arg *keys, size_t n, const arg *dst,
         intset = !force_ht && l.n <= (size_t)server.cfg.set_max_intset_entries && ml_all_int(&l);
     }
     if (dst) store_result(c, d, dst, &l, force_ht);
-    else reply_members(c, l.v, l.n, intset, 1);
+    else reply_members(c, l.v, l.n, intset);
     free(l.v);
     sources_free(&src);
 }

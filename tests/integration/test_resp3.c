@@ -340,7 +340,7 @@ END_TEST
 
 /* HELLO: the map (RESP3) or flat array (RESP2) with proto, id, ...;
  * without a version it answers in the connection's current protocol. */
-static void expect_hello(conn *c, const char *cmdline, int proto, const char *extra_want) {
+static void expect_hello(conn *c, const char *cmdline, int proto) {
     conn_send(c, "CLIENT ID");
     char *idr = conn_read(c);
     long long id = strtoll(idr + 1, NULL, 10);
@@ -352,16 +352,15 @@ static void expect_hello(conn *c, const char *cmdline, int proto, const char *ex
              "$5\r\nproto\r\n:%d\r\n$2\r\nid\r\n:%lld\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n"
              "$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n",
              head, proto, id);
-    if (extra_want) (void)extra_want;
     expect_reply(c, cmdline, want, 0);
 }
 
 START_TEST(hello_versions) {
     conn *c = conn_open(h_srv->port);
-    expect_hello(c, "HELLO", 2, NULL);
-    expect_hello(c, "HELLO 2", 2, NULL);
-    expect_hello(c, "HELLO 3", 3, NULL);
-    expect_hello(c, "HELLO", 3, NULL);
+    expect_hello(c, "HELLO", 2);
+    expect_hello(c, "HELLO 2", 2);
+    expect_hello(c, "HELLO 3", 3);
+    expect_hello(c, "HELLO", 3);
     expect_reply(c, "GET nokey", "_\r\n", 0);
     expect_reply(c, "HELLO 4", "-NOPROTO unsupported protocol version\r\n", 0);
     expect_reply(c, "HELLO 1", "-NOPROTO unsupported protocol version\r\n", 0);
@@ -376,10 +375,10 @@ START_TEST(hello_versions) {
     expect_reply(c, "AUTH nouser x",
                  "-WRONGPASS invalid username-password pair or user is disabled.\r\n", 0);
     expect_reply(c, "AUTH default x", "+OK\r\n", 0);
-    expect_hello(c, "HELLO 3 AUTH default whatever", 3, NULL);
+    expect_hello(c, "HELLO 3 AUTH default whatever", 3);
     /* a failed HELLO leaves the protocol as it was */
     expect_reply(c, "GET nokey", "_\r\n", 0);
-    expect_hello(c, "HELLO 2", 2, NULL);
+    expect_hello(c, "HELLO 2", 2);
     expect_reply(c, "GET nokey", "$-1\r\n", 0);
     conn_close(c);
 }
@@ -387,7 +386,7 @@ END_TEST
 
 START_TEST(hello_setname) {
     conn *c = conn_open(h_srv->port);
-    expect_hello(c, "HELLO 3 SETNAME conn1", 3, NULL);
+    expect_hello(c, "HELLO 3 SETNAME conn1", 3);
     expect_reply(c, "CLIENT GETNAME", "$5\r\nconn1\r\n", 0);
     expect_reply(c, "HELLO 3 SETNAME a\nb",
                  "-ERR Client names cannot contain spaces, newlines or special characters.\r\n",
@@ -416,7 +415,7 @@ START_TEST(hello_auth) {
                  "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n", F_HEAD);
     expect_reply(c, "GET k", "_\r\n", 0);
     expect_reply(c, "CLIENT GETNAME", "$2\r\nn1\r\n", 0);
-    expect_hello(c, "HELLO 3", 3, NULL);
+    expect_hello(c, "HELLO 3", 3);
     conn_close(c);
 }
 END_TEST

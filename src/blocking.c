@@ -385,7 +385,7 @@ static void on_timer(uv_timer_t *t) {
         client *c = B.heap[0];
         /* a null array whatever the command (BLMOVE too), as Redis 7.0's
          * replyToBlockedClientTimedOut */
-        resp_add_nil_array(&c->reply);
+        reply_nil_array(c);
         unblock(c);
         net_skip_pending(c);
         queue_resume(c);

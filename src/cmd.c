@@ -513,6 +513,10 @@ void reply_verbatim(client *c, const char *p, size_t len, const char *ext) {
     if (c->resp >= 3) resp_add_verbatim(&c->reply, p, len, ext);
     else resp_add_bulk(&c->reply, p, len);
 }
+void reply_pairs(client *c, long long n) { resp_add_array(&c->reply, c->resp >= 3 ? n : 2 * n); }
+void reply_pair(client *c) {
+    if (c->resp >= 3) resp_add_array(&c->reply, 2);
+}
 void reply_syntax_error(client *c) { reply_error(c, "ERR syntax error"); }
 void reply_not_int(client *c) { reply_error(c, "ERR value is not an integer or out of range"); }
 

@@ -210,6 +210,11 @@ void reply_bool(client *c, int v);           /* RESP2: :1 / :0 */
 void reply_double(client *c, double d);      /* RESP2: bulk "%.17g", inf, -inf */
 void reply_bignum(client *c, const char *p, size_t len); /* RESP2: bulk */
 void reply_verbatim(client *c, const char *p, size_t len, const char *ext); /* RESP2: bulk */
+/* n (member, score|value) pairs as Redis 7.0 replies WITHSCORES and
+ * WITHVALUES: RESP2 one flat array of 2n, RESP3 an array of n two-element
+ * arrays, each opened by reply_pair (nothing under RESP2). */
+void reply_pairs(client *c, long long n);
+void reply_pair(client *c);
 void reply_syntax_error(client *c);                /* "ERR syntax error" */
 void reply_wrong_args(client *c);                  /* for c->cmd */
 void reply_not_int(client *c);    /* "ERR value is not an integer or out of range" */

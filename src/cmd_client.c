@@ -184,7 +184,7 @@ static void client_list(client *c) {
     } else {
         for (client *o = server.clients; o; o = o->next) client_line(&b, o);
     }
-    reply_bulk(c, b.data ? b.data : "", b.len);
+    reply_verbatim(c, b.data ? b.data : "", b.len, "txt");
     vbuf_free(&b);
 }
 
@@ -202,7 +202,7 @@ void cmd_client(client *c) {
     } else if (arg_is(sub, "info") && c->argc == 2) {
         vbuf b = {0};
         client_line(&b, c);
-        reply_bulk(c, b.data, b.len);
+        reply_verbatim(c, b.data, b.len, "txt");
         vbuf_free(&b);
     } else if (arg_is(sub, "kill") && c->argc >= 3) {
         client_kill(c);

@@ -35,14 +35,14 @@ static void reply_flags(client *c, int flags) {
     int n = 0;
     for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
         if (flags & flag_names[i].flag) n++;
-    reply_array(c, n);
+    reply_set(c, n);
     for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
         if (flags & flag_names[i].flag) reply_status(c, flag_names[i].name);
 }
 
 static void reply_bits(client *c, unsigned bits, const char *const *names, size_t n,
                        const char *prefix) {
-    reply_array(c, popcount(bits));
+    reply_set(c, popcount(bits));
     char buf[64];
     for (size_t i = 0; i < n; i++) {
         if (!(bits & (1u << i))) continue;
@@ -67,7 +67,7 @@ static void reply_kv_int(client *c, const char *k, long long v) {
 }
 
 static void reply_key_spec(client *c, const cmd_key_spec *s) {
-    reply_array(c, 2 * (s->notes ? 4 : 3));
+    reply_map(c, s->notes ? 4 : 3);
     if (s->notes) {
         reply_bulk_str(c, "notes");
         reply_bulk_str(c, s->notes);
@@ -75,46 +75,46 @@ static void reply_key_spec(client *c, const cmd_key_spec *s) {
     reply_bulk_str(c, "flags");
     reply_key_flags(c, s->flags);
     reply_bulk_str(c, "begin_search");
-    reply_array(c, 4);
+    reply_map(c, 2);
     reply_bulk_str(c, "type");
     if (s->bs_type == KS_BS_INDEX) {
         reply_bulk_str(c, "index");
         reply_bulk_str(c, "spec");
-        reply_array(c, 2);
+        reply_map(c, 1);
         reply_kv_int(c, "index", s->bs_index);
     } else if (s->bs_type == KS_BS_KEYWORD) {
         reply_bulk_str(c, "keyword");
         reply_bulk_str(c, "spec");
-        reply_array(c, 4);
+        reply_map(c, 2);
         reply_bulk_str(c, "keyword");
         reply_bulk_str(c, s->bs_keyword);
         reply_kv_int(c, "startfrom", s->bs_startfrom);
     } else {
         reply_bulk_str(c, "unknown");
         reply_bulk_str(c, "spec");
-        reply_array(c, 0);
+        reply_map(c, 0);
     }
     reply_bulk_str(c, "find_keys");
-    reply_array(c, 4);
+    reply_map(c, 2);
     reply_bulk_str(c, "type");
     if (s->fk_type == KS_FK_RANGE) {
         reply_bulk_str(c, "range");
         reply_bulk_str(c, "spec");
-        reply_array(c, 6);
+        reply_map(c, 3);
         reply_kv_int(c, "lastkey", s->fk_lastkey);
         reply_kv_int(c, "keystep", s->fk_keystep);
         reply_kv_int(c, "limit", s->fk_limit);
     } else if (s->fk_type == KS_FK_KEYNUM) {
         reply_bulk_str(c, "keynum");
         reply_bulk_str(c, "spec");
-        reply_array(c, 6);
+        reply_map(c, 3);
         reply_kv_int(c, "keynumidx", s->fk_keynumidx);
         reply_kv_int(c, "firstkey", s->fk_firstkey);
         reply_kv_int(c, "keystep", s->fk_keystep);
     } else {
         reply_bulk_str(c, "unknown");
         reply_bulk_str(c, "spec");
-        reply_array(c, 0);
+        reply_map(c, 0);
     }
 }
 
@@ -139,11 +139,12 @@ static void reply_command_info(client *c, const cmd_def *d) {
     reply_int(c, d->legacy_step);
     reply_bits(c, (unsigned)d->acl, cmd_cat_names, CAT_COUNT, "@");
     size_t ntips = strv_len(d->tips);
-    reply_array(c, (long long)ntips);
-    for (size_t i = 0; i < ntips; i++) reply_status(c, d->tips[i]);
-    reply_array(c, d->nkey_specs);
+    reply_set(c, (long long)ntips);
+    for (size_t i = 0; i < ntips; i++) reply_bulk_str(c, d->tips[i]);
+    reply_set(c, d->nkey_specs);
     for (int i = 0; i < d->nkey_specs; i++) reply_key_spec(c, &d->key_specs[i]);
-    reply_array(c, (long long)nsubcmds(d));
+    /* Redis 7.0: none is an empty set, else an array */
+    (d->subcmds ? reply_array : reply_set)(c, (long long)nsubcmds(d));
     for (const cmd_def *s = d->subcmds; s && s->name; s++) reply_command_info(c, s);
 }
 
@@ -160,7 +161,7 @@ static void reply_args(client *c, const cmd_arg *args) {
         int subs = a->type == ARG_ONEOF || a->type == ARG_BLOCK;
         long long fields = 2 + (a->key_spec_index != -1) + !!a->token + !!a->since +
                            !!a->deprecated_since + !!a->flags + subs;
-        reply_array(c, 2 * fields);
+        reply_map(c, fields);
         reply_kv_str(c, "name", a->name);
         reply_kv_str(c, "type", arg_type_names[a->type]);
         if (a->key_spec_index != -1) reply_kv_int(c, "key_spec_index", a->key_spec_index);
@@ -184,7 +185,7 @@ static void reply_command_docs(client *c, const cmd_def *d) {
     long long fields = 1 + !!d->summary + !!d->since + !!d->complexity + !!d->doc_flags +
                        !!d->deprecated_since + !!d->replaced_by + !!d->history + !!d->args +
                        !!d->subcmds;
-    reply_array(c, 2 * fields);
+    reply_map(c, fields);
     if (d->summary) reply_kv_str(c, "summary", d->summary);
     if (d->since) reply_kv_str(c, "since", d->since);
     reply_kv_str(c, "group", d->group);
@@ -199,7 +200,7 @@ static void reply_command_docs(client *c, const cmd_def *d) {
     if (d->history) {
         size_t n = strv_len(d->history) / 2;
         reply_bulk_str(c, "history");
-        reply_array(c, (long long)n);
+        reply_set(c, (long long)n);
         for (size_t i = 0; i < n; i++) {
             reply_array(c, 2);
             reply_bulk_str(c, d->history[2 * i]);
@@ -212,7 +213,7 @@ static void reply_command_docs(client *c, const cmd_def *d) {
     }
     if (d->subcmds) {
         reply_bulk_str(c, "subcommands");
-        reply_array(c, 2 * (long long)nsubcmds(d));
+        reply_map(c, (long long)nsubcmds(d));
         for (const cmd_def *s = d->subcmds; s && s->name; s++) {
             reply_bulk_str(c, s->fullname);
             reply_command_docs(c, s);
@@ -234,7 +235,7 @@ static const cmd_def *lookup_fullname(const arg *a) {
 
 static void command_docs(client *c) {
     if (c->argc == 2) {
-        reply_array(c, 2 * (long long)cmd_count());
+        reply_map(c, (long long)cmd_count());
         for (size_t i = 0; i < cmd_count(); i++) {
             reply_bulk_str(c, cmd_at(i)->fullname);
             reply_command_docs(c, cmd_at(i));
@@ -247,7 +248,7 @@ static void command_docs(client *c) {
         const cmd_def *d = lookup_fullname(&c->argv[i]);
         if (d) found[n++] = d;
     }
-    reply_array(c, 2 * n);
+    reply_map(c, n);
     for (long long i = 0; i < n; i++) {
         reply_bulk_str(c, found[i]->fullname);
         reply_command_docs(c, found[i]);

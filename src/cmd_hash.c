@@ -173,17 +173,20 @@ void cmd_hexists(client *c) {
     reply_int(c, h && hash_get(h, c->argv[2].p, c->argv[2].len, &v, &vl));
 }
 
-enum { HG_KEYS = 1, HG_VALS = 2 };
+enum { HG_KEYS = 1, HG_VALS = 2, HG_PAIRS = 4 /* HRANDFIELD's [field, value] pairs */ };
 
 /* Every field and/or value of h, in the tree's order. */
 static void reply_all(client *c, const obj *h, int what) {
     uint64_t n = hash_len(h);
-    reply_array(c, (long long)(what == (HG_KEYS | HG_VALS) ? 2 * n : n));
+    if (what & HG_PAIRS) reply_pairs(c, (long long)n);
+    else if (what == (HG_KEYS | HG_VALS)) reply_map(c, (long long)n);
+    else reply_array(c, (long long)n);
     hash_iter it;
     hash_iter_init(&it, h);
     const char *f, *v;
     size_t fl, vl;
     while (hash_iter_next(&it, &f, &fl, &v, &vl)) {
+        if (what & HG_PAIRS) reply_pair(c);
         if (what & HG_KEYS) reply_bulk(c, f, fl);
         if (what & HG_VALS) reply_bulk(c, v, vl);
     }
@@ -195,6 +198,7 @@ static void hgetall_generic(client *c, int what) {
     obj *h = hash_read(c, &wrong);
     if (wrong) return;
     if (h) reply_all(c, h, what);
+    else if (what == (HG_KEYS | HG_VALS)) reply_map(c, 0);
     else reply_array(c, 0);
 }
 
@@ -283,6 +287,7 @@ static void reply_rank(client *c, const obj *h, uint64_t rank, int withvalues) {
     int ok = hash_at(h, rank, &f, &fl, &v, &vl);
     assert(ok);
     (void)ok;
+    if (withvalues) reply_pair(c);
     reply_bulk(c, f, fl);
     if (withvalues) reply_bulk(c, v, vl);
 }
@@ -300,16 +305,18 @@ static void hrandfield_count(client *c, long long l, int withvalues) {
     uint64_t size = hash_len(h);
     if (l < 0) {
         uint64_t count = (uint64_t)-l;
-        reply_array(c, (long long)(withvalues ? count * 2 : count));
+        if (withvalues) reply_pairs(c, (long long)count);
+        else reply_array(c, (long long)count);
         for (uint64_t i = 0; i < count; i++) reply_rank(c, h, draw_below(size), withvalues);
         return;
     }
     uint64_t count = (uint64_t)l;
     if (count >= size) {
-        reply_all(c, h, withvalues ? HG_KEYS | HG_VALS : HG_KEYS);
+        reply_all(c, h, withvalues ? HG_KEYS | HG_VALS | HG_PAIRS : HG_KEYS);
         return;
     }
-    reply_array(c, (long long)(withvalues ? count * 2 : count));
+    if (withvalues) reply_pairs(c, (long long)count);
+    else reply_array(c, (long long)count);
     uint64_t *ranks = draw_distinct(count, size);
     for (uint64_t i = 0; i < count; i++) reply_rank(c, h, ranks[i], withvalues);
     free(ranks);

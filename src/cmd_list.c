@@ -175,7 +175,7 @@ static void pop_generic(client *c, int where) {
     vt_entry *e = lookup(c, k, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
     if (!e) {
-        if (hascount) resp_add_nil_array(&c->reply);
+        if (hascount) reply_nil_array(c);
         else reply_nil(c);
         return;
     }
@@ -559,7 +559,7 @@ void cmd_lmpop(client *c) {
     int nkeys, where;
     long long count;
     if (!mpop_parse(c, 1, &nkeys, &where, &count)) return;
-    if (!mpop_try(c, &c->argv[2], nkeys, where, count)) resp_add_nil_array(&c->reply);
+    if (!mpop_try(c, &c->argv[2], nkeys, where, count)) reply_nil_array(c);
 }
 
 /* ---- blocking ---- */
@@ -585,7 +585,7 @@ static void bpop_generic(client *c, int where) {
         return;
     }
     if (block_allowed(c)) block_on_keys(c, &c->argv[1], c->argc - 2, deadline, BLOCK_NIL_ARRAY);
-    else resp_add_nil_array(&c->reply);
+    else reply_nil_array(c);
 }
 
 void cmd_blpop(client *c) { bpop_generic(c, LIST_HEAD); }
@@ -630,5 +630,5 @@ void cmd_blmpop(client *c) {
     if (!block_parse_timeout(c, &c->argv[1], &deadline)) return;
     if (mpop_try(c, &c->argv[3], nkeys, where, count)) return;
     if (block_allowed(c)) block_on_keys(c, &c->argv[3], nkeys, deadline, BLOCK_NIL_ARRAY);
-    else resp_add_nil_array(&c->reply);
+    else reply_nil_array(c);
 }

@@ -135,7 +135,7 @@ static void memory_stats(client *c) {
     overhead_get(&m);
     int ndbs = 0;
     for (int i = 0; i < server.cfg.databases; i++) ndbs += vt_size(db_get(i)->t) > 0;
-    reply_array(c, (long long)(27 + ndbs) * 2);
+    reply_map(c, 27 + ndbs);
     pair_int(c, "peak.allocated", (long long)m.peak);
     pair_int(c, "total.allocated", (long long)m.total);
     pair_int(c, "startup.allocated", (long long)m.startup);
@@ -152,7 +152,7 @@ static void memory_stats(client *c) {
         char name[32];
         snprintf(name, sizeof name, "db.%d", i);
         reply_bulk_str(c, name);
-        reply_array(c, 6);
+        reply_map(c, 3);
         pair_int(c, "overhead.hashtable.main", (long long)vt_mem(t));
         pair_int(c, "overhead.hashtable.expires", 0); /* expires live in the entries */
         pair_int(c, "overhead.hashtable.slot-to-keys", 0);
@@ -221,7 +221,7 @@ static void memory_doctor(client *c) {
             vbuf_append_str(&b, " * Big client buffers: The clients output buffers in this instance are greater than 200K per client (on average). This may result from different causes, like Pub/Sub clients subscribed to channels bot not receiving data fast enough, so that data piles on the Redis instance output buffer, or clients sending commands with large replies or very large sequences of commands in the same pipeline. Please use the CLIENT LIST command in order to investigate the issue if it causes problems in your instance, or to understand better why certain clients are using a big amount of memory.\n\n");
         vbuf_append_str(&b, "I'm here to keep you safe, Sam. I want to help you.\n");
     }
-    reply_bulk(c, b.data, b.len);
+    reply_verbatim(c, b.data, b.len, "txt");
     vbuf_free(&b);
 }
 
@@ -238,7 +238,7 @@ static void memory_malloc_stats(client *c) {
         ok = malloc_info(0, f) == 0;
         if (fclose(f) != 0) ok = 0;
     }
-    if (ok) reply_bulk(c, buf, len);
+    if (ok) reply_verbatim(c, buf, len, "txt");
     else reply_bulk_str(c, "Stats not supported for the current allocator");
     free(buf);
 }

@@ -1,5 +1,6 @@
 /* cmd_server: connection and server commands: PING ECHO CONFIG COMMAND
- * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (INFO is in info.c). Replies and
+ * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (POPULATE, SLEEP, PROTOCOL;
+ * INFO is in info.c). Replies and
  * error texts follow Redis 7.0. Main thread only. */
 #include <ctype.h>
 #include <stdint.h>
@@ -19,7 +20,7 @@
 
 void cmd_ping(client *c) {
     if (c->argc > 2) { reply_wrong_args(c); return; }
-    if (c->flags & CLIENT_PUBSUB) { /* RESP2's subscribed context: ["pong", arg or ""] */
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2) { /* RESP2's subscribed context: ["pong", arg or ""] */
         reply_array(c, 2);
         reply_bulk_str(c, "pong");
         reply_bulk(c, c->argc == 2 ? c->argv[1].p : "", c->argc == 2 ? c->argv[1].len : 0);
@@ -45,11 +46,13 @@ void cmd_quit(client *c) {
 
 /* ---- AUTH / HELLO ---- */
 
-/* 1 when user/password match the default user; replies the error if not. */
+/* 1 when user/password match the default user (any password when
+ * requirepass is empty: Redis's default user is then "nopass"); replies
+ * the error if not. */
 static int check_password(client *c, const arg *user, const arg *pass) {
     const char *want = server.cfg.requirepass;
-    int ok = want[0] && (!user || arg_is(user, "default")) &&
-             pass->len == strlen(want) && memcmp(pass->p, want, pass->len) == 0;
+    int ok = (!user || arg_is(user, "default")) &&
+             (!want[0] || (pass->len == strlen(want) && memcmp(pass->p, want, pass->len) == 0));
     if (!ok) {
         reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
@@ -69,10 +72,14 @@ void cmd_auth(client *c) {
         reply_ok(c);
 }
 
+/* HELLO [protover [AUTH user pass] [SETNAME name]], as Redis 7.0's
+ * helloCommand: AUTH authenticates as it is parsed, SETNAME is checked
+ * then and applied once the client is known to be authenticated, and the
+ * protocol switches just before the reply (a map under the new one). */
 void cmd_hello(client *c) {
+    long long ver = 0;
     if (c->argc >= 2) {
-        long long ver;
-        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver) || ver < 0 || ver > INT32_MAX) {
+        if (!str_to_ll(c->argv[1].p, c->argv[1].len, &ver)) {
             reply_error(c, "ERR Protocol version is not an integer or out of range");
             return;
         }
@@ -80,18 +87,22 @@ void cmd_hello(client *c) {
             reply_error(c, "NOPROTO unsupported protocol version");
             return;
         }
-        if (ver == 3) {
-            reply_error(c, "NOPROTO sorry, this protocol version is not supported");
-            return;
-        }
     }
+    const arg *name = NULL;
     for (int i = 2; i < c->argc; i++) {
         int more = c->argc - i - 1;
         if (arg_is(&c->argv[i], "auth") && more >= 2) {
             if (!check_password(c, &c->argv[i + 1], &c->argv[i + 2])) return;
             i += 2;
         } else if (arg_is(&c->argv[i], "setname") && more >= 1) {
-            if (!client_set_name(c, &c->argv[i + 1])) return;
+            name = &c->argv[i + 1];
+            for (size_t j = 0; j < name->len; j++) {
+                if (name->p[j] < '!' || name->p[j] > '~') {
+                    reply_error(c, "ERR Client names cannot contain spaces, newlines or "
+                                   "special characters.");
+                    return;
+                }
+            }
             i += 1;
         } else {
             reply_errorf(c, "ERR Syntax error in HELLO option '%.*s'", (int)c->argv[i].len,
@@ -101,18 +112,20 @@ void cmd_hello(client *c) {
     }
     if (!(c->flags & CLIENT_AUTHED)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, "
-                       "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                       "otherwise the HELLO AUTH <user> <pass> option can be used to "
                        "authenticate the client and select the RESP protocol version at the "
                        "same time");
         return;
     }
-    reply_array(c, 14);
+    if (name && !client_set_name(c, name)) return; /* checked above: cannot fail */
+    if (ver) c->resp = (int)ver;
+    reply_map(c, 7);
     reply_bulk_str(c, "server");
     reply_bulk_str(c, "redis");
     reply_bulk_str(c, "version");
     reply_bulk_str(c, VERSO_REDIS_VERSION);
     reply_bulk_str(c, "proto");
-    reply_int(c, 2);
+    reply_int(c, c->resp);
     reply_bulk_str(c, "id");
     reply_int(c, (long long)c->id);
     reply_bulk_str(c, "mode");
@@ -159,7 +172,7 @@ static void config_get(client *c) {
         conf_get(&server.cfg, pat, conf_collect, &r);
         free(pat);
     }
-    reply_array(c, r.n);
+    reply_map(c, r.n / 2);
     vbuf_append(&c->reply, r.items.data, r.items.len);
     vbuf_free(&r.items);
 }
@@ -290,10 +303,64 @@ static void debug_populate(client *c) {
     reply_ok(c);
 }
 
+/* DEBUG PROTOCOL <type>: one reply of each RESP3 type (and its RESP2
+ * form), as Redis 7.0 answers it for client libraries' tests. */
+static void debug_protocol(client *c) {
+    const arg *t = &c->argv[2];
+    if (arg_is(t, "string")) {
+        reply_bulk_str(c, "Hello World");
+    } else if (arg_is(t, "integer")) {
+        reply_int(c, 12345);
+    } else if (arg_is(t, "double")) {
+        reply_double(c, 3.141);
+    } else if (arg_is(t, "bignum")) {
+        reply_bignum(c, "1234567999999999999999999999999999999", 37);
+    } else if (arg_is(t, "null")) {
+        reply_null(c);
+    } else if (arg_is(t, "array") || arg_is(t, "set")) {
+        (arg_is(t, "set") ? reply_set : reply_array)(c, 3);
+        for (int j = 0; j < 3; j++) reply_int(c, j);
+    } else if (arg_is(t, "map")) {
+        reply_map(c, 3);
+        for (int j = 0; j < 3; j++) {
+            reply_int(c, j);
+            reply_bool(c, j == 1);
+        }
+    } else if (arg_is(t, "attrib")) {
+        if (c->resp >= 3) { /* RESP2 has no attributes: the reply alone */
+            resp_add_attribute(&c->reply, 1);
+            reply_bulk_str(c, "key-popularity");
+            reply_array(c, 2);
+            reply_bulk_str(c, "key:123");
+            reply_int(c, 90);
+        }
+        reply_bulk_str(c, "Some real reply following the attribute");
+    } else if (arg_is(t, "push")) {
+        if (c->resp < 3) {
+            reply_error(c, "ERR RESP2 is not supported by this command");
+            return;
+        }
+        reply_push(c, 2);
+        reply_bulk_str(c, "server-cpu-usage");
+        reply_int(c, 42);
+        reply_bulk_str(c, "Some real reply following the push reply");
+    } else if (arg_is(t, "true") || arg_is(t, "false")) {
+        reply_bool(c, arg_is(t, "true"));
+    } else if (arg_is(t, "verbatim")) {
+        reply_verbatim(c, "This is a verbatim\nstring", 25, "txt");
+    } else {
+        reply_error(c, "ERR Wrong protocol type name. Please use one of the following: "
+                       "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|"
+                       "true|false");
+    }
+}
+
 void cmd_debug(client *c) {
     const arg *sub = &c->argv[1];
     if (arg_is(sub, "populate") && c->argc >= 3 && c->argc <= 5) {
         debug_populate(c);
+    } else if (arg_is(sub, "protocol") && c->argc == 3) {
+        debug_protocol(c);
     } else if (arg_is(sub, "sleep") && c->argc == 3) {
         char buf[64];
         snprintf(buf, sizeof buf, "%.*s", (int)(c->argv[2].len < 63 ? c->argv[2].len : 63),

@@ -57,10 +57,11 @@ static int cmp_ll(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Replies n members as an array: in ascending integer order when `intset`
- * (every member is then an integer), else in the given order. */
-static void reply_members(client *c, const set_hmember *v, size_t n, int intset) {
-    reply_array(c, (long long)n);
+/* Replies n members as a RESP3 set (an array when !as_set, and always
+ * under RESP2): in ascending integer order when `intset` (every member is
+ * then an integer), else in the given order. */
+static void reply_members_as(client *c, const set_hmember *v, size_t n, int intset, int as_set) {
+    (as_set ? reply_set : reply_array)(c, (long long)n);
     if (!intset) {
         for (size_t i = 0; i < n; i++) reply_bulk(c, v[i].m, v[i].ml);
         return;
@@ -76,6 +77,11 @@ static void reply_members(client *c, const set_hmember *v, size_t n, int intset)
     free(iv);
 }
 
+/* SMEMBERS, SPOP, SINTER/SUNION/SDIFF: a set. */
+static void reply_members(client *c, const set_hmember *v, size_t n, int intset) {
+    reply_members_as(c, v, n, intset, 1);
+}
+
 /* Every member of s, in tree order. */
 static void ml_from_set(mlist *l, const obj *s) {
     set_iter it;
@@ -88,10 +94,10 @@ static void ml_from_set(mlist *l, const obj *s) {
 
 /* The whole set as Redis iterates it (SMEMBERS, SRANDMEMBER with a count
  * at least its size). */
-static void reply_whole_set(client *c, const obj *s) {
+static void reply_whole_set(client *c, const obj *s, int as_set) {
     mlist l = {0};
     ml_from_set(&l, s);
-    reply_members(c, l.v, l.n, s->enc == OBJ_ENC_INTSET);
+    reply_members_as(c, l.v, l.n, s->enc == OBJ_ENC_INTSET, as_set);
     free(l.v);
 }
 
@@ -195,10 +201,10 @@ void cmd_smembers(client *c) {
     obj *s = get_set(c, db_get(c->db), &c->argv[1], DB_LOOKUP_READ, &wrong);
     if (wrong) return;
     if (!s) {
-        reply_array(c, 0);
+        reply_set(c, 0);
         return;
     }
-    reply_whole_set(c, s);
+    reply_whole_set(c, s, 1);
 }
 
 /* SMOVE source destination member (Redis's smoveCommand: an absent source
@@ -286,7 +292,7 @@ void cmd_srandmember(client *c) {
         return;
     }
     if (count >= size) {
-        reply_whole_set(c, s);
+        reply_whole_set(c, s, 0);
         return;
     }
     uint64_t *r = draw_distinct(count, size);
@@ -388,7 +394,7 @@ void cmd_spop(client *c) {
     obj *s = get_set(c, d, k, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
     if (c->argc == 3) {
-        if (!s || count == 0) reply_array(c, 0);
+        if (!s || count == 0) reply_set(c, 0);
         else if ((uint64_t)count >= set_len(s)) spop_all(c, d, k, s);
         else spop_count(c, d, k, (uint64_t)count);
         return;
@@ -481,7 +487,7 @@ void cmd_sscan(client *c) {
     for (size_t i = 0; i < l.n; i++)
         if (!pat || glob_match(pat->p, pat->len, l.v[i].m, l.v[i].ml, 0)) l.v[kept++] = l.v[i];
     reply_cursor(c, next);
-    reply_members(c, l.v, kept, s->enc == OBJ_ENC_INTSET);
+    reply_members_as(c, l.v, kept, s->enc == OBJ_ENC_INTSET, 0); /* SSCAN: an array */
     free(l.v);
 }
 

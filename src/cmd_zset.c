@@ -23,8 +23,7 @@
 #define ERR_NAN "ERR resulting score is not a number (NaN)"
 
 static void reply_score(client *c, double s) {
-    char buf[ZSET_SCORE_BUF];
-    reply_bulk(c, buf, zset_fmt_score(buf, s));
+    reply_double(c, s); /* RESP2: zset_fmt_score's text */
 }
 
 /* The sorted set at key for reading: NULL when absent or of another type
@@ -342,7 +341,8 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
     zset_iter it;
     if (n) zset_iter_at(&it, z, first, reverse);
     if (!dst) {
-        reply_array(c, (long long)(withscores ? 2 * n : n));
+        if (withscores) reply_pairs(c, (long long)n);
+        else reply_array(c, (long long)n);
         for (uint64_t i = 0; i < n; i++) {
             const char *m;
             size_t ml;
@@ -350,6 +350,7 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
             int ok = zset_iter_next(&it, &m, &ml, &s);
             assert(ok);
             (void)ok;
+            if (withscores) reply_pair(c);
             reply_bulk(c, m, ml);
             if (withscores) reply_score(c, s);
         }
@@ -540,16 +541,19 @@ void cmd_zremrangebylex(client *c) { zremrange_generic(c, RT_LEX); }
 
 /* ---- ZPOPMIN ZPOPMAX ZMPOP and the blocking forms ---- */
 
-enum { POP_FLAT, POP_KEYED, POP_NESTED };
+enum { POP_FLAT, POP_PAIRS, POP_KEYED, POP_NESTED };
 
 /* Pops up to count members of the non-empty zset at key (the minimums, or
- * the maximums when max) and replies: POP_FLAT member score ..., POP_KEYED
+ * the maximums when max) and replies: POP_FLAT member score ... (ZPOPMIN
+ * key), POP_PAIRS the same as pairs (ZPOPMIN key count: nested in RESP3), POP_KEYED
  * key member score ... (BZPOPMIN), POP_NESTED key [[member score] ...]
  * (ZMPOP). The reply is written from the tree before the write. */
 static void zpop_key(client *c, const arg *k, const obj *z, int max, uint64_t count, int mode) {
     uint64_t len = zset_len(z), n = count < len ? count : len;
     if (mode == POP_FLAT) {
         reply_array(c, (long long)(2 * n));
+    } else if (mode == POP_PAIRS) {
+        reply_pairs(c, (long long)n);
     } else if (mode == POP_KEYED) {
         reply_array(c, (long long)(2 * n + 1));
         reply_bulk(c, k->p, k->len);
@@ -568,6 +572,7 @@ static void zpop_key(client *c, const arg *k, const obj *z, int max, uint64_t co
         assert(ok);
         (void)ok;
         if (mode == POP_NESTED) reply_array(c, 2);
+        else if (mode == POP_PAIRS) reply_pair(c);
         reply_bulk(c, m, ml);
         reply_score(c, s);
     }
@@ -602,7 +607,7 @@ static void zpop_cmd(client *c, int max) {
         reply_array(c, 0);
         return;
     }
-    zpop_key(c, &c->argv[1], e->val, max, (uint64_t)count, POP_FLAT);
+    zpop_key(c, &c->argv[1], e->val, max, (uint64_t)count, c->argc == 3 ? POP_PAIRS : POP_FLAT);
 }
 
 void cmd_zpopmin(client *c) { zpop_cmd(c, 0); }
@@ -632,7 +637,7 @@ void cmd_zmpop(client *c) {
     int i = first_zset(c, &c->argv[2], nkeys, &z);
     if (i == -2) return;
     if (i < 0) {
-        resp_add_nil_array(&c->reply);
+        reply_nil_array(c);
         return;
     }
     zpop_key(c, &c->argv[2 + i], z, max, (uint64_t)count, POP_NESTED);
@@ -659,7 +664,7 @@ static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *time
         return;
     }
     if (!block_allowed(c)) {
-        resp_add_nil_array(&c->reply);
+        reply_nil_array(c);
         return;
     }
     block_on_keys(c, keys, nkeys, deadline, BLOCK_NIL_ARRAY);

@@ -20,8 +20,7 @@
 #include "vt.h"
 
 static void reply_score(client *c, double s) {
-    char buf[ZSET_SCORE_BUF];
-    reply_bulk(c, buf, zset_fmt_score(buf, s));
+    reply_double(c, s); /* RESP2: zset_fmt_score's text */
 }
 
 /* ---- sources: a sorted set, a set, or nothing (absent key) ---- */
@@ -224,13 +223,15 @@ static void zop_finish(client *c, obj *acc, const arg *dst, int withscores) {
         reply_int(c, (long long)len);
         return;
     }
-    reply_array(c, (long long)(withscores ? 2 * len : len));
+    if (withscores) reply_pairs(c, (long long)len);
+    else reply_array(c, (long long)len);
     zset_iter it;
     zset_iter_init(&it, acc);
     const char *m;
     size_t ml;
     double s;
     while (zset_iter_next(&it, &m, &ml, &s)) {
+        if (withscores) reply_pair(c);
         reply_bulk(c, m, ml);
         if (withscores) reply_score(c, s);
     }
@@ -300,6 +301,7 @@ static void reply_rank(client *c, const obj *z, uint64_t r, int withscores) {
     int ok = zset_at(z, r, &m, &ml, &s);
     assert(ok);
     (void)ok;
+    if (withscores) reply_pair(c);
     reply_bulk(c, m, ml);
     if (withscores) reply_score(c, s);
 }
@@ -317,26 +319,30 @@ static void zrandmember_count(client *c, long long l, int withscores) {
     uint64_t size = zset_len(z), count = l < 0 ? (uint64_t)(-l) : (uint64_t)l;
     int uniq = l > 0;
     if (!uniq || count == 1) {
-        reply_array(c, (long long)(withscores ? 2 * count : count));
+        if (withscores) reply_pairs(c, (long long)count);
+        else reply_array(c, (long long)count);
         for (uint64_t i = 0; i < count; i++) reply_rank(c, z, draw_below(size), withscores);
         return;
     }
     if (count >= size) {
         /* The whole set, highest first as Redis 7.0 answers it. */
-        reply_array(c, (long long)(withscores ? 2 * size : size));
+        if (withscores) reply_pairs(c, (long long)size);
+        else reply_array(c, (long long)size);
         zset_iter it;
         zset_iter_at(&it, z, size - 1, 1);
         const char *m;
         size_t ml;
         double s;
         while (zset_iter_next(&it, &m, &ml, &s)) {
+            if (withscores) reply_pair(c);
             reply_bulk(c, m, ml);
             if (withscores) reply_score(c, s);
         }
         return;
     }
     uint64_t *r = draw_distinct(count, size);
-    reply_array(c, (long long)(withscores ? 2 * count : count));
+    if (withscores) reply_pairs(c, (long long)count);
+    else reply_array(c, (long long)count);
     for (uint64_t i = 0; i < count; i++) reply_rank(c, z, r[i], withscores);
     free(r);
 }
@@ -448,8 +454,8 @@ void cmd_zscan(client *c) {
         char buf[ZSET_SCORE_BUF];
         if (e->val->enc == OBJ_ENC_LISTPACK)
             reply_bulk(c, buf, zset_fmt_listpack_score(buf, o.s[i]));
-        else
-            reply_score(c, o.s[i]);
+        else /* a bulk in RESP3 too, as Redis's */
+            reply_bulk(c, buf, zset_fmt_score(buf, o.s[i]));
     }
     free(o.m);
     free(o.ml);

@@ -240,6 +240,6 @@ void cmd_info(client *c) {
         if (b.len) vbuf_append(&b, "\r\n", 2);
         sections[i].fn(&b);
     }
-    reply_bulk(c, b.data ? b.data : "", b.len);
+    reply_verbatim(c, b.data ? b.data : "", b.len, "txt");
     vbuf_free(&b);
 }

@@ -254,7 +254,7 @@ void cmd_exec(client *c) {
         if (c->flags & CLIENT_DIRTY_EXEC)
             reply_error(c, "EXECABORT Transaction discarded because of previous errors.");
         else
-            resp_add_nil_array(&c->reply);
+            reply_nil_array(c);
         discard(c);
         return;
     }

@@ -137,7 +137,7 @@ void pubsub_stats(size_t *channels, size_t *patterns, size_t *shard_channels) {
 }
 
 static void reply_subscribed(client *c, int kind, const char *word, const char *p, size_t len) {
-    reply_array(c, 3);
+    reply_push(c, 3);
     reply_bulk_str(c, word);
     if (p) reply_bulk(c, p, len);
     else reply_nil(c);
@@ -233,7 +233,7 @@ static void check_limit(client *c, victims *vs) {
 
 static void deliver(client *to, const char *kindword, const ps_node *pat, const char *ch,
                     size_t clen, const char *msg, size_t mlen, victims *vs) {
-    reply_array(to, pat ? 4 : 3);
+    reply_push(to, pat ? 4 : 3);
     reply_bulk_str(to, kindword);
     if (pat) reply_bulk(to, pat->name, pat->len);
     reply_bulk(to, ch, clen);
@@ -282,10 +282,11 @@ long long pubsub_publish(const char *channel, size_t clen, const char *msg, size
 
 /* ---- the subscribed context ---- */
 
-/* RESP2: a subscribed client may only (un)subscribe, PING, QUIT or RESET. */
+/* RESP2: a subscribed client may only (un)subscribe, PING, QUIT or RESET;
+ * a RESP3 one may run anything (replies and pushes are told apart). */
 static const char *subscribed_gate(const client *c, const cmd_def *d) {
     static char err[256];
-    if (!(c->flags & CLIENT_PUBSUB)) return NULL;
+    if (!(c->flags & CLIENT_PUBSUB) || c->resp > 2) return NULL;
     const char *n = d->parent ? d->parent->name : d->name;
     static const char *const ok[] = {"subscribe", "psubscribe", "ssubscribe", "unsubscribe",
                                      "punsubscribe", "sunsubscribe", "ping", "quit", "reset",

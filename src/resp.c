@@ -315,6 +315,7 @@ void resp_add_array(vbuf *b, long long n) { add_ll_line(b, '*', n); }
 void resp_add_map(vbuf *b, long long n) { add_ll_line(b, '%', n); }
 void resp_add_set(vbuf *b, long long n) { add_ll_line(b, '~', n); }
 void resp_add_push(vbuf *b, long long n) { add_ll_line(b, '>', n); }
+void resp_add_attribute(vbuf *b, long long n) { add_ll_line(b, '|', n); }
 void resp_add_null(vbuf *b) { vbuf_append(b, "_\r\n", 3); }
 void resp_add_bool(vbuf *b, int v) { vbuf_append(b, v ? "#t\r\n" : "#f\r\n", 4); }
 
@@ -322,9 +323,7 @@ void resp_add_double(vbuf *b, double d) {
     char tmp[64];
     if (isinf(d)) {
         add_line(b, ',', d > 0 ? "inf" : "-inf", d > 0 ? 3 : 4);
-    } else if (isnan(d)) {
-        add_line(b, ',', "nan", 3);
-    } else {
+    } else { /* NaN too: "nan" or "-nan", as Redis's snprintf prints it */
         int n = snprintf(tmp, sizeof tmp, "%.17g", d);
         add_line(b, ',', tmp, (size_t)n);
     }
@@ -337,6 +336,6 @@ void resp_add_verbatim(vbuf *b, const char *p, size_t len, const char *ext) {
     add_ll_line(b, '=', (long long)len + 4);
     vbuf_append(b, ext, 3);
     vbuf_append(b, ":", 1);
-    vbuf_append(b, p, len);
+    if (len) vbuf_append(b, p, len);
     vbuf_append(b, "\r\n", 2);
 }

@@ -91,9 +91,10 @@ void resp_add_array(vbuf *b, long long n);                /* *n\r\n */
 void resp_add_map(vbuf *b, long long n);                  /* %n\r\n: n pairs */
 void resp_add_set(vbuf *b, long long n);                  /* ~n\r\n */
 void resp_add_push(vbuf *b, long long n);                 /* >n\r\n */
+void resp_add_attribute(vbuf *b, long long n);            /* |n\r\n: n pairs, then the reply */
 void resp_add_null(vbuf *b);                              /* _\r\n */
 void resp_add_bool(vbuf *b, int v);                       /* #t / #f */
-/* ,<double>\r\n as Redis 7.0's addReplyDouble: inf, -inf, nan, else %.17g */
+/* ,<double>\r\n as Redis 7.0's addReplyDouble: inf, -inf, else %.17g (nan, -nan) */
 void resp_add_double(vbuf *b, double d);
 void resp_add_bignum(vbuf *b, const char *p, size_t len); /* (<digits> */
 /* =<len+4>\r\n<ext>:<bytes>\r\n; ext is 3 characters ("txt") */

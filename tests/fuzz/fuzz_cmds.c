@@ -98,7 +98,8 @@ typedef struct rd {
 
 static int next(rd *r) { return r->p < r->end ? *r->p++ : -1; }
 
-/* One well-formed RESP2 value at s[*i..n): advances *i past it. */
+/* One well-formed RESP2 or RESP3 (after HELLO 3) value at s[*i..n):
+ * advances *i past it. */
 static int resp_value(const char *s, size_t n, size_t *i, int depth) {
     /* COMMAND's entries nest key specs inside subcommands inside commands:
      * ten levels and more; the limit only stops a runaway recursion. */
@@ -113,9 +114,16 @@ static int resp_value(const char *s, size_t n, size_t *i, int depth) {
     switch (t) {
     case '+':
     case '-':
+    case ',':
+    case '(':
         return memchr(body, '\n', line) == NULL;
+    case '_':
+        return line == 0;
+    case '#':
+        return line == 1 && (body[0] == 't' || body[0] == 'f');
     case ':':
         return str_to_ll(body, line, &v);
+    case '=':
     case '$':
         if (!str_to_ll(body, line, &v) || v < -1) return 0;
         if (v == -1) return 1;
@@ -123,10 +131,16 @@ static int resp_value(const char *s, size_t n, size_t *i, int depth) {
         *i += (size_t)v + 2;
         return 1;
     case '*':
+    case '~':
+    case '>':
+    case '%':
+    case '|':
         if (!str_to_ll(body, line, &v) || v < -1) return 0;
+        if (t == '%' || t == '|') v *= 2;
         for (long long k = 0; k < v; k++)
             if (!resp_value(s, n, i, depth + 1)) return 0;
-        return 1;
+        /* an attribute comes before the reply it describes */
+        return t != '|' || resp_value(s, n, i, depth + 1);
     default:
         return 0;
     }
@@ -198,9 +212,18 @@ static void run(int argc, const arg *argv) {
     int per_channel = 0;
     for (size_t k = 0; k < sizeof per_channel_cmds / sizeof *per_channel_cmds; k++)
         per_channel |= arg_is(&argv[0], per_channel_cmds[k]);
-    size_t i = 0, values = 0;
+    /* EXEC's array counts commands, and a queued SUBSCRIBE a b answers two
+     * replies (Redis does the same): what follows the array is theirs */
+    per_channel |= arg_is(&argv[0], "exec");
+    /* RESP3 push messages (the (un)subscribe replies, a message to itself,
+     * DEBUG PROTOCOL push) come beside the reply */
+    size_t i = 0, values = 0, pushes = 0;
+    while (i < fake.reply.len && fake.reply.data[i] == '>' &&
+           resp_value(fake.reply.data, fake.reply.len, &i, 0))
+        pushes++;
     while (i < fake.reply.len && resp_value(fake.reply.data, fake.reply.len, &i, 0)) values++;
-    if (values == 0 || i != fake.reply.len || (values > 1 && !per_channel)) {
+    if (values + pushes == 0 || i != fake.reply.len || (values > 1 && !per_channel) ||
+        (values == 0 && !per_channel)) {
         fprintf(stderr, "bad reply to %.*s: %.*s\n", (int)argv[0].len, argv[0].p,
                 (int)fake.reply.len, fake.reply.data);
         abort();
@@ -274,6 +297,10 @@ static void check_collections(void) {
         static const arg discard[1] = {{"DISCARD", 7}};
         run(1, discard);
     }
+    /* the reads below need the client out of the subscribed context and
+     * in RESP2 (reply_num reads RESP2 arrays) */
+    pubsub_client_closed(&fake);
+    fake.resp = 2;
     db *d = db_get(fake.db);
     for (size_t k = 0; k < NCHECK; k++) {
         const char *key = check_keys[k];
@@ -433,6 +460,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fake.flags & CLIENT_MULTI) run(1, discard);
     run(1, unwatch);
     pubsub_client_closed(&fake); /* and subscribed to nothing */
+    fake.resp = 2;               /* and in RESP2 (HELLO 3 may have switched) */
     rd r = {data, data + size};
     size_t ncmds = cmd_count();
     static cmdv c;

@@ -15,6 +15,7 @@
 #include "../../src/db.h"
 #include "../../src/evict.h"
 #include "../../src/log.h"
+#include "../../src/pubsub.h"
 #include "../../src/server.h"
 #include "../../src/util.h"
 
@@ -98,6 +99,7 @@ void fz_init_server(void) {
     evict_init();
     snap_init();
     aof_init();
+    pubsub_init(); /* the subscribed-context gate, as server.c registers it */
 }
 
 /* path made absolute against cwd (heap; "" stays ""). */

@@ -172,6 +172,43 @@ BGSAVE
 SPOP s0 50
 FLUSHALL
 """,
+    "resp3": """
+HELLO 3
+HSET h0 f v f1 v1
+HGETALL h0
+HRANDFIELD h0 -3 WITHVALUES
+SADD s0 a b 3
+SMEMBERS s0
+SPOP s0 2
+ZADD z0 1 a 2.5 b
+ZADD z0 INCR 1 a
+ZRANGE z0 0 -1 WITHSCORES
+ZPOPMIN z0 1
+ZRANDMEMBER z0 2 WITHSCORES
+ZSCORE z0 b
+LPOP l0 2
+BLPOP l0 0
+CONFIG GET hash-max-listpack-entries
+COMMAND INFO get
+COMMAND DOCS set
+INFO server
+MEMORY STATS
+DEBUG protocol map
+DEBUG protocol attrib
+DEBUG protocol push
+SUBSCRIBE k0 k1
+PSUBSCRIBE k*
+PUBLISH k0 v
+GET k0
+UNSUBSCRIBE
+PUNSUBSCRIBE
+MULTI
+GET k0
+HGETALL h0
+EXEC
+HELLO 2
+HGETALL h0
+""",
     "coll-config": """
 CONFIG SET hash-max-listpack-entries 2
 HSET h0 a 1 b 2 c 3

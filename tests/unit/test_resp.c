@@ -472,6 +472,46 @@ START_TEST(test_encoder) {
 }
 END_TEST
 
+/* The RESP3 types, as Redis 7.0 writes them (doubles: inf and -inf
+ * spelled out, anything else "%.17g" as addReplyDouble prints it, so a
+ * negative NaN is "-nan"). */
+START_TEST(test_encoder_resp3) {
+    vbuf b;
+    vbuf_init(&b);
+    resp_add_map(&b, 2);
+    resp_add_set(&b, 0);
+    resp_add_push(&b, 3);
+    resp_add_attribute(&b, 1);
+    OUT(&b, "%2\r\n~0\r\n>3\r\n|1\r\n");
+    resp_add_null(&b);
+    resp_add_bool(&b, 1);
+    resp_add_bool(&b, 0);
+    OUT(&b, "_\r\n#t\r\n#f\r\n");
+    resp_add_double(&b, 1.5);
+    resp_add_double(&b, 0.1);
+    resp_add_double(&b, -0.0);
+    resp_add_double(&b, 1e300);
+    resp_add_double(&b, 1.0 / 0.0);
+    resp_add_double(&b, -1.0 / 0.0);
+    OUT(&b, ",1.5\r\n,0.10000000000000001\r\n,-0\r\n,1.0000000000000001e+300\r\n"
+            ",inf\r\n,-inf\r\n");
+    char nan_s[16], mnan_s[16], want[64];
+    snprintf(nan_s, sizeof nan_s, "%.17g", __builtin_nan(""));
+    snprintf(mnan_s, sizeof mnan_s, "%.17g", -__builtin_nan(""));
+    resp_add_double(&b, __builtin_nan(""));
+    resp_add_double(&b, -__builtin_nan(""));
+    snprintf(want, sizeof want, ",%s\r\n,%s\r\n", nan_s, mnan_s);
+    ck_assert_str_eq(mnan_s, "-nan"); /* glibc: what Redis prints */
+    expect_out(&b, want, strlen(want));
+    resp_add_bignum(&b, "1234567999999999999999999999999999999", 37);
+    OUT(&b, "(1234567999999999999999999999999999999\r\n");
+    resp_add_verbatim(&b, "a\r\nb", 4, "txt");
+    resp_add_verbatim(&b, NULL, 0, "mkd");
+    OUT(&b, "=8\r\ntxt:a\r\nb\r\n=4\r\nmkd:\r\n");
+    vbuf_free(&b);
+}
+END_TEST
+
 /* The encoder's output parses back to what was encoded. */
 START_TEST(test_encoder_parser_roundtrip) {
     vbuf b;
@@ -671,6 +711,7 @@ static Suite *resp_suite(void) {
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("encode");
     tcase_add_test(te, test_encoder);
+    tcase_add_test(te, test_encoder_resp3);
     tcase_add_test(te, test_encoder_parser_roundtrip);
     suite_add_tcase(s, te);
     TCase *tb = tcase_create("big");

@@ -95,6 +95,7 @@ static int may_write(const client *c, const cmd_def *d) {
 int pause_postpones(client *c, const cmd_def *d) {
     int kind = pause_kind();
     if (!kind || (c->flags & (CLIENT_REPLICA | CLIENT_LOADER | CLIENT_SCRIPT))) return 0;
+    if (c->tcp.data != c) return 0; /* no connection (in-process clients): nobody waits */
     if (kind == PAUSE_WRITE && !may_write(c, d)) return 0;
     /* what is refused before the pause in Redis is answered now */
     int arity_ok = d->arity > 0 ? c->argc == d->arity : c->argc >= -d->arity;

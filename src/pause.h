@@ -1,7 +1,8 @@
 /* pause: CLIENT PAUSE / UNPAUSE, as Redis 7.0.
  *
  * While a pause lasts, the dispatcher postpones (pause_postpones) every
- * command of a client that is not a replica of this server (ALL), or only
+ * command of a connected client other than a replica of this server (ALL;
+ * the AOF loader and the scripting client run on), or only
  * those that may write or replicate (WRITE: write commands, EXEC of a
  * transaction that writes, PUBLISH, EVAL, FCALL, PFCOUNT, SCRIPT LOAD and
  * FLUSH): the client is flagged CLIENT_BLOCKED, its command stays its

@@ -502,6 +502,23 @@ START_TEST(pause_frozen_keys)
 }
 END_TEST
 
+START_TEST(pause_no_eviction)
+{
+    expect_status(h_c, "OK", "MSET a 1 b 2");
+    expect_status(h_c, "OK", "CONFIG SET maxmemory-policy allkeys-random");
+    expect_status(h_c, "OK", "CLIENT PAUSE 100000 WRITE");
+    expect_status(h_c, "OK", "CONFIG SET maxmemory 1");
+    h_sleep_ms(200);
+    expect_bulk(h_c, "1", "GET a");
+    expect_int(h_c, 2, "DBSIZE");
+    ck_assert_int_eq(h_info_int(h_c, "stats", "evicted_keys"), 0);
+    expect_status(h_c, "OK", "CLIENT UNPAUSE");
+    expect_int(h_c, 0, "DBSIZE"); /* evicted before it runs */
+    ck_assert_int_eq(h_info_int(h_c, "stats", "evicted_keys"), 2);
+    expect_status(h_c, "OK", "CONFIG SET maxmemory 0");
+}
+END_TEST
+
 /* ---- UNBLOCK ---- */
 
 START_TEST(unblock)
@@ -921,6 +938,7 @@ int main(void) {
     tcase_add_test(tc, pause_exec);
     tcase_add_test(tc, pause_all);
     tcase_add_test(tc, pause_frozen_keys);
+    tcase_add_test(tc, pause_no_eviction);
     tcase_add_test(tc, unblock);
     tcase_add_test(tc, tracking_errors);
     tcase_add_test(tc, tracking_redirect);

@@ -416,6 +416,10 @@ START_TEST(pause_write)
     raw_cmd(w, "SET x 2");
     raw_cmd(w, "GET x"); /* behind the postponed SET */
     raw_cmd(p, "PUBLISH ch m"); /* may replicate: postponed too */
+    int k = raw_connect(h_srv->port);
+    raw_cmd(k, "SET y 1");
+    h_wait_info(h_c, "clients", "blocked_clients", 3, 5000);
+    close(k); /* a postponed client that goes away */
     h_wait_info(h_c, "clients", "blocked_clients", 2, 5000);
     /* reads run, and so do the commands refused before the pause */
     expect_bulk(h_c, "1", "GET x");
@@ -439,6 +443,7 @@ START_TEST(pause_write)
     raw_expect(w, "+OK\r\n$1\r\n2\r\n");
     raw_expect(p, ":0\r\n");
     h_wait_info(h_c, "clients", "blocked_clients", 0, 5000);
+    expect_int(h_c, 0, "EXISTS y");
     close(w);
     close(p);
     redisFree(o);
@@ -908,6 +913,23 @@ START_TEST(tracking_resp3)
     raw_expect(fd, ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n");
     raw_cmd(fd, "CLIENT REPLY ON");
     raw_expect(fd, "+OK\r\n");
+    /* the redirect target goes away: a RESP3 client is told at each message */
+    int t = raw_connect(h_srv->port);
+    raw_cmd(t, "CLIENT ID");
+    raw_read(t, got, sizeof got, 3, h_scaled_ms(5000), &closed);
+    long long tid = atoll(got + 1);
+    char words[64], want[128];
+    snprintf(words, sizeof words, "CLIENT TRACKING on REDIRECT %lld", tid);
+    raw_cmd(fd, words);
+    raw_expect(fd, "+OK\r\n");
+    raw_cmd(fd, "GET rk");
+    raw_expect(fd, "_\r\n");
+    close(t);
+    h_wait_info(h_c, "clients", "connected_clients", 3, 5000);
+    raw_cmd(o, "SET rk 1");
+    raw_expect(o, "+OK\r\n");
+    snprintf(want, sizeof want, ">2\r\n$21\r\ntracking-redir-broken\r\n:%lld\r\n", tid);
+    raw_expect(fd, want);
     /* BCAST */
     raw_cmd(fd, "CLIENT TRACKING off");
     raw_expect(fd, "+OK\r\n");

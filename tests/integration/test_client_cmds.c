@@ -494,8 +494,12 @@ END_TEST
 START_TEST(pause_frozen_keys)
 {
     long long expired = h_info_int(h_c, "stats", "expired_keys");
-    expect_status(h_c, "OK", "SET e 1 PX 50");
-    expect_status(h_c, "OK", "CLIENT PAUSE 100000 WRITE");
+    /* in one transaction: the pause starts before the key can expire */
+    expect_status(h_c, "OK", "MULTI");
+    expect_status(h_c, "QUEUED", "SET e 1 PX 50");
+    expect_status(h_c, "QUEUED", "CLIENT PAUSE 100000 WRITE");
+    redisReply *r = expect_array(h_c, 2, "EXEC");
+    freeReplyObject(r);
     h_sleep_ms(300);
     expect_nil(h_c, "GET e");
     expect_int(h_c, 1, "DBSIZE");
@@ -731,7 +735,7 @@ START_TEST(tracking_expire)
     long long sid;
     redisContext *s = redirect_target(&sid);
     expect_status(c, "OK", "CLIENT TRACKING on REDIRECT %lld", sid);
-    expect_status(w, "OK", "SET e 1 PX 100");
+    expect_status(w, "OK", "SET e 1 PX 400");
     expect_bulk(c, "1", "GET e");
     expect_invalidate1(s, "e"); /* the active expiry deletes it */
     expect_status(w, "OK", "CONFIG SET maxmemory-policy allkeys-random");

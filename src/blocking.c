@@ -377,6 +377,18 @@ void block_client_closed(client *c) {
     if (c->bstate) unblock(c);
 }
 
+int block_unblock(client *c, int error) {
+    if (!c->bstate || c == B.rerun) return 0;
+    if (error) reply_error(c, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    else resp_add_nil_array(&c->reply); /* as a timeout */
+    unblock(c);
+    net_skip_pending(c);
+    queue_resume(c);
+    return 1;
+}
+
+size_t block_timeout_clients(void) { return B.nheap; }
+
 static void on_timer(uv_timer_t *t) {
     (void)t;
     B.armed_for = 0;

@@ -61,7 +61,14 @@ static inline void block_handle_ready(void) {
 }
 /* c is going away (disconnect, CLIENT KILL): removed from every key. */
 void block_client_closed(client *c);
-/* INFO's blocked_clients. */
+/* INFO's blocked_clients, and clients_in_timeout_table (those with a
+ * deadline). */
 size_t block_blocked_clients(void);
+size_t block_timeout_clients(void);
+/* CLIENT UNBLOCK: c, blocked on keys, is answered as on timeout (a nil
+ * array) or, with error, "-UNBLOCKED client unblocked via CLIENT UNBLOCK",
+ * and its waiting input runs after the current command. 0 when c is not
+ * blocked on keys. */
+int block_unblock(client *c, int error);
 
 #endif

@@ -16,7 +16,9 @@
 #include "evict.h"
 #include "hooks.h"
 #include "multi.h"
+#include "pause.h"
 #include "propagate.h"
+#include "tracking.h"
 #include "util.h"
 
 static cmd_def **sorted;     /* top-level commands by name, for bsearch */
@@ -379,6 +381,7 @@ void cmd_call(client *c, const cmd_def *d) {
     propagated = 0;
     prop_begin();
     d->proc(c);
+    tracking_after_call(c, d); /* the keys a tracking client read */
     cmd_def *md = (cmd_def *)d;
     md->usec += (uint64_t)(mono_us() - start);
     md->calls++;
@@ -393,7 +396,7 @@ void cmd_call(client *c, const cmd_def *d) {
     propagated = outer_propagated;
 }
 
-int cmd_dispatch(client *c) {
+static int dispatch(client *c) {
     const cmd_def *container;
     const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
     if (!d) {
@@ -403,6 +406,7 @@ int cmd_dispatch(client *c) {
         multi_rejected(c, NULL, 0);
         return CMD_RAN;
     }
+    if (pause_postpones(c, d)) return CMD_PARKED; /* CLIENT PAUSE: runs when it ends */
     if (multi_queues(c, d)) { /* inside MULTI: checked now, run by EXEC */
         c->cmd = d;
         if (may_run(c, d)) multi_queue(c, d);
@@ -428,6 +432,13 @@ int cmd_dispatch(client *c) {
     c->cmd = NULL;
     int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;
     block_handle_ready(); /* keys this command (or EXEC) created */
+    return rc;
+}
+
+int cmd_dispatch(client *c) {
+    size_t reply_at = c->reply.len;
+    int rc = dispatch(c);
+    if (rc == CMD_RAN) client_command_done(c, reply_at); /* CLIENT REPLY, tracking */
     return rc;
 }
 

@@ -291,6 +291,10 @@ cmd_proc cmd_client, cmd_reset;
 /* CLIENT SETNAME's check and store (HELLO SETNAME too): 1, or 0 after
  * replying the error. */
 int client_set_name(client *c, const arg *a);
+/* After each command that ran (cmd_dispatch): CLIENT REPLY OFF/SKIP drop
+ * what it wrote from reply_at on, SKIP moves on, CLIENT CACHING ends, and
+ * tracking messages for c follow its reply. */
+void client_command_done(client *c, size_t reply_at);
 /* cmd_bitops.c */
 cmd_proc cmd_setbit, cmd_getbit, cmd_bitcount, cmd_bitpos, cmd_bitop, cmd_bitfield,
     cmd_bitfield_ro, cmd_lcs;

@@ -10,6 +10,8 @@
 #include "hooks.h"
 #include "lazyfree.h"
 #include "multi.h"
+#include "pause.h"
+#include "tracking.h"
 #include "util.h"
 
 void db_init_all(int n) {
@@ -41,6 +43,7 @@ int db_remove(db *d, const char *key, size_t len, int lazy) {
 static void expire_now(db *d, const char *key, size_t len) {
     db_remove(d, key, len, server.cfg.lazyfree_lazy_expire);
     multi_touch_key(d->id, key, len);
+    tracking_invalidate_key(key, len);
     server.stat.expired_keys++;
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(d->id, 2, argv);
@@ -56,7 +59,7 @@ static vt_entry *lookup(db *d, const char *key, size_t len) {
         /* A replica leaves expiry to its master's DEL, as Redis 7.0's
          * expireIfNeeded: the master's own commands still see the key, the
          * others see it gone; nothing is deleted here. */
-        if (server.upstream) {
+        if (server.upstream || pause_keys_frozen()) { /* CLIENT PAUSE: no change either */
             const client *c = server.current_client;
             return c && (c->flags & CLIENT_MASTER) ? e : NULL;
         }
@@ -112,6 +115,7 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     }
     else if (e) evict_touch(e);
     if (e) multi_touch_key(d->id, key, len); /* the caller changes it now */
+    if (e) tracking_invalidate_key(key, len);
     return e;
 }
 
@@ -140,6 +144,7 @@ int db_delete_lazy(db *d, const char *key, size_t len, int lazy) {
     if (!lookup(d, key, len)) return 0;
     int deleted = db_remove(d, key, len, lazy);
     if (deleted) multi_touch_key(d->id, key, len);
+    if (deleted) tracking_invalidate_key(key, len);
     return deleted;
 }
 
@@ -203,6 +208,7 @@ static size_t expire_step(db *d, expire_scan *s) {
 
 void db_active_expire(int64_t budget_us) {
     if (server.upstream) return; /* a replica's keys expire by its master's DEL */
+    if (pause_keys_frozen()) return; /* CLIENT PAUSE keeps the dataset as it is */
     int64_t start = mono_us();
     expire_scan s = {0};
     for (int i = 0; i < server.cfg.databases; i++) {

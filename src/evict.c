@@ -23,6 +23,8 @@
 #include "lazyfree.h"
 #include "log.h"
 #include "multi.h"
+#include "pause.h"
+#include "tracking.h"
 #include "util.h"
 
 #define LRU_CLOCK_MAX ((1u << 24) - 1)
@@ -218,6 +220,7 @@ static void evict_key(int dbid, const char *key, size_t len) {
     /* as Redis: eviction fails a WATCH. Before the removal: key may point
      * into the entry's own key object, which the removal frees. */
     multi_touch_key(dbid, key, len);
+    tracking_invalidate_key(key, len);
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     server.stat.evicted_keys++;
 }
@@ -295,6 +298,7 @@ static void timer_start(void) { timer_start_in(0); }
 
 static int perform(void) {
     if (!server.cfg.maxmemory || server.loading) return EVICT_OK;
+    if (pause_keys_frozen()) return EVICT_OK; /* CLIENT PAUSE: nothing evicted, nothing refused */
     size_t limit = (size_t)server.cfg.maxmemory;
     if (evict_counted_memory() <= limit) return EVICT_OK;
     int p = server.cfg.maxmemory_policy;

@@ -17,7 +17,9 @@
 #include "hooks.h"
 #include "lazyfree.h"
 #include "net.h"
+#include "pause.h"
 #include "pubsub.h"
+#include "tracking.h"
 #include "util.h"
 
 static size_t peak_memory; /* main thread only: used_memory_peak */
@@ -94,10 +96,12 @@ static void section_clients(vbuf *b) {
         if (c->in.len > max_in) max_in = c->in.len;
         if (net_pending_output(c) > max_out) max_out = net_pending_output(c);
     }
-    addf(b, "# Clients\r\nconnected_clients:%zu\r\nmaxclients:%d\r\n"
+    addf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%d\r\n"
             "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
-            "blocked_clients:%zu\r\n",
-         server.nclients, server.cfg.maxclients, max_in, max_out, block_blocked_clients());
+            "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n",
+         server.nclients, server.cfg.maxclients, max_in, max_out,
+         block_blocked_clients() + pause_postponed(), tracking_clients(),
+         block_timeout_clients());
 }
 
 static void section_memory(vbuf *b) {
@@ -166,6 +170,7 @@ static void section_stats(vbuf *b) {
          (unsigned long long)ex_cur, (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
          chans, pats, shards, (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
+    tracking_info_stats(b);
 }
 
 /* Every field comes from the replication subsystem (repl/). */

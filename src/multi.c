@@ -155,7 +155,7 @@ int multi_queues(client *c, const cmd_def *d) {
     if (c->mstate && c->mstate->ran) free_queue(c->mstate);
     if (!(c->flags & CLIENT_MULTI)) return 0;
     return d->proc != cmd_exec && d->proc != cmd_discard && d->proc != cmd_multi &&
-           d->proc != cmd_watch && d->proc != cmd_quit;
+           d->proc != cmd_watch && d->proc != cmd_quit && d->proc != cmd_reset;
 }
 
 void multi_queue(client *c, const cmd_def *d) {

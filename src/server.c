@@ -30,7 +30,9 @@
 #include "lazyfree.h"
 #include "log.h"
 #include "net.h"
+#include "pause.h"
 #include "pubsub.h"
+#include "tracking.h"
 #include "util.h"
 
 server_t server;
@@ -231,6 +233,8 @@ int server_setup(int argc, char **argv) {
     db_init_all(server.cfg.databases);
     evict_init();
     pubsub_init();
+    tracking_init();
+    pause_init();
     if (lazyfree_start(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;

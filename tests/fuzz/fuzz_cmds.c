@@ -156,6 +156,8 @@ static int skip(int argc, const arg *argv) {
     if (arg_is(a, "psync") || arg_is(a, "sync") || arg_is(a, "replicaof") ||
         arg_is(a, "slaveof") || arg_is(a, "wait"))
         return 1;
+    /* CLIENT REPLY OFF/SKIP drop the reply each command is checked by */
+    if (arg_is(a, "client") && argc >= 2 && arg_is(&argv[1], "reply")) return 1;
     if (arg_is(a, "config")) {
         if (argc >= 2 && (arg_is(&argv[1], "get") || arg_is(&argv[1], "help"))) return 0;
         /* CONFIG SET of one collection shape limit (its words are in the

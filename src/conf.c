@@ -7,6 +7,8 @@
  * never disagree. Error texts are Redis 7.0's, word for word, because tools
  * and tests compare them. Main thread only. */
 #include "conf.h"
+#include "conf_int.h"
+#include "log.h"
 #include "notify.h"
 #include "util.h"
 
@@ -70,37 +72,6 @@ static char **split_spaces(const char *s, int *argc)
 
 /* ---- the parameter table ---- */
 
-enum { P_BOOL, P_INT, P_MEM, P_STR, P_ENUM, P_SPECIAL };
-
-#define PF_IMMUTABLE 1 /* CONFIG SET refuses it */
-#define PF_PROTECTED 2 /* CONFIG SET refuses it, as Redis's protected configs */
-#define PF_MULTI 4     /* takes any number of arguments */
-#define PF_FILENAME 8  /* a bare file name, not a path */
-#define PF_DIRNAME 16  /* a bare directory name, not a path */
-
-typedef struct conf_enum { const char *name; int val; } conf_enum;
-
-typedef struct conf_param conf_param;
-struct conf_param {
-    const char *name;
-    int type, flags;
-    size_t off, size;    /* the field in struct conf; size 0: none, the
-                            parameter is accepted for Redis tools and always
-                            reads as sdef */
-    long long min, max;  /* P_INT, P_MEM bounds */
-    long long def;       /* default of P_BOOL, P_INT, P_MEM, P_ENUM */
-    const char *sdef;    /* default of P_STR and P_SPECIAL (as set args) */
-    const conf_enum *enums;
-    /* optional, after parsing a number/bool/enum: may adjust *v, or
-     * refuse it with a reason */
-    const char *(*check)(long long *v);
-    /* P_SPECIAL */
-    int (*set)(conf *c, int argc, char **argv, int loading, char *err, size_t errlen);
-    char *(*get)(const conf *c);
-};
-
-#define FIELD(f) .off = offsetof(conf, f), .size = sizeof(((conf *)0)->f)
-
 static const conf_enum loglevel_enum[] = {
     {"debug", LOG_DEBUG}, {"verbose", LOG_VERBOSE}, {"notice", LOG_NOTICE},
     {"warning", LOG_WARNING}, {NULL, 0}};
@@ -136,11 +107,6 @@ static const char *check_hz(long long *v)
     if (*v < 1) *v = 1;
     if (*v > 500) *v = 500;
     return NULL;
-}
-
-static const char *check_daemonize(long long *v)
-{
-    return *v ? "verso runs in the foreground" : NULL;
 }
 
 /* ---- special parameters: save, bind, client-output-buffer-limit ---- */
@@ -382,9 +348,9 @@ static const conf_param params[] = {
     {"lfu-decay-time", P_INT, 0, FIELD(lfu_decay_time), .min = 0, .max = INT_MAX, .def = 1},
     /* collections (the *-ziplist-* names are Redis's aliases: same field) */
     {"hash-max-listpack-entries", P_INT, 0, FIELD(hash_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 512},
+     .max = LONG_MAX, .def = 512},
     {"hash-max-ziplist-entries", P_INT, 0, FIELD(hash_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 512},
+     .max = LONG_MAX, .def = 512},
     {"hash-max-listpack-value", P_MEM, 0, FIELD(hash_max_listpack_value), .min = 0,
      .max = LLONG_MAX, .def = 64},
     {"hash-max-ziplist-value", P_MEM, 0, FIELD(hash_max_listpack_value), .min = 0,
@@ -396,11 +362,11 @@ static const conf_param params[] = {
     {"list-compress-depth", P_INT, 0, FIELD(list_compress_depth), .min = 0, .max = INT_MAX,
      .def = 0},
     {"set-max-intset-entries", P_INT, 0, FIELD(set_max_intset_entries), .min = 0,
-     .max = INT_MAX, .def = 512},
+     .max = LONG_MAX, .def = 512},
     {"zset-max-listpack-entries", P_INT, 0, FIELD(zset_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 128},
+     .max = LONG_MAX, .def = 128},
     {"zset-max-ziplist-entries", P_INT, 0, FIELD(zset_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 128},
+     .max = LONG_MAX, .def = 128},
     {"zset-max-listpack-value", P_MEM, 0, FIELD(zset_max_listpack_value), .min = 0,
      .max = LLONG_MAX, .def = 64},
     {"zset-max-ziplist-value", P_MEM, 0, FIELD(zset_max_listpack_value), .min = 0,
@@ -450,7 +416,7 @@ static const conf_param params[] = {
     {"repl-disable-tcp-nodelay", P_BOOL, 0, FIELD(repl_disable_tcp_nodelay), .def = 0},
     {"repl-backlog-size", P_MEM, 0, FIELD(repl_backlog_size), .min = 1, .max = LLONG_MAX,
      .def = 1024 * 1024},
-    {"repl-backlog-ttl", P_INT, 0, FIELD(repl_backlog_ttl), .min = 0, .max = INT_MAX,
+    {"repl-backlog-ttl", P_INT, 0, FIELD(repl_backlog_ttl), .min = 0, .max = LONG_MAX,
      .def = 3600},
     {"min-replicas-to-write", P_INT, 0, FIELD(min_replicas_to_write), .min = 0, .max = INT_MAX,
      .def = 0},
@@ -487,10 +453,7 @@ static const conf_param params[] = {
     /* ---- loading: more parameters here ---- */
     /* ---- config coverage: more parameters here ---- */
     /* accepted so that Redis tools and config files work; no effect */
-    {"daemonize", P_BOOL, PF_IMMUTABLE, .check = check_daemonize, .sdef = "no"},
-    {"io-threads", P_INT, PF_IMMUTABLE, .min = 1, .max = 128, .sdef = "1"},
-    {"supervised", P_ENUM, PF_IMMUTABLE, .enums = supervised_enum, .sdef = "no"},
-    {"rdb-del-sync-files", P_BOOL, 0, .sdef = "no"},
+#include "conf_compat_params.h"
 };
 
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
@@ -531,15 +494,49 @@ static const char *enum_name(const conf_enum *e, long long v)
     return "unknown";
 }
 
-static int parse_enum(const conf_param *p, const char *s, long long *v, char *err,
-                      size_t errlen)
+/* The value of a PF_ENUM parameter on the heap: the name of that value, or
+ * for PF_FLAGS the names of its bits in table order ("nosave now"), as
+ * Redis's configEnumGetName. */
+static char *enum_format(const conf_param *p, long long v)
 {
+    if (!(p->flags & PF_FLAGS) || !v) return xstrdup(enum_name(p->enums, v));
+    sbuf b = {0};
+    long long left = v;
     for (const conf_enum *e = p->enums; e->name; e++) {
-        if (!strcasecmp(e->name, s)) {
-            *v = e->val;
-            return 0;
+        if (e->val == v) {
+            free(b.p);
+            return xstrdup(e->name);
+        }
+        if (e->val && (left & e->val) == e->val) {
+            sb_str(&b, b.len ? " " : "");
+            sb_str(&b, e->name);
+            left &= ~(long long)e->val;
         }
     }
+    if (left || !b.p) {
+        free(b.p);
+        return xstrdup("unknown");
+    }
+    return b.p;
+}
+
+/* One enum name, or for PF_FLAGS every argument's bits OR'ed (at least
+ * one argument). */
+static int parse_enum(const conf_param *p, int argc, char **argv, long long *v, char *err,
+                      size_t errlen)
+{
+    int ok = argc > 0;
+    *v = 0;
+    for (int i = 0; i < argc && ok; i++) {
+        ok = 0;
+        for (const conf_enum *e = p->enums; e->name && !ok; e++) {
+            if (!strcasecmp(e->name, argv[i])) {
+                *v |= e->val;
+                ok = 1;
+            }
+        }
+    }
+    if (ok) return 0;
     size_t n = (size_t)snprintf(err, errlen, "argument(s) must be one of the following: ");
     for (const conf_enum *e = p->enums; e->name && n < errlen; e++)
         n += (size_t)snprintf(err + n, errlen - n, "%s%s", e == p->enums ? "" : ", ", e->name);
@@ -549,10 +546,37 @@ static int parse_enum(const conf_param *p, const char *s, long long *v, char *er
 static int parse_num(const conf_param *p, const char *s, long long *v, char *err,
                      size_t errlen)
 {
+    size_t n = strlen(s);
     if (p->type == P_MEM) {
-        if (s[0] == '-' || !str_to_memsize(s, v))
-            return fail(err, errlen, "argument must be a memory value");
-    } else if (!str_to_ll(s, strlen(s), v)) {
+        if (s[0] != '-' && str_to_memsize(s, v)) {
+            /* a memory value */
+        } else if ((p->flags & PF_PERCENT) && n > 1 && s[n - 1] == '%' &&
+                   str_to_ll(s, n - 1, v) && *v >= 0) {
+            *v = -*v; /* a percentage is kept negative, as Redis */
+            if (*v < p->min) {
+                snprintf(err, errlen, "percentage argument must be less or equal to %lld",
+                         -p->min);
+                return -1;
+            }
+            return 0;
+        } else {
+            return fail(err, errlen, (p->flags & PF_PERCENT)
+                                         ? "argument must be a memory or percent value"
+                                         : "argument must be a memory value");
+        }
+    } else if (p->flags & PF_OCTAL) {
+        char *end;
+        errno = 0;
+        *v = strtoll(s, &end, 8);
+        if (errno || *end || !n)
+            return fail(err, errlen, "argument couldn't be parsed as an octal number");
+        if (*v < p->min || *v > p->max) {
+            snprintf(err, errlen, "argument must be between %llo and %llo inclusive",
+                     (unsigned long long)p->min, (unsigned long long)p->max);
+            return -1;
+        }
+        return 0;
+    } else if (!str_to_ll(s, n, v)) {
         return fail(err, errlen, "argument couldn't be parsed into an integer");
     }
     if (*v < p->min || *v > p->max) {
@@ -563,17 +587,37 @@ static int parse_num(const conf_param *p, const char *s, long long *v, char *err
     return 0;
 }
 
-static int set_str(conf *c, const conf_param *p, const char *s, char *err, size_t errlen)
+/* A string parameter from its arguments (one unless PF_MULTI, then kept
+ * as the norm function writes them, or joined by spaces). */
+static int set_str(conf *c, const conf_param *p, int argc, char **argv, char *err,
+                   size_t errlen)
 {
+    const char *s = argc ? argv[0] : "";
     if ((p->flags & (PF_FILENAME | PF_DIRNAME)) && (strchr(s, '/') || strchr(s, '\\'))) {
         snprintf(err, errlen, "%s can't be a path, just a %s", p->name,
                  p->flags & PF_DIRNAME ? "dirname" : "filename");
         return -1;
     }
-    if (!p->size) return 0;
+    char *v;
+    if (p->norm) {
+        char *one[1] = {""};
+        v = p->norm(argc ? argc : 1, argc ? argv : one, err, errlen);
+        if (!v) return -1;
+    } else {
+        sbuf b = {0};
+        for (int i = 0; i < argc; i++) {
+            sb_str(&b, i ? " " : "");
+            sb_str(&b, argv[i]);
+        }
+        v = sb_take(&b);
+    }
+    if (!p->size) {
+        free(v);
+        return 0;
+    }
     char **f = str_field(c, p);
     free(*f);
-    *f = xstrdup(s);
+    *f = v;
     return 0;
 }
 
@@ -587,13 +631,14 @@ static int param_set(conf *c, const conf_param *p, int argc, char **argv, int lo
     case P_SPECIAL:
         return p->set(c, argc, argv, loading, err, errlen);
     case P_STR:
-        return set_str(c, p, argv[0], err, errlen);
+        return set_str(c, p, argc, argv, err, errlen);
     case P_BOOL:
         if (!strcasecmp(argv[0], "yes")) v = 1;
         else if (strcasecmp(argv[0], "no")) return fail(err, errlen, "argument must be 'yes' or 'no'");
         break;
     case P_ENUM:
-        if (parse_enum(p, argv[0], &v, err, errlen) < 0) return -1;
+        if (parse_enum(p, (p->flags & PF_FLAGS) ? argc : 1, argv, &v, err, errlen) < 0)
+            return -1;
         break;
     default:
         if (parse_num(p, argv[0], &v, err, errlen) < 0) return -1;
@@ -607,14 +652,16 @@ static int param_set(conf *c, const conf_param *p, int argc, char **argv, int lo
 /* The value as CONFIG GET shows it, on the heap. */
 static char *param_format(const conf *c, const conf_param *p)
 {
-    char buf[24];
+    char buf[32];
     if (p->type == P_SPECIAL) return p->get(c);
     if (!p->size) return xstrdup(p->sdef);
     if (p->type == P_STR) return xstrdup(*str_field(c, p) ? *str_field(c, p) : "");
     long long v = num_get(c, p);
     if (p->type == P_BOOL) return xstrdup(v ? "yes" : "no");
-    if (p->type == P_ENUM) return xstrdup(enum_name(p->enums, v));
-    ll_to_str(buf, v);
+    if (p->type == P_ENUM) return enum_format(p, v);
+    if ((p->flags & PF_PERCENT) && v < 0) snprintf(buf, sizeof buf, "%lld%%", -v);
+    else if (p->flags & PF_OCTAL) snprintf(buf, sizeof buf, "%llo", (unsigned long long)v);
+    else ll_to_str(buf, v);
     return xstrdup(buf);
 }
 
@@ -911,7 +958,10 @@ void conf_rewrite_each(const conf *c, conf_line_fn fn, void *priv)
         }
         char *v = param_format(c, p), *dv = param_format(&def, p);
         int force = strcmp(v, dv) != 0;
-        if (p->type == P_STR) {
+        if (p->type == P_STR && (p->flags & PF_MULTI)) {
+            /* several words, written as such (oom-score-adj-values 0 200 800) */
+            emit_line(fn, priv, p->name, *v ? v : "\"\"", force);
+        } else if (p->type == P_STR) {
             /* dir: the working directory (the server chdir'ed into it),
              * absolute and always written, as Redis */
             char cwd[PATH_MAX];
@@ -919,7 +969,7 @@ void conf_rewrite_each(const conf *c, conf_line_fn fn, void *priv)
             char *q = quote_arg(is_dir ? cwd : v);
             emit_line(fn, priv, p->name, q, force || is_dir);
             free(q);
-        } else if (p->type == P_MEM) {
+        } else if (p->type == P_MEM && num_get(c, p) >= 0) {
             char m[32];
             format_memory(m, sizeof m, num_get(c, p));
             emit_line(fn, priv, p->name, m, force);
@@ -956,6 +1006,36 @@ void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
 }
 
 static conf_hook_fn conf_hook; /* main thread only */
+
+/* ---- parameters without effect: said once in the log ---- */
+
+static unsigned char noeffect_logged[NPARAMS]; /* per canonical row; main thread only */
+
+/* Logs, the first time only, that the parameter of row i does nothing in
+ * verso. */
+static void log_noeffect(size_t i)
+{
+    size_t r = canonical_row(i);
+    if (!(params[r].flags & PF_NOEFFECT) || noeffect_logged[r]) return;
+    noeffect_logged[r] = 1;
+    log_warning("Config parameter '%s' is accepted for compatibility with Redis "
+                "but has no effect in verso", params[r].name);
+}
+
+void conf_log_noeffect(const conf *c)
+{
+    conf def;
+    conf_init(&def);
+    for (size_t i = 0; i < NPARAMS; i++)
+        if ((params[i].flags & PF_NOEFFECT) && param_changed(&def, c, &params[i])) log_noeffect(i);
+    conf_free(&def);
+}
+
+int conf_has_effect(const char *name)
+{
+    const conf_param *p = param_find(name);
+    return p && !(p->flags & PF_NOEFFECT);
+}
 
 void conf_set_hook(conf_hook_fn fn) { conf_hook = fn; }
 
@@ -1050,6 +1130,7 @@ int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t
             *c = now;
             rc = run_hooks(&old, c, npairs, ps, err, errlen);
             conf_free(&old); /* on a veto: the rejected values */
+            for (int i = 0; i < npairs && rc == 0; i++) log_noeffect((size_t)(ps[i] - params));
         } else {
             conf_free(&now);
         }

@@ -1043,7 +1043,8 @@ void conf_set_hook(conf_hook_fn fn) { conf_hook = fn; }
 
 /* Finds the row of every name; the first bad name (unknown, immutable,
  * repeated) fails the whole command, as Redis checks names first. */
-static int resolve_names(int n, char **names, const conf_param **ps, char *err, size_t errlen)
+static int resolve_names(int n, char **names, const conf_param **ps, int allow_protected,
+                         char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
         const conf_param *p = param_find(names[i]);
@@ -1055,7 +1056,7 @@ static int resolve_names(int n, char **names, const conf_param **ps, char *err, 
             return -1;
         }
         if (p->flags & PF_IMMUTABLE) why = "can't set immutable config";
-        else if (p->flags & PF_PROTECTED) why = "can't set protected config";
+        else if ((p->flags & PF_PROTECTED) && !allow_protected) why = "can't set protected config";
         for (int j = 0; j < i && !why; j++)
             if (ps[j] == p) why = "duplicate parameter";
         if (why) {
@@ -1119,10 +1120,18 @@ static int run_hooks(conf *old, conf *live, int n, const conf_param **ps, char *
 
 int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t errlen)
 {
+    return conf_set_from(c, 0, npairs, names, values, err, errlen);
+}
+
+int conf_set_from(conf *c, int client_local, int npairs, char **names, char **values, char *err,
+                  size_t errlen)
+{
+    int mode = c->enable_protected_configs;
+    int allow_protected = mode == DEBUG_CMD_YES || (mode == DEBUG_CMD_LOCAL && client_local);
     if (npairs <= 0) return 0;
     const conf_param **ps = xcalloc((size_t)npairs, sizeof(*ps));
     int rc = -1;
-    if (resolve_names(npairs, names, ps, err, errlen) == 0) {
+    if (resolve_names(npairs, names, ps, allow_protected, err, errlen) == 0) {
         conf now;
         conf_dup(&now, c);
         if (set_values(&now, npairs, ps, values, err, errlen) == 0) {

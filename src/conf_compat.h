@@ -35,7 +35,6 @@ typedef struct conf_compat {
     char *ignore_warnings;              /* "" */
     int shutdown_on_sigint, shutdown_on_sigterm; /* default: SHUTDOWN_FLAG_* */
     int shutdown_timeout;               /* 10 s */
-    int enable_protected_configs;       /* no: dir and dbfilename stay refused */
     int enable_module_command;          /* no */
     /* networking */
     char *unixsocket;                   /* "" */

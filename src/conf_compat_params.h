@@ -38,7 +38,8 @@
      .def = 0, .enums = conf_shutdown_enum, .check = conf_check_shutdown_flags},
     {"shutdown-timeout", P_INT, NE, FIELD(compat.shutdown_timeout), .min = 0, .max = INT_MAX,
      .def = 10},
-    {"enable-protected-configs", P_ENUM, NE_IMM, FIELD(compat.enable_protected_configs),
+    /* honoured: conf_set_from lets CONFIG SET change dir and dbfilename */
+    {"enable-protected-configs", P_ENUM, PF_IMMUTABLE, FIELD(enable_protected_configs),
      .def = DEBUG_CMD_NO, .enums = protected_enum},
     {"enable-module-command", P_ENUM, NE_IMM, FIELD(compat.enable_module_command),
      .def = DEBUG_CMD_NO, .enums = protected_enum},

@@ -2,10 +2,13 @@
  * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (INFO is in info.c). Replies and
  * error texts follow Redis 7.0. Main thread only. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "conf.h"
@@ -133,6 +136,9 @@ typedef struct conf_reply {
 
 static void conf_collect(void *priv, const char *name, const char *value) {
     conf_reply *r = priv;
+    char cwd[PATH_MAX];
+    /* dir: where the server is (it chdir'ed there), absolute, as Redis */
+    if (!strcasecmp(name, "dir") && getcwd(cwd, sizeof cwd)) value = cwd;
     resp_add_bulk_str(&r->items, name);
     resp_add_bulk_str(&r->items, value);
     r->n += 2;

@@ -548,6 +548,12 @@ START_TEST(protected_configs_local)
     expect_error(c, "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - "
                     "dbfilename can't be a path, just a filename",
                  "CONFIG SET dbfilename a/b.rdb");
+    /* a relative dir is taken from the current one and shown absolute */
+    char sub2[PATH_MAX + 8];
+    snprintf(sub2, sizeof sub2, "%s/sub2", real);
+    ck_assert_int_eq(mkdir(sub2, 0755), 0);
+    expect_status(c, "OK", "CONFIG SET dir sub2");
+    ck_assert_str_eq(get1(c, "dir"), sub2);
     redisFree(c);
     h_srv_drop_all();
 }

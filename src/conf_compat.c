@@ -8,7 +8,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,37 +136,4 @@ char *conf_norm_oom_values(int argc, char **argv, char *err, size_t errlen)
     char buf[64];
     snprintf(buf, sizeof buf, "%lld %lld %lld", v[0], v[1], v[2]);
     return xstrdup(buf);
-}
-
-/* latency-tracking-info-percentiles: numbers in 0..100 ("" or nothing for
- * none), kept as Redis shows them ("%f" without trailing zeros). */
-char *conf_norm_percentiles(int argc, char **argv, char *err, size_t errlen)
-{
-    if (argc == 1 && !argv[0][0]) argc = 0;
-    size_t cap = 1, len = 0;
-    for (int i = 0; i < argc; i++) cap += 64 + 1;
-    char *out = xmalloc(cap);
-    out[0] = '\0';
-    for (int i = 0; i < argc; i++) {
-        char *end;
-        errno = 0;
-        double d = strtod(argv[i], &end);
-        if (!argv[i][0] || *end || errno == ERANGE || isnan(d) || isspace((unsigned char)argv[i][0])) {
-            free(out);
-            return refuse(err, errlen, "Invalid latency-tracking-info-percentiles parameters");
-        }
-        if (d > 100.0 || d < 0.0) {
-            free(out);
-            return refuse(err, errlen, "latency-tracking-info-percentiles parameters should "
-                                       "sit between [0.0,100.0]");
-        }
-        char f[64];
-        int n = snprintf(f, sizeof f, "%f", d);
-        if (strchr(f, '.')) {
-            while (n > 0 && f[n - 1] == '0') f[--n] = '\0';
-            if (n > 0 && f[n - 1] == '.') f[--n] = '\0';
-        }
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? " " : "", f);
-    }
-    return out;
 }

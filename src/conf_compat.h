@@ -108,8 +108,6 @@ typedef struct conf_compat {
     int tls_session_caching;            /* yes */
     int tls_session_cache_size;         /* 20480 */
     int tls_session_cache_timeout;      /* 300 s */
-    /* introspection */
-    char *latency_tracking_info_percentiles; /* "50 99 99.9" */
 } conf_compat;
 
 #endif

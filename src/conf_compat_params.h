@@ -164,9 +164,5 @@
      .max = INT_MAX, .def = 20480},
     {"tls-session-cache-timeout", P_INT, NE, FIELD(compat.tls_session_cache_timeout), .min = 0,
      .max = INT_MAX, .def = 300},
-    /* introspection */
-    {"latency-tracking-info-percentiles", P_STR, NE | PF_MULTI,
-     FIELD(compat.latency_tracking_info_percentiles), .sdef = "50 99 99.9",
-     .norm = conf_norm_percentiles},
 #undef NE
 #undef NE_IMM

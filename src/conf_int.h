@@ -60,6 +60,5 @@ const char *conf_check_shutdown_flags(long long *v);
 char *conf_norm_hostname(int argc, char **argv, char *err, size_t errlen);
 char *conf_norm_proc_title(int argc, char **argv, char *err, size_t errlen);
 char *conf_norm_oom_values(int argc, char **argv, char *err, size_t errlen);
-char *conf_norm_percentiles(int argc, char **argv, char *err, size_t errlen);
 
 #endif

@@ -19,7 +19,9 @@
  * directory, "" here) and port (6379 is the default). The harness starts
  * every server with --port, --bind, --dir, --save '' and
  * --enable-debug-command yes: those five are compared with what the harness
- * gave (harness_value) instead. */
+ * gave (harness_value) instead. latency-tracking-info-percentiles is
+ * introspection's (branch i11-intro): until that is merged, verso lacks it
+ * and the first test says so. */
 static const struct {
     const char *name, *value;
 } redis_params[] = {
@@ -343,10 +345,6 @@ static const struct {
     {"oom-score-adj-values", "1 2", "wrong number of arguments"},
     {"oom-score-adj-values", "0 0 2001",
      "Invalid oom-score-adj-values, elements must be between -2000 and 2000."},
-    {"latency-tracking-info-percentiles", "50 x",
-     "Invalid latency-tracking-info-percentiles parameters"},
-    {"latency-tracking-info-percentiles", "100.5",
-     "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
     /* immutable and protected */
     {"cluster-enabled", "yes", "can't set immutable config"},
     {"io-threads", "4", "can't set immutable config"},
@@ -397,8 +395,6 @@ START_TEST(set_and_get_values)
         {"shutdown-on-sigint", "default now", "now"},
         {"shutdown-on-sigterm", "NOW", "now"},
         {"oom-score-adj-values", "100 50 0", "100 50 0"},
-        {"latency-tracking-info-percentiles", "50.5000 99.99", "50.5 99.99"},
-        {"latency-tracking-info-percentiles", "", ""},
         {"cluster-announce-hostname", "ok-host.x", "ok-host.x"},
         {"proc-title-template", "{{title}} {port}", "{{title}} {port}"},
         {"tls-protocols", "TLSv1.2 TLSv1.3", "TLSv1.2 TLSv1.3"},
@@ -477,9 +473,8 @@ START_TEST(rewrite_round_trip)
     expect_status(c, "OK", "CONFIG SET tls-session-cache-size 200 maxmemory-clients 10%% "
                            "shutdown-on-sigint %s stream-node-max-bytes 8kb acl-pubsub-default "
                            "allchannels cluster-replica-validity-factor 7 "
-                           "latency-tracking-info-percentiles %s oom-score-adj-values %s "
-                           "proc-title-template %s tls-ciphers %s",
-                  "nosave now", "50 99", "1 2 3", "{title} {port}", "DEFAULT:!MEDIUM");
+                           "oom-score-adj-values %s proc-title-template %s tls-ciphers %s",
+                  "nosave now", "1 2 3", "{title} {port}", "DEFAULT:!MEDIUM");
     expect_status(c, "OK", "CONFIG REWRITE");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/server.conf", s->dir);
@@ -492,7 +487,6 @@ START_TEST(rewrite_round_trip)
                           "cluster-replica-validity-factor 7", "maxmemory-clients 10%",
                           "shutdown-on-sigint nosave now", "stream-node-max-bytes 8kb",
                           "acl-pubsub-default allchannels",
-                          "latency-tracking-info-percentiles 50 99",
                           "oom-score-adj-values 1 2 3",
                           "proc-title-template \"{title} {port}\"",
                           "tls-ciphers \"DEFAULT:!MEDIUM\"", NULL};
@@ -513,7 +507,7 @@ START_TEST(rewrite_round_trip)
         {"maxmemory-clients", "10%"}, {"shutdown-on-sigint", "nosave now"},
         {"stream-node-max-bytes", "8192"}, {"acl-pubsub-default", "allchannels"},
         {"cluster-replica-validity-factor", "7"}, {"cluster-slave-validity-factor", "7"},
-        {"latency-tracking-info-percentiles", "50 99"}, {"oom-score-adj-values", "1 2 3"},
+        {"oom-score-adj-values", "1 2 3"},
         {"proc-title-template", "{title} {port}"}, {"tls-ciphers", "DEFAULT:!MEDIUM"}};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
         const char *v = reply_value(r, same[i][0]);

@@ -956,11 +956,6 @@ START_TEST(test_compat_flags_and_strings)
 
     ck_assert_int_eq(set_pairs(&c, err, 1, "oom-score-adj-values", "100 50 0"), 0);
     ck_assert_str_eq(get1(&c, "oom-score-adj-values"), "100 50 0");
-    ck_assert_int_eq(set_pairs(&c, err, 1, "latency-tracking-info-percentiles", "50.5000 99.99"),
-                     0);
-    ck_assert_str_eq(get1(&c, "latency-tracking-info-percentiles"), "50.5 99.99");
-    ck_assert_int_eq(set_pairs(&c, err, 1, "latency-tracking-info-percentiles", ""), 0);
-    ck_assert_str_eq(get1(&c, "latency-tracking-info-percentiles"), "");
 
     ck_assert_int_eq(set_pairs(&c, err, 1, "oom-score-adj", "relative"), 0);
     ck_assert_str_eq(get1(&c, "oom-score-adj"), "yes"); /* one value, two names */
@@ -982,10 +977,6 @@ START_TEST(test_compat_flags_and_strings)
                      "wrong number of arguments");
     expect_set_error("oom-score-adj-values", "-3000 0 0", "oom-score-adj-values",
                      "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
-    expect_set_error("latency-tracking-info-percentiles", "101", "latency-tracking-info-percentiles",
-                     "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
-    expect_set_error("latency-tracking-info-percentiles", "abc", "latency-tracking-info-percentiles",
-                     "Invalid latency-tracking-info-percentiles parameters");
     expect_set_error("cluster-announce-hostname", "a_b", "cluster-announce-hostname",
                      "Hostnames may only contain alphanumeric characters, hyphens or dots");
     const char *tpl_bad = "template format is invalid or contains unknown variables";
@@ -1140,17 +1131,15 @@ START_TEST(test_compat_rewrite_round_trip)
     conf_init(&c);
     ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", "700"), 0);
     ck_assert_int_eq(apply_line_args(&c, err, 2, "cluster-enabled", "yes"), 0);
-    ck_assert_int_eq(set_pairs(&c, err, 8, "tls-port", "6380", "maxmemory-clients", "10%",
-                               "oom-score-adj-values", "1 2 3", "latency-tracking-info-percentiles",
-                               "", "shutdown-on-sigint", "now nosave", "proc-title-template",
-                               "{title} x", "cluster-slave-validity-factor", "7",
-                               "stream-node-max-bytes", "8kb"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 7, "tls-port", "6380", "maxmemory-clients", "10%",
+                               "oom-score-adj-values", "1 2 3", "shutdown-on-sigint", "now nosave",
+                               "proc-title-template", "{title} x", "cluster-slave-validity-factor",
+                               "7", "stream-node-max-bytes", "8kb"), 0);
     static lines_seen seen;
     seen.text[0] = '\0';
     conf_rewrite_each(&c, keep_line, &seen);
     const char *want[] = {"unixsocketperm 700\n", "cluster-enabled yes\n", "tls-port 6380\n",
                           "maxmemory-clients 10%\n", "oom-score-adj-values 1 2 3\n",
-                          "latency-tracking-info-percentiles \"\"\n",
                           "shutdown-on-sigint nosave now\n",
                           "proc-title-template \"{title} x\"\n",
                           "cluster-replica-validity-factor 7\n", "stream-node-max-bytes 8kb\n"};

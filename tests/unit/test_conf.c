@@ -968,7 +968,8 @@ START_TEST(test_compat_flags_and_strings)
     ck_assert_str_eq(get1(&c, "tls-cert-file"), "/etc/x.pem");
     conf_free(&c);
 
-    const char *list = "argument(s) must be one of the following: default, save, nosave, now, force";
+    const char *list =
+        "argument(s) must be one of the following: default, save, nosave, now, force";
     expect_set_error("shutdown-on-sigint", "", "shutdown-on-sigint", list);
     expect_set_error("shutdown-on-sigint", "now later", "shutdown-on-sigint", list);
     expect_set_error("shutdown-on-sigterm", "nosave save", "shutdown-on-sigterm",
@@ -1008,7 +1009,8 @@ START_TEST(test_compat_set_all_or_nothing)
                                "oom-score-adj-values", "1 2 3", "maxmemory-clients", "101%"),
                      -1);
     ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
-                          "'maxmemory-clients') - percentage argument must be less or equal to 100");
+                          "'maxmemory-clients') - percentage argument must be less or equal "
+                          "to 100");
     ck_assert_str_eq(get1(&c, "tls-port"), "0");
     ck_assert_str_eq(get1(&c, "maxmemory"), "0");
     ck_assert_str_eq(get1(&c, "oom-score-adj-values"), "0 200 800");

@@ -568,7 +568,7 @@ static int parse_num(const conf_param *p, const char *s, long long *v, char *err
         char *end;
         errno = 0;
         *v = strtoll(s, &end, 8);
-        if (errno || *end || !n)
+        if (errno || *end) /* "" is 0, as Redis's strtoll */
             return fail(err, errlen, "argument couldn't be parsed as an octal number");
         if (*v < p->min || *v > p->max) {
             snprintf(err, errlen, "argument must be between %llo and %llo inclusive",
@@ -737,10 +737,22 @@ static void conf_dup(conf *dst, const conf *src)
 
 /* ---- config file and command line ---- */
 
+/* Directives Redis 7.0 still reads from a config file (with one argument)
+ * and ignores. */
+static int is_deprecated(int argc, char **argv)
+{
+    static const char *const names[] = {"list-max-ziplist-entries", "list-max-ziplist-value",
+                                        "lua-replicate-commands"};
+    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof *names; i++)
+        if (!strcasecmp(argv[0], names[i])) return 1;
+    return 0;
+}
+
 int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 1) return fail(err, errlen, "Bad directive or wrong number of arguments");
     const conf_param *p = param_find(argv[0]);
+    if (!p && is_deprecated(argc, argv)) return 0;
     if (!p) return fail(err, errlen, "Bad directive or wrong number of arguments");
     if (!(p->flags & PF_MULTI) && argc != 2) return fail(err, errlen, "wrong number of arguments");
     return param_set(c, p, argc - 1, argv + 1, 1, err, errlen);

@@ -585,6 +585,35 @@ START_TEST(noeffect_logged_once)
 }
 END_TEST
 
+/* A Redis config file with directives Redis 7.0 reads and ignores, and
+ * with parameters verso does not act on, starts the server. */
+START_TEST(redis_config_file_starts)
+{
+    static const char text[] = "list-max-ziplist-entries 512\n"
+                               "list-max-ziplist-value 64\n"
+                               "lua-replicate-commands yes\n"
+                               "unixsocketperm 700\n"
+                               "io-threads 4\n"
+                               "io-threads-do-reads yes\n"
+                               "cluster-config-file nodes-6379.conf\n"
+                               "oom-score-adj-values 0 200 800\n"
+                               "shutdown-on-sigterm nosave now\n"
+                               "syslog-facility local3\n"
+                               "jemalloc-bg-thread yes\n"
+                               "activerehashing yes\n"
+                               "tls-auth-clients optional\n";
+    srv *s = srv_start_conf(text, NULL);
+    redisContext *c = srv_connect(s);
+    expect_status(c, "PONG", "PING");
+    ck_assert_str_eq(get1(c, "io-threads"), "4");
+    ck_assert_str_eq(get1(c, "shutdown-on-sigterm"), "nosave now");
+    ck_assert_str_eq(get1(c, "syslog-facility"), "local3");
+    ck_assert_str_eq(get1(c, "tls-auth-clients"), "optional");
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 START_TEST(resetstat)
 {
     expect_status(h_c, "OK", "SET a b");
@@ -606,6 +635,7 @@ int main(void)
     tcase_add_test(tc, set_and_get_values);
     tcase_add_test(tc, set_several_is_atomic);
     tcase_add_test(tc, rewrite_round_trip);
+    tcase_add_test(tc, redis_config_file_starts);
     tcase_add_test(tc, resetstat);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "protected_configs_local", protected_configs_local, 60);

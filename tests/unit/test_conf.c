@@ -917,6 +917,16 @@ START_TEST(test_compat_octal_percent)
     ck_assert_str_eq(err, "argument couldn't be parsed as an octal number");
     ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", "1000"), -1);
     ck_assert_str_eq(err, "argument must be between 0 and 777 inclusive");
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", ""), 0); /* strtoll's 0 */
+    ck_assert_str_eq(get1(&c, "unixsocketperm"), "0");
+    /* deprecated directives Redis 7.0 still reads and ignores */
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "list-max-ziplist-entries", "5"), 0);
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "lua-replicate-commands", "yes"), 0);
+    ck_assert_int_eq(apply_line_args(&c, err, 3, "list-max-ziplist-value", "5", "6"), -1);
+    ck_assert_str_eq(err, "Bad directive or wrong number of arguments");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "list-max-ziplist-entries", "5"), -1);
+    ck_assert_str_eq(err, "ERR Unknown option or number of arguments for CONFIG SET - "
+                          "'list-max-ziplist-entries'");
     ck_assert_int_eq(set_pairs(&c, err, 1, "unixsocketperm", "700"), -1);
     ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
                           "'unixsocketperm') - can't set immutable config");

@@ -5,7 +5,10 @@
  * in struct conf, its default and whether CONFIG SET may change it. Loading,
  * CONFIG GET and CONFIG SET all go through the same row, so the three can
  * never disagree. Error texts are Redis 7.0's, word for word, because tools
- * and tests compare them. Main thread only. */
+ * and tests compare them. The rows of the Redis parameters verso takes
+ * without acting on them (PF_NOEFFECT: logged once when set) come from
+ * conf_compat_params.h, included at the end of the same table; the row type
+ * is in conf_int.h. Main thread only. */
 #include "conf.h"
 #include "conf_int.h"
 #include "log.h"

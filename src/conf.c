@@ -17,6 +17,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -779,6 +780,42 @@ static int apply_line(conf *c, const char *line, char *err, size_t errlen)
     return rc;
 }
 
+/* "include <path>": that file's directives, here, as Redis: a pattern
+ * with * ? or [ takes every matching file (none is fine), a plain path must
+ * open. An error inside it is reported at its own line. The included lines
+ * do not shift the numbers of the command line's. */
+static int include_files(conf *c, const char *path, char *err, size_t errlen)
+{
+    int saved = c->load_newlines, rc = 0;
+    c->load_newlines = 0; /* the included file's lines count from 1 */
+    if (!strpbrk(path, "*?[")) {
+        rc = conf_load_file(c, path, err, errlen);
+    } else {
+        glob_t g;
+        if (glob(path, 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+                c->load_newlines = 0;
+                rc = conf_load_file(c, g.gl_pathv[i], err, errlen);
+            }
+            globfree(&g);
+        }
+    }
+    c->load_newlines = saved;
+    return rc;
+}
+
+/* 1 when the line is "include <path>" (argc 2), which load_text handles. */
+static int is_include(const char *line, char **path)
+{
+    if (strncasecmp(line, "include", 7) || !strchr(" \t", line[7]) || !line[7]) return 0;
+    int argc;
+    char **argv = split_args(line, &argc);
+    int yes = argv && argc == 2;
+    if (yes) *path = xstrdup(argv[1]);
+    free_args(argv, argc);
+    return yes;
+}
+
 /* Applies every line of text (modified in place); its first line is line
  * number `first` in error messages. */
 static int load_text(conf *c, char *text, int first, char *err, size_t errlen)
@@ -789,7 +826,12 @@ static int load_text(conf *c, char *text, int first, char *err, size_t errlen)
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
         char *t = trim(line);
-        if (*t && *t != '#' && apply_line(c, t, reason, sizeof(reason)) < 0) {
+        char *inc = NULL;
+        if (*t && *t != '#' && is_include(t, &inc)) {
+            int rc = include_files(c, inc, err, errlen);
+            free(inc);
+            if (rc < 0) return -1;
+        } else if (*t && *t != '#' && apply_line(c, t, reason, sizeof(reason)) < 0) {
             snprintf(err, errlen,
                      "\n*** FATAL CONFIG FILE ERROR (Redis " REDIS_VERSION_SHOWN ") ***\n"
                      "Reading the configuration file, at line %d\n>>> '%s'\n%s",

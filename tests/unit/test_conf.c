@@ -6,6 +6,8 @@
 #include "util.h"
 
 #include <check.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,7 +381,7 @@ START_TEST(test_file_errors)
     expect_file_error("port 99999999\n", 1, "port 99999999",
                       "argument must be between 0 and 65535 inclusive");
     expect_file_error("\n# c\nfoo bar\n", 3, "foo bar", "Bad directive or wrong number of arguments");
-    expect_file_error("include other.conf\n", 1, "include other.conf",
+    expect_file_error("include a b\n", 1, "include a b",
                       "Bad directive or wrong number of arguments");
     expect_file_error("port\n", 1, "port", "wrong number of arguments");
     expect_file_error("requirepass a b\n", 1, "requirepass a b", "wrong number of arguments");
@@ -1179,6 +1181,56 @@ START_TEST(test_compat_rewrite_round_trip)
 }
 END_TEST
 
+/* include: a file, a glob (no match is fine), errors at the included
+ * file's own line, argument line numbers not shifted. */
+START_TEST(test_include)
+{
+    conf c;
+    char err[CONF_ERRLEN], text[2048];
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/inc", tmpdir);
+    ck_assert_int_eq(mkdir(dir, 0755) == 0 || errno == EEXIST, 1);
+    char p1[400], p2[400];
+    snprintf(p1, sizeof p1, "%s/a.conf", dir);
+    snprintf(p2, sizeof p2, "%s/b.conf", dir);
+    FILE *f = fopen(p1, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("timeout 7\ntls-port 6380\n", f);
+    fclose(f);
+    f = fopen(p2, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("hz 20\n", f);
+    fclose(f);
+    snprintf(text, sizeof text, "port 7000\ninclude %s\nINCLUDE %s/*.conf\n"
+                                "include %s/none-*.conf\nmaxclients 5\n",
+             p1, dir, dir);
+    ck_assert_msg(load(&c, text, err) == 0, "%s", err);
+    ck_assert_int_eq(c.timeout, 7);
+    ck_assert_int_eq(c.hz, 20);
+    ck_assert_int_eq(c.maxclients, 5);
+    ck_assert_str_eq(get1(&c, "tls-port"), "6380");
+    /* the arguments are numbered after the main file's 5 lines */
+    char *args[] = {"--port", "x"};
+    ck_assert_int_eq(conf_load_args(&c, 2, args, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "at line 7\n"));
+    conf_free(&c);
+
+    f = fopen(p2, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# x\nhz abc\n", f);
+    fclose(f);
+    snprintf(text, sizeof text, "port 7000\ninclude %s\n", p2);
+    expect_file_error(text, 2, "hz abc", "argument couldn't be parsed into an integer");
+    snprintf(text, sizeof text, "include %s/missing.conf\n", dir);
+    ck_assert_int_eq(load(&c, text, err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "Fatal error, can't open config file '%s/missing.conf': "
+                                "No such file or directory", dir);
+    ck_assert_str_eq(err, want);
+    conf_free(&c);
+}
+END_TEST
+
 /* No two rows answer to one name (rows added in several places of the
  * table, e.g. by parallel changes, must not collide). */
 START_TEST(test_names_unique)
@@ -1304,6 +1356,7 @@ static Suite *conf_suite(void)
     tcase_add_test(tc, test_noeffect_logged_once);
     tcase_add_test(tc, test_compat_rewrite_round_trip);
     tcase_add_test(tc, test_names_unique);
+    tcase_add_test(tc, test_include);
     tcase_add_test(tc, test_example_conf_lists_every_default);
     suite_add_tcase(s, tc);
     return s;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* CONFIG GET * of redis-server 7.0.15 (Debian's build, with TLS) started
  * with no config file, generated once with
@@ -602,9 +603,20 @@ START_TEST(redis_config_file_starts)
                                "jemalloc-bg-thread yes\n"
                                "activerehashing yes\n"
                                "tls-auth-clients optional\n";
-    srv *s = srv_start_conf(text, NULL);
+    /* and an include of another file */
+    char inc[] = "/tmp/verso_test_config_XXXXXX";
+    int fd = mkstemp(inc);
+    ck_assert_int_ge(fd, 0);
+    const char *inc_text = "tls-session-cache-size 77\n";
+    ck_assert_int_eq(write(fd, inc_text, strlen(inc_text)), (ssize_t)strlen(inc_text));
+    close(fd);
+    char all[2048];
+    snprintf(all, sizeof all, "%sinclude %s\n", text, inc);
+    srv *s = srv_start_conf(all, NULL);
+    unlink(inc);
     redisContext *c = srv_connect(s);
     expect_status(c, "PONG", "PING");
+    ck_assert_str_eq(get1(c, "tls-session-cache-size"), "77");
     ck_assert_str_eq(get1(c, "io-threads"), "4");
     ck_assert_str_eq(get1(c, "shutdown-on-sigterm"), "nosave now");
     ck_assert_str_eq(get1(c, "syslog-facility"), "local3");

@@ -3,10 +3,13 @@
  * INFO is in info.c). Replies and
  * error texts follow Redis 7.0. Main thread only. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "conf.h"
@@ -146,6 +149,9 @@ typedef struct conf_reply {
 
 static void conf_collect(void *priv, const char *name, const char *value) {
     conf_reply *r = priv;
+    char cwd[PATH_MAX];
+    /* dir: where the server is (it chdir'ed there), absolute, as Redis */
+    if (!strcasecmp(name, "dir") && getcwd(cwd, sizeof cwd)) value = cwd;
     resp_add_bulk_str(&r->items, name);
     resp_add_bulk_str(&r->items, value);
     r->n += 2;
@@ -177,16 +183,30 @@ static void config_get(client *c) {
     vbuf_free(&r.items);
 }
 
+/* Whether the peer is 127.0.0.1 or ::1 (c->addr is "ip:port"), for
+ * enable-protected-configs local. */
+static int config_client_local(const client *c) {
+    const char *colon = strrchr(c->addr, ':');
+    size_t n = colon ? (size_t)(colon - c->addr) : strlen(c->addr);
+    return (n == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) ||
+           (n == 3 && memcmp(c->addr, "::1", 3) == 0);
+}
+
 static void config_set(client *c) {
-    if (c->argc < 4 || (c->argc - 2) % 2 != 0) {
+    if (c->argc < 4) {
         reply_errorf(c, "ERR wrong number of arguments for 'config|set' command");
+        return;
+    }
+    if (c->argc % 2 != 0) { /* a name without its value */
+        reply_error(c, "ERR syntax error");
         return;
     }
     char **names, **values;
     int n = arg_dup_all(c, 2, 2, &names);
     arg_dup_all(c, 3, 2, &values);
     char err[CONF_ERRLEN];
-    if (conf_set(&server.cfg, n, names, values, err, sizeof err) == 0) reply_ok(c);
+    if (conf_set_from(&server.cfg, config_client_local(c), n, names, values, err, sizeof err) == 0)
+        reply_ok(c);
     else reply_error(c, err);
     free_strv(names, n);
     free_strv(values, n);

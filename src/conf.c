@@ -5,13 +5,19 @@
  * in struct conf, its default and whether CONFIG SET may change it. Loading,
  * CONFIG GET and CONFIG SET all go through the same row, so the three can
  * never disagree. Error texts are Redis 7.0's, word for word, because tools
- * and tests compare them. Main thread only. */
+ * and tests compare them. The rows of the Redis parameters verso takes
+ * without acting on them (PF_NOEFFECT: logged once when set) come from
+ * conf_compat_params.h, included at the end of the same table; the row type
+ * is in conf_int.h. Main thread only. */
 #include "conf.h"
+#include "conf_int.h"
+#include "log.h"
 #include "notify.h"
 #include "util.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,37 +76,6 @@ static char **split_spaces(const char *s, int *argc)
 
 /* ---- the parameter table ---- */
 
-enum { P_BOOL, P_INT, P_MEM, P_STR, P_ENUM, P_SPECIAL };
-
-#define PF_IMMUTABLE 1 /* CONFIG SET refuses it */
-#define PF_PROTECTED 2 /* CONFIG SET refuses it, as Redis's protected configs */
-#define PF_MULTI 4     /* takes any number of arguments */
-#define PF_FILENAME 8  /* a bare file name, not a path */
-#define PF_DIRNAME 16  /* a bare directory name, not a path */
-
-typedef struct conf_enum { const char *name; int val; } conf_enum;
-
-typedef struct conf_param conf_param;
-struct conf_param {
-    const char *name;
-    int type, flags;
-    size_t off, size;    /* the field in struct conf; size 0: none, the
-                            parameter is accepted for Redis tools and always
-                            reads as sdef */
-    long long min, max;  /* P_INT, P_MEM bounds */
-    long long def;       /* default of P_BOOL, P_INT, P_MEM, P_ENUM */
-    const char *sdef;    /* default of P_STR and P_SPECIAL (as set args) */
-    const conf_enum *enums;
-    /* optional, after parsing a number/bool/enum: may adjust *v, or
-     * refuse it with a reason */
-    const char *(*check)(long long *v);
-    /* P_SPECIAL */
-    int (*set)(conf *c, int argc, char **argv, int loading, char *err, size_t errlen);
-    char *(*get)(const conf *c);
-};
-
-#define FIELD(f) .off = offsetof(conf, f), .size = sizeof(((conf *)0)->f)
-
 static const conf_enum loglevel_enum[] = {
     {"debug", LOG_DEBUG}, {"verbose", LOG_VERBOSE}, {"notice", LOG_NOTICE},
     {"warning", LOG_WARNING}, {NULL, 0}};
@@ -136,11 +111,6 @@ static const char *check_hz(long long *v)
     if (*v < 1) *v = 1;
     if (*v > 500) *v = 500;
     return NULL;
-}
-
-static const char *check_daemonize(long long *v)
-{
-    return *v ? "verso runs in the foreground" : NULL;
 }
 
 /* ---- special parameters: save, bind, client-output-buffer-limit ---- */
@@ -382,9 +352,9 @@ static const conf_param params[] = {
     {"lfu-decay-time", P_INT, 0, FIELD(lfu_decay_time), .min = 0, .max = INT_MAX, .def = 1},
     /* collections (the *-ziplist-* names are Redis's aliases: same field) */
     {"hash-max-listpack-entries", P_INT, 0, FIELD(hash_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 512},
+     .max = LONG_MAX, .def = 512},
     {"hash-max-ziplist-entries", P_INT, 0, FIELD(hash_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 512},
+     .max = LONG_MAX, .def = 512},
     {"hash-max-listpack-value", P_MEM, 0, FIELD(hash_max_listpack_value), .min = 0,
      .max = LLONG_MAX, .def = 64},
     {"hash-max-ziplist-value", P_MEM, 0, FIELD(hash_max_listpack_value), .min = 0,
@@ -393,14 +363,14 @@ static const conf_param params[] = {
      .max = INT_MAX, .def = -2},
     {"list-max-ziplist-size", P_INT, 0, FIELD(list_max_listpack_size), .min = INT_MIN,
      .max = INT_MAX, .def = -2},
-    {"list-compress-depth", P_INT, 0, FIELD(list_compress_depth), .min = 0, .max = INT_MAX,
-     .def = 0},
+    {"list-compress-depth", P_INT, PF_NOEFFECT, FIELD(list_compress_depth), .min = 0,
+     .max = INT_MAX, .def = 0},
     {"set-max-intset-entries", P_INT, 0, FIELD(set_max_intset_entries), .min = 0,
-     .max = INT_MAX, .def = 512},
+     .max = LONG_MAX, .def = 512},
     {"zset-max-listpack-entries", P_INT, 0, FIELD(zset_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 128},
+     .max = LONG_MAX, .def = 128},
     {"zset-max-ziplist-entries", P_INT, 0, FIELD(zset_max_listpack_entries), .min = 0,
-     .max = INT_MAX, .def = 128},
+     .max = LONG_MAX, .def = 128},
     {"zset-max-listpack-value", P_MEM, 0, FIELD(zset_max_listpack_value), .min = 0,
      .max = LLONG_MAX, .def = 64},
     {"zset-max-ziplist-value", P_MEM, 0, FIELD(zset_max_listpack_value), .min = 0,
@@ -431,26 +401,26 @@ static const conf_param params[] = {
      .def = 0},
     {"slave-announce-port", P_INT, 0, FIELD(replica_announce_port), .min = 0, .max = 65535,
      .def = 0},
-    {"replica-lazy-flush", P_BOOL, 0, FIELD(replica_lazy_flush), .def = 0},
-    {"slave-lazy-flush", P_BOOL, 0, FIELD(replica_lazy_flush), .def = 0},
-    {"replica-ignore-maxmemory", P_BOOL, 0, FIELD(replica_ignore_maxmemory), .def = 1},
-    {"slave-ignore-maxmemory", P_BOOL, 0, FIELD(replica_ignore_maxmemory), .def = 1},
+    {"replica-lazy-flush", P_BOOL, PF_NOEFFECT, FIELD(replica_lazy_flush), .def = 0},
+    {"slave-lazy-flush", P_BOOL, PF_NOEFFECT, FIELD(replica_lazy_flush), .def = 0},
+    {"replica-ignore-maxmemory", P_BOOL, PF_NOEFFECT, FIELD(replica_ignore_maxmemory), .def = 1},
+    {"slave-ignore-maxmemory", P_BOOL, PF_NOEFFECT, FIELD(replica_ignore_maxmemory), .def = 1},
     {"repl-diskless-sync", P_BOOL, 0, FIELD(repl_diskless_sync), .def = 1},
     {"repl-diskless-sync-delay", P_INT, 0, FIELD(repl_diskless_sync_delay), .min = 0,
      .max = INT_MAX, .def = 5},
     {"repl-diskless-sync-max-replicas", P_INT, 0, FIELD(repl_diskless_sync_max_replicas),
      .min = 0, .max = INT_MAX, .def = 0},
-    {"repl-diskless-load", P_ENUM, 0, FIELD(repl_diskless_load), .def = REPL_LOAD_DISABLED,
-     .enums = diskless_load_enum},
+    {"repl-diskless-load", P_ENUM, PF_NOEFFECT, FIELD(repl_diskless_load),
+     .def = REPL_LOAD_DISABLED, .enums = diskless_load_enum},
     {"repl-ping-replica-period", P_INT, 0, FIELD(repl_ping_replica_period), .min = 1,
      .max = INT_MAX, .def = 10},
     {"repl-ping-slave-period", P_INT, 0, FIELD(repl_ping_replica_period), .min = 1,
      .max = INT_MAX, .def = 10},
     {"repl-timeout", P_INT, 0, FIELD(repl_timeout), .min = 1, .max = INT_MAX, .def = 60},
-    {"repl-disable-tcp-nodelay", P_BOOL, 0, FIELD(repl_disable_tcp_nodelay), .def = 0},
+    {"repl-disable-tcp-nodelay", P_BOOL, PF_NOEFFECT, FIELD(repl_disable_tcp_nodelay), .def = 0},
     {"repl-backlog-size", P_MEM, 0, FIELD(repl_backlog_size), .min = 1, .max = LLONG_MAX,
      .def = 1024 * 1024},
-    {"repl-backlog-ttl", P_INT, 0, FIELD(repl_backlog_ttl), .min = 0, .max = INT_MAX,
+    {"repl-backlog-ttl", P_INT, 0, FIELD(repl_backlog_ttl), .min = 0, .max = LONG_MAX,
      .def = 3600},
     {"min-replicas-to-write", P_INT, 0, FIELD(min_replicas_to_write), .min = 0, .max = INT_MAX,
      .def = 0},
@@ -488,10 +458,7 @@ static const conf_param params[] = {
     /* ---- loading: more parameters here ---- */
     /* ---- config coverage: more parameters here ---- */
     /* accepted so that Redis tools and config files work; no effect */
-    {"daemonize", P_BOOL, PF_IMMUTABLE, .check = check_daemonize, .sdef = "no"},
-    {"io-threads", P_INT, PF_IMMUTABLE, .min = 1, .max = 128, .sdef = "1"},
-    {"supervised", P_ENUM, PF_IMMUTABLE, .enums = supervised_enum, .sdef = "no"},
-    {"rdb-del-sync-files", P_BOOL, 0, .sdef = "no"},
+#include "conf_compat_params.h"
 };
 
 #define NPARAMS (sizeof(params) / sizeof(params[0]))
@@ -532,15 +499,49 @@ static const char *enum_name(const conf_enum *e, long long v)
     return "unknown";
 }
 
-static int parse_enum(const conf_param *p, const char *s, long long *v, char *err,
-                      size_t errlen)
+/* The value of a PF_ENUM parameter on the heap: the name of that value, or
+ * for PF_FLAGS the names of its bits in table order ("nosave now"), as
+ * Redis's configEnumGetName. */
+static char *enum_format(const conf_param *p, long long v)
 {
+    if (!(p->flags & PF_FLAGS) || !v) return xstrdup(enum_name(p->enums, v));
+    sbuf b = {0};
+    long long left = v;
     for (const conf_enum *e = p->enums; e->name; e++) {
-        if (!strcasecmp(e->name, s)) {
-            *v = e->val;
-            return 0;
+        if (e->val == v) {
+            free(b.p);
+            return xstrdup(e->name);
+        }
+        if (e->val && (left & e->val) == e->val) {
+            sb_str(&b, b.len ? " " : "");
+            sb_str(&b, e->name);
+            left &= ~(long long)e->val;
         }
     }
+    if (left || !b.p) {
+        free(b.p);
+        return xstrdup("unknown");
+    }
+    return b.p;
+}
+
+/* One enum name, or for PF_FLAGS every argument's bits OR'ed (at least
+ * one argument). */
+static int parse_enum(const conf_param *p, int argc, char **argv, long long *v, char *err,
+                      size_t errlen)
+{
+    int ok = argc > 0;
+    *v = 0;
+    for (int i = 0; i < argc && ok; i++) {
+        ok = 0;
+        for (const conf_enum *e = p->enums; e->name && !ok; e++) {
+            if (!strcasecmp(e->name, argv[i])) {
+                *v |= e->val;
+                ok = 1;
+            }
+        }
+    }
+    if (ok) return 0;
     size_t n = (size_t)snprintf(err, errlen, "argument(s) must be one of the following: ");
     for (const conf_enum *e = p->enums; e->name && n < errlen; e++)
         n += (size_t)snprintf(err + n, errlen - n, "%s%s", e == p->enums ? "" : ", ", e->name);
@@ -550,10 +551,37 @@ static int parse_enum(const conf_param *p, const char *s, long long *v, char *er
 static int parse_num(const conf_param *p, const char *s, long long *v, char *err,
                      size_t errlen)
 {
+    size_t n = strlen(s);
     if (p->type == P_MEM) {
-        if (s[0] == '-' || !str_to_memsize(s, v))
-            return fail(err, errlen, "argument must be a memory value");
-    } else if (!str_to_ll(s, strlen(s), v)) {
+        if (s[0] != '-' && str_to_memsize(s, v)) {
+            /* a memory value */
+        } else if ((p->flags & PF_PERCENT) && n > 1 && s[n - 1] == '%' &&
+                   str_to_ll(s, n - 1, v) && *v >= 0) {
+            *v = -*v; /* a percentage is kept negative, as Redis */
+            if (*v < p->min) {
+                snprintf(err, errlen, "percentage argument must be less or equal to %lld",
+                         -p->min);
+                return -1;
+            }
+            return 0;
+        } else {
+            return fail(err, errlen, (p->flags & PF_PERCENT)
+                                         ? "argument must be a memory or percent value"
+                                         : "argument must be a memory value");
+        }
+    } else if (p->flags & PF_OCTAL) {
+        char *end;
+        errno = 0;
+        *v = strtoll(s, &end, 8);
+        if (errno || *end) /* "" is 0, as Redis's strtoll */
+            return fail(err, errlen, "argument couldn't be parsed as an octal number");
+        if (*v < p->min || *v > p->max) {
+            snprintf(err, errlen, "argument must be between %llo and %llo inclusive",
+                     (unsigned long long)p->min, (unsigned long long)p->max);
+            return -1;
+        }
+        return 0;
+    } else if (!str_to_ll(s, n, v)) {
         return fail(err, errlen, "argument couldn't be parsed into an integer");
     }
     if (*v < p->min || *v > p->max) {
@@ -564,17 +592,37 @@ static int parse_num(const conf_param *p, const char *s, long long *v, char *err
     return 0;
 }
 
-static int set_str(conf *c, const conf_param *p, const char *s, char *err, size_t errlen)
+/* A string parameter from its arguments (one unless PF_MULTI, then kept
+ * as the norm function writes them, or joined by spaces). */
+static int set_str(conf *c, const conf_param *p, int argc, char **argv, char *err,
+                   size_t errlen)
 {
+    const char *s = argc ? argv[0] : "";
     if ((p->flags & (PF_FILENAME | PF_DIRNAME)) && (strchr(s, '/') || strchr(s, '\\'))) {
         snprintf(err, errlen, "%s can't be a path, just a %s", p->name,
                  p->flags & PF_DIRNAME ? "dirname" : "filename");
         return -1;
     }
-    if (!p->size) return 0;
+    char *v;
+    if (p->norm) {
+        char *one[1] = {""};
+        v = p->norm(argc ? argc : 1, argc ? argv : one, err, errlen);
+        if (!v) return -1;
+    } else {
+        sbuf b = {0};
+        for (int i = 0; i < argc; i++) {
+            sb_str(&b, i ? " " : "");
+            sb_str(&b, argv[i]);
+        }
+        v = sb_take(&b);
+    }
+    if (!p->size) {
+        free(v);
+        return 0;
+    }
     char **f = str_field(c, p);
     free(*f);
-    *f = xstrdup(s);
+    *f = v;
     return 0;
 }
 
@@ -588,13 +636,14 @@ static int param_set(conf *c, const conf_param *p, int argc, char **argv, int lo
     case P_SPECIAL:
         return p->set(c, argc, argv, loading, err, errlen);
     case P_STR:
-        return set_str(c, p, argv[0], err, errlen);
+        return set_str(c, p, argc, argv, err, errlen);
     case P_BOOL:
         if (!strcasecmp(argv[0], "yes")) v = 1;
         else if (strcasecmp(argv[0], "no")) return fail(err, errlen, "argument must be 'yes' or 'no'");
         break;
     case P_ENUM:
-        if (parse_enum(p, argv[0], &v, err, errlen) < 0) return -1;
+        if (parse_enum(p, (p->flags & PF_FLAGS) ? argc : 1, argv, &v, err, errlen) < 0)
+            return -1;
         break;
     default:
         if (parse_num(p, argv[0], &v, err, errlen) < 0) return -1;
@@ -608,14 +657,16 @@ static int param_set(conf *c, const conf_param *p, int argc, char **argv, int lo
 /* The value as CONFIG GET shows it, on the heap. */
 static char *param_format(const conf *c, const conf_param *p)
 {
-    char buf[24];
+    char buf[32];
     if (p->type == P_SPECIAL) return p->get(c);
     if (!p->size) return xstrdup(p->sdef);
     if (p->type == P_STR) return xstrdup(*str_field(c, p) ? *str_field(c, p) : "");
     long long v = num_get(c, p);
     if (p->type == P_BOOL) return xstrdup(v ? "yes" : "no");
-    if (p->type == P_ENUM) return xstrdup(enum_name(p->enums, v));
-    ll_to_str(buf, v);
+    if (p->type == P_ENUM) return enum_format(p, v);
+    if ((p->flags & PF_PERCENT) && v < 0) snprintf(buf, sizeof buf, "%lld%%", -v);
+    else if (p->flags & PF_OCTAL) snprintf(buf, sizeof buf, "%llo", (unsigned long long)v);
+    else ll_to_str(buf, v);
     return xstrdup(buf);
 }
 
@@ -691,10 +742,22 @@ static void conf_dup(conf *dst, const conf *src)
 
 /* ---- config file and command line ---- */
 
+/* Directives Redis 7.0 still reads from a config file (with one argument)
+ * and ignores. */
+static int is_deprecated(int argc, char **argv)
+{
+    static const char *const names[] = {"list-max-ziplist-entries", "list-max-ziplist-value",
+                                        "lua-replicate-commands"};
+    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof *names; i++)
+        if (!strcasecmp(argv[0], names[i])) return 1;
+    return 0;
+}
+
 int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 1) return fail(err, errlen, "Bad directive or wrong number of arguments");
     const conf_param *p = param_find(argv[0]);
+    if (!p && is_deprecated(argc, argv)) return 0;
     if (!p) return fail(err, errlen, "Bad directive or wrong number of arguments");
     if (!(p->flags & PF_MULTI) && argc != 2) return fail(err, errlen, "wrong number of arguments");
     return param_set(c, p, argc - 1, argv + 1, 1, err, errlen);
@@ -718,6 +781,42 @@ static int apply_line(conf *c, const char *line, char *err, size_t errlen)
     return rc;
 }
 
+/* "include <path>": that file's directives, here, as Redis: a pattern
+ * with * ? or [ takes every matching file (none is fine), a plain path must
+ * open. An error inside it is reported at its own line. The included lines
+ * do not shift the numbers of the command line's. */
+static int include_files(conf *c, const char *path, char *err, size_t errlen)
+{
+    int saved = c->load_newlines, rc = 0;
+    c->load_newlines = 0; /* the included file's lines count from 1 */
+    if (!strpbrk(path, "*?[")) {
+        rc = conf_load_file(c, path, err, errlen);
+    } else {
+        glob_t g;
+        if (glob(path, 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+                c->load_newlines = 0;
+                rc = conf_load_file(c, g.gl_pathv[i], err, errlen);
+            }
+            globfree(&g);
+        }
+    }
+    c->load_newlines = saved;
+    return rc;
+}
+
+/* 1 when the line is "include <path>" (argc 2), which load_text handles. */
+static int is_include(const char *line, char **path)
+{
+    if (strncasecmp(line, "include", 7) || !strchr(" \t", line[7]) || !line[7]) return 0;
+    int argc;
+    char **argv = split_args(line, &argc);
+    int yes = argv && argc == 2;
+    if (yes) *path = xstrdup(argv[1]);
+    free_args(argv, argc);
+    return yes;
+}
+
 /* Applies every line of text (modified in place); its first line is line
  * number `first` in error messages. */
 static int load_text(conf *c, char *text, int first, char *err, size_t errlen)
@@ -728,7 +827,12 @@ static int load_text(conf *c, char *text, int first, char *err, size_t errlen)
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
         char *t = trim(line);
-        if (*t && *t != '#' && apply_line(c, t, reason, sizeof(reason)) < 0) {
+        char *inc = NULL;
+        if (*t && *t != '#' && is_include(t, &inc)) {
+            int rc = include_files(c, inc, err, errlen);
+            free(inc);
+            if (rc < 0) return -1;
+        } else if (*t && *t != '#' && apply_line(c, t, reason, sizeof(reason)) < 0) {
             snprintf(err, errlen,
                      "\n*** FATAL CONFIG FILE ERROR (Redis " REDIS_VERSION_SHOWN ") ***\n"
                      "Reading the configuration file, at line %d\n>>> '%s'\n%s",
@@ -912,7 +1016,10 @@ void conf_rewrite_each(const conf *c, conf_line_fn fn, void *priv)
         }
         char *v = param_format(c, p), *dv = param_format(&def, p);
         int force = strcmp(v, dv) != 0;
-        if (p->type == P_STR) {
+        if (p->type == P_STR && (p->flags & PF_MULTI)) {
+            /* several words, written as such (oom-score-adj-values 0 200 800) */
+            emit_line(fn, priv, p->name, *v ? v : "\"\"", force);
+        } else if (p->type == P_STR) {
             /* dir: the working directory (the server chdir'ed into it),
              * absolute and always written, as Redis */
             char cwd[PATH_MAX];
@@ -920,7 +1027,7 @@ void conf_rewrite_each(const conf *c, conf_line_fn fn, void *priv)
             char *q = quote_arg(is_dir ? cwd : v);
             emit_line(fn, priv, p->name, q, force || is_dir);
             free(q);
-        } else if (p->type == P_MEM) {
+        } else if (p->type == P_MEM && num_get(c, p) >= 0) {
             char m[32];
             format_memory(m, sizeof m, num_get(c, p));
             emit_line(fn, priv, p->name, m, force);
@@ -958,13 +1065,44 @@ void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
 
 static conf_hook_fn conf_hook; /* main thread only */
 
+/* ---- parameters without effect: said once in the log ---- */
+
+static unsigned char noeffect_logged[NPARAMS]; /* per canonical row; main thread only */
+
+/* Logs, the first time only, that the parameter of row i does nothing in
+ * verso. */
+static void log_noeffect(size_t i)
+{
+    size_t r = canonical_row(i);
+    if (!(params[r].flags & PF_NOEFFECT) || noeffect_logged[r]) return;
+    noeffect_logged[r] = 1;
+    log_warning("Config parameter '%s' is accepted for compatibility with Redis "
+                "but has no effect in verso", params[r].name);
+}
+
+void conf_log_noeffect(const conf *c)
+{
+    conf def;
+    conf_init(&def);
+    for (size_t i = 0; i < NPARAMS; i++)
+        if ((params[i].flags & PF_NOEFFECT) && param_changed(&def, c, &params[i])) log_noeffect(i);
+    conf_free(&def);
+}
+
+int conf_has_effect(const char *name)
+{
+    const conf_param *p = param_find(name);
+    return p && !(p->flags & PF_NOEFFECT);
+}
+
 void conf_set_hook(conf_hook_fn fn) { conf_hook = fn; }
 
 #define SET_FAILED "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
 
 /* Finds the row of every name; the first bad name (unknown, immutable,
  * repeated) fails the whole command, as Redis checks names first. */
-static int resolve_names(int n, char **names, const conf_param **ps, char *err, size_t errlen)
+static int resolve_names(int n, char **names, const conf_param **ps, int allow_protected,
+                         char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
         const conf_param *p = param_find(names[i]);
@@ -976,7 +1114,7 @@ static int resolve_names(int n, char **names, const conf_param **ps, char *err, 
             return -1;
         }
         if (p->flags & PF_IMMUTABLE) why = "can't set immutable config";
-        else if (p->flags & PF_PROTECTED) why = "can't set protected config";
+        else if ((p->flags & PF_PROTECTED) && !allow_protected) why = "can't set protected config";
         for (int j = 0; j < i && !why; j++)
             if (ps[j] == p) why = "duplicate parameter";
         if (why) {
@@ -1040,10 +1178,18 @@ static int run_hooks(conf *old, conf *live, int n, const conf_param **ps, char *
 
 int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t errlen)
 {
+    return conf_set_from(c, 0, npairs, names, values, err, errlen);
+}
+
+int conf_set_from(conf *c, int client_local, int npairs, char **names, char **values, char *err,
+                  size_t errlen)
+{
+    int mode = c->enable_protected_configs;
+    int allow_protected = mode == DEBUG_CMD_YES || (mode == DEBUG_CMD_LOCAL && client_local);
     if (npairs <= 0) return 0;
     const conf_param **ps = xcalloc((size_t)npairs, sizeof(*ps));
     int rc = -1;
-    if (resolve_names(npairs, names, ps, err, errlen) == 0) {
+    if (resolve_names(npairs, names, ps, allow_protected, err, errlen) == 0) {
         conf now;
         conf_dup(&now, c);
         if (set_values(&now, npairs, ps, values, err, errlen) == 0) {
@@ -1051,6 +1197,7 @@ int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t
             *c = now;
             rc = run_hooks(&old, c, npairs, ps, err, errlen);
             conf_free(&old); /* on a veto: the rejected values */
+            for (int i = 0; i < npairs && rc == 0; i++) log_noeffect((size_t)(ps[i] - params));
         } else {
             conf_free(&now);
         }

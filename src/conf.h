@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf_compat.h"
+
 #define CONF_ERRLEN 512
 #define CONF_MAX_SAVEPOINTS 16
 #define CONF_MAX_BIND 16
@@ -160,6 +162,11 @@ typedef struct conf {
                                            1 us (Redis's testing knob) */
     /* ---- loading: more fields here ---- */
     /* ---- config coverage: more fields here ---- */
+    /* Redis parameters accepted without effect (conf_compat.h) */
+    conf_compat compat;
+    int enable_protected_configs;       /* enable-protected-configs no|yes|local
+                                           (no): may CONFIG SET change dir and
+                                           dbfilename; immutable, as Redis */
     /* loading state, conf.c only: newlines read by conf_load_file (argument
      * lines are numbered after the file's, as Redis does), and whether a
      * "save" directive already replaced the default save points (the next
@@ -206,6 +213,21 @@ typedef int (*conf_hook_fn)(const conf *old, const conf *now, const char *name,
 void conf_set_hook(conf_hook_fn fn);
 int conf_set(conf *c, int npairs, char **names, char **values,
              char *err, size_t errlen);
+/* conf_set for a client: the protected parameters (dir, dbfilename) may
+ * change when enable-protected-configs is yes, or local and client_local
+ * (the client is on 127.0.0.1 or ::1), as Redis's allowProtectedAction;
+ * conf_set is this with client_local 0. */
+int conf_set_from(conf *c, int client_local, int npairs, char **names, char **values,
+                  char *err, size_t errlen);
+
+/* The parameters Redis has and verso accepts without acting on them
+ * (conf_compat.h): CONFIG SET logs, at warning level and the first time
+ * each is set, that it has no effect. conf_log_noeffect does the same at
+ * startup for those the config file or arguments set to something else than
+ * their default (call it once the log is open). conf_has_effect: 0 for
+ * those and for unknown names. */
+void conf_log_noeffect(const conf *c);
+int conf_has_effect(const char *name);
 
 /* CONFIG REWRITE (conf_rewrite.c) reads the table through these two. */
 /* The name a parameter or alias is written under (slaveof -> replicaof,

@@ -228,6 +228,7 @@ int server_setup(int argc, char **argv) {
         return 1;
     }
     conf_set_hook(conf_hook);
+    conf_log_noeffect(&server.cfg);
     server.loop = uv_default_loop();
     cmd_init();
     db_init_all(server.cfg.databases);

@@ -21,14 +21,14 @@
 #define MAX_ARGS 64
 
 typedef struct kv {
-    char *names[128];
-    char *values[128];
+    char *names[512];
+    char *values[512];
     int n;
 } kv;
 
 static void collect(void *priv, const char *name, const char *value) {
     kv *o = priv;
-    assert(o->n < 128);
+    assert(o->n < 512);
     o->names[o->n] = xstrdup(name);
     o->values[o->n] = xstrdup(value);
     o->n++;
@@ -45,7 +45,8 @@ static void kv_free(kv *o) {
 static int is_multi(const char *name) {
     return !strcmp(name, "bind") || !strcmp(name, "save") ||
            !strcmp(name, "client-output-buffer-limit") || !strcmp(name, "replicaof") ||
-           !strcmp(name, "slaveof");
+           !strcmp(name, "slaveof") || !strcmp(name, "oom-score-adj-values") ||
+           !strcmp(name, "shutdown-on-sigint") || !strcmp(name, "shutdown-on-sigterm");
 }
 
 /* Applies every name/value of `got` to a fresh conf and compares. */

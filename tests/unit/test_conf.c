@@ -2,9 +2,12 @@
  * Redis 7's exact error texts, CONFIG GET formatting and CONFIG SET
  * all-or-nothing with the hook; the example verso.conf against the table. */
 #include "conf.h"
+#include "log.h"
 #include "util.h"
 
 #include <check.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,8 +198,12 @@ START_TEST(test_get_patterns)
     ck_assert(has_name(&g, "appenddirname") && has_name(&g, "appendfilename"));
     g.n = 0;
     conf_get(&c, "*MAX*", collect, &g); /* patterns ignore case */
-    ck_assert_int_eq(g.n, 25); /* 7 + the collections' 11 + replication's 5 (aliases
-                                  included) + slowlog-max-len, tracking-table-max-keys */
+    ck_assert_int_eq(g.n, 32); /* 7 + the collections' 11 + replication's 5 (aliases
+                                  included) + slowlog-max-len, tracking-table-max-keys +
+                                  the compatibility ones: acllog-max-len,
+                                  active-defrag-cycle-max, active-defrag-max-scan-fields,
+                                  maxmemory-clients, hll-sparse-max-bytes,
+                                  stream-node-max-bytes, stream-node-max-entries */
     ck_assert(has_name(&g, "maxclients") && has_name(&g, "proto-max-bulk-len"));
     ck_assert(has_name(&g, "aof-max-backlog") && has_name(&g, "maxmemory"));
     ck_assert(has_name(&g, "maxmemory-policy") && has_name(&g, "maxmemory-samples"));
@@ -298,8 +305,11 @@ START_TEST(test_file_every_type)
     ck_assert_int_eq(c.maxmemory_policy, MAXMEM_ALLKEYS_LRU);
     ck_assert_str_eq(get1(&c, "maxmemory"), "1073741824");
     ck_assert_str_eq(get1(&c, "maxmemory-policy"), "allkeys-lru");
-    /* the compatibility names are accepted but keep their fixed value */
-    ck_assert_str_eq(get1(&c, "io-threads"), "1");
+    /* the compatibility names keep the value set, without effect */
+    ck_assert_int_eq(c.compat.io_threads, 4);
+    ck_assert_str_eq(get1(&c, "io-threads"), "4");
+    ck_assert_str_eq(get1(&c, "supervised"), "systemd");
+    ck_assert_str_eq(get1(&c, "rdb-del-sync-files"), "yes");
     /* every class is kept (the file set normal and pubsub) */
     ck_assert_str_eq(get1(&c, "client-output-buffer-limit"),
                      "normal 1048576 524288 10 slave 268435456 67108864 60 pubsub 1 2 3");
@@ -371,7 +381,7 @@ START_TEST(test_file_errors)
     expect_file_error("port 99999999\n", 1, "port 99999999",
                       "argument must be between 0 and 65535 inclusive");
     expect_file_error("\n# c\nfoo bar\n", 3, "foo bar", "Bad directive or wrong number of arguments");
-    expect_file_error("include other.conf\n", 1, "include other.conf",
+    expect_file_error("include a b\n", 1, "include a b",
                       "Bad directive or wrong number of arguments");
     expect_file_error("port\n", 1, "port", "wrong number of arguments");
     expect_file_error("requirepass a b\n", 1, "requirepass a b", "wrong number of arguments");
@@ -880,6 +890,363 @@ START_TEST(test_set_hooks_see_all_values)
 }
 END_TEST
 
+/* ---- the parameters kept for Redis compatibility ---- */
+
+/* Sets one parameter as a config file line would (name args...). */
+static int apply_line_args(conf *c, char *err, int argc, ...)
+{
+    char *argv[8];
+    va_list ap;
+    va_start(ap, argc);
+    for (int i = 0; i < argc; i++) argv[i] = va_arg(ap, char *);
+    va_end(ap);
+    err[0] = '\0';
+    return conf_apply(c, argc, argv, err, CONF_ERRLEN);
+}
+
+/* Octal (unixsocketperm), memory-or-percent (maxmemory-clients): texts and
+ * formats of redis-server 7.0.15. */
+START_TEST(test_compat_octal_percent)
+{
+    conf c;
+    char err[CONF_ERRLEN];
+    conf_init(&c);
+    ck_assert_str_eq(get1(&c, "unixsocketperm"), "0");
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", "700"), 0);
+    ck_assert_int_eq(c.compat.unixsocketperm, 0700);
+    ck_assert_str_eq(get1(&c, "unixsocketperm"), "700");
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", "999"), -1);
+    ck_assert_str_eq(err, "argument couldn't be parsed as an octal number");
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", "1000"), -1);
+    ck_assert_str_eq(err, "argument must be between 0 and 777 inclusive");
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", ""), 0); /* strtoll's 0 */
+    ck_assert_str_eq(get1(&c, "unixsocketperm"), "0");
+    /* deprecated directives Redis 7.0 still reads and ignores */
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "list-max-ziplist-entries", "5"), 0);
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "lua-replicate-commands", "yes"), 0);
+    ck_assert_int_eq(apply_line_args(&c, err, 3, "list-max-ziplist-value", "5", "6"), -1);
+    ck_assert_str_eq(err, "Bad directive or wrong number of arguments");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "list-max-ziplist-entries", "5"), -1);
+    ck_assert_str_eq(err, "ERR Unknown option or number of arguments for CONFIG SET - "
+                          "'list-max-ziplist-entries'");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "unixsocketperm", "700"), -1);
+    ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
+                          "'unixsocketperm') - can't set immutable config");
+
+    ck_assert_int_eq(set_pairs(&c, err, 1, "maxmemory-clients", "10%"), 0);
+    ck_assert_int_eq(c.compat.maxmemory_clients, -10);
+    ck_assert_str_eq(get1(&c, "maxmemory-clients"), "10%");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "maxmemory-clients", "1gb"), 0);
+    ck_assert_str_eq(get1(&c, "maxmemory-clients"), "1073741824");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "maxmemory-clients", "0%"), 0);
+    ck_assert_str_eq(get1(&c, "maxmemory-clients"), "0");
+    conf_free(&c);
+    expect_set_error("maxmemory-clients", "101%", "maxmemory-clients",
+                     "percentage argument must be less or equal to 100");
+    expect_set_error("maxmemory-clients", "-5%", "maxmemory-clients",
+                     "argument must be a memory or percent value");
+    expect_set_error("hll-sparse-max-bytes", "-1", "hll-sparse-max-bytes",
+                     "argument must be a memory value");
+}
+END_TEST
+
+/* Bit-flag enums (shutdown-on-sig*), multi-word strings, string checks,
+ * enums with two names for one value, aliases. */
+START_TEST(test_compat_flags_and_strings)
+{
+    conf c;
+    char err[CONF_ERRLEN];
+    conf_init(&c);
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigint"), "default");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "shutdown-on-sigint", "force now nosave"), 0);
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigint"), "nosave now force");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "shutdown-on-sigint", "default NOW"), 0);
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigint"), "now");
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigterm"), "default");
+    ck_assert_int_eq(apply_line_args(&c, err, 3, "shutdown-on-sigterm", "save", "now"), 0);
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigterm"), "save now");
+
+    ck_assert_int_eq(set_pairs(&c, err, 1, "oom-score-adj-values", "100 50 0"), 0);
+    ck_assert_str_eq(get1(&c, "oom-score-adj-values"), "100 50 0");
+
+    ck_assert_int_eq(set_pairs(&c, err, 1, "oom-score-adj", "relative"), 0);
+    ck_assert_str_eq(get1(&c, "oom-score-adj"), "yes"); /* one value, two names */
+    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-slave-validity-factor", "3"), 0);
+    ck_assert_str_eq(get1(&c, "cluster-replica-validity-factor"), "3");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-announce-hostname", "ok-host.x"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "proc-title-template", "{{title}} {port}"), 0);
+    ck_assert_str_eq(get1(&c, "proc-title-template"), "{{title}} {port}");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "tls-cert-file", "/etc/x.pem"), 0);
+    ck_assert_str_eq(get1(&c, "tls-cert-file"), "/etc/x.pem");
+    conf_free(&c);
+
+    const char *list =
+        "argument(s) must be one of the following: default, save, nosave, now, force";
+    expect_set_error("shutdown-on-sigint", "", "shutdown-on-sigint", list);
+    expect_set_error("shutdown-on-sigint", "now later", "shutdown-on-sigint", list);
+    expect_set_error("shutdown-on-sigterm", "nosave save", "shutdown-on-sigterm",
+                     "shutdown options SAVE and NOSAVE can't be used simultaneously");
+    expect_set_error("oom-score-adj-values", "1 2", "oom-score-adj-values",
+                     "wrong number of arguments");
+    expect_set_error("oom-score-adj-values", "-3000 0 0", "oom-score-adj-values",
+                     "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+    expect_set_error("cluster-announce-hostname", "a_b", "cluster-announce-hostname",
+                     "Hostnames may only contain alphanumeric characters, hyphens or dots");
+    const char *tpl_bad = "template format is invalid or contains unknown variables";
+    expect_set_error("proc-title-template", "{title}", "proc-title-template", tpl_bad);
+    expect_set_error("proc-title-template", "x {bad}", "proc-title-template", tpl_bad);
+    expect_set_error("proc-title-template", "{title", "proc-title-template", tpl_bad);
+    expect_set_error("proc-title-template", "", "proc-title-template", tpl_bad);
+    expect_set_error("activedefrag", "yes", "activedefrag",
+                     "Active defragmentation cannot be enabled: it requires a Redis server "
+                     "compiled with a modified Jemalloc like the one shipped by default with "
+                     "the Redis source distribution");
+    expect_set_error("syslog-facility", "local0", "syslog-facility", "can't set immutable config");
+    expect_set_error("acl-pubsub-default", "some", "acl-pubsub-default",
+                     "argument(s) must be one of the following: allchannels, resetchannels");
+    expect_set_error("active-defrag-cycle-max", "100", "active-defrag-cycle-max",
+                     "argument must be between 1 and 99 inclusive");
+    expect_set_error("tls-session-caching", "maybe", "tls-session-caching",
+                     "argument must be 'yes' or 'no'");
+}
+END_TEST
+
+/* CONFIG SET of several parameters, new ones among them, is all or nothing. */
+START_TEST(test_compat_set_all_or_nothing)
+{
+    conf c;
+    char err[CONF_ERRLEN];
+    conf_init(&c);
+    ck_assert_int_eq(set_pairs(&c, err, 4, "tls-port", "6380", "maxmemory", "1mb",
+                               "oom-score-adj-values", "1 2 3", "maxmemory-clients", "101%"),
+                     -1);
+    ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
+                          "'maxmemory-clients') - percentage argument must be less or equal "
+                          "to 100");
+    ck_assert_str_eq(get1(&c, "tls-port"), "0");
+    ck_assert_str_eq(get1(&c, "maxmemory"), "0");
+    ck_assert_str_eq(get1(&c, "oom-score-adj-values"), "0 200 800");
+    ck_assert_str_eq(get1(&c, "maxmemory-clients"), "0");
+    /* an immutable one among them: refused before any value is parsed */
+    ck_assert_int_eq(set_pairs(&c, err, 2, "tls-port", "6380", "cluster-enabled", "yes"), -1);
+    ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
+                          "'cluster-enabled') - can't set immutable config");
+    ck_assert_str_eq(get1(&c, "tls-port"), "0");
+    /* an alias with its parameter: both set in turn, the last wins (Redis
+     * sees two configs there, not a duplicate) */
+    ck_assert_int_eq(set_pairs(&c, err, 2, "cluster-replica-no-failover", "yes",
+                               "cluster-slave-no-failover", "no"), 0);
+    ck_assert_str_eq(get1(&c, "cluster-replica-no-failover"), "no");
+    ck_assert_int_eq(set_pairs(&c, err, 3, "tls-port", "6380", "maxmemory-clients", "5%",
+                               "shutdown-on-sigterm", "nosave"), 0);
+    ck_assert_str_eq(get1(&c, "tls-port"), "6380");
+    ck_assert_str_eq(get1(&c, "maxmemory-clients"), "5%");
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigterm"), "nosave");
+    conf_free(&c);
+}
+END_TEST
+
+/* enable-protected-configs: dir and dbfilename change only when allowed. */
+START_TEST(test_protected_configs)
+{
+    conf c;
+    char err[CONF_ERRLEN];
+    char *names[] = {"dbfilename"}, *values[] = {"x.rdb"};
+    const char *refused = "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - "
+                          "can't set protected config";
+    conf_init(&c);
+    ck_assert_int_eq(conf_set_from(&c, 1, 1, names, values, err, sizeof err), -1);
+    ck_assert_str_eq(err, refused);
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "enable-protected-configs", "local"), 0);
+    ck_assert_int_eq(conf_set_from(&c, 0, 1, names, values, err, sizeof err), -1);
+    ck_assert_str_eq(err, refused);
+    ck_assert_int_eq(conf_set_from(&c, 1, 1, names, values, err, sizeof err), 0);
+    ck_assert_str_eq(c.dbfilename, "x.rdb");
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "enable-protected-configs", "yes"), 0);
+    values[0] = "y.rdb";
+    ck_assert_int_eq(conf_set(&c, 1, names, values, err, sizeof err), 0);
+    ck_assert_str_eq(c.dbfilename, "y.rdb");
+    ck_assert_int_eq(set_pairs(&c, err, 1, "enable-protected-configs", "no"), -1);
+    ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
+                          "'enable-protected-configs') - can't set immutable config");
+    ck_assert_int_eq(conf_has_effect("enable-protected-configs"), 1);
+    ck_assert_int_eq(conf_has_effect("tls-port"), 0);
+    ck_assert_int_eq(conf_has_effect("maxmemory"), 1);
+    ck_assert_int_eq(conf_has_effect("nosuch"), 0);
+    conf_free(&c);
+}
+END_TEST
+
+/* Counts the lines of the file holding needle. */
+static int count_lines_with(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, needle)) n++;
+    fclose(f);
+    return n;
+}
+
+/* A parameter without effect is logged once, the first time it is set
+ * (CONFIG SET, or a non-default value at startup); aliases count as their
+ * parameter; parameters with an effect are not logged. */
+START_TEST(test_noeffect_logged_once)
+{
+    char path[300], err[CONF_ERRLEN];
+    snprintf(path, sizeof path, "%s/noeffect.log", tmpdir);
+    unlink(path);
+    ck_assert_int_eq(log_open(path, LOG_NOTICE), 0);
+    conf c;
+    ck_assert_int_eq(load(&c, "io-threads 4\ntls-port 0\n", err), 0);
+    conf_log_noeffect(&c);
+    conf_log_noeffect(&c);
+    ck_assert_int_eq(count_lines_with(path, "'io-threads'"), 1);
+    ck_assert_int_eq(count_lines_with(path, "'tls-port'"), 0); /* default: not logged */
+    ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "6380"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "6381"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "x"), -1);
+    ck_assert_int_eq(count_lines_with(path, "'tls-port'"), 1);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-slave-validity-factor", "1"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-replica-validity-factor", "2"), 0);
+    ck_assert_int_eq(count_lines_with(path, "validity-factor"), 1);
+    ck_assert_int_eq(count_lines_with(path, "'cluster-replica-validity-factor'"), 1);
+    ck_assert_int_eq(set_pairs(&c, err, 2, "maxmemory", "1mb", "timeout", "5"), 0);
+    ck_assert_int_eq(count_lines_with(path, "'maxmemory'"), 0);
+    ck_assert_int_eq(count_lines_with(path, "no effect in verso"), 3);
+    /* a refused CONFIG SET logs nothing */
+    ck_assert_int_eq(set_pairs(&c, err, 2, "tls-replication", "yes", "timeout", "x"), -1);
+    ck_assert_int_eq(count_lines_with(path, "'tls-replication'"), 0);
+    conf_free(&c);
+}
+END_TEST
+
+typedef struct lines_seen {
+    char text[4096];
+} lines_seen;
+
+static void keep_line(void *priv, const char *name, const char *line, int force)
+{
+    lines_seen *l = priv;
+    (void)name;
+    if (!force) return;
+    size_t n = strlen(l->text);
+    snprintf(l->text + n, sizeof(l->text) - n, "%s\n", line);
+}
+
+/* CONFIG REWRITE writes the compatibility parameters set away from their
+ * default as Redis does, and the file reads back to the same values. */
+START_TEST(test_compat_rewrite_round_trip)
+{
+    conf c, back;
+    char err[CONF_ERRLEN];
+    conf_init(&c);
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "unixsocketperm", "700"), 0);
+    ck_assert_int_eq(apply_line_args(&c, err, 2, "cluster-enabled", "yes"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 7, "tls-port", "6380", "maxmemory-clients", "10%",
+                               "oom-score-adj-values", "1 2 3", "shutdown-on-sigint", "now nosave",
+                               "proc-title-template", "{title} x", "cluster-slave-validity-factor",
+                               "7", "stream-node-max-bytes", "8kb"), 0);
+    static lines_seen seen;
+    seen.text[0] = '\0';
+    conf_rewrite_each(&c, keep_line, &seen);
+    const char *want[] = {"unixsocketperm 700\n", "cluster-enabled yes\n", "tls-port 6380\n",
+                          "maxmemory-clients 10%\n", "oom-score-adj-values 1 2 3\n",
+                          "shutdown-on-sigint nosave now\n",
+                          "proc-title-template \"{title} x\"\n",
+                          "cluster-replica-validity-factor 7\n", "stream-node-max-bytes 8kb\n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(seen.text, want[i]), "no line %s in:\n%s", want[i], seen.text);
+    ck_assert_ptr_null(strstr(seen.text, "cluster-slave-validity-factor"));
+
+    char path[300];
+    snprintf(path, sizeof path, "%s/rewrite-compat.conf", tmpdir);
+    unlink(path);
+    ck_assert_int_eq(conf_rewrite(&c, path, err, sizeof err), 0);
+    conf_init(&back);
+    ck_assert_msg(conf_load_file(&back, path, err, sizeof err) == 0, "%s", err);
+    static got all;
+    all.n = 0;
+    conf_get(&c, "*", collect, &all);
+    for (int i = 0; i < all.n; i++) {
+        if (!strcmp(all.names[i], "dir")) continue; /* written as the cwd */
+        const char *v = get1(&back, all.names[i]);
+        ck_assert_msg(!strcmp(v, all.values[i]), "%s: '%s' read back as '%s'", all.names[i],
+                      all.values[i], v);
+    }
+    conf_free(&back);
+    conf_free(&c);
+}
+END_TEST
+
+/* include: a file, a glob (no match is fine), errors at the included
+ * file's own line, argument line numbers not shifted. */
+START_TEST(test_include)
+{
+    conf c;
+    char err[CONF_ERRLEN], text[2048];
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/inc", tmpdir);
+    ck_assert_int_eq(mkdir(dir, 0755) == 0 || errno == EEXIST, 1);
+    char p1[400], p2[400];
+    snprintf(p1, sizeof p1, "%s/a.conf", dir);
+    snprintf(p2, sizeof p2, "%s/b.conf", dir);
+    FILE *f = fopen(p1, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("timeout 7\ntls-port 6380\n", f);
+    fclose(f);
+    f = fopen(p2, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("hz 20\n", f);
+    fclose(f);
+    snprintf(text, sizeof text, "port 7000\ninclude %s\nINCLUDE %s/*.conf\n"
+                                "include %s/none-*.conf\nmaxclients 5\n",
+             p1, dir, dir);
+    ck_assert_msg(load(&c, text, err) == 0, "%s", err);
+    ck_assert_int_eq(c.timeout, 7);
+    ck_assert_int_eq(c.hz, 20);
+    ck_assert_int_eq(c.maxclients, 5);
+    ck_assert_str_eq(get1(&c, "tls-port"), "6380");
+    /* the arguments are numbered after the main file's 5 lines */
+    char *args[] = {"--port", "x"};
+    ck_assert_int_eq(conf_load_args(&c, 2, args, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "at line 7\n"));
+    conf_free(&c);
+
+    f = fopen(p2, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# x\nhz abc\n", f);
+    fclose(f);
+    snprintf(text, sizeof text, "port 7000\ninclude %s\n", p2);
+    expect_file_error(text, 2, "hz abc", "argument couldn't be parsed into an integer");
+    snprintf(text, sizeof text, "include %s/missing.conf\n", dir);
+    ck_assert_int_eq(load(&c, text, err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "Fatal error, can't open config file '%s/missing.conf': "
+                                "No such file or directory", dir);
+    ck_assert_str_eq(err, want);
+    conf_free(&c);
+}
+END_TEST
+
+/* No two rows answer to one name (rows added in several places of the
+ * table, e.g. by parallel changes, must not collide). */
+START_TEST(test_names_unique)
+{
+    conf c;
+    conf_init(&c);
+    static got all;
+    all.n = 0;
+    conf_get(&c, "*", collect, &all);
+    for (int i = 0; i < all.n; i++)
+        for (int j = i + 1; j < all.n; j++)
+            ck_assert_msg(strcasecmp(all.names[i], all.names[j]), "%s twice", all.names[i]);
+    conf_free(&c);
+}
+END_TEST
+
 /* ---- conf_apply ---- */
 
 START_TEST(test_apply)
@@ -982,6 +1349,14 @@ static Suite *conf_suite(void)
     tcase_add_test(tc, test_set_hook);
     tcase_add_test(tc, test_set_hooks_see_all_values);
     tcase_add_test(tc, test_apply);
+    tcase_add_test(tc, test_compat_octal_percent);
+    tcase_add_test(tc, test_compat_flags_and_strings);
+    tcase_add_test(tc, test_compat_set_all_or_nothing);
+    tcase_add_test(tc, test_protected_configs);
+    tcase_add_test(tc, test_noeffect_logged_once);
+    tcase_add_test(tc, test_compat_rewrite_round_trip);
+    tcase_add_test(tc, test_names_unique);
+    tcase_add_test(tc, test_include);
     tcase_add_test(tc, test_example_conf_lists_every_default);
     suite_add_tcase(s, tc);
     return s;
@@ -993,6 +1368,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    log_open("/dev/null", LOG_WARNING); /* the no-effect lines of CONFIG SET */
     SRunner *sr = srunner_create(conf_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -10,6 +10,7 @@
 #include "hooks.h"
 #include "lazyfree.h"
 #include "multi.h"
+#include "notify.h"
 #include "util.h"
 
 void db_init_all(int n) {
@@ -42,6 +43,7 @@ static void expire_now(db *d, const char *key, size_t len) {
     db_remove(d, key, len, server.cfg.lazyfree_lazy_expire);
     multi_touch_key(d->id, key, len);
     server.stat.expired_keys++;
+    notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, len, d->id);
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(d->id, 2, argv);
 }
@@ -72,10 +74,16 @@ vt_entry *db_lookup(db *d, const char *key, size_t len) {
     return e;
 }
 
+/* A read missed: counted, and the key-miss event (m) as Redis's lookupKey. */
+static void read_miss(db *d, const char *key, size_t len) {
+    server.stat.keyspace_misses++;
+    notify_keyspace_event(NOTIFY_KEY_MISS, "keymiss", key, len, d->id);
+}
+
 vt_entry *db_lookup_read(db *d, const char *key, size_t len) {
     vt_entry *e = db_lookup(d, key, len);
     if (e) server.stat.keyspace_hits++;
-    else server.stat.keyspace_misses++;
+    else read_miss(d, key, len);
     return e;
 }
 
@@ -84,7 +92,7 @@ vt_entry *db_lookup_notouch(db *d, const char *key, size_t len) { return lookup(
 vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len) {
     vt_entry *e = lookup(d, key, len);
     if (e) server.stat.keyspace_hits++;
-    else server.stat.keyspace_misses++;
+    else read_miss(d, key, len);
     return e;
 }
 
@@ -108,6 +116,7 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     if (created) *created = made;
     if (e && made) {
         evict_new_entry(e);
+        notify_keyspace_event(NOTIFY_NEW, "new", key, len, d->id);
         block_signal_key(d->id, key, len); /* clients blocked on it: served after the command */
     }
     else if (e) evict_touch(e);

@@ -23,6 +23,7 @@
 #include "lazyfree.h"
 #include "log.h"
 #include "multi.h"
+#include "notify.h"
 #include "util.h"
 
 #define LRU_CLOCK_MAX ((1u << 24) - 1)
@@ -218,6 +219,7 @@ static void evict_key(int dbid, const char *key, size_t len) {
     /* as Redis: eviction fails a WATCH. Before the removal: key may point
      * into the entry's own key object, which the removal frees. */
     multi_touch_key(dbid, key, len);
+    notify_keyspace_event(NOTIFY_EVICTED, "evicted", key, len, dbid); /* same reason */
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     server.stat.evicted_keys++;
 }

@@ -210,8 +210,13 @@ static size_t expire_step(db *d, expire_scan *s) {
     return s->nkeys;
 }
 
+static int active_expire_on = 1; /* DEBUG SET-ACTIVE-EXPIRE */
+
+void db_set_active_expire(int on) { active_expire_on = on; }
+
 void db_active_expire(int64_t budget_us) {
     if (server.upstream) return; /* a replica's keys expire by its master's DEL */
+    if (!active_expire_on) return;
     int64_t start = mono_us();
     expire_scan s = {0};
     for (int i = 0; i < server.cfg.databases; i++) {

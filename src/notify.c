@@ -51,11 +51,12 @@ void notify_flags_format(int flags, char *buf) {
         if (flags & NOTIFY_EVICTED) *p++ = 'e';
         if (flags & NOTIFY_STREAM) *p++ = 't';
         if (flags & NOTIFY_MODULE) *p++ = 'd';
+        /* Redis 7.0 writes n here only: "KEAn" reads back as "AKE" */
+        if (flags & NOTIFY_NEW) *p++ = 'n';
     }
     if (flags & NOTIFY_KEYSPACE) *p++ = 'K';
     if (flags & NOTIFY_KEYEVENT) *p++ = 'E';
     if (flags & NOTIFY_KEY_MISS) *p++ = 'm';
-    if (flags & NOTIFY_NEW) *p++ = 'n';
     *p = '\0';
 }
 

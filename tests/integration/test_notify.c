@@ -461,6 +461,22 @@ START_TEST(new_and_keymiss) {
     run("RENAME a b");
     run("GET nosuch");
     expect_events("new a, new l, new b, new b");
+    /* every way a key is created */
+    run("SETRANGE sr 2 x");
+    run("APPEND ap x");
+    run("INCR in");
+    run("HINCRBY hi f 1");
+    run("SADD sa m");
+    run("ZADD za 1 m");
+    run("SMOVE sa sm m");
+    run("COPY za zc");
+    run("MOVE zc 3");
+    run("SUNIONSTORE su sm");
+    run("RPUSH ls x");
+    run("LMOVE ls lm LEFT LEFT");
+    run("DEBUG SLEEP 0");
+    expect_events("new sr, new ap, new in, new hi, new sa, new za, new sm, new zc, new zc@3, "
+                  "new su, new ls, new lm");
     expect_status(h_c, "OK", "CONFIG SET notify-keyspace-events KEm");
     run("GET nosuch");
     run("HGET nosuch2 f");
@@ -468,6 +484,16 @@ START_TEST(new_and_keymiss) {
     run("SET nosuch4 x");
     run("GET nosuch4");
     expect_events("keymiss nosuch, keymiss nosuch2, keymiss nosuch3");
+    /* the reads of other commands */
+    run("SINTERSTORE d1 nos1 nos2");
+    run("ZUNIONSTORE d2 1 nos3");
+    run("LRANGE nos4 0 -1");
+    run("ZSCORE nos5 m");
+    run("MGET nos6 nosuch4");
+    run("TTL nos7");
+    run("COPY nos8 dst");
+    expect_events("keymiss nos1, keymiss nos2, keymiss nos3, keymiss nos4, keymiss nos5, "
+                  "keymiss nos6, keymiss nos7, keymiss nos8");
     /* KEAn: A and n (its CONFIG GET form hides the n) */
     expect_status(h_c, "OK", "CONFIG SET notify-keyspace-events KEAn");
     run("SET brandnew 1");

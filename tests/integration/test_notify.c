@@ -423,7 +423,7 @@ START_TEST(expired_active) {
         seen += strchr(got, ',') ? 2 : 1;
     }
     free(got);
-    ck_assert_int_eq(seen, 2);
+    ck_assert_uint_eq(seen, 2);
     expect_int(h_c, 0, "DBSIZE");
 }
 END_TEST

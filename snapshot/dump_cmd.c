@@ -14,6 +14,7 @@
 #include "../src/cmd.h"
 #include "../src/db.h"
 #include "../src/log.h"
+#include "../src/notify.h"
 #include "../src/util.h"
 #include "crc64.h"
 #include "rdb.h"
@@ -153,6 +154,7 @@ void cmd_restore(client *c) {
         obj_decref(val);
         if (deleted) {
             server_dirty(1);
+            notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
             arg v[2] = {{"DEL", 3}, *k};
             cmd_propagate(c, 2, v);
         }
@@ -164,6 +166,7 @@ void cmd_restore(client *c) {
      * and checked, then ignored. */
     db_set(d, k->p, k->len, val, ttl ? ttl : VT_NO_EXPIRE);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "restore", k->p, k->len, c->db);
     if (ttl && !o.absttl) {
         char buf[32];
         size_t n = ll_to_str(buf, ttl);

@@ -19,6 +19,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "notify.h"
 #include "t_hash.h"
 #include "util.h"
 
@@ -71,6 +72,7 @@ static void hset_generic(client *c, int is_hmset) {
     int n = (c->argc - 2) / 2;
     long long added = hash_set_argv(c, 2, n);
     server_dirty(n);
+    notify_keyspace_event(NOTIFY_HASH, "hset", c->argv[1].p, c->argv[1].len, c->db);
     if (is_hmset) reply_ok(c);
     else reply_int(c, added);
 }
@@ -90,6 +92,7 @@ void cmd_hsetnx(client *c) {
     }
     hash_set_argv(c, 2, 1);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_HASH, "hset", c->argv[1].p, c->argv[1].len, c->db);
     reply_int(c, 1);
 }
 
@@ -144,6 +147,8 @@ void cmd_hdel(client *c) {
     vt_write_done(&w);
     if (empty) db_delete(d, k->p, k->len);
     server_dirty(deleted);
+    notify_keyspace_event(NOTIFY_HASH, "hdel", k->p, k->len, c->db);
+    if (empty) notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
     reply_int(c, deleted);
 }
 
@@ -240,6 +245,7 @@ void cmd_hincrby(client *c) {
     char buf[32];
     size_t n = ll_to_str(buf, value);
     hash_store_field(c, buf, n);
+    notify_keyspace_event(NOTIFY_HASH, "hincrby", c->argv[1].p, c->argv[1].len, c->db);
     reply_int(c, value);
 }
 
@@ -271,6 +277,7 @@ void cmd_hincrbyfloat(client *c) {
     char *buf = xmalloc(LD_BUF);
     size_t n = ld_to_str(buf, LD_BUF, value);
     hash_store_field(c, buf, n);
+    notify_keyspace_event(NOTIFY_HASH, "hincrbyfloat", c->argv[1].p, c->argv[1].len, c->db);
     reply_bulk(c, buf, n);
     /* Replayed as the value it produced (Redis 7.0 rewrites it as HSET), so
      * that float formatting can never make a replay differ. */

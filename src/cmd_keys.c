@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "hooks.h"
+#include "notify.h"
 #include "util.h"
 
 static db *cur_db(const client *c) { return db_get(c->db); }
@@ -28,8 +29,11 @@ static db *cur_db(const client *c) { return db_get(c->db); }
 static void del_generic(client *c, int lazy) {
     db *d = cur_db(c);
     long long n = 0;
-    for (int j = 1; j < c->argc; j++)
-        if (db_delete_lazy(d, c->argv[j].p, c->argv[j].len, lazy)) n++;
+    for (int j = 1; j < c->argc; j++) {
+        if (!db_delete_lazy(d, c->argv[j].p, c->argv[j].len, lazy)) continue;
+        notify_keyspace_event(NOTIFY_GENERIC, "del", c->argv[j].p, c->argv[j].len, c->db);
+        n++;
+    }
     server_dirty(n);
     reply_int(c, n);
 }
@@ -213,14 +217,20 @@ static void rename_generic(client *c, int nx) {
     }
     obj *val = e->val;
     int64_t expire = e->expire;
-    if (nx && db_lookup(d, dst->p, dst->len)) {
-        reply_int(c, 0);
-        return;
+    if (db_lookup(d, dst->p, dst->len)) {
+        if (nx) {
+            reply_int(c, 0);
+            return;
+        }
+        /* Redis deletes the destination and adds it anew (a "new" event) */
+        db_delete(d, dst->p, dst->len);
     }
     obj_incref(val); /* db_set takes this reference */
     db_set(d, dst->p, dst->len, val, expire);
     db_delete(d, src->p, src->len);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "rename_from", src->p, src->len, c->db);
+    notify_keyspace_event(NOTIFY_GENERIC, "rename_to", dst->p, dst->len, c->db);
     if (nx) reply_int(c, 1);
     else reply_ok(c);
 }
@@ -313,6 +323,7 @@ static void expire_generic(client *c, long long basetime, int seconds) {
     if (when <= wall_ms() && !server.loading) {
         db_delete_lazy(d, k->p, k->len, server.cfg.lazyfree_lazy_expire);
         server_dirty(1);
+        notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
         arg v[2] = {{"DEL", 3}, *k};
         cmd_propagate(c, 2, v);
         reply_int(c, 1);
@@ -323,6 +334,7 @@ static void expire_generic(client *c, long long basetime, int seconds) {
         return;
     }
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "expire", k->p, k->len, c->db);
     propagate_pexpireat(c, when);
     reply_int(c, 1);
 }
@@ -363,6 +375,7 @@ void cmd_persist(client *c) {
         return;
     }
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "persist", k->p, k->len, c->db);
     reply_int(c, 1);
 }
 

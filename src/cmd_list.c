@@ -23,6 +23,7 @@
 #include "blocking.h"
 #include "cmd.h"
 #include "db.h"
+#include "notify.h"
 #include "resp.h"
 #include "t_list.h"
 #include "util.h"
@@ -51,12 +52,23 @@ static obj *write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry 
     return e->val;
 }
 
-/* Ends a write; deletes the key when its list is now empty. */
-static void write_end(client *c, const arg *k, vt_wr *w, vt_entry *e) {
+/* Ends a write; deletes the key when its list is now empty (1 then). */
+static int write_end(client *c, const arg *k, vt_wr *w, vt_entry *e) {
     int empty = list_len(e->val) == 0;
     vt_write_done(w);
     if (empty) db_delete(db_get(c->db), k->p, k->len);
+    return empty;
 }
+
+/* The keyspace events of a list change: `event`, then "del" when the
+ * change emptied (and so deleted) the list, as Redis. */
+static void notify_list(client *c, const char *event, const arg *k, int deleted) {
+    notify_keyspace_event(NOTIFY_LIST, event, k->p, k->len, c->db);
+    if (deleted) notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
+}
+
+static const char *pop_event(int where) { return where == LIST_HEAD ? "lpop" : "rpop"; }
+static const char *push_event(int where) { return where == LIST_HEAD ? "lpush" : "rpush"; }
 
 /* Deletes n elements at an end of the list at k (which exists). */
 static void pop_n(client *c, const arg *k, int where, uint64_t n) {
@@ -65,8 +77,9 @@ static void pop_n(client *c, const arg *k, int where, uint64_t n) {
     obj *l = write_begin(c, k, 0, &w, &e);
     if (!l) return;
     list_pop(l, where, n);
-    write_end(c, k, &w, e);
+    int deleted = write_end(c, k, &w, e);
     server_dirty((long long)n);
+    notify_list(c, pop_event(where), k, deleted);
 }
 
 /* An integer argument >= min, else the error msg (also for a non-integer),
@@ -152,6 +165,7 @@ static void push_generic(client *c, int where, int xx) {
     uint64_t len = list_len(l);
     vt_write_done(&w);
     server_dirty(c->argc - 2);
+    notify_list(c, push_event(where), k, 0);
     reply_int(c, (long long)len);
 }
 
@@ -346,6 +360,7 @@ void cmd_lset(client *c) {
     list_set(l, (long long)rank, v->p, v->len);
     vt_write_done(&w);
     server_dirty(1);
+    notify_list(c, "lset", k, 0);
     reply_ok(c);
 }
 
@@ -380,6 +395,7 @@ void cmd_linsert(client *c) {
     uint64_t len = list_len(l);
     vt_write_done(&w);
     server_dirty(1);
+    notify_list(c, "linsert", k, 0);
     reply_int(c, (long long)len);
 }
 
@@ -435,8 +451,9 @@ void cmd_lrem(client *c) {
                 const rem_run *r = &runs[reverse ? i : nruns - 1 - i];
                 list_del_range(l, r->rank, r->n);
             }
-            write_end(c, k, &w, e);
+            int deleted = write_end(c, k, &w, e);
             server_dirty((long long)removed);
+            notify_list(c, "lrem", k, deleted);
         } else {
             removed = 0;
         }
@@ -471,8 +488,9 @@ void cmd_ltrim(client *c) {
     }
     list_del_range(l, rank + n, rtrim);
     list_del_range(l, 0, rank);
-    write_end(c, k, &w, e);
+    int deleted = write_end(c, k, &w, e);
     server_dirty((long long)(rank + rtrim));
+    notify_list(c, "ltrim", k, deleted);
     reply_ok(c);
 }
 
@@ -503,16 +521,20 @@ static int move_elem(client *c, const arg *src, const arg *dst, int from, int to
         return MOVE_NOSRC;
     }
     list_pop(l, from, 1);
+    int deleted = 0;
     if (src->len == dst->len && memcmp(src->p, dst->p, src->len) == 0) {
         list_push(l, to, copy, n);
         vt_write_done(&w);
     } else {
-        write_end(c, src, &w, e);
+        deleted = write_end(c, src, &w, e);
         l = write_begin(c, dst, 1, &w, &e);
         list_push(l, to, copy, n);
         vt_write_done(&w);
     }
     server_dirty(1);
+    /* Redis's order: the push on dst, then the pop on src */
+    notify_list(c, push_event(to), dst, 0);
+    notify_list(c, pop_event(from), src, deleted);
     reply_bulk(c, copy, n);
     free(copy);
     return MOVE_DONE;

@@ -389,6 +389,11 @@ void cmd_debug(client *c) {
         struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
         nanosleep(&ts, NULL);
         reply_ok(c);
+    } else if (arg_is(sub, "set-active-expire") && c->argc == 3) {
+        long long on;
+        if (!arg_ll(c, &c->argv[2], &on)) return;
+        db_set_active_expire(on != 0);
+        reply_ok(c);
     } else {
         reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. "
                         "Try DEBUG HELP.", (int)sub->len, sub->p);

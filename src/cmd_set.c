@@ -26,6 +26,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "notify.h"
 #include "t_set.h"
 #include "util.h"
 
@@ -120,6 +121,13 @@ static obj *write_begin(db *d, const arg *k, vt_wr *w, vt_entry **ep) {
     return e->val;
 }
 
+/* The keyspace events of a set change: `event`, then "del" when the change
+ * emptied (and so deleted) the set, as Redis. */
+static void notify_set(client *c, const char *event, const arg *k, int deleted) {
+    notify_keyspace_event(NOTIFY_SET, event, k->p, k->len, c->db);
+    if (deleted) notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
+}
+
 static int args_eq(const arg *a, const arg *b) {
     return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
 }
@@ -146,6 +154,7 @@ void cmd_sadd(client *c) {
     for (; j < c->argc; j++) added += set_add(s, c->argv[j].p, c->argv[j].len);
     vt_write_done(&w);
     server_dirty(added);
+    notify_set(c, "sadd", k, 0);
     reply_int(c, added);
 }
 
@@ -171,6 +180,7 @@ void cmd_srem(client *c) {
     vt_write_done(&w);
     if (empty) db_delete(d, k->p, k->len);
     server_dirty(removed);
+    notify_set(c, "srem", k, empty);
     reply_int(c, removed);
 }
 
@@ -236,6 +246,7 @@ void cmd_smove(client *c) {
     vt_write_done(&w);
     if (empty) db_delete(d, src->p, src->len);
     server_dirty(1);
+    notify_set(c, "srem", src, empty);
     /* A destination that holds the member already is not written (Redis
      * signals it only when the member was added). */
     vt_entry *de = db_lookup(d, dst->p, dst->len);
@@ -244,6 +255,7 @@ void cmd_smove(client *c) {
         set_add(s, m->p, m->len);
         vt_write_done(&w);
         server_dirty(1);
+        notify_set(c, "sadd", dst, 0);
     }
     reply_int(c, 1);
 }
@@ -325,6 +337,7 @@ static void spop_all(client *c, db *d, const arg *k, obj *s) {
     obj_decref(s);
     free(l.v);
     server_dirty((long long)l.n);
+    notify_set(c, "spop", k, 1);
     arg v[2] = {{"DEL", 3}, *k};
     cmd_propagate(c, 2, v);
 }
@@ -371,6 +384,7 @@ static void spop_count(client *c, db *d, const arg *k, uint64_t count) {
     reply_members(c, v, (size_t)count, keep_new && intset);
     for (size_t i = 0; i < count; i++) propagate_srem(c, k, v[i].m, v[i].ml);
     server_dirty((long long)count);
+    notify_set(c, "spop", k, 0);
     free(v);
     free(off);
     free(buf);
@@ -416,6 +430,7 @@ void cmd_spop(client *c) {
     int empty = set_len(s) == 0;
     vt_write_done(&w);
     if (empty) db_delete(d, k->p, k->len);
+    notify_set(c, "spop", k, empty);
     propagate_srem(c, k, copy, ml);
     reply_bulk(c, copy, ml);
     free(copy);
@@ -629,9 +644,13 @@ static int diff(const sources *src, mlist *out) {
 
 /* The STORE forms: dst becomes a set of the result (whatever it held, its
  * TTL dropped), or is deleted when the result is empty; replies the size. */
-static void store_result(client *c, db *d, const arg *dst, const mlist *l, int force_ht) {
+static void store_result(client *c, db *d, const arg *dst, const mlist *l, int force_ht,
+                         const char *event) {
     if (l->n == 0) {
-        if (db_delete(d, dst->p, dst->len)) server_dirty(1);
+        if (db_delete(d, dst->p, dst->len)) {
+            server_dirty(1);
+            notify_keyspace_event(NOTIFY_GENERIC, "del", dst->p, dst->len, c->db);
+        }
         reply_int(c, 0);
         return;
     }
@@ -639,6 +658,7 @@ static void store_result(client *c, db *d, const arg *dst, const mlist *l, int f
     if (force_ht) s->enc = OBJ_ENC_HASHTABLE;
     db_set(d, dst->p, dst->len, s, VT_NO_EXPIRE);
     server_dirty(1);
+    notify_set(c, event, dst, 0);
     reply_int(c, (long long)l->n);
 }
 
@@ -667,7 +687,8 @@ static void set_op(client *c, int op, const arg *keys, size_t n, const arg *dst,
         else force_ht = diff(&src, &l);
         intset = !force_ht && l.n <= (size_t)server.cfg.set_max_intset_entries && ml_all_int(&l);
     }
-    if (dst) store_result(c, d, dst, &l, force_ht);
+    static const char *const store_events[] = {"sinterstore", "sunionstore", "sdiffstore"};
+    if (dst) store_result(c, d, dst, &l, force_ht, store_events[op]);
     else reply_members(c, l.v, l.n, intset);
     free(l.v);
     sources_free(&src);

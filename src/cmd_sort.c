@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "notify.h"
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
@@ -205,7 +206,10 @@ static void sort_store(client *c, const sort_opts *o, const sort_item *v, long l
                        long long end, size_t outlen) {
     db *d = db_get(c->db);
     if (outlen == 0) {
-        if (db_delete(d, o->store->p, o->store->len)) server_dirty(1);
+        if (db_delete(d, o->store->p, o->store->len)) {
+            server_dirty(1);
+            notify_keyspace_event(NOTIFY_GENERIC, "del", o->store->p, o->store->len, c->db);
+        }
         reply_int(c, 0);
         return;
     }
@@ -231,6 +235,7 @@ static void sort_store(client *c, const sort_opts *o, const sort_item *v, long l
     free(ibuf);
     free(el);
     server_dirty((long long)outlen);
+    notify_keyspace_event(NOTIFY_LIST, "sortstore", o->store->p, o->store->len, c->db);
     reply_int(c, (long long)outlen);
 }
 

@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "notify.h"
 #include "util.h"
 
 /* SET / GETEX options, as Redis's OBJ_SET_* flags. */
@@ -107,6 +108,7 @@ bad:
 static void delete_propagated(client *c, db *d, const arg *k) {
     if (!db_delete(d, k->p, k->len)) return;
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
     arg v[2] = {{"DEL", 3}, *k};
     cmd_propagate(c, 2, v);
 }
@@ -179,6 +181,8 @@ static void set_generic(client *c, int flags, const arg *k, const arg *val,
     int64_t exp = expire ? when : (flags & SO_KEEPTTL) ? DB_KEEPTTL : VT_NO_EXPIRE;
     db_set(d, k->p, k->len, obj_new_value(val->p, val->len), exp);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_STRING, "set", k->p, k->len, c->db);
+    if (expire) notify_keyspace_event(NOTIFY_GENERIC, "expire", k->p, k->len, c->db);
     if (expire) propagate_set_pxat(c, k, val, when);
     else if (flags & SO_GET) propagate_set_without_get(c);
     if (flags & SO_GET) return;
@@ -204,6 +208,7 @@ void cmd_getset(client *c) {
     if (!reply_value(c)) return;
     db_set(db_get(c->db), k->p, k->len, obj_new_value(val->p, val->len), VT_NO_EXPIRE);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_STRING, "set", k->p, k->len, c->db);
     arg v[3] = {{"SET", 3}, *k, *val};
     cmd_propagate(c, 3, v);
 }
@@ -227,6 +232,7 @@ static void getex_apply(client *c, db *d, int flags, int has_expire, long long w
     } else if (has_expire) {
         if (!db_set_expire(d, k->p, k->len, when)) return;
         server_dirty(1);
+        notify_keyspace_event(NOTIFY_GENERIC, "expire", k->p, k->len, c->db);
         char buf[32];
         size_t n = ll_to_str(buf, when);
         arg v[3] = {{"PEXPIREAT", 9}, *k, {buf, n}};
@@ -236,6 +242,7 @@ static void getex_apply(client *c, db *d, int flags, int has_expire, long long w
         if (!e || e->expire == VT_NO_EXPIRE) return;
         if (!db_set_expire(d, k->p, k->len, VT_NO_EXPIRE)) return;
         server_dirty(1);
+        notify_keyspace_event(NOTIFY_GENERIC, "persist", k->p, k->len, c->db);
         arg v[2] = {{"PERSIST", 7}, *k};
         cmd_propagate(c, 2, v);
     }
@@ -283,6 +290,7 @@ static void mset_generic(client *c, int nx) {
     for (int j = 1; j < c->argc; j += 2) {
         const arg *k = &c->argv[j], *v = &c->argv[j + 1];
         db_set(d, k->p, k->len, obj_new_value(v->p, v->len), VT_NO_EXPIRE);
+        notify_keyspace_event(NOTIFY_STRING, "set", k->p, k->len, c->db);
     }
     server_dirty((c->argc - 1) / 2);
     if (nx) reply_int(c, 1);
@@ -354,6 +362,7 @@ void cmd_append(client *c) {
         total = edit_value(d, k, 1, 0, a->p, a->len);
     }
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_STRING, "append", k->p, k->len, c->db);
     reply_int(c, (long long)total);
 }
 
@@ -376,6 +385,7 @@ void cmd_setrange(client *c) {
     if (!check_len(c, (unsigned long long)off, a->len)) return;
     size_t total = edit_value(d, k, 0, (size_t)off, a->p, a->len);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_STRING, "setrange", k->p, k->len, c->db);
     reply_int(c, (long long)total);
 }
 
@@ -440,6 +450,7 @@ static void incr_decr(client *c, long long incr) {
      * by the snapshot serializer. */
     db_set(d, k->p, k->len, obj_new_int(v), DB_KEEPTTL);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_STRING, "incrby", k->p, k->len, c->db);
     reply_int(c, v);
 }
 
@@ -491,6 +502,7 @@ void cmd_incrbyfloat(client *c) {
     size_t n = ld_to_str(buf, LD_BUF, v);
     db_set(d, k->p, k->len, obj_new_value(buf, n), DB_KEEPTTL);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_STRING, "incrbyfloat", k->p, k->len, c->db);
     reply_bulk(c, buf, n);
     /* Replayed as the value it produced, so that float formatting can never
      * make a replay differ. */

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
+#include "notify.h"
 #include "util.h"
 
 /* ---- OBJECT ---- */
@@ -117,13 +118,19 @@ void cmd_copy(client *c) {
     }
     obj *val = e->val;
     int64_t expire = e->expire;
-    if (db_lookup(dd, dst->p, dst->len) && !replace) {
-        reply_int(c, 0);
-        return;
+    if (db_lookup(dd, dst->p, dst->len)) {
+        if (!replace) {
+            reply_int(c, 0);
+            return;
+        }
+        /* REPLACE: Redis deletes the old key and adds the copy (a "new"
+         * event); the source is another key, its value stays */
+        db_delete(dd, dst->p, dst->len);
     }
-    /* db_set replaces any old value (REPLACE) and takes the copy's reference */
+    /* db_set takes the copy's reference */
     db_set(dd, dst->p, dst->len, obj_copy(val), expire);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "copy_to", dst->p, dst->len, dstid);
     reply_int(c, 1);
 }
 
@@ -147,6 +154,8 @@ void cmd_move(client *c) {
     db_set(dd, k->p, k->len, val, e->expire);
     db_delete(sd, k->p, k->len);
     server_dirty(1);
+    notify_keyspace_event(NOTIFY_GENERIC, "move_from", k->p, k->len, c->db);
+    notify_keyspace_event(NOTIFY_GENERIC, "move_to", k->p, k->len, dstid);
     reply_int(c, 1);
 }
 

@@ -14,6 +14,7 @@
 #include "blocking.h"
 #include "cmd.h"
 #include "db.h"
+#include "notify.h"
 #include "t_zset.h"
 #include "util.h"
 
@@ -109,6 +110,13 @@ static uint64_t rank_interval(long long start, long long end, uint64_t len, uint
     if (end >= llen) end = llen - 1;
     *first = (uint64_t)start;
     return (uint64_t)(end - start + 1);
+}
+
+/* The keyspace events of a zset change: `event`, then "del" when the
+ * change emptied (and so deleted) the zset, as Redis. */
+static void notify_zset(client *c, const char *event, const arg *k, int deleted) {
+    notify_keyspace_event(NOTIFY_ZSET, event, k->p, k->len, c->db);
+    if (deleted) notify_keyspace_event(NOTIFY_GENERIC, "del", k->p, k->len, c->db);
 }
 
 /* ---- ZADD ZINCRBY ---- */
@@ -220,6 +228,7 @@ static void zadd_generic(client *c, int fl) {
         goto out;
     }
     server_dirty(added + updated);
+    if (added || updated) notify_zset(c, (fl & ZA_INCR) ? "zincr" : "zadd", k, 0);
     if (fl & ZA_INCR) {
         if (processed) reply_score(c, score);
         else reply_nil(c);
@@ -255,6 +264,7 @@ void cmd_zrem(client *c) {
     vt_write_done(&w);
     if (left == 0) db_delete(d, k->p, k->len);
     server_dirty(deleted);
+    if (deleted) notify_zset(c, "zrem", k, left == 0);
     reply_int(c, deleted);
 }
 
@@ -358,7 +368,10 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
     }
     db *d = db_get(c->db);
     if (n == 0) {
-        if (db_delete(d, dst->p, dst->len)) server_dirty(1);
+        if (db_delete(d, dst->p, dst->len)) {
+            server_dirty(1);
+            notify_keyspace_event(NOTIFY_GENERIC, "del", dst->p, dst->len, c->db);
+        }
         reply_int(c, 0);
         return;
     }
@@ -378,6 +391,7 @@ static void range_emit(client *c, const obj *z, uint64_t first, uint64_t n, int 
     }
     db_set(d, dst->p, dst->len, res, VT_NO_EXPIRE);
     server_dirty(1);
+    notify_zset(c, "zrangestore", dst, 0);
     reply_int(c, (long long)n);
 }
 
@@ -484,7 +498,8 @@ void cmd_zrevrangebylex(client *c) { zrange_generic(c, 1, NULL, RT_LEX, DIR_REV)
 /* ---- ZREMRANGEBY* ---- */
 
 /* Deletes ascending ranks [first, first + n) of key's zset (present). */
-static void zdelete_ranks(client *c, const arg *k, uint64_t first, uint64_t n) {
+static void zdelete_ranks(client *c, const arg *k, uint64_t first, uint64_t n,
+                          const char *event) {
     db *d = db_get(c->db);
     if (n) {
         vt_wr w;
@@ -496,6 +511,7 @@ static void zdelete_ranks(client *c, const arg *k, uint64_t first, uint64_t n) {
         vt_write_done(&w);
         if (left == 0) db_delete(d, k->p, k->len);
         server_dirty((long long)n);
+        notify_zset(c, event, k, left == 0);
     }
     reply_int(c, (long long)n);
 }
@@ -532,7 +548,9 @@ static void zremrange_generic(client *c, int rangetype) {
         first = lo;
         n = hi - lo;
     }
-    zdelete_ranks(c, k, first, n);
+    static const char *const events[] = {
+        [RT_RANK] = "zremrangebyrank", [RT_SCORE] = "zremrangebyscore", [RT_LEX] = "zremrangebylex"};
+    zdelete_ranks(c, k, first, n, events[rangetype]);
 }
 
 void cmd_zremrangebyrank(client *c) { zremrange_generic(c, RT_RANK); }
@@ -585,6 +603,7 @@ static void zpop_key(client *c, const arg *k, const obj *z, int max, uint64_t co
     vt_write_done(&w);
     if (n == len) db_delete(d, k->p, k->len);
     server_dirty((long long)n);
+    if (n) notify_zset(c, max ? "zpopmax" : "zpopmin", k, n == len);
 }
 
 static void zpop_cmd(client *c, int max) {

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "notify.h"
 #include "t_zset.h"
 #include "util.h"
 #include "vt.h"
@@ -208,7 +209,9 @@ static void zop_diff(obj *acc, zsrc *src, size_t n) {
 }
 
 /* Writes or replies the result acc (whose reference is taken). */
-static void zop_finish(client *c, obj *acc, const arg *dst, int withscores) {
+static void zop_finish(client *c, obj *acc, const arg *dst, int withscores, int op) {
+    static const char *const events[] = {
+        [OP_UNION] = "zunionstore", [OP_INTER] = "zinterstore", [OP_DIFF] = "zdiffstore"};
     uint64_t len = zset_len(acc);
     if (dst) {
         db *d = db_get(c->db);
@@ -216,9 +219,13 @@ static void zop_finish(client *c, obj *acc, const arg *dst, int withscores) {
             zset_convert_if_small(acc);
             db_set(d, dst->p, dst->len, acc, VT_NO_EXPIRE);
             server_dirty(1);
+            notify_keyspace_event(NOTIFY_ZSET, events[op], dst->p, dst->len, c->db);
         } else {
             obj_decref(acc);
-            if (db_delete(d, dst->p, dst->len)) server_dirty(1);
+            if (db_delete(d, dst->p, dst->len)) {
+                server_dirty(1);
+                notify_keyspace_event(NOTIFY_GENERIC, "del", dst->p, dst->len, c->db);
+            }
         }
         reply_int(c, (long long)len);
         return;
@@ -281,7 +288,7 @@ static void zop_generic(client *c, const arg *dst, int ni, int op, int card) {
     else if (op == OP_INTER) zop_inter(acc, src, n, o.agg, 0);
     else zop_diff(acc, src, n);
     free(src);
-    zop_finish(c, acc, dst, o.withscores);
+    zop_finish(c, acc, dst, o.withscores, op);
 }
 
 void cmd_zunion(client *c) { zop_generic(c, NULL, 1, OP_UNION, 0); }

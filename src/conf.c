@@ -272,7 +272,7 @@ static int set_notify(conf *c, int argc, char **argv, int loading, char *err, si
     (void)loading;
     if (argc > 1) return fail(err, errlen, "wrong number of arguments");
     int flags = argc ? notify_flags_parse(argv[0], strlen(argv[0])) : 0;
-    if (flags < 0) return fail(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmd'.");
+    if (flags < 0) return fail(err, errlen, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
     c->notify_keyspace_events = flags;
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "multi.h"
 #include "pause.h"
 #include "tracking.h"
+#include "notify.h"
 #include "util.h"
 
 void db_init_all(int n) {
@@ -45,6 +46,7 @@ static void expire_now(db *d, const char *key, size_t len) {
     multi_touch_key(d->id, key, len);
     tracking_invalidate_key(key, len);
     server.stat.expired_keys++;
+    notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, len, d->id);
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(d->id, 2, argv);
 }
@@ -75,10 +77,16 @@ vt_entry *db_lookup(db *d, const char *key, size_t len) {
     return e;
 }
 
+/* A read missed: counted, and the key-miss event (m) as Redis's lookupKey. */
+static void read_miss(db *d, const char *key, size_t len) {
+    server.stat.keyspace_misses++;
+    notify_keyspace_event(NOTIFY_KEY_MISS, "keymiss", key, len, d->id);
+}
+
 vt_entry *db_lookup_read(db *d, const char *key, size_t len) {
     vt_entry *e = db_lookup(d, key, len);
     if (e) server.stat.keyspace_hits++;
-    else server.stat.keyspace_misses++;
+    else read_miss(d, key, len);
     return e;
 }
 
@@ -87,7 +95,7 @@ vt_entry *db_lookup_notouch(db *d, const char *key, size_t len) { return lookup(
 vt_entry *db_lookup_read_notouch(db *d, const char *key, size_t len) {
     vt_entry *e = lookup(d, key, len);
     if (e) server.stat.keyspace_hits++;
-    else server.stat.keyspace_misses++;
+    else read_miss(d, key, len);
     return e;
 }
 
@@ -111,6 +119,7 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     if (created) *created = made;
     if (e && made) {
         evict_new_entry(e);
+        notify_keyspace_event(NOTIFY_NEW, "new", key, len, d->id);
         block_signal_key(d->id, key, len); /* clients blocked on it: served after the command */
     }
     else if (e) evict_touch(e);
@@ -206,9 +215,14 @@ static size_t expire_step(db *d, expire_scan *s) {
     return s->nkeys;
 }
 
+static int active_expire_on = 1; /* DEBUG SET-ACTIVE-EXPIRE */
+
+void db_set_active_expire(int on) { active_expire_on = on; }
+
 void db_active_expire(int64_t budget_us) {
     if (server.upstream) return; /* a replica's keys expire by its master's DEL */
     if (pause_keys_frozen()) return; /* CLIENT PAUSE keeps the dataset as it is */
+    if (!active_expire_on) return;
     int64_t start = mono_us();
     expire_scan s = {0};
     for (int i = 0; i < server.cfg.databases; i++) {

@@ -70,5 +70,8 @@ int db_expired(const vt_entry *e, int64_t now_ms);
 
 /* Active expiry: called by the cron; spends at most budget_us. */
 void db_active_expire(int64_t budget_us);
+/* DEBUG SET-ACTIVE-EXPIRE 0|1: turns active expiry off (keys then expire
+ * only lazily, on access) or back on (the default). */
+void db_set_active_expire(int on);
 
 #endif

@@ -25,6 +25,7 @@
 #include "multi.h"
 #include "pause.h"
 #include "tracking.h"
+#include "notify.h"
 #include "util.h"
 
 #define LRU_CLOCK_MAX ((1u << 24) - 1)
@@ -221,6 +222,7 @@ static void evict_key(int dbid, const char *key, size_t len) {
      * into the entry's own key object, which the removal frees. */
     multi_touch_key(dbid, key, len);
     tracking_invalidate_key(key, len);
+    notify_keyspace_event(NOTIFY_EVICTED, "evicted", key, len, dbid); /* same reason */
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     server.stat.evicted_keys++;
 }

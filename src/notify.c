@@ -1,9 +1,15 @@
-/* notify: keyspace notifications (see notify.h). */
+/* notify: keyspace notifications (see notify.h): the consumer list and
+ * the pub/sub consumer. Main thread only. */
 #include "notify.h"
 
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "pubsub.h"
 #include "server.h"
+#include "util.h"
 
 int notify_flags_parse(const char *s, size_t len) {
     int flags = 0;
@@ -45,16 +51,86 @@ void notify_flags_format(int flags, char *buf) {
         if (flags & NOTIFY_EVICTED) *p++ = 'e';
         if (flags & NOTIFY_STREAM) *p++ = 't';
         if (flags & NOTIFY_MODULE) *p++ = 'd';
+        /* Redis 7.0 writes n here only: "KEAn" reads back as "AKE" */
+        if (flags & NOTIFY_NEW) *p++ = 'n';
     }
     if (flags & NOTIFY_KEYSPACE) *p++ = 'K';
     if (flags & NOTIFY_KEYEVENT) *p++ = 'E';
     if (flags & NOTIFY_KEY_MISS) *p++ = 'm';
-    if (flags & NOTIFY_NEW) *p++ = 'n';
     *p = '\0';
 }
 
-/* Scaffolding: the notifications helper fills this in. */
+/* ---- consumers ---- */
+
+typedef struct consumer {
+    notify_consumer_fn *fn;
+    void *priv;
+} consumer;
+
+static consumer *consumers; /* main thread only */
+static size_t nconsumers, consumers_cap;
+
+void notify_register(notify_consumer_fn *fn, void *priv) {
+    assert(fn);
+    if (nconsumers == consumers_cap) {
+        consumers_cap = consumers_cap ? consumers_cap * 2 : 4;
+        consumers = xrealloc(consumers, consumers_cap * sizeof(consumer));
+    }
+    consumers[nconsumers++] = (consumer){fn, priv};
+}
+
+int notify_unregister(notify_consumer_fn *fn, void *priv) {
+    for (size_t i = 0; i < nconsumers; i++) {
+        if (consumers[i].fn != fn || consumers[i].priv != priv) continue;
+        memmove(&consumers[i], &consumers[i + 1], (nconsumers - i - 1) * sizeof(consumer));
+        nconsumers--;
+        return 1;
+    }
+    return 0;
+}
+
 void notify_keyspace_event(int type, const char *event, const char *key, size_t keylen,
                            int dbid) {
-    (void)type, (void)event, (void)key, (void)keylen, (void)dbid;
+    assert(event && (key || keylen == 0));
+    for (size_t i = 0; i < nconsumers; i++)
+        consumers[i].fn(consumers[i].priv, type, event, key, keylen, dbid);
+}
+
+/* ---- the pub/sub consumer ---- */
+
+/* prefix + "<dbid>__:" + name, in buf when it fits, else allocated
+ * (*heap set: the caller frees it). */
+static char *channel_name(const char *prefix, int dbid, const char *name, size_t len,
+                          char *buf, size_t cap, size_t *outlen, char **heap) {
+    char head[48];
+    int hl = snprintf(head, sizeof head, "%s%d__:", prefix, dbid);
+    assert(hl > 0 && (size_t)hl < sizeof head);
+    size_t total = (size_t)hl + len;
+    char *p = buf;
+    *heap = NULL;
+    if (total > cap) p = *heap = xmalloc(total);
+    memcpy(p, head, (size_t)hl);
+    if (len) memcpy(p + hl, name, len);
+    *outlen = total;
+    return p;
+}
+
+void notify_pubsub_consumer(void *priv, int type, const char *event, const char *key,
+                            size_t keylen, int dbid) {
+    (void)priv;
+    int flags = server.cfg.notify_keyspace_events;
+    if (!(flags & type)) return;
+    size_t evlen = strlen(event);
+    char buf[256], *heap, *ch;
+    size_t chlen;
+    if (flags & NOTIFY_KEYSPACE) {
+        ch = channel_name("__keyspace@", dbid, key, keylen, buf, sizeof buf, &chlen, &heap);
+        pubsub_publish(ch, chlen, event, evlen);
+        free(heap);
+    }
+    if (flags & NOTIFY_KEYEVENT) {
+        ch = channel_name("__keyevent@", dbid, event, evlen, buf, sizeof buf, &chlen, &heap);
+        pubsub_publish(ch, chlen, key, keylen);
+        free(heap);
+    }
 }

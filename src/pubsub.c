@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "net.h"
+#include "notify.h"
 #include "resp.h"
 #include "util.h"
 
@@ -300,7 +301,10 @@ static const char *subscribed_gate(const client *c, const cmd_def *d) {
     return err;
 }
 
-void pubsub_init(void) { cmd_add_gate(subscribed_gate); }
+void pubsub_init(void) {
+    cmd_add_gate(subscribed_gate);
+    notify_register(notify_pubsub_consumer, NULL); /* keyspace events */
+}
 
 /* ---- commands ---- */
 

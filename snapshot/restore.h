@@ -28,7 +28,8 @@ const rdb_load_cb *restore_callbacks(void);
  * its eviction clock (evict_new_entry's value, taken on the main thread);
  * keys already expired are kept, as Redis's replicas keep them (their
  * master's DEL removes them). 0, or -1 with err (the tables then hold what
- * was loaded: the caller frees them). */
+ * was loaded: the caller frees them). The function libraries it read are
+ * left in st->functions for the main thread (function_replace_all). */
 int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
                         rdb_load_stats *st, char *err, size_t errlen);
 

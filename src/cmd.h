@@ -305,6 +305,8 @@ cmd_proc cmd_multi, cmd_exec, cmd_discard, cmd_watch, cmd_unwatch;
 cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
 /* snapshot/dump_cmd.c (issue 8: DUMP payloads use the RDB encoder) */
 cmd_proc cmd_dump, cmd_restore;
+/* snapshot/function_cmd.c: FUNCTION DUMP and RESTORE (the RDB codec) */
+cmd_proc cmd_function_dump, cmd_function_restore;
 /* aof/aof_cmd.c (issue: AOF) */
 cmd_proc cmd_bgrewriteaof;
 /* cmd_hash.c */

@@ -263,6 +263,20 @@ void cmd_add_write_gate(cmd_gate_fn fn) {
     write_gates[nwrite_gates++] = fn;
 }
 
+const char *cmd_gates_error(const client *c, const cmd_def *d) {
+    if (d->flags & CMD_WRITE) {
+        for (size_t i = 0; i < nwrite_gates; i++) {
+            const char *why = write_gates[i]();
+            if (why) return why;
+        }
+    }
+    for (size_t i = 0; i < ngates; i++) {
+        const char *why = gates[i](c, d);
+        if (why) return why;
+    }
+    return NULL;
+}
+
 void cmd_propagate(client *c, int argc, const arg *argv) {
     propagated = 1;
     propagate(c->db, argc, argv);

@@ -262,6 +262,10 @@ void cmd_add_write_gate(cmd_gate_fn fn);
  * -MASTERDOWN, pub/sub's subscribed context). Registered at startup. */
 typedef const char *(*cmd_client_gate_fn)(const client *c, const cmd_def *d);
 void cmd_add_gate(cmd_client_gate_fn fn);
+/* What the gates say about c running d (the write gates when d writes,
+ * then every client gate): NULL, or the first error. redis.call checks a
+ * script's commands with it (script_lua.c). */
+const char *cmd_gates_error(const client *c, const cmd_def *d);
 
 /* Handlers, grouped by file. */
 /* cmd_string.c */
@@ -337,7 +341,7 @@ cmd_proc cmd_memory;
 /* pubsub.c */
 cmd_proc cmd_publish, cmd_subscribe, cmd_psubscribe, cmd_unsubscribe, cmd_punsubscribe,
     cmd_pubsub, cmd_spublish, cmd_ssubscribe, cmd_sunsubscribe;
-/* cmd_script.c: SCRIPT without a scripting engine yet (KILL, EXISTS, FLUSH) */
+/* cmd_script.c: SCRIPT */
 cmd_proc cmd_script;
 /* repl/primary.c */
 cmd_proc cmd_psync, cmd_sync, cmd_replconf, cmd_wait;

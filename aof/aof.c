@@ -729,7 +729,8 @@ static int replayable(const cmd_def *d) {
 static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {
     exec_ctx *x = priv;
     client *c = &x->fake;
-    const cmd_def *d = cmd_lookup(argv[0].p, argv[0].len);
+    /* a container's subcommand carries the flags (FUNCTION LOAD) */
+    const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
     if (!d || !replayable(d)) {
         int n = argv[0].len > 128 ? 128 : (int)argv[0].len;
         snprintf(err, errlen, "%s command '%.*s' in the AOF (only write commands and "

@@ -478,7 +478,8 @@ END_TEST
 
 /* FUNCTION LOAD and DELETE reach the AOF: a restart replays them. */
 START_TEST(aof_replay) {
-    srv *s = h_srv_start("--appendonly yes");
+    /* always: a reply comes after its write is in the file (kill -9 below) */
+    srv *s = h_srv_start("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(s);
     load_ok(c, LIB_A, "liba");
     load_ok(c, LIB_B, "libb");

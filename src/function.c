@@ -325,6 +325,26 @@ size_t function_count(void) { return cur.nindex; }
 
 size_t function_vm_memory(void) { return fnlua_memory(); }
 
+size_t function_memory(void) {
+    size_t n = cur.libcap * sizeof(fn_lib *) + cur.idxcap * sizeof(fn_func *);
+    for (size_t i = 0; i < cur.nlibs; i++) {
+        const fn_lib *li = cur.libs[i];
+        n += sizeof *li + strlen(li->name) + 1 + obj_mem(li->code) + li->nfuncs * sizeof(fn_func *);
+        for (size_t j = 0; j < li->nfuncs; j++) {
+            const fn_func *f = li->funcs[j];
+            n += sizeof *f + strlen(f->name) + 1 + (f->desc ? strlen(f->desc) + 1 : 0);
+        }
+    }
+    return n;
+}
+
+void function_info_memory(vbuf *b) {
+    vbuf_appendf(b,
+                 "number_of_functions:%zu\r\nnumber_of_libraries:%zu\r\n"
+                 "used_memory_vm_functions:%zu\r\nused_memory_functions:%zu\r\n",
+                 cur.nindex, cur.nlibs, function_vm_memory(), function_memory());
+}
+
 obj **function_codes(size_t *n) {
     *n = cur.nlibs;
     if (!cur.nlibs) return NULL;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "obj.h"
+#include "vbuf.h"
 
 /* A function's flags (redis.register_function's `flags`), in the order
  * FUNCTION LIST names them. */
@@ -101,5 +102,12 @@ void function_codes_free(obj **codes, size_t n);
 
 /* Used memory of the Lua state functions run in (INFO used_memory_vm_functions). */
 size_t function_vm_memory(void);
+/* Bytes of the registry: codes, names, descriptions and their structs
+ * (INFO used_memory_functions; Redis counts its dicts' overhead too). */
+size_t function_memory(void);
+/* INFO memory's functions fields, as Redis 7.0 names them:
+ * number_of_functions, number_of_libraries, used_memory_vm_functions,
+ * used_memory_functions. */
+void function_info_memory(vbuf *b);
 
 #endif

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
+#include "function.h"
 #include "hooks.h"
 #include "lazyfree.h"
 #include "net.h"
@@ -113,6 +114,7 @@ static void section_memory(vbuf *b) {
             "used_memory_tables:%zu\r\n",
          used, hu, rss, hr, peak_memory, hp, tables);
     evict_info_memory(b, used);
+    function_info_memory(b);
     addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
             "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
          used ? (double)rss / (double)used : 0.0, lazyfree_pending(), lazyfree_freed());

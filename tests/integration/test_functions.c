@@ -223,6 +223,12 @@ START_TEST(list_delete_flush) {
     check_int(field(lua, "functions_count"), 3);
     freeReplyObject(r);
 
+    /* INFO memory counts them */
+    ck_assert_int_eq(h_info_int(c, "memory", "number_of_functions"), 3);
+    ck_assert_int_eq(h_info_int(c, "memory", "number_of_libraries"), 2);
+    ck_assert_int_gt(h_info_int(c, "memory", "used_memory_vm_functions"), 0);
+    ck_assert_int_gt(h_info_int(c, "memory", "used_memory_functions"), (long long)strlen(LIB_B));
+
     expect_error(c, "ERR Library not found", "FUNCTION DELETE nope");
     expect_error(c, "ERR wrong number of arguments for 'function|delete' command", "FUNCTION DELETE");
     expect_status(c, "OK", "FUNCTION DELETE liba");

@@ -227,11 +227,31 @@ void cmd_function(client *c) {
     else reply_unknown_subcommand(c, "FUNCTION");
 }
 
+/* Redis runs FCALL through processCommand's checks with the function's
+ * flags as the command's (fcallGetCommandFlags, scriptFlagsToCmdFlags):
+ * write and deny-oom unless no-writes (or allow-oom), stale only with
+ * allow-stale. The dispatcher checked FCALL's own flags; this checks those
+ * (-READONLY on a replica, MISCONF, MASTERDOWN...). The error, or NULL. */
+static const char *flag_gates(client *c, int fnflags) {
+    if (c->flags & (CLIENT_MASTER | CLIENT_LOADER)) return NULL; /* obeyed as sent */
+    cmd_def d = *c->cmd;
+    d.flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
+    if (!(fnflags & (FN_ALLOW_OOM | FN_NO_WRITES))) d.flags |= CMD_DENYOOM;
+    if (!(fnflags & FN_NO_WRITES)) d.flags |= CMD_WRITE;
+    if (fnflags & FN_ALLOW_STALE) d.flags |= CMD_STALE;
+    return cmd_gates_error(c, &d);
+}
+
 /* fcallCommandGeneric */
 static void fcall(client *c, int ro) {
     fn_func *f = function_find(c->argv[1].p, c->argv[1].len);
     if (!f) {
         reply_error(c, "ERR Function not found");
+        return;
+    }
+    const char *why = flag_gates(c, f->flags);
+    if (why) {
+        reply_error(c, why);
         return;
     }
     long long numkeys;

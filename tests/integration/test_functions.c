@@ -533,6 +533,61 @@ END_TEST
 START_TEST(aof_rewrite_commands) { check_rewrite("no"); }
 END_TEST
 
+/* ---- replication ---- */
+
+/* The master's writes reached the replica (WAIT 1). */
+static void synced(redisContext *mc) {
+    expect_int(mc, 1, "WAIT 1 20000");
+}
+
+/* A full sync carries the libraries (the replica's own are dropped), and
+ * FUNCTION LOAD/DELETE/RESTORE/FLUSH reach the replica afterwards. */
+START_TEST(replication) {
+    srv *m = h_srv_start(NULL);
+    redisContext *mc = srv_connect(m);
+    load_ok(mc, LIB_A, "liba");
+    expect_status(mc, "OK", "SET k v");
+    srv *r = h_srv_start(NULL);
+    redisContext *rc = srv_connect(r);
+    load_ok(rc, "#!lua name=mine\nredis.register_function('m', function() return 1 end)", "mine");
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", m->port);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
+    synced(mc);
+    expect_libs(rc, "liba");
+    /* a function without no-writes is a write command, as Redis's
+     * fcallGetCommandFlags makes it */
+    expect_error(rc, "READONLY You can't write against a read only replica.", "FCALL fa 0");
+
+    load_ok(mc, LIB_B, "libb");
+    synced(mc);
+    expect_libs(rc, "liba,libb");
+    expect_bulk(rc, "v", "FCALL_RO getter 1 k");
+    expect_error(rc, "READONLY You can't write against a read only replica.",
+                 "FUNCTION LOAD %s", LIB_A2);
+    expect_error(rc, "READONLY You can't write against a read only replica.",
+                 "FCALL setter 1 k w");
+    /* a function's writes replicate as their effects */
+    expect_status(mc, "OK", "FCALL setter 1 k w");
+    synced(mc);
+    expect_bulk(rc, "w", "GET k");
+
+    expect_status(mc, "OK", "FUNCTION DELETE liba");
+    synced(mc);
+    expect_libs(rc, "libb");
+    size_t len;
+    char *p = dump(mc, &len);
+    expect_status(mc, "OK", "FUNCTION FLUSH");
+    synced(mc);
+    expect_libs(rc, "");
+    expect_status(mc, "OK", "FUNCTION RESTORE %b", p, len);
+    synced(mc);
+    expect_libs(rc, "libb");
+    free(p);
+    redisFree(rc);
+    redisFree(mc);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("functions");
     h_add_tcase(s, "load_errors", load_errors, 60, h_setup, h_teardown);
@@ -547,6 +602,7 @@ int main(void) {
     h_add_dropall(s, "restart_bgsave_fork", restart_bgsave_fork, 60);
     h_add_dropall(s, "rdb_interop_redis", rdb_interop_redis, 60);
     h_add_dropall(s, "aof_replay", aof_replay, 60);
+    h_add_dropall(s, "replication", replication, 60);
     h_add_dropall(s, "aof_rewrite_preamble", aof_rewrite_preamble, 60);
     h_add_dropall(s, "aof_rewrite_commands", aof_rewrite_commands, 60);
     return h_main(s);

@@ -172,7 +172,7 @@ END_TEST
 
 START_TEST(list_delete_flush) {
     redisContext *c = h_c;
-    expect_array(c, 0, "FUNCTION LIST");
+    freeReplyObject(expect_array(c, 0, "FUNCTION LIST"));
     load_ok(c, LIB_A, "liba");
     load_ok(c, LIB_B, "libb");
     redisReply *r = expect_array(c, 1, "FUNCTION LIST LIBRARYNAME LIBB WITHCODE");
@@ -448,7 +448,7 @@ END_TEST
 
 /* A payload of redis-server restores in the server under test, and back. */
 START_TEST(dump_interop_redis) {
-    srv *redis = h_srv_start_redis(NULL);
+    srv *redis = h_srv_start_redis("%s", "");
     redisContext *rc = srv_connect(redis);
     load_ok(rc, LIB_A, "liba");
     /* long enough to be LZF-compressed in the payload (rdbcompression yes) */

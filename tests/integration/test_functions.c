@@ -23,6 +23,8 @@
 #define LIB_A2 "#!lua name=liba\n" \
     "redis.register_function('fa2', function(keys, args) return 'a2' end)"
 
+static void synced(redisContext *mc);
+
 static void load_ok(redisContext *c, const char *code, const char *name) {
     expect_bulk(c, name, "FUNCTION LOAD %s", code);
 }
@@ -295,6 +297,37 @@ START_TEST(fcall) {
                  "ERR user_function:2: Script attempted to access nonexistent global variable "
                  "'KEYS' script: glob, on @user_function:2.",
                  "FCALL glob 0");
+}
+END_TEST
+
+/* With redis-server: its full sync's payload carries its libraries to the
+ * server under test, and the server under test's to it. */
+START_TEST(replication_interop) {
+    srv *redis = h_srv_start_redis("%s", "");
+    redisContext *rc = srv_connect(redis);
+    load_ok(rc, LIB_A, "liba");
+    srv *s = h_srv_start("%s", "");
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "REPLICAOF 127.0.0.1 %d", redis->port);
+    h_wait_info_str(c, "replication", "master_link_status", "up", 20000);
+    synced(rc);
+    expect_libs(c, "liba");
+    load_ok(rc, LIB_B, "libb");
+    synced(rc);
+    expect_libs(c, "liba,libb");
+    /* the other way: redis-server replicates the server under test */
+    expect_status(c, "OK", "REPLICAOF NO ONE");
+    expect_status(c, "OK", "FUNCTION DELETE liba");
+    expect_status(rc, "OK", "FUNCTION FLUSH");
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", s->port);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
+    synced(c);
+    expect_libs(rc, "libb");
+    expect_bulk(c, "liba", "FUNCTION LOAD %s", LIB_A2);
+    synced(c);
+    expect_libs(rc, "liba,libb");
+    redisFree(c);
+    redisFree(rc);
 }
 END_TEST
 
@@ -680,6 +713,7 @@ int main(void) {
     h_add_dropall(s, "rdb_interop_redis", rdb_interop_redis, 60);
     h_add_dropall(s, "aof_replay", aof_replay, 60);
     h_add_dropall(s, "replication", replication, 60);
+    h_add_dropall(s, "replication_interop", replication_interop, 60);
     h_add_dropall(s, "stats_kill", stats_kill, 60);
     h_add_dropall(s, "aof_rewrite_preamble", aof_rewrite_preamble, 60);
     h_add_dropall(s, "aof_rewrite_commands", aof_rewrite_commands, 60);

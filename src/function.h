@@ -13,8 +13,9 @@
  * (RDB_OPCODE_FUNCTION2) record before the databases (function_codes),
  * FUNCTION DUMP writes the same records followed by the DUMP footer, and a
  * loaded snapshot or a FUNCTION RESTORE creates the libraries from the code
- * again (function_create, function_ctx_*). Main thread only, but for function_codes' result,
- * whose objects any thread may read and release. */
+ * again (function_create, function_ctx_*). Main thread only, but for
+ * function_codes' result, whose objects any thread may read and release
+ * (the forkless serializer writes them). */
 #ifndef VERSO_FUNCTION_H
 #define VERSO_FUNCTION_H
 

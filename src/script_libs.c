@@ -302,8 +302,8 @@ static int st_size(lua_State *L) {
         int opt = *fmt++;
         size_t size = st_optsize(L, (char)opt, &fmt);
         pos += st_toalign(pos, &h, opt, size);
-        if (opt == 's') luaL_argerror(L, 1, "options 's' has no fixed size");
-        else if (opt == 'c' && size == 0) luaL_argerror(L, 1, "options 'c0' has no fixed size");
+        if (opt == 's') luaL_argerror(L, 1, "option 's' has no fixed size");
+        else if (opt == 'c' && size == 0) luaL_argerror(L, 1, "option 'c0' has no fixed size");
         if (!isalnum(opt)) st_control(L, opt, &fmt, &h);
         pos += size;
     }

@@ -472,6 +472,7 @@ static void engine_init(void) {
  * the master link are not read; new connections wait in the backlog. */
 static void serve_while_busy(void) {
     client *saved = server.current_client;
+    net_accept_now();
     for (client *c = server.clients, *next; c; c = next) {
         next = c->next;
         if (c == cur->caller || c->fd <= 0 ||

@@ -469,6 +469,10 @@ START_TEST(unkillable_then_shutdown_nosave) {
     expect_error(other, "UNKILLABLE Sorry the script already executed write commands against the "
                         "dataset. You can either wait the script termination or kill the server "
                         "in a hard way using the SHUTDOWN NOSAVE command.", "SCRIPT KILL");
+    expect_error(other, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                        "SHUTDOWN NOSAVE.", "SHUTDOWN");
+    expect_error(other, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                        "SHUTDOWN NOSAVE.", "SHUTDOWN SAVE");
     redisReply *r = redisCommand(other, "SHUTDOWN NOSAVE");
     if (r) freeReplyObject(r); /* the server exits: no reply */
     ck_assert_int_eq(srv_wait_exit(s, h_scaled_ms(10000)), 1);

@@ -481,6 +481,33 @@ START_TEST(unkillable_then_shutdown_nosave) {
 }
 END_TEST
 
+/* A client blocked on a key that a busy script pushed to is served after
+ * the script, never inside it (an allow-busy command run from the
+ * script's hook must not serve it). */
+START_TEST(blocked_client_served_after_script) {
+    srv *s = h_srv_start("--busy-reply-threshold 100");
+    redisContext *other = srv_connect(s);
+    int bfd = raw_connect(s->port);
+    ck_assert_int_eq(raw_send_str(bfd, "BLPOP q 0\r\n"), 0);
+    h_wait_info(other, "clients", "blocked_clients", 1, 5000);
+    int fd = eval_async(s, "redis.call('lpush','q','a') local t = redis.call('time')[1] "
+                           "while tonumber(redis.call('time')[1]) < t + 3 do end return 1");
+    wait_busy(other);
+    expect_error_prefix(other, "UNKILLABLE ", "SCRIPT KILL");
+    char buf[256];
+    int closed = 0;
+    size_t n = raw_read(bfd, buf, sizeof buf, 1, 300, &closed);
+    ck_assert_msg(n == 0, "BLPOP served inside the script: %s", buf);
+    n = raw_read(fd, buf, sizeof buf, 4, h_scaled_ms(20000), &closed);
+    ck_assert_str_eq(buf, ":1\r\n");
+    n = raw_read(bfd, buf, sizeof buf, 18, h_scaled_ms(5000), &closed);
+    ck_assert_str_eq(buf, "*2\r\n$1\r\nq\r\n$1\r\na\r\n");
+    close(fd);
+    close(bfd);
+    redisFree(other);
+}
+END_TEST
+
 /* Effects replication: the AOF holds the writes a script made, in
  * MULTI/EXEC when more than one, never EVAL. */
 START_TEST(effects_in_aof) {
@@ -581,6 +608,7 @@ int main(void) {
     tcase_add_test(tc, libraries);
     tcase_add_test(tc, busy_and_kill);
     tcase_add_test(tc, unkillable_then_shutdown_nosave);
+    tcase_add_test(tc, blocked_client_served_after_script);
     tcase_add_test(tc, effects_in_aof);
     tcase_add_test(tc, save_cut_outside_scripts);
     suite_add_tcase(s, tc);

@@ -259,8 +259,8 @@ void cmd_script(client *c) {
         for (int j = 2; j < c->argc; j++) {
             char sha[41];
             int found = 0;
-            if (c->argv[j].len == 40) {
-                memcpy(sha, c->argv[j].p, 40);
+            if (c->argv[j].len == 40) { /* any case, as Redis's dict compares */
+                for (int i = 0; i < 40; i++) sha[i] = (char)tolower((unsigned char)c->argv[j].p[i]);
                 sha[40] = '\0';
                 found = cache_find(sha) != NULL;
             }

@@ -151,7 +151,7 @@ static void st_putint(lua_State *L, luaL_Buffer *b, int argi, int endian, size_t
     int neg = n < 0;
     for (size_t i = 0; i < size; i++) {
         size_t at = endian == ST_LITTLE ? i : size - 1 - i;
-        buf[at] = i < 8 ? (char)(v >> (8 * i) & 0xff) : (char)(neg ? 0xff : 0);
+        buf[at] = (char)(i < 8 ? (v >> (8 * i) & 0xff) : (neg ? 0xffu : 0u));
     }
     luaL_addlstring(b, buf, size);
 }

@@ -17,6 +17,7 @@
 #include "hooks.h"
 #include "multi.h"
 #include "propagate.h"
+#include "script_lua.h"
 #include "util.h"
 
 static cmd_def **sorted;     /* top-level commands by name, for bsearch */
@@ -441,7 +442,9 @@ int cmd_dispatch(client *c) {
     hooks_after_command(c, d);
     c->cmd = NULL;
     int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;
-    block_handle_ready(); /* keys this command (or EXEC) created */
+    /* keys this command (or EXEC) created; not while a busy script runs
+     * (SCRIPT KILL from the script's hook): its keys are served after it */
+    if (!scriptl_running()) block_handle_ready();
     return rc;
 }
 

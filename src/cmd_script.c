@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "info.h"
 #include "script_lua.h"
 #include "util.h"
 
@@ -217,16 +218,14 @@ void cmd_evalsha_ro(client *c) {
 
 /* ---- INFO ---- */
 
-size_t script_eval_vm_memory(void) {
-    if (E.L) return scriptl_state_memory(E.L);
-    /* an empty state's size, as Redis reports it before the first script */
-    lua_State *L = scriptl_state_new(SCRIPTL_EVAL);
-    size_t n = scriptl_state_memory(L);
-    scriptl_state_free(L);
-    return n;
+void script_info_memory(vbuf *b) {
+    size_t vm = scriptl_state_memory(eval_state()); /* Redis has the state from startup */
+    char human[32];
+    info_human(human, sizeof human, (double)vm);
+    vbuf_appendf(b, "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:%s\r\n"
+                    "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\n",
+                 vm, vm, human, E.mem + E.nbuckets * sizeof(eval_script *), E.count);
 }
-size_t script_eval_cache_memory(void) { return E.mem + E.nbuckets * sizeof(eval_script *); }
-size_t script_eval_count(void) { return E.count; }
 
 /* ---- SCRIPT ---- */
 
@@ -260,8 +259,8 @@ void cmd_script(client *c) {
         for (int j = 2; j < c->argc; j++) {
             char sha[41];
             int found = 0;
-            if (c->argv[j].len == 40) {
-                memcpy(sha, c->argv[j].p, 40);
+            if (c->argv[j].len == 40) { /* any case, as Redis's dict compares */
+                for (int i = 0; i < 40; i++) sha[i] = (char)tolower((unsigned char)c->argv[j].p[i]);
                 sha[40] = '\0';
                 found = cache_find(sha) != NULL;
             }

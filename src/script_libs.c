@@ -151,7 +151,7 @@ static void st_putint(lua_State *L, luaL_Buffer *b, int argi, int endian, size_t
     int neg = n < 0;
     for (size_t i = 0; i < size; i++) {
         size_t at = endian == ST_LITTLE ? i : size - 1 - i;
-        buf[at] = i < 8 ? (char)(v >> (8 * i) & 0xff) : (char)(neg ? 0xff : 0);
+        buf[at] = (char)(i < 8 ? (v >> (8 * i) & 0xff) : (neg ? 0xffu : 0u));
     }
     luaL_addlstring(b, buf, size);
 }
@@ -302,8 +302,8 @@ static int st_size(lua_State *L) {
         int opt = *fmt++;
         size_t size = st_optsize(L, (char)opt, &fmt);
         pos += st_toalign(pos, &h, opt, size);
-        if (opt == 's') luaL_argerror(L, 1, "options 's' has no fixed size");
-        else if (opt == 'c' && size == 0) luaL_argerror(L, 1, "options 'c0' has no fixed size");
+        if (opt == 's') luaL_argerror(L, 1, "option 's' has no fixed size");
+        else if (opt == 'c' && size == 0) luaL_argerror(L, 1, "option 'c0' has no fixed size");
         if (!isalnum(opt)) st_control(L, opt, &fmt, &h);
         pos += size;
     }

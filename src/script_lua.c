@@ -445,8 +445,13 @@ size_t scriptl_state_memory(lua_State *L) {
 /* -BUSY for every command of another client while a script is past
  * busy-reply-threshold, unless the command is flagged allow-busy. */
 static const char *busy_gate(const client *c, const cmd_def *d) {
-    if (!cur || !cur->timedout || (c->flags & CLIENT_SCRIPT) || (d->flags & CMD_ALLOW_BUSY))
-        return NULL;
+    if (!cur || !cur->timedout || (c->flags & CLIENT_SCRIPT)) return NULL;
+    if (d->flags & CMD_ALLOW_BUSY) {
+        /* SHUTDOWN only with NOSAVE: a save would hold half a script */
+        if (strcmp(d->name, "shutdown") != 0) return NULL;
+        for (int i = 1; i < c->argc; i++)
+            if (arg_is(&c->argv[i], "nosave")) return NULL;
+    }
     return cur->kind == SCRIPTL_EVAL
                ? "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
                  "SHUTDOWN NOSAVE."
@@ -472,6 +477,7 @@ static void engine_init(void) {
  * the master link are not read; new connections wait in the backlog. */
 static void serve_while_busy(void) {
     client *saved = server.current_client;
+    net_accept_now();
     for (client *c = server.clients, *next; c; c = next) {
         next = c->next;
         if (c == cur->caller || c->fd <= 0 ||

@@ -101,4 +101,9 @@ void scriptl_reply(client *c, lua_State *L, int resp);
 /* The lower-case hex SHA1 of p[0..len) (EVAL's script names). */
 void scriptl_sha1hex(char out[41], const char *p, size_t len);
 
+/* EVAL's INFO memory fields (cmd_script.c): used_memory_lua,
+ * used_memory_vm_eval, used_memory_lua_human, used_memory_scripts_eval,
+ * number_of_cached_scripts, as Redis 7.0 names them. */
+void script_info_memory(vbuf *b);
+
 #endif

@@ -18,6 +18,7 @@
 #include "../snapshot/snap.h"
 #include "../snapshot/syncsave.h"
 #include "rewrite.h"
+#include "../src/function.h"
 #include "../src/log.h"
 #include "../src/multi.h"
 #include "../src/hooks.h"
@@ -728,7 +729,8 @@ static int replayable(const cmd_def *d) {
 static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {
     exec_ctx *x = priv;
     client *c = &x->fake;
-    const cmd_def *d = cmd_lookup(argv[0].p, argv[0].len);
+    /* a container's subcommand carries the flags (FUNCTION LOAD) */
+    const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
     if (!d || !replayable(d)) {
         int n = argv[0].len > 128 ? 128 : (int)argv[0].len;
         snprintf(err, errlen, "%s command '%.*s' in the AOF (only write commands and "
@@ -790,9 +792,11 @@ static int create_at_startup(char *err, size_t errlen) {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-rewriteaof-%d.aof", (int)getpid());
     char *tmp_path = aof_path(tmp);
-    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1, preamble ? NULL : aofrw_key, {0}};
+    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1, preamble ? NULL : aofrw_key, {0}, NULL, 0};
+    aux.functions = function_codes(&aux.nfunctions); /* libraries loaded at startup */
     uint64_t keys;
     int rc = syncsave_write(tmp_path, base_path, snap_rdb_flags(1), &aux, &keys, err, errlen);
+    function_codes_free(aux.functions, aux.nfunctions);
     free(base_path);
     free(tmp_path);
     if (rc != 0) { free(base); return -1; }

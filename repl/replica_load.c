@@ -23,6 +23,7 @@
 #include "../snapshot/restore.h"
 #include "../src/db.h"
 #include "../src/evict.h"
+#include "../src/function.h"
 #include "../src/hooks.h"
 #include "../src/lazyfree.h"
 #include "../src/log.h"
@@ -93,6 +94,7 @@ static void free_tables(rl_payload *p) {
 static void maybe_free(rl_payload *p) {
     if (!p->pipe_closed || !p->async_closed || !p->reported) return;
     if (p->tables) free_tables(p);
+    function_codes_free(p->st.functions, p->st.nfunctions);
     vbuf_free(&p->held);
     free(p);
 }
@@ -289,6 +291,15 @@ int payload_swap(rl_payload *p) {
     }
     free(p->tables);
     p->tables = NULL;
+    /* the master's function libraries replace ours, as its data does */
+    char *ferr = NULL;
+    if (function_replace_all(p->st.functions, p->st.nfunctions, &ferr) != 0) {
+        log_warning("MASTER <-> REPLICA sync: Failed loading the master's functions: %s", ferr);
+        free(ferr);
+    }
+    function_codes_free(p->st.functions, p->st.nfunctions);
+    p->st.functions = NULL;
+    p->st.nfunctions = 0;
     maybe_free(p);
     return stream_db;
 }

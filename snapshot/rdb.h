@@ -78,6 +78,13 @@ typedef struct rdb_aux {
                                 trailer or compression, SELECT when the
                                 database changes, each key as this writes it */
     rdb_repl_aux repl;       /* a replication payload's fields (repl.set) */
+    obj **functions;         /* the function libraries' codes, written after
+                                the AUX fields as opcode 245 records (as
+                                commands: FUNCTION LOAD <code> each, as
+                                Redis's AOF rewrite); references the filler
+                                took (function_codes) and releases after
+                                the writer's opening, which writes them */
+    size_t nfunctions;
 } rdb_aux;
 
 /* Settings the writers opened from now on take (each keeps what it found
@@ -128,6 +135,11 @@ int rdb_commit_file(const char *tmp, const char *path, char *err, size_t errlen)
  * frame. 0, or -1 with err (the sink failed). */
 int rdb_write_value(sink *out, const obj *val, int compress, char *err, size_t errlen);
 
+/* FUNCTION DUMP's records: each code as opcode 245 (RDB_OPCODE_FUNCTION2)
+ * and the string, as Redis's rdbSaveFunctions. 0, or -1 with err. */
+int rdb_write_functions(sink *out, obj *const *codes, size_t n, int compress, char *err,
+                        size_t errlen);
+
 /* ---- reading ---- */
 
 typedef struct rdb_load_cb {
@@ -153,6 +165,10 @@ typedef struct rdb_load_cb {
      * checksum: the callee inserts what it still holds. */
     int (*key_at)(void *priv, int db, obj *key, obj *val, int64_t expire, uint64_t *at,
                   char *err, size_t errlen);
+    /* May be NULL (then a file with functions is refused): a function
+     * library's code (opcode 245), read before the databases. Return 0, or
+     * -1 with err to stop loading. */
+    int (*function)(void *priv, const char *code, size_t len, char *err, size_t errlen);
 } rdb_load_cb;
 
 typedef struct rdb_load_stats {
@@ -164,6 +180,10 @@ typedef struct rdb_load_stats {
     char repl_id[41];        /* AUX repl-id, "" when absent */
     long long repl_offset;   /* AUX repl-offset, -1 when absent */
     uint64_t file_bytes;
+    obj **functions;         /* restore_into_tables only: the function
+                                libraries' codes it read (references the
+                                caller takes: function_codes_free) */
+    size_t nfunctions;
 } rdb_load_stats;
 
 /* Loads a snapshot: detects plain RDB or LZ4 frame by the magic, verifies
@@ -174,9 +194,10 @@ typedef struct rdb_load_stats {
  * changed. Accepts what Redis 7.0 writes: RDB versions 1..10, int-encoded
  * and LZF-compressed strings, every hash, list, set and sorted set type and
  * encoding (rdb_coll.h), EXPIRETIME and EXPIRETIME_MS, AUX and RESIZEDB.
- * Empty collections are skipped (keys_empty), as Redis does. Streams,
- * modules and functions are refused with a message naming the key (for a
- * value), the type and the offset. */
+ * Empty collections are skipped (keys_empty), as Redis does. Function
+ * libraries (opcode 245) go to cb->function. Streams, modules, pre-GA
+ * functions and functions without a cb->function are refused with a
+ * message naming the key (for a value), the type and the offset. */
 int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
                   void *priv, rdb_load_stats *st, char *err, size_t errlen);
 /* The same from any source (rdb_io.h), which stays the caller's; errors
@@ -190,5 +211,12 @@ int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
  * not look at them either). *val is a new reference. 0, or -1 with err naming the source, the
  * offset and what was wrong (an unsupported type, damaged bytes). */
 int rdb_read_value(source *src, obj **val, char *err, size_t errlen);
+/* FUNCTION RESTORE's records, up to offset end of src: each opcode byte
+ * and string given to fn (op, code, len): fn returns 0, or -1 to stop
+ * (its reason is its own). Returns 0; -1 when fn stopped or the bytes are
+ * damaged (err names the offset). */
+typedef int (*rdb_function_fn)(void *priv, int op, const char *code, size_t len);
+int rdb_read_functions(source *src, uint64_t end, rdb_function_fn fn, void *priv, char *err,
+                       size_t errlen);
 
 #endif

@@ -520,6 +520,22 @@ static int rd_refuse(rd *r, uint64_t at, unsigned op) {
     return rd_fail(r, at, "unknown value type or opcode 0x%02x", op);
 }
 
+/* A function library (opcode 245): its code, to cb->function. */
+static int rd_function(rd *r, uint64_t at) {
+    rstr code;
+    if (rd_string(r, &code)) return -1;
+    char ibuf[OBJ_INTBUF];
+    if (code.is_int) {
+        code.len = ll_to_str(ibuf, code.v);
+        code.p = ibuf;
+    }
+    char cerr[RDB_ERRLEN] = "";
+    if (r->cb->function(r->priv, code.p, code.len, cerr, sizeof cerr) != 0)
+        return rd_fail(r, at, "%s", cerr[0] ? cerr : "function library refused by the loader");
+    rd_trim_scratch(r);
+    return 0;
+}
+
 /* ---- primitives for the collection codecs (rdb_priv.h) ---- */
 
 uint64_t rdbr_off(const rd *r) { return rd_off(r); }
@@ -614,6 +630,10 @@ static int rd_body(rd *r) {
         case RDB_OP_AUX: rc = rd_aux(r); break;
         case RDB_OP_IDLE: rc = rd_len(r, &v, "IDLE"); break;   /* LRU hint: ignored */
         case RDB_OP_FREQ: rc = rd_le(r, 1, &v); break;         /* LFU hint: ignored */
+        case RDB_OP_FUNCTION2:
+            if (!r->cb->function) return rd_refuse(r, at, op);
+            rc = rd_function(r, at);
+            break;
         case RDB_OP_EOF: return rd_flush_keys(r, at) || rd_trailer(r) ? -1 : 0;
         default: return rd_refuse(r, at, op);
         }
@@ -718,6 +738,39 @@ int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
     if (!src) return errno == ENOENT ? 1 : -1;
     int rc = rdb_load(src, now_ms, cb, priv, st, err, errlen);
     source_free(src);
+    return rc;
+}
+
+int rdb_read_functions(source *src, uint64_t end, rdb_function_fn fn, void *priv, char *err,
+                       size_t errlen) {
+    rd r;
+    rd_init(&r, src, err, errlen);
+    r.ver = RDB_VERSION_WRITTEN;
+    r.fsize = source_size(src);
+    r.bufsize = r.fsize < RBUF_SIZE ? (r.fsize < 4096 ? 4096 : (size_t)r.fsize) : RBUF_SIZE;
+    r.buf = xmalloc(r.bufsize);
+    int rc = 0;
+    while (rc == 0 && rd_off(&r) < end) {
+        unsigned op;
+        rstr code = {NULL, 0, 0, 0};
+        char ibuf[OBJ_INTBUF];
+        if (rd_u8(&r, &op)) {
+            rc = -1;
+            break;
+        }
+        if (op == RDB_OP_FUNCTION2) {
+            if (rd_string(&r, &code)) {
+                rc = -1;
+                break;
+            }
+            if (code.is_int) {
+                code.len = ll_to_str(ibuf, code.v);
+                code.p = ibuf;
+            }
+        }
+        rc = fn(priv, (int)op, code.p, code.len);
+    }
+    rd_free(&r);
     return rc;
 }
 

@@ -270,11 +270,37 @@ static int w_aux(rdb_writer *w, const char *key, const char *sval, long long iva
     return w_string(w, sval, strlen(sval));
 }
 
+/* The function libraries (rdbSaveFunctions): opcode 245 and the code as a
+ * string, each. */
+static int w_functions(rdb_writer *w, obj *const *codes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (w_room(w, WBUF_FIXED)) return -1;
+        put_byte(w, RDB_OP_FUNCTION2);
+        if (w_obj(w, codes[i])) return -1;
+    }
+    return 0;
+}
+
+/* The same as commands (an AOF without the RDB preamble): FUNCTION LOAD
+ * <code> each, as Redis's rewriteFunctions. */
+static int w_functions_cmds(rdb_writer *w, obj *const *codes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char ibuf[OBJ_INTBUF], head[64];
+        size_t len;
+        const char *code = obj_str(codes[i], ibuf, &len);
+        int k = snprintf(head, sizeof head, "*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n$%zu\r\n",
+                         len);
+        if (w_bytes(w, head, (size_t)k) || w_bytes(w, code, len) || w_bytes(w, "\r\n", 2))
+            return -1;
+    }
+    return 0;
+}
+
 static int w_header(rdb_writer *w, const rdb_aux *aux) {
     char magic[16];
     snprintf(magic, sizeof magic, "%s%04d", RDB_MAGIC, RDB_VERSION_WRITTEN);
     if (w_bytes(w, magic, strlen(magic))) return -1;
-    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0, NULL, {0} };
+    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0, NULL, {0}, NULL, 0};
     if (!aux) aux = &def;
     if (w_aux(w, "redis-ver", aux->redis_ver ? aux->redis_ver : def.redis_ver, 0) ||
         w_aux(w, "redis-bits", NULL, (long long)(sizeof(void *) * 8)) ||
@@ -286,7 +312,7 @@ static int w_header(rdb_writer *w, const rdb_aux *aux) {
                           w_aux(w, "repl-offset", NULL, aux->repl.offset)))
         return -1;
     if (w_aux(w, "aof-base", NULL, aux->aof_base ? 1 : 0)) return -1;
-    return 0;
+    return w_functions(w, aux->functions, aux->nfunctions);
 }
 
 /* ---- open / put / finish ---- */
@@ -353,6 +379,12 @@ static rdb_writer *w_open(sink *out, int owns_out, int compress, const rdb_aux *
     if (aux && aux->as_commands) { /* commands: no header, no frame */
         w->cmds = aux->as_commands;
         w->nocrc = 1;
+        if (w_functions_cmds(w, aux->functions, aux->nfunctions)) {
+            snprintf(err, errlen, "%s", w->err);
+            sink_abort(w->out);
+            w_free(w);
+            return NULL;
+        }
         return w;
     }
     if (((compress & RDB_COMPRESS_LZ4) && w_start_lz4(w)) || w_header(w, aux)) {
@@ -531,6 +563,16 @@ int rdb_write_value(sink *out, const obj *val, int compress, char *err, size_t e
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
     put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
     int rc = ((obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val)) || w_flush(w)) ? -1 : 0;
+    if (rc) snprintf(err, errlen, "%s", w->err);
+    w_free(w);
+    return rc;
+}
+
+int rdb_write_functions(sink *out, obj *const *codes, size_t n, int compress, char *err,
+                        size_t errlen) {
+    rdb_writer *w = w_new(out, 0);
+    w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
+    int rc = (w_functions(w, codes, n) || w_flush(w)) ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", w->err);
     w_free(w);
     return rc;

@@ -11,6 +11,7 @@
 
 #include "../src/db.h"
 #include "../src/evict.h"
+#include "../src/function.h"
 #include "../src/log.h"
 #include "../src/util.h"
 
@@ -185,8 +186,24 @@ static void inline_end(void *priv, int ok) {
     pending.failed = 0;
 }
 
+/* A function library: created at once (the loading environment has no
+ * timeout); a library or function that exists already fails the load, as
+ * Redis's rdbFunctionLoad. */
+static int inline_function(void *priv, const char *code, size_t len, char *err, size_t errlen) {
+    (void)priv;
+    char *why = NULL;
+    char *name = function_create(code, len, 0, 0, &why);
+    if (!name) {
+        snprintf(err, errlen, "Failed loading library, %s", why);
+        free(why);
+        return -1;
+    }
+    free(name);
+    return 0;
+}
+
 static const rdb_load_cb inline_cb = {inline_resize, inline_key, load_progress, inline_end,
-                                      inline_key_at};
+                                      inline_key_at, inline_function};
 
 const rdb_load_cb *restore_callbacks(void) { return &inline_cb; }
 
@@ -203,7 +220,20 @@ typedef struct into_ctx {
     int ntables;
     uint32_t access;
     int key_load_delay;
+    obj **functions;     /* the libraries' codes, for the main thread */
+    size_t nfunctions;
 } into_ctx;
+
+/* A library is kept as its code: the Lua state is the main thread's, which
+ * creates the libraries when it swaps the tables in. */
+static int into_function(void *priv, const char *code, size_t len, char *err, size_t errlen) {
+    into_ctx *x = priv;
+    (void)err;
+    (void)errlen;
+    x->functions = xrealloc(x->functions, (x->nfunctions + 1) * sizeof *x->functions);
+    x->functions[x->nfunctions++] = obj_new_raw(code, len);
+    return 0;
+}
 
 static void into_resize(void *priv, int dbid, uint64_t keys, uint64_t expires) {
     into_ctx *x = priv;
@@ -245,8 +275,16 @@ static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, ch
 
 int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
                         int key_load_delay, rdb_load_stats *st, char *err, size_t errlen) {
-    static const rdb_load_cb into_cb = {into_resize, into_key, NULL, NULL, NULL};
-    into_ctx x = {tables, ntables, access, key_load_delay};
+    static const rdb_load_cb into_cb = {into_resize, into_key, NULL, NULL, NULL, into_function};
+    into_ctx x = {tables, ntables, access, key_load_delay, NULL, 0};
     /* now_ms 0: no key counts as expired */
-    return rdb_load(src, 0, &into_cb, &x, st, err, errlen);
+    int rc = rdb_load(src, 0, &into_cb, &x, st, err, errlen);
+    if (rc == 0) {
+        st->functions = x.functions;
+        st->nfunctions = x.nfunctions;
+    } else {
+        for (size_t i = 0; i < x.nfunctions; i++) obj_decref(x.functions[i]);
+        free(x.functions);
+    }
+    return rc;
 }

@@ -29,7 +29,8 @@ const rdb_load_cb *restore_callbacks(void);
  * keys already expired are kept, as Redis's replicas keep them (their
  * master's DEL removes them). key_load_delay: the key-load-delay the main
  * thread read when the load started. 0, or -1 with err (the tables then
- * hold what was loaded: the caller frees them). */
+ * hold what was loaded: the caller frees them). The function libraries it
+ * read are left in st->functions for the main thread (function_replace_all). */
 int restore_into_tables(source *src, vt **tables, int ntables, uint32_t access,
                         int key_load_delay, rdb_load_stats *st, char *err, size_t errlen);
 

@@ -14,6 +14,7 @@
 
 #include "../src/cmd.h"
 #include "../src/db.h"
+#include "../src/function.h"
 #include "../src/hooks.h"
 #include "../src/info.h"
 #include "../src/log.h"
@@ -121,6 +122,8 @@ static void fill_aux(rdb_aux *aux, int measure_mem) {
     /* any other save records the history its data is at (a replica's:
      * it resumes from there after a restart) */
     if (!aux->repl.set && S.repl_info) S.repl_info(&aux->repl);
+    /* the libraries as they are now: the snapshot's point in time */
+    aux->functions = function_codes(&aux->nfunctions);
     /* what the writers opened from now on take (see rdb.h) */
     rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
 }
@@ -144,8 +147,16 @@ static void free_retired(void) {
     S.nretired = 0;
 }
 
+/* What fill_aux took: the function libraries' references. */
+static void release_aux(rdb_aux *aux) {
+    function_codes_free(aux->functions, aux->nfunctions);
+    aux->functions = NULL;
+    aux->nfunctions = 0;
+}
+
 static void on_job_closed(uv_handle_t *h) {
     ser_job *job = h->data;
+    release_aux(&job->aux);
     for (int i = 0; i < job->ndb; i++) free(job->dbs[i].segs);
     free(job->dbs);
     free(job);
@@ -248,6 +259,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
             vt_save_end(job->dbs[i].table);
             free(job->dbs[i].segs);
         }
+        release_aux(&job->aux);
         free(job->dbs);
         free(job);
         return -1;
@@ -310,6 +322,7 @@ static int start_fork(char *err, size_t errlen) {
     int64_t fork_us;
     pid_t pid = forksave_start(S.tmp, server.cfg.dbfilename, snap_rdb_flags(0),
                                &aux, &fork_us, err, errlen);
+    release_aux(&aux); /* the child has its copy */
     if (pid < 0) return -1;
     S.child = pid;
     S.type = SNAP_FORK;
@@ -363,6 +376,7 @@ static int start_sink(sink *out, char *err, size_t errlen) {
         fill_aux(&aux, 1);
         int64_t fork_us;
         pid_t pid = forksave_start_sink(out, snap_rdb_flags(1), &aux, &fork_us, err, errlen);
+        release_aux(&aux);
         if (pid < 0) return -1;
         S.child = pid;
         S.type = SNAP_FORK;
@@ -417,8 +431,10 @@ int snap_save_sync(char *err, size_t errlen) {
     long long dirty = server.dirty;
     uint64_t keys = 0;
     char why[RDB_ERRLEN];
-    if (syncsave_write(tmp, server.cfg.dbfilename, snap_rdb_flags(0), &aux,
-                       &keys, why, sizeof why) != 0) {
+    int rc = syncsave_write(tmp, server.cfg.dbfilename, snap_rdb_flags(0), &aux, &keys, why,
+                            sizeof why);
+    release_aux(&aux);
+    if (rc != 0) {
         log_warning("Error saving DB on disk: %s", why);
         snprintf(err, errlen, "ERR %s", why);
         S.last_ok = 0;

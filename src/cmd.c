@@ -19,6 +19,7 @@
 #include "pause.h"
 #include "propagate.h"
 #include "tracking.h"
+#include "script_lua.h"
 #include "util.h"
 
 static cmd_def **sorted;     /* top-level commands by name, for bsearch */
@@ -265,6 +266,20 @@ void cmd_add_write_gate(cmd_gate_fn fn) {
     write_gates[nwrite_gates++] = fn;
 }
 
+const char *cmd_gates_error(const client *c, const cmd_def *d) {
+    if (d->flags & CMD_WRITE) {
+        for (size_t i = 0; i < nwrite_gates; i++) {
+            const char *why = write_gates[i]();
+            if (why) return why;
+        }
+    }
+    for (size_t i = 0; i < ngates; i++) {
+        const char *why = gates[i](c, d);
+        if (why) return why;
+    }
+    return NULL;
+}
+
 void cmd_propagate(client *c, int argc, const arg *argv) {
     propagated = 1;
     propagate(c->db, argc, argv);
@@ -431,7 +446,9 @@ static int dispatch(client *c) {
     hooks_after_command(c, d);
     c->cmd = NULL;
     int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;
-    block_handle_ready(); /* keys this command (or EXEC) created */
+    /* keys this command (or EXEC) created; not while a busy script runs
+     * (SCRIPT KILL from the script's hook): its keys are served after it */
+    if (!scriptl_running()) block_handle_ready();
     return rc;
 }
 

@@ -267,6 +267,10 @@ void cmd_add_write_gate(cmd_gate_fn fn);
  * -MASTERDOWN, pub/sub's subscribed context). Registered at startup. */
 typedef const char *(*cmd_client_gate_fn)(const client *c, const cmd_def *d);
 void cmd_add_gate(cmd_client_gate_fn fn);
+/* What the gates say about c running d (the write gates when d writes,
+ * then every client gate): NULL, or the first error. redis.call checks a
+ * script's commands with it (script_lua.c). */
+const char *cmd_gates_error(const client *c, const cmd_def *d);
 
 /* Handlers, grouped by file. */
 /* cmd_string.c */
@@ -314,6 +318,8 @@ cmd_proc cmd_multi, cmd_exec, cmd_discard, cmd_watch, cmd_unwatch;
 cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
 /* snapshot/dump_cmd.c (issue 8: DUMP payloads use the RDB encoder) */
 cmd_proc cmd_dump, cmd_restore;
+/* snapshot/function_cmd.c: FUNCTION DUMP and RESTORE (the RDB codec) */
+cmd_proc cmd_function_dump, cmd_function_restore;
 /* aof/aof_cmd.c (issue: AOF) */
 cmd_proc cmd_bgrewriteaof;
 /* cmd_hash.c */
@@ -344,7 +350,7 @@ cmd_proc cmd_memory;
 /* pubsub.c */
 cmd_proc cmd_publish, cmd_subscribe, cmd_psubscribe, cmd_unsubscribe, cmd_punsubscribe,
     cmd_pubsub, cmd_spublish, cmd_ssubscribe, cmd_sunsubscribe;
-/* cmd_script.c: SCRIPT without a scripting engine yet (KILL, EXISTS, FLUSH) */
+/* cmd_script.c: SCRIPT */
 cmd_proc cmd_script;
 /* repl/primary.c */
 cmd_proc cmd_psync, cmd_sync, cmd_replconf, cmd_wait;

@@ -14,12 +14,14 @@
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
+#include "function.h"
 #include "hooks.h"
 #include "lazyfree.h"
 #include "net.h"
 #include "pause.h"
 #include "pubsub.h"
 #include "tracking.h"
+#include "script_lua.h"
 #include "util.h"
 
 static size_t peak_memory; /* main thread only: used_memory_peak */
@@ -117,6 +119,8 @@ static void section_memory(vbuf *b) {
             "used_memory_tables:%zu\r\n",
          used, hu, rss, hr, peak_memory, hp, tables);
     evict_info_memory(b, used);
+    script_info_memory(b);
+    function_info_memory(b);
     addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
             "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
          used ? (double)rss / (double)used : 0.0, lazyfree_pending(), lazyfree_freed());

@@ -144,18 +144,9 @@ client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *er
     return c;
 }
 
-static void on_connection(uv_stream_t *listener, int status) {
-    if (status < 0) {
-        log_warning("Accepting client connection: %s", uv_strerror(status));
-        return;
-    }
-    client *c = xcalloc(1, sizeof *c);
-    uv_tcp_init(server.loop, &c->tcp);
-    c->tcp.data = c;
-    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
-        uv_close((uv_handle_t *)&c->tcp, on_close);
-        return;
-    }
+/* A connection just accepted into c->tcp: counted, refused (maxclients,
+ * protected mode) or linked and read. */
+static void accepted(client *c) {
     addrs_of(c);
     struct sockaddr_storage peer;
     int len = sizeof peer;
@@ -177,6 +168,41 @@ static void on_connection(uv_stream_t *listener, int status) {
         return;
     }
     client_link(c);
+}
+
+static void on_connection(uv_stream_t *listener, int status) {
+    if (status < 0) {
+        log_warning("Accepting client connection: %s", uv_strerror(status));
+        return;
+    }
+    client *c = xcalloc(1, sizeof *c);
+    uv_tcp_init(server.loop, &c->tcp);
+    c->tcp.data = c;
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+        uv_close((uv_handle_t *)&c->tcp, on_close);
+        return;
+    }
+    accepted(c);
+}
+
+void net_accept_now(void) {
+    for (int i = 0; i < server.nlisteners; i++) {
+        uv_os_fd_t lfd;
+        if (uv_fileno((uv_handle_t *)&server.listeners[i], &lfd) != 0) continue;
+        for (int k = 0; k < 16; k++) { /* a few per call, as Redis's accept handler */
+            int fd = accept(lfd, NULL, NULL);
+            if (fd < 0) break;
+            client *c = xcalloc(1, sizeof *c);
+            uv_tcp_init(server.loop, &c->tcp);
+            c->tcp.data = c;
+            if (uv_tcp_open(&c->tcp, fd) != 0) {
+                close(fd);
+                uv_close((uv_handle_t *)&c->tcp, on_close);
+                continue;
+            }
+            accepted(c);
+        }
+    }
 }
 
 /* ---- open files ---- */

@@ -40,6 +40,10 @@ int net_listen(char *err, size_t errlen);
 client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
                      size_t errlen);
 
+/* Accepts the connections waiting on the listeners without the loop
+ * (a script past busy-reply-threshold serves clients from a Lua hook:
+ * script_lua.c), as the loop's accept callback would. */
+void net_accept_now(void);
 /* Queue c for the next flush (called after replies are added). */
 void net_want_write(client *c);
 /* Flushes every pending client; runs once per loop iteration. */

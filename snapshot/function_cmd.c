@@ -1,0 +1,129 @@
+/* function_cmd: FUNCTION DUMP and FUNCTION RESTORE, as Redis 7.0.15's
+ * functions.c answers them (functionDumpCommand, functionRestoreCommand).
+ *
+ * The payload is the libraries as a snapshot holds them (one opcode 245
+ * record each: the byte 0xF5 and the code as an RDB string, LZF when
+ * rdbcompression and worth it), then the RDB version as 2 bytes little
+ * endian (10) and the CRC64 (Jones) of everything before it as 8 bytes
+ * little endian, so a payload from redis-server restores here and back.
+ * The registry is src/function.c's; RESTORE builds the payload's libraries
+ * in a context of its own and commits them with the policy only when all
+ * of them loaded. Main thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/cmd.h"
+#include "../src/function.h"
+#include "../src/util.h"
+#include "crc64.h"
+#include "rdb.h"
+#include "rdb_fmt.h"
+
+#define DUMP_FOOTER 10 /* 2 bytes of version, 8 of CRC64 */
+
+static void put_le(unsigned char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void cmd_function_dump(client *c) {
+    sink *out = sink_mem_open("FUNCTION DUMP payload");
+    size_t n;
+    obj **codes = function_codes(&n);
+    char err[RDB_ERRLEN];
+    int rc = rdb_write_functions(out, codes, n, server.cfg.rdbcompression ? RDB_COMPRESS_LZF : 0,
+                                 err, sizeof err);
+    function_codes_free(codes, n);
+    if (rc != 0) { /* a memory sink does not fail; kept as an error, not a crash */
+        reply_errorf(c, "ERR %s", err);
+        sink_free(out);
+        return;
+    }
+    unsigned char foot[DUMP_FOOTER];
+    put_le(foot, RDB_VERSION_WRITTEN, 2);
+    sink_write(out, foot, 2);
+    size_t len;
+    const unsigned char *p = sink_mem_data(out, &len);
+    put_le(foot + 2, crc64(0, p, len), 8);
+    sink_write(out, foot + 2, 8);
+    p = sink_mem_data(out, &len);
+    reply_bulk(c, (const char *)p, len);
+    sink_free(out);
+}
+
+/* verifyDumpPayload: a version we read, and the CRC64. */
+static int payload_ok(const unsigned char *p, size_t len) {
+    if (len < DUMP_FOOTER) return 0;
+    const unsigned char *foot = p + len - DUMP_FOOTER;
+    unsigned ver = (unsigned)foot[0] | (unsigned)foot[1] << 8;
+    if (ver > RDB_VERSION_MAX) return 0;
+    uint64_t want = 0;
+    for (int i = 0; i < 8; i++) want |= (uint64_t)foot[2 + i] << (8 * i);
+    return crc64(0, p, len - 8) == want;
+}
+
+typedef struct restore_ctx {
+    fn_ctx *x;
+    char *err; /* Redis's text, heap */
+} restore_ctx;
+
+static int restore_one(void *priv, int op, const char *code, size_t len) {
+    restore_ctx *r = priv;
+    if (op == RDB_OP_FUNCTION_PRE_GA) {
+        r->err = xstrdup("Pre-GA function format not supported");
+        return -1;
+    }
+    if (op != RDB_OP_FUNCTION2) {
+        r->err = xstrdup("given type is not a function");
+        return -1;
+    }
+    char *name = function_ctx_create(r->x, code, len, &r->err);
+    if (!name) return -1;
+    free(name);
+    return 0;
+}
+
+/* FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE] */
+void cmd_function_restore(client *c) {
+    if (c->argc > 4) {
+        int n = c->argv[1].len > 128 ? 128 : (int)c->argv[1].len;
+        reply_errorf(c,
+                     "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                     "FUNCTION HELP.",
+                     n, c->argv[1].p);
+        return;
+    }
+    int policy = FN_RESTORE_APPEND;
+    if (c->argc == 4) {
+        const arg *a = &c->argv[3];
+        if (arg_is(a, "append")) policy = FN_RESTORE_APPEND;
+        else if (arg_is(a, "replace")) policy = FN_RESTORE_REPLACE;
+        else if (arg_is(a, "flush")) policy = FN_RESTORE_FLUSH;
+        else {
+            reply_error(c, "ERR Wrong restore policy given, value should be either FLUSH, APPEND "
+                           "or REPLACE.");
+            return;
+        }
+    }
+    const unsigned char *p = (const unsigned char *)c->argv[2].p;
+    size_t len = c->argv[2].len;
+    if (!payload_ok(p, len)) {
+        reply_error(c, "ERR DUMP payload version or checksum are wrong");
+        return;
+    }
+    restore_ctx r = {function_ctx_new(), NULL};
+    source *src = source_mem_open(p, len, "FUNCTION RESTORE payload");
+    char err[RDB_ERRLEN];
+    int rc = rdb_read_functions(src, len - DUMP_FOOTER, restore_one, &r, err, sizeof err);
+    source_free(src);
+    if (rc != 0) {
+        function_ctx_free(r.x);
+        if (!r.err) r.err = xstrdup("Failed loading library payload");
+    } else if (function_ctx_commit(r.x, policy, &r.err) == 0) {
+        server_dirty(1);
+        reply_ok(c);
+        return;
+    }
+    reply_errorf(c, "ERR %s", r.err);
+    free(r.err);
+}

@@ -1,0 +1,31 @@
+/* script_int: what the scripting files share among themselves (the engine
+ * script_lua.c, the conversions script_conv.c, the libraries
+ * script_libs.c). Not for other modules: they use script_lua.h. Main
+ * thread only. */
+#ifndef VERSO_SCRIPT_INT_H
+#define VERSO_SCRIPT_INT_H
+
+#include <lua5.1/lua.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server.h"
+
+/* Parses one RESP reply at p[0..len) (a whole reply: the fake client's
+ * buffer) and pushes it as Redis's redisProtocolToLuaType does (resp 2 or
+ * 3 types). Returns the bytes used, 0 on a malformed reply (a bug). */
+size_t scriptl_resp_to_lua(lua_State *L, const char *p, size_t len);
+/* Pushes Redis's error table {err = "<CODE> msg"} from an error text with
+ * or without its leading '-' and code (luaPushErrorBuff). */
+void scriptl_push_error(lua_State *L, const char *err, size_t len);
+
+/* Libraries that Redis embeds and Debian does not ship as C: struct and
+ * cmsgpack (our own, Redis's API), opened as globals; math.random and
+ * math.randomseed replaced by Redis's deterministic generator. */
+int scriptl_open_struct(lua_State *L);
+int scriptl_open_cmsgpack(lua_State *L);
+void scriptl_install_random(lua_State *L);
+/* redisSrand48: EVAL reseeds with 0 before every script. */
+void scriptl_srand48(int32_t seed);
+
+#endif

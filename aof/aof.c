@@ -766,11 +766,15 @@ int aof_load_startup(char *err, size_t errlen) {
     aof_load_stats st;
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
+    /* clients are served during the load (server_loading_progress): a CONFIG
+     * SET may replace the configuration's strings, so the loader gets a copy */
+    char *dir = xstrdup(server.cfg.appenddirname);
     server_loading_start(0);
     /* INT64_MIN: the base keeps its expired keys (see aof_load.h) */
-    rc = aof_load_files(server.cfg.appenddirname, &A.m, server.cfg.aof_load_truncated, INT64_MIN,
+    rc = aof_load_files(dir, &A.m, server.cfg.aof_load_truncated, INT64_MIN,
                         restore_callbacks(), NULL, exec_command, &x, &st, err, errlen);
     server_loading_end();
+    free(dir);
     vbuf_free(&x.fake.reply);
     free(x.fake.argv);
     if (rc != 0) return -1;

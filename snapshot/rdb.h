@@ -149,7 +149,7 @@ typedef struct rdb_load_cb {
      * -1 to stop loading (e.g. db index out of range) with a message in err. */
     int (*key)(void *priv, int db, obj *key, obj *val, int64_t expire,
                char *err, size_t errlen);
-    /* Progress, between keys every 64 KiB of the stream (bytes of the file
+    /* Progress, between keys every 4 KiB of the stream (bytes of the file
      * consumed so far, of total; 0 when unknown). May be NULL. */
     void (*progress)(void *priv, uint64_t bytes_read, uint64_t bytes_total,
                      uint64_t keys);

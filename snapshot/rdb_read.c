@@ -190,7 +190,7 @@ static int src_lz4(rd *r) {
 
 /* Progress is reported between keys, every RD_PROGRESS_STEP bytes of the
  * stream (one comparison per key); a single big key is one step. */
-#define RD_PROGRESS_STEP (64u << 10)
+#define RD_PROGRESS_STEP (4u << 10)
 
 static void rd_progress(rd *r) {
     if (!r->cb || !r->cb->progress) return;

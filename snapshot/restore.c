@@ -91,7 +91,7 @@ static int check_db(int dbid, char *err, size_t errlen) {
     return -1;
 }
 
-/* Called every 64 KiB of the file: the core serves clients now and then
+/* Called every 4 KiB of the file: the core serves clients now and then
  * (server_loading_progress); the log gets a line every second. */
 static void load_progress(void *priv, uint64_t done, uint64_t total, uint64_t keys) {
     (void)priv;

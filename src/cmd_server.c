@@ -192,6 +192,17 @@ static int config_client_local(const client *c) {
            (n == 3 && memcmp(c->addr, "::1", 3) == 0);
 }
 
+/* What a load in progress depends on (Redis 7.0's DENY_LOADING_CONFIG):
+ * CONFIG SET of these answers -LOADING while loading. */
+static int sets_what_loading_needs(int n, char **names) {
+    for (int i = 0; i < n; i++) {
+        const char *name = conf_canonical_name(names[i]);
+        if (name && (!strcmp(name, "appendonly") || !strcmp(name, "repl-diskless-load")))
+            return 1;
+    }
+    return 0;
+}
+
 static void config_set(client *c) {
     if (c->argc < 4) {
         reply_errorf(c, "ERR wrong number of arguments for 'config|set' command");
@@ -204,6 +215,12 @@ static void config_set(client *c) {
     char **names, **values;
     int n = arg_dup_all(c, 2, 2, &names);
     arg_dup_all(c, 3, 2, &values);
+    if (server.loading && sets_what_loading_needs(n, names)) {
+        reply_error(c, "LOADING Redis is loading the dataset in memory");
+        free_strv(names, n);
+        free_strv(values, n);
+        return;
+    }
     char err[CONF_ERRLEN];
     if (conf_set_from(&server.cfg, config_client_local(c), n, names, values, err, sizeof err) == 0)
         reply_ok(c);

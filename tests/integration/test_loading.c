@@ -55,6 +55,10 @@ static void check_loading(redisContext *c, long long total_bytes) {
     r = cmd(c, "PING");
     ck_assert(is_loading_error(r));
     freeReplyObject(r);
+    /* what the load depends on cannot change under it; the rest can */
+    expect_error(c, LOADING_ERR, "CONFIG SET appendonly %s", total_bytes ? "yes" : "no");
+    expect_error(c, LOADING_ERR, "CONFIG SET maxmemory-samples 7 repl-diskless-load swapdb");
+    expect_status(c, "OK", "CONFIG SET maxmemory-samples 6");
 
     char *info = h_info(c, "persistence");
     ck_assert_int_eq(info_ll(info, "loading"), 1);

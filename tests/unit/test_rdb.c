@@ -525,7 +525,7 @@ static int ka_key(void *priv, int db, obj *k, obj *v, int64_t expire, uint64_t *
     return 0;
 }
 
-static const rdb_load_cb KA_CB = { NULL, cb_key, NULL, NULL, ka_key };
+static const rdb_load_cb KA_CB = { NULL, cb_key, NULL, NULL, ka_key, NULL };
 
 START_TEST(test_key_at_offsets) {
     vbuf b;

@@ -324,7 +324,7 @@ static void put_dataset(rdb_writer *w) {
     }
 }
 
-static const rdb_aux AUX = { "7.0.15", 1700000000, 12345, 0, NULL, {0} };
+static const rdb_aux AUX = { "7.0.15", 1700000000, 12345, 0, NULL, {0}, NULL, 0 };
 
 static void write_to(sink *s, int compress) {
     char err[RDB_ERRLEN];
@@ -379,7 +379,7 @@ static int tally_key(void *priv, int db, obj *k, obj *v, int64_t expire, char *e
     return 0;
 }
 
-static const rdb_load_cb TALLY = { NULL, tally_key, NULL, NULL, NULL };
+static const rdb_load_cb TALLY = { NULL, tally_key, NULL, NULL, NULL, NULL };
 
 static void check_tally(const tally *t) {
     ck_assert_uint_eq(t->keys, NKEYS);

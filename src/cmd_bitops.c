@@ -647,8 +647,8 @@ static int bf_parse(client *c, bf_op **ops, int64_t *last) {
 }
 
 /* Runs a SET or INCRBY on p, replying its result; the write is skipped
- * (nil reply) on an overflow with FAIL. */
-static void bf_write(client *c, const bf_op *o, uint8_t *p, size_t len) {
+ * (nil reply) on an overflow with FAIL. Returns 1 when the field changed. */
+static int bf_write(client *c, const bf_op *o, uint8_t *p, size_t len) {
     int ovf;
     if (o->sign) {
         int64_t old = bf_get_i(p, len, o->offset, o->bits), nv, wrapped = 0, ret;
@@ -664,10 +664,11 @@ static void bf_write(client *c, const bf_op *o, uint8_t *p, size_t len) {
         }
         if (ovf && o->owtype == BF_FAIL) {
             reply_null(c);
-            return;
+            return 0;
         }
         reply_int(c, ret);
         bf_set(p, o->offset, o->bits, (uint64_t)nv);
+        return old != nv;
     } else {
         uint64_t old = bf_get_u(p, len, o->offset, o->bits), nv, wrapped = 0, ret;
         if (o->opcode == BF_INCRBY) {
@@ -682,10 +683,11 @@ static void bf_write(client *c, const bf_op *o, uint8_t *p, size_t len) {
         }
         if (ovf && o->owtype == BF_FAIL) {
             reply_null(c);
-            return;
+            return 0;
         }
         reply_int(c, (long long)ret);
         bf_set(p, o->offset, o->bits, nv);
+        return old != nv;
     }
 }
 
@@ -727,14 +729,21 @@ static void bitfield_generic(client *c, int ro) {
     for (int j = 0; j < n; j++) {
         if (ops[j].opcode == BF_GET) {
             bf_reply_get(c, &ops[j], p, o->len);
-        } else {
-            bf_write(c, &ops[j], p, o->len);
-            changes++; /* counted even when FAIL skipped it, as Redis */
+        } else if (bf_write(c, &ops[j], p, o->len) || grew) {
+            changes++; /* a write that changed the field or the length, as Redis 7.0 */
         }
     }
     vt_write_done(&w);
-    notify_keyspace_event(NOTIFY_STRING, "setbit", k->p, k->len, c->db);
-    server_dirty(changes);
+    if (changes) {
+        notify_keyspace_event(NOTIFY_STRING, "setbit", k->p, k->len, c->db);
+        server_dirty(changes);
+    } else if (grew) {
+        /* Created or grown with every write refused by FAIL: Redis 7.0
+         * neither signals nor propagates this (its replicas lack the key);
+         * verso propagates it so that AOF and replicas hold the same
+         * bytes, without an event, as Redis sends none. */
+        server_dirty(1);
+    }
 done:
     free(ops);
 }

@@ -514,6 +514,115 @@ START_TEST(random_vs_redis)
 }
 END_TEST
 
+/* What reaches the AOF: the same commands as redis-server writes for the
+ * same sequence (a write that changes nothing is not propagated; PFCOUNT
+ * that caches a cardinality is), and the AOF replays to the same bytes. */
+static const char *const g_prop_cmds[] = {
+    "SETBIT k 1 1", "SETBIT k 1 1", "SETBIT k 1 0", "SETBIT k 100 0",
+    "BITFIELD k SET u8 0 1 GET u8 0", "BITFIELD k SET u8 0 1", "BITFIELD k GET u8 0",
+    "BITFIELD k OVERFLOW FAIL INCRBY u2 0 9", "BITFIELD_RO k GET u8 0",
+    "BITFIELD k OVERFLOW SAT INCRBY i8 #3 1000 INCRBY i8 #3 1", "BITOP OR d k",
+    "BITOP OR d nokey", "BITOP OR d nokey", "BITOP NOT d2 k", "PFADD h a", "PFADD h a",
+    "PFCOUNT h", "PFCOUNT h", "PFADD h b c", "PFMERGE h2 h", "PFMERGE h2 h",
+    "PFCOUNT h h2", "PFDEBUG TODENSE h", "PFDEBUG TODENSE h", "PFDEBUG GETREG h2",
+    "PFDEBUG ENCODING h2", "LCS k h", "GETBIT k 3", "BITCOUNT k", "BITPOS k 1",
+    "SET end 1",
+};
+
+static char *aof_incr(const srv *s, size_t *len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/appendonlydir/appendonly.aof.1.incr.aof", s->dir);
+    return h_slurp(path, len, 1);
+}
+
+START_TEST(propagation_matches_redis)
+{
+    const char *args = "--appendonly yes --appendfsync always";
+    srv *vs = h_srv_start("%s", args), *rs = h_srv_start_redis("%s", args);
+    redisContext *v = srv_connect(vs), *r = srv_connect(rs);
+    for (size_t i = 0; i < sizeof g_prop_cmds / sizeof g_prop_cmds[0]; i++) {
+        redisReply *a = cmd(v, g_prop_cmds[i]), *b = cmd(r, g_prop_cmds[i]);
+        char s1[128], s2[128];
+        ck_assert_msg(same_reply(a, b), "%s: %s here, %s on redis-server", g_prop_cmds[i],
+                      h_reply_str(a, s1, sizeof s1), h_reply_str(b, s2, sizeof s2));
+        freeReplyObject(a);
+        freeReplyObject(b);
+    }
+    size_t lv, lr;
+    char *fv = aof_incr(vs, &lv), *fr = aof_incr(rs, &lr);
+    ck_assert_msg(lv == lr && memcmp(fv, fr, lv) == 0, "AOF differs:\n%s\n---- redis-server:\n%s",
+                  fv, fr);
+    free(fv);
+    free(fr);
+    /* replayed: the same values */
+    const char *keys[] = { "k", "d2", "h", "h2" };
+    char *before[4];
+    size_t blen[4];
+    expect_int(v, 0, "EXISTS d");
+    for (int i = 0; i < 4; i++) {
+        redisReply *x = cmd(v, "GET %s", keys[i]);
+        ck_assert_int_eq(x->type, REDIS_REPLY_STRING);
+        before[i] = malloc(x->len + 1);
+        memcpy(before[i], x->str, x->len);
+        blen[i] = x->len;
+        freeReplyObject(x);
+    }
+    redisFree(v);
+    srv_kill9(vs);
+    srv *vs2 = h_srv_start_on(vs, "%s", args);
+    v = srv_connect(vs2);
+    h_wait_loaded(v, 20000);
+    expect_int(v, 0, "EXISTS d");
+    for (int i = 0; i < 4; i++) {
+        redisReply *x = cmd(v, "GET %s", keys[i]);
+        ck_assert_msg(x->type == REDIS_REPLY_STRING && x->len == blen[i] &&
+                      memcmp(x->str, before[i], blen[i]) == 0, "%s differs after replay", keys[i]);
+        freeReplyObject(x);
+        free(before[i]);
+    }
+    redisFree(v);
+    /* redis-server's AOF (PFCOUNT included) loads here with the same values */
+    redisReply *want[4];
+    for (int i = 0; i < 4; i++) want[i] = cmd(r, "GET %s", keys[i]);
+    redisFree(r);
+    srv_kill9(rs);
+    srv *vs3 = h_srv_start("--dir '%s' --appendonly yes", rs->dir);
+    v = srv_connect(vs3);
+    h_wait_loaded(v, 20000);
+    for (int i = 0; i < 4; i++) {
+        redisReply *x = cmd(v, "GET %s", keys[i]);
+        ck_assert_msg(same_reply(x, want[i]), "%s differs from redis-server's after its AOF",
+                      keys[i]);
+        freeReplyObject(x);
+        freeReplyObject(want[i]);
+    }
+    redisFree(v);
+}
+END_TEST
+
+/* BITFIELD that creates its key while FAIL refuses every write: Redis 7.0
+ * creates the key but propagates nothing (its replicas and AOF lack it);
+ * verso propagates the creation (without an event, as Redis sends none). */
+START_TEST(bitfield_fail_creation_replayed)
+{
+    srv *s = h_srv_start("--appendonly yes --appendfsync always");
+    redisContext *c = srv_connect(s);
+    redisReply *r = expect_array(c, 1, "BITFIELD n OVERFLOW FAIL SET u2 #100 7");
+    check_nil(r->element[0]);
+    freeReplyObject(r);
+    expect_int(c, 26, "STRLEN n");
+    expect_status(c, "OK", "SET end 1");
+    redisFree(c);
+    srv_kill9(s);
+    srv *s2 = h_srv_start_on(s, "--appendonly yes");
+    c = srv_connect(s2);
+    h_wait_loaded(c, 20000);
+    expect_int(c, srv_is_reference() ? 0 : 26, "STRLEN n");
+    redisFree(c);
+}
+END_TEST
+
 static void teardown(void)
 {
     h_srv_drop_all();
@@ -534,6 +643,8 @@ int main(void)
     tcase_add_test(tc, bitfield_ops);
     tcase_add_test(tc, lcs_cmd);
     tcase_add_test(tc, random_vs_redis);
+    tcase_add_test(tc, propagation_matches_redis);
+    tcase_add_test(tc, bitfield_fail_creation_replayed);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

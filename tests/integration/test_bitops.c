@@ -487,7 +487,7 @@ static int random_command(char **argv, char bufs[][64])
 
 START_TEST(random_vs_redis)
 {
-    srv *rs = h_srv_start_redis(NULL);
+    srv *rs = h_srv_start_redis("%s", "");
     redisContext *r = srv_connect(rs), *v = h_c;
     char *argv[32], bufs[32][64];
     size_t lens[32];

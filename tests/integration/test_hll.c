@@ -258,7 +258,7 @@ END_TEST
 START_TEST(hll_bytes_match_redis)
 {
     redisContext *v = h_c;
-    srv *rs = h_srv_start_redis(NULL);
+    srv *rs = h_srv_start_redis("%s", "");
     redisContext *r = srv_connect(rs);
     const long steps[] = { 1, 9, 40, 150, 300, 500, 1000, 2000, 6000, 20000 };
     long added = 0;
@@ -304,7 +304,7 @@ END_TEST
 START_TEST(hll_values_from_redis)
 {
     redisContext *v = h_c;
-    srv *rs = h_srv_start_redis(NULL);
+    srv *rs = h_srv_start_redis("%s", "");
     redisContext *r = srv_connect(rs);
     pfadd_range(r, "s", "q", 0, 200);
     pfadd_range(r, "d", "q", 0, 9000);
@@ -369,6 +369,67 @@ START_TEST(hll_selftest)
 }
 END_TEST
 
+/* A BGSAVE (forkless on verso) that runs while HLLs and bitmaps are
+ * changed in place (PFADD, sparse -> dense promotion, PFCOUNT's cache,
+ * PFMERGE, PFDEBUG TODENSE, SETBIT, BITFIELD) saves every key as it was
+ * when the save started; redis-server loads the dump. */
+START_TEST(hll_point_in_time_save)
+{
+    redisContext *c = h_c;
+    enum { NH = 40, NB = 40 };
+    char key[32];
+    for (int i = 0; i < NH; i++) {
+        snprintf(key, sizeof key, "h:%d", i);
+        pfadd_range(c, key, key, 0, i % 8 == 0 ? 3000 : 60);
+        snprintf(key, sizeof key, "b:%d", i);
+        expect_int(c, 0, "SETBIT %s %d 1", key, 8 * i + 3);
+    }
+    char *before[NH + NB];
+    size_t blen[NH + NB];
+    for (int i = 0; i < NH + NB; i++) {
+        snprintf(key, sizeof key, i < NH ? "h:%d" : "b:%d", i % NH);
+        before[i] = get_bytes(c, key, &blen[i]);
+    }
+    expect_status(c, "OK", "CONFIG SET rdb-key-save-delay 50000");
+    expect_status(c, "Background saving started", "BGSAVE");
+    for (int i = 0; i < NH; i++) {
+        snprintf(key, sizeof key, "h:%d", i);
+        if (i % 2) int_reply(c, "PFCOUNT %s", key); /* the first write: the cache */
+        pfadd_range(c, key, "new", 0, i % 4 == 1 ? 3000 : 20);
+        int_reply(c, "PFCOUNT %s", key);
+        if (i % 5 == 2) expect_int_range(c, 0, 1, "PFDEBUG TODENSE %s", key);
+        if (i % 7 == 3) expect_status(c, "OK", "PFMERGE %s h:0", key);
+        snprintf(key, sizeof key, "b:%d", i);
+        expect_int(c, 1, "SETBIT %s %d 0", key, 8 * i + 3);
+        expect_int(c, 0, "SETBIT %s %d 1", key, 8000 + i);
+        redisReply *r = expect_array(c, 1, "BITFIELD %s INCRBY u8 #%d 7", key, i);
+        freeReplyObject(r);
+    }
+    ck_assert_msg(h_info_int(c, "persistence", "rdb_bgsave_in_progress") == 1,
+                  "the save ended before the writes: nothing was tested");
+    h_wait_info(c, "persistence", "rdb_bgsave_in_progress", 0, 120000);
+    expect_status(c, "OK", "CONFIG SET rdb-key-save-delay 0");
+    char v[16];
+    char *info = h_info(c, "persistence");
+    ck_assert(h_info_field(info, "rdb_last_bgsave_status", v, sizeof v));
+    free(info);
+    ck_assert_str_eq(v, "ok");
+    srv *rs = h_srv_start_redis("--dir '%s' --dbfilename dump.rdb", h_srv->dir);
+    redisContext *r = srv_connect(rs);
+    h_wait_loaded(r, 20000);
+    for (int i = 0; i < NH + NB; i++) {
+        snprintf(key, sizeof key, i < NH ? "h:%d" : "b:%d", i % NH);
+        size_t n;
+        char *got = get_bytes(r, key, &n);
+        ck_assert_msg(got && n == blen[i] && memcmp(got, before[i], n) == 0,
+                      "%s in the dump is not its value when the save started", key);
+        free(got);
+        free(before[i]);
+    }
+    redisFree(r);
+}
+END_TEST
+
 static void teardown(void)
 {
     h_srv_drop_all();
@@ -390,6 +451,7 @@ int main(void)
     tcase_add_test(tc, hll_values_from_redis);
     tcase_add_test(tc, hll_rdb_interop);
     tcase_add_test(tc, hll_selftest);
+    tcase_add_test(tc, hll_point_in_time_save);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

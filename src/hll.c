@@ -75,6 +75,8 @@ static inline const uint8_t *cregs(const obj *o) {
 
 uint8_t hll_dense_get(const obj *o, long i) { return dense_get(cregs(o), i); }
 
+size_t hll_sparse_max_bytes(void) { return HLL_SPARSE_MAX_BYTES; }
+
 /* ---- hashing ---- */
 
 /* MurmurHash2, 64-bit version (Austin Appleby, public domain), reading the
@@ -272,7 +274,7 @@ static int sparse_split(obj *o, uint8_t *p, uint8_t *end, long index, long first
         if (index != last) op_set_val(n++, cur, last - index);
     }
     long seqlen = n - seq, oldlen = xzero ? 2 : 1, delta = seqlen - oldlen;
-    if (delta > 0 && o->len + (size_t)delta > HLL_SPARSE_MAX_BYTES) return 1;
+    if (delta > 0 && o->len + (size_t)delta > hll_sparse_max_bytes()) return 1;
     uint8_t *next = p + oldlen;
     if (delta && next < end) memmove(next + delta, next, (size_t)(end - next));
     o->len = (size_t)((long)o->len + delta);
@@ -530,7 +532,7 @@ int hll_selftest(char *err, size_t errlen) {
         hll_add(&dense, (const char *)&ele, sizeof ele);
         hll_add(&sparse, (const char *)&ele, sizeof ele);
         if ((int64_t)j != checkpoint) continue;
-        if (j < HLL_SPARSE_MAX_BYTES / 2 && hll_encoding(sparse) != HLL_SPARSE) {
+        if (j < hll_sparse_max_bytes() / 2 && hll_encoding(sparse) != HLL_SPARSE) {
             snprintf(err, errlen, "TESTFAILED sparse encoding not used");
             rc = -1;
         } else if (hll_count(dense, NULL) != hll_count(sparse, NULL)) {

@@ -32,9 +32,12 @@
 #define HLL_HDR_SIZE 16
 #define HLL_DENSE_SIZE (HLL_HDR_SIZE + (HLL_REGISTERS * HLL_BITS + 7) / 8)
 enum { HLL_DENSE = 0, HLL_SPARSE = 1 };
-/* Redis's hll-sparse-max-bytes default. A constant: the parameter is not
- * configurable in verso (yet). */
+/* Redis's hll-sparse-max-bytes default: the size (header included) past
+ * which a sparse HLL becomes dense. hll_sparse_max_bytes() is what the
+ * encoder uses; it answers this constant (the parameter has no effect in
+ * verso yet: wiring it is that function's one line). */
 #define HLL_SPARSE_MAX_BYTES 3000
+size_t hll_sparse_max_bytes(void);
 
 /* An empty HLL: sparse, XZERO:16384, cached cardinality 0 (valid). */
 obj *hll_new(void);

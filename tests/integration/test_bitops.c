@@ -623,6 +623,41 @@ START_TEST(bitfield_fail_creation_replayed)
 }
 END_TEST
 
+/* Keyspace events (notify-keyspace-events KEA): the names and the cases
+ * where none is sent, as redis-server 7.0.15 sends them. */
+START_TEST(keyspace_events)
+{
+    redisContext *c = h_c, *sub = srv_connect(h_srv);
+    expect_status(c, "OK", "CONFIG SET notify-keyspace-events KEA");
+    redisReply *r = redisCommand(sub, "PSUBSCRIBE __keyevent@0__:*");
+    ck_assert_ptr_nonnull(r);
+    freeReplyObject(r);
+    static const char *const cmds[] = {
+        "SETBIT k 1 1", "SETBIT k 1 1", "SETBIT k 1 0", "BITFIELD k SET u8 0 1 GET u8 0",
+        "BITFIELD k SET u8 0 1", "BITFIELD k GET u8 0", "BITFIELD k OVERFLOW FAIL INCRBY u2 0 9",
+        "BITOP OR d k", "BITOP OR d nokey", "BITOP OR d nokey", "PFADD h a", "PFADD h a",
+        "PFCOUNT h", "PFMERGE h2 h", "PFDEBUG TODENSE h", "LCS k h", "SETBIT k 100 0",
+        "GETBIT k 1", "BITCOUNT k", "BITPOS k 1", "BITFIELD_RO k GET u8 0", "PFCOUNT h h2",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) freeReplyObject(cmd(c, cmds[i]));
+    expect_int_range(c, 1, 1, "PUBLISH __keyevent@0__:end x");
+    static const char *const want[] = {
+        "setbit k", "setbit k", "setbit k", "set d", "del d", "pfadd h", "pfadd h2",
+        "setbit k", "end x",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ck_assert_int_eq(redisGetReply(sub, (void **)&r), REDIS_OK);
+        ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 4);
+        char got[128];
+        snprintf(got, sizeof got, "%s %s", r->element[2]->str + strlen("__keyevent@0__:"),
+                 r->element[3]->str);
+        ck_assert_msg(strcmp(got, want[i]) == 0, "event %zu: '%s', want '%s'", i, got, want[i]);
+        freeReplyObject(r);
+    }
+    redisFree(sub);
+}
+END_TEST
+
 static void teardown(void)
 {
     h_srv_drop_all();
@@ -645,6 +680,7 @@ int main(void)
     tcase_add_test(tc, random_vs_redis);
     tcase_add_test(tc, propagation_matches_redis);
     tcase_add_test(tc, bitfield_fail_creation_replayed);
+    tcase_add_test(tc, keyspace_events);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

@@ -520,7 +520,7 @@ static uint64_t bf_get_u(const uint8_t *p, size_t len, uint64_t off, int bits) {
     uint64_t v = 0;
     for (int i = 0; i < bits; i++, off++) {
         size_t byte = (size_t)(off >> 3);
-        unsigned b = byte < len ? (p[byte] >> (7 - (off & 7))) & 1 : 0;
+        unsigned b = byte < len ? ((unsigned)p[byte] >> (7 - (off & 7))) & 1u : 0u;
         v = (v << 1) | b;
     }
     return v;

@@ -210,14 +210,21 @@ void cmd_bitcount(client *c) {
 /* The first bit equal to `bit` in the bit range [sb, eb] of s, or -1. */
 static long long find_bit(const uint8_t *s, uint64_t sb, uint64_t eb, int bit) {
     uint8_t skip = bit ? 0x00 : 0xff;
+    uint64_t skip64 = bit ? 0 : UINT64_MAX;
     uint64_t i = sb;
     while (i <= eb) {
         size_t byte = (size_t)(i >> 3);
-        if ((i & 7) == 0 && i + 7 <= eb) {
-            if (s[byte] == skip) { /* whole bytes without it */
-                i += 8;
+        if ((i & 7) == 0 && i + 63 <= eb) { /* whole words without it */
+            uint64_t w;
+            memcpy(&w, s + byte, 8);
+            if (w == skip64) {
+                i += 64;
                 continue;
             }
+        }
+        if ((i & 7) == 0 && i + 7 <= eb && s[byte] == skip) { /* whole bytes */
+            i += 8;
+            continue;
         }
         if (((s[byte] >> (7 - (i & 7))) & 1) == bit) return (long long)i;
         i++;

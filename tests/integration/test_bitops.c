@@ -98,6 +98,9 @@ START_TEST(setbit_last_offset)
     expect_int(c, 0, "GETBIT big 4294967294");
     expect_int(c, 1, "BITCOUNT big -1 -1");
     expect_int(c, 4294967295LL, "BITPOS big 1 -1");
+    expect_int(c, 4294967295LL, "BITPOS big 1");
+    expect_int(c, 0, "BITPOS big 0");
+    expect_int(c, 1, "BITCOUNT big");
     expect_int(c, 1, "SETBIT big 4294967295 0");
     expect_int(c, 1, "DEL big");
 }

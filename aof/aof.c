@@ -720,10 +720,12 @@ typedef struct exec_ctx {
 } exec_ctx;
 
 /* What an AOF may hold: write commands and SELECT (MULTI/EXEC are handled
- * by the loader, aof_load.c, and never reach here). Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
+ * by the loader, aof_load.c, and never reach here), and PFCOUNT, which
+ * Redis 7.0 (and verso) propagate when it stores the cardinality it
+ * computed in the HLL. Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
  * on the server in the middle of its startup: it is a load error. */
 static int replayable(const cmd_def *d) {
-    return (d->flags & CMD_WRITE) || d->proc == cmd_select;
+    return (d->flags & CMD_WRITE) || d->proc == cmd_select || d->proc == cmd_pfcount;
 }
 
 static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {

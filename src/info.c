@@ -15,6 +15,7 @@
 #include "db.h"
 #include "evict.h"
 #include "hooks.h"
+#include "introspect.h"
 #include "lazyfree.h"
 #include "net.h"
 #include "pubsub.h"
@@ -149,6 +150,7 @@ static void section_stats(vbuf *b) {
          (unsigned long long)ex_cur, (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
          chans, pats, shards, (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
+    introspect_info_stats(b);
 }
 
 /* Every field comes from the replication subsystem (repl/). */
@@ -170,16 +172,22 @@ static void section_cpu(vbuf *b) {
 
 static void section_commandstats(vbuf *b) {
     addf(b, "# Commandstats\r\n");
-    for (size_t i = 0; i < cmd_count_all(); i++) {
-        const cmd_def *d = cmd_at_all(i);
-        if (!d->calls && !d->failed) continue;
-        addf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=0,"
-                "failed_calls=%llu\r\n",
-             d->fullname, (unsigned long long)d->calls, (unsigned long long)d->usec,
-             d->calls ? (double)d->usec / (double)d->calls : 0.0,
-             (unsigned long long)d->failed);
-    }
+    introspect_info_commandstats(b);
 }
+
+static void section_errorstats(vbuf *b) {
+    addf(b, "# Errorstats\r\n");
+    introspect_info_errorstats(b);
+}
+
+static void section_latencystats(vbuf *b) {
+    addf(b, "# Latencystats\r\n");
+    introspect_info_latencystats(b);
+}
+
+/* No modules, no cluster: the sections exist, as Redis's do without them. */
+static void section_modules(vbuf *b) { addf(b, "# Modules\r\n"); }
+static void section_cluster(vbuf *b) { addf(b, "# Cluster\r\ncluster_enabled:0\r\n"); }
 
 static void section_keyspace(vbuf *b) {
     addf(b, "# Keyspace\r\n");
@@ -192,6 +200,9 @@ static void section_keyspace(vbuf *b) {
     }
 }
 
+/* In Redis 7.0's order. by_default: INFO, INFO default; everything else
+ * only by name or with all / everything (which are the same here: verso
+ * has no module sections). */
 typedef struct section {
     const char *name;
     void (*fn)(vbuf *b);
@@ -202,10 +213,14 @@ static const section sections[] = {
     {"server", section_server, 1},         {"clients", section_clients, 1},
     {"memory", section_memory, 1},         {"persistence", section_persistence, 1},
     {"stats", section_stats, 1},           {"replication", section_replication, 1},
-    {"cpu", section_cpu, 1},               {"commandstats", section_commandstats, 0},
+    {"cpu", section_cpu, 1},               {"modules", section_modules, 1},
+    {"commandstats", section_commandstats, 0}, {"errorstats", section_errorstats, 1},
+    {"latencystats", section_latencystats, 0}, {"cluster", section_cluster, 1},
     {"keyspace", section_keyspace, 1},
 };
 
+/* Each section once, in the table's order, whatever the arguments' order
+ * and repetitions (as Redis's genInfoSectionDict). */
 static int wanted(client *c, const section *s) {
     if (c->argc == 1) return s->by_default;
     for (int i = 1; i < c->argc; i++) {

@@ -306,14 +306,14 @@ void introspect_info_stats(vbuf *b) {
                  (double)metric_get(M_NET_OUT) / 1024, (unsigned long long)time_cap_reached,
                  (unsigned long long)unexpected_errors);
     /* Redis's counters of mechanisms verso does not have (client eviction,
-     * MIGRATE, writable-replica expiry, active defrag, I/O threads): zero
-     * is what happened here. */
+     * MIGRATE, writable-replica expiry, active defrag, I/O threads, deep
+     * sanitization of DUMP payloads): zero is what happened here. */
     vbuf_append_str(b, "evicted_clients:0\r\nmigrate_cached_sockets:0\r\n"
                        "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\n"
                        "active_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
                        "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
                        "current_active_defrag_time:0\r\nio_threaded_reads_processed:0\r\n"
-                       "io_threaded_writes_processed:0\r\n");
+                       "io_threaded_writes_processed:0\r\ndump_payload_sanitizations:0\r\n");
 }
 
 /* ---- LATENCY HISTOGRAM ---- */

@@ -87,6 +87,12 @@ static void section_server(vbuf *b) {
          server.runid, server.cfg.port, (long long)wall_us(), (long long)up,
          (long long)(up / 86400), server.cfg.hz, server.executable ? server.executable : "",
          server.config_file ? server.config_file : "");
+    /* Redis 7.0's other fields: verso's build has no git sha, no supervision
+     * nor I/O threads; the clocks it uses */
+    addf(b, "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nmonotonic_clock:POSIX clock_gettime\r\n"
+            "atomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_supervised:no\r\n"
+            "configured_hz:%d\r\nlru_clock:%u\r\nio_threads_active:0\r\n",
+         __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, server.cfg.hz, server.lruclock);
 }
 
 static void section_clients(vbuf *b) {
@@ -113,6 +119,7 @@ static void section_memory(vbuf *b) {
             "used_memory_rss_human:%s\r\nused_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
             "used_memory_tables:%zu\r\n",
          used, hu, rss, hr, peak_memory, hp, tables);
+    memory_info_fields(b);
     evict_info_memory(b, used);
     addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
             "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
@@ -164,9 +171,13 @@ static void section_cpu(vbuf *b) {
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &kids);
 #define SECS(tv) ((double)(tv).tv_sec + (double)(tv).tv_usec / 1e6)
+    struct rusage me;
+    getrusage(RUSAGE_THREAD, &me); /* this is the main thread */
     addf(b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\nused_cpu_sys_children:%.6f\r\n"
-            "used_cpu_user_children:%.6f\r\n",
-         SECS(self.ru_stime), SECS(self.ru_utime), SECS(kids.ru_stime), SECS(kids.ru_utime));
+            "used_cpu_user_children:%.6f\r\nused_cpu_sys_main_thread:%.6f\r\n"
+            "used_cpu_user_main_thread:%.6f\r\n",
+         SECS(self.ru_stime), SECS(self.ru_utime), SECS(kids.ru_stime), SECS(kids.ru_utime),
+         SECS(me.ru_stime), SECS(me.ru_utime));
 #undef SECS
 }
 

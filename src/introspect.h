@@ -61,6 +61,11 @@ void introspect_reset_stats(void);
  * "expire-cycle" latency event. */
 void introspect_expire_cycle_done(int64_t usec, int capped);
 
+/* ---- cmd_memory.c ---- */
+/* INFO memory's fields from MEMORY STATS' figures (used_memory_overhead,
+ * used_memory_dataset, allocator_*, rss_overhead_*, ...). */
+void memory_info_fields(vbuf *b);
+
 /* ---- monitor.c ---- */
 /* Sends the line of argv (run by c in database dbid) to every MONITOR
  * client. */

@@ -430,6 +430,21 @@ START_TEST(info_sections) {
     char *info = h_info(c, "cluster");
     ck_assert(info_has(info, "cluster_enabled:0\r\n"));
     free(info);
+    /* Redis 7.0's fields of other sections */
+    const char *other[][2] = {
+        {"server", "configured_hz:"}, {"server", "lru_clock:"}, {"server", "io_threads_active:0"},
+        {"server", "monotonic_clock:"}, {"cpu", "used_cpu_sys_main_thread:"},
+        {"cpu", "used_cpu_user_main_thread:"}, {"memory", "used_memory_overhead:"},
+        {"memory", "used_memory_startup:"}, {"memory", "used_memory_dataset:"},
+        {"memory", "used_memory_dataset_perc:"}, {"memory", "used_memory_peak_perc:"},
+        {"memory", "allocator_allocated:"}, {"memory", "allocator_frag_ratio:"},
+        {"memory", "rss_overhead_ratio:"}, {"memory", "mem_fragmentation_bytes:"},
+        {"memory", "mem_clients_normal:"}, {"memory", "total_system_memory:"}};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        info = h_info(c, other[i][0]);
+        ck_assert_msg(info_has(info, other[i][1]), "no %s", other[i][1]);
+        free(info);
+    }
     /* Stats fields of Redis 7.0 */
     info = h_info(c, "stats");
     const char *fields[] = {
@@ -439,7 +454,7 @@ START_TEST(info_sections) {
         "active_defrag_misses:", "active_defrag_key_hits:", "active_defrag_key_misses:",
         "total_active_defrag_time:", "current_active_defrag_time:",
         "io_threaded_reads_processed:", "io_threaded_writes_processed:",
-        "total_error_replies:", "expire_cycle_cpu_milliseconds:"};
+        "total_error_replies:", "expire_cycle_cpu_milliseconds:", "dump_payload_sanitizations:"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         ck_assert_msg(info_has(info, fields[i]), "no %s", fields[i]);
     free(info);

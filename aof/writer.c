@@ -188,8 +188,9 @@ static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
     do rc = w->fsync_fn(fd);
     while (rc < 0 && errno == EINTR);
     int err = rc < 0 ? errno : 0;
-    atomic_store(&w->last_fsync_us, mono_us() - t0);
-    atomic_max(&w->max_fsync_us, mono_us() - t0);
+    int64_t took = mono_us() - t0;
+    atomic_store(&w->last_fsync_us, took);
+    atomic_max(&w->max_fsync_us, took);
     atomic_fetch_add(&w->fsyncs, 1);
     if (err) {
         note_failure(w, err, 1);
@@ -651,14 +652,14 @@ void aofw_set_policy(aofw *w, int policy) {
     pthread_mutex_unlock(&w->lock);
 }
 
-/* The counters are read synced, written, submitted: each only grows and
- * synced <= written <= submitted holds at every instant, so the copy keeps
- * that order too. */
 void aofw_take_latency(aofw *w, int64_t *write_us, int64_t *fsync_us) {
     *write_us = atomic_exchange(&w->max_write_us, 0);
     *fsync_us = atomic_exchange(&w->max_fsync_us, 0);
 }
 
+/* The counters are read synced, written, submitted: each only grows and
+ * synced <= written <= submitted holds at every instant, so the copy keeps
+ * that order too. */
 void aofw_get_stats(aofw *w, aofw_stats *st) {
     st->synced = atomic_load(&w->synced);
     st->written = atomic_load(&w->written);

@@ -95,7 +95,7 @@ void slowlog_push(client *c, const cmd_def *d, int argc, const arg *argv, int64_
     e->time = (long long)time(NULL);
     e->usec = usec;
     e->argv = entry_args(d, argc, argv, &e->argc);
-    e->addr = xstrdup((c->flags & CLIENT_SCRIPT) ? "" : c->addr);
+    e->addr = xstrdup((c->flags & CLIENT_SCRIPT) ? "?:0" : c->addr); /* as Redis: no peer */
     e->name = xstrdup(c->name ? c->name : "");
     e->older = newest;
     if (newest) newest->newer = e;

@@ -224,11 +224,10 @@ void introspect_expire_cycle_done(int64_t usec, int capped) {
 /* ---- the dispatcher's entries ---- */
 
 void introspect_call_start(client *c, const cmd_def *d, int rerun) {
-    /* Redis's evalCommand and evalShaCommand feed MONITOR themselves,
-     * before the script's commands (their table entries skip it). */
+    /* Redis's EVAL, EVALSHA, FCALL and their _RO forms feed MONITOR
+     * themselves, before the script's commands (their table entries say
+     * skip-monitor for the dispatcher's feed after the run). */
     if (!rerun && (d->flags & CMD_SKIP_MONITOR) && (d->acl & CAT_SCRIPTING) &&
-        (d->proc == cmd_eval || d->proc == cmd_evalsha || d->proc == cmd_eval_ro ||
-         d->proc == cmd_evalsha_ro) &&
         monitor_count() && !(c->flags & CLIENT_LOADER))
         monitor_feed(c, c->db, c->argc, c->argv);
 }

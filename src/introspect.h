@@ -24,9 +24,11 @@
 #include "vbuf.h"
 
 /* ---- the dispatcher's entries (cmd.c) ---- */
-/* Before d runs for c: MONITOR sees a script command (EVAL, EVALSHA, their
- * _RO forms, which Redis flags skip-monitor) before the commands the script
- * calls, as Redis's evalCommand feeds it. rerun: a blocked command runs
+/* Before d runs for c: MONITOR sees a script command (EVAL, EVALSHA, FCALL,
+ * their _RO forms, which Redis flags skip-monitor) before the commands the
+ * script calls, as Redis's evalCommand feeds it: the script engine must not
+ * feed it again; the script's commands, run by cmd_call for the
+ * CLIENT_SCRIPT client, show as "lua". rerun: a blocked command runs
  * again (it was shown when it first ran). */
 void introspect_call_start(client *c, const cmd_def *d, int rerun);
 /* d ran for c for usec microseconds; failed: it replied an error. Counts

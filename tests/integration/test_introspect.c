@@ -74,6 +74,9 @@ START_TEST(monitor_lines) {
     expect_line(m, 0, "\"SET\" \"k\" \"1\"");
     expect_line(m, 0, "\"INCR\" \"k\"");
     expect_line(m, 0, "\"EXEC\"");
+    /* a script command is shown before it runs (whatever it answers) */
+    freeReplyObject(cmd(c, "EVAL %s 0", "return 1"));
+    expect_line(m, 0, "\"EVAL\" \"return 1\" \"0\"");
     /* admin commands are not shown; the db is the one after the command */
     expect_status(c, "OK", "CONFIG SET slowlog-max-len 128");
     expect_status(c, "OK", "SELECT 3");

@@ -282,6 +282,43 @@ START_TEST(latency_events) {
 }
 END_TEST
 
+/* The highest sample of event in LATENCY HISTORY (0: none). */
+static long long history_max(redisContext *c, const char *event) {
+    redisReply *r = cmd(c, "LATENCY HISTORY %s", event);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    long long max = 0;
+    for (size_t i = 0; i < r->elements; i++)
+        if (r->element[i]->element[1]->integer > max) max = r->element[i]->element[1]->integer;
+    freeReplyObject(r);
+    return max;
+}
+
+/* The AOF's events under appendfsync always, on a disk made slow by the
+ * fsyncdelay shim (every write(2) and fsync of the AOF takes >= 30 ms):
+ * "aof-write" and "aof-fsync-always" reach the delay. */
+START_TEST(latency_aof_events) {
+    setenv("FSYNC_DELAY_US", "30000", 1);
+    setenv("WRITE_DELAY_US", "30000", 1);
+    h_preload_on(VERSO_FSYNC_SHIM);
+    srv *s = srv_start("--appendonly yes --appendfsync always");
+    static const char *const vars[] = {"FSYNC_DELAY_US", "WRITE_DELAY_US", NULL};
+    h_preload_off(vars);
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "CONFIG SET latency-monitor-threshold 10");
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    long long w = 0, f = 0;
+    for (int i = 0; (w < 30 || f < 30) && h_now_ms() < deadline; i++) {
+        expect_status(c, "OK", "SET k%d v", i);
+        w = history_max(c, "aof-write");
+        f = history_max(c, "aof-fsync-always");
+    }
+    ck_assert_int_ge(w, 30);
+    ck_assert_int_ge(f, 30);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 /* LATENCY HISTOGRAM: {command: {calls, histogram_usec: {usec: cumulative}}} */
 START_TEST(latency_histogram) {
     srv *s = start();
@@ -562,6 +599,7 @@ int main(void) {
     tcase_add_test(tc, slowlog_entries);
     tcase_add_test(tc, latency_events);
     tcase_add_test(tc, latency_histogram);
+    tcase_add_test(tc, latency_aof_events);
     tcase_add_test(tc, object_subcommands);
     tcase_add_test(tc, memory_usage_types);
     tcase_add_test(tc, info_sections);

@@ -234,6 +234,8 @@ void introspect_call_start(client *c, const cmd_def *d, int rerun) {
 
 void introspect_call_done(client *c, cmd_def *d, int64_t usec, int failed, int rerun) {
     ensure_registered();
+    /* Redis's isAOFLoadingContext: replaying a file is no command run */
+    if (c->flags & CLIENT_LOADER) return;
     d->calls++;
     d->usec += (uint64_t)usec;
     if (failed) d->failed++;
@@ -243,8 +245,7 @@ void introspect_call_done(client *c, cmd_def *d, int64_t usec, int failed, int r
         slowlog_push(c, d, c->argc, c->argv, usec);
         latency_add_us((d->flags & CMD_FAST) ? "fast-command" : "command", usec);
     }
-    if (!rerun && monitor_count() && !(d->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)) &&
-        !(c->flags & CLIENT_LOADER))
+    if (!rerun && monitor_count() && !(d->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
         monitor_feed(c, c->db, c->argc, c->argv);
 }
 

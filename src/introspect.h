@@ -35,7 +35,8 @@ void introspect_call_start(client *c, const cmd_def *d, int rerun);
  * calls and time (commandstats), the latency histogram (latency-tracking),
  * the slow log, the "command"/"fast-command" latency events, and feeds
  * MONITOR (not for a rerun, nor for admin and skip-monitor commands). A
- * command left blocked is only counted by its last run, as Redis does. */
+ * command left blocked is only counted by its last run, as Redis does;
+ * the commands a file replays at startup (CLIENT_LOADER) not at all. */
 void introspect_call_done(client *c, cmd_def *d, int64_t usec, int failed, int rerun);
 /* d was refused before running (arity, auth, OOM, a gate...). */
 void introspect_call_rejected(cmd_def *d);

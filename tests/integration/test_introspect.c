@@ -432,7 +432,55 @@ START_TEST(memory_usage_types) {
 }
 END_TEST
 
+START_TEST(memory_stats_doctor) {
+    srv *s = start();
+    redisContext *c = srv_connect(s);
+    redisReply *r = expect_array(c, -1, "MEMORY STATS");
+    ck_assert(r->elements >= 20 && r->elements % 2 == 0);
+    check_bulk(r->element[0], "peak.allocated");
+    check_bulk(r->element[2], "total.allocated");
+    check_bulk(r->element[4], "startup.allocated");
+    freeReplyObject(r);
+    r = cmd(c, "MEMORY DOCTOR");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    ck_assert(!strncmp(r->str, "Hi Sam", 6) || !strncmp(r->str, "Sam, I detected", 15));
+    freeReplyObject(r);
+    r = cmd(c, "MEMORY MALLOC-STATS");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    freeReplyObject(r);
+    expect_status(c, "OK", "MEMORY PURGE");
+    r = expect_array(c, -1, "MEMORY HELP");
+    ck_assert_str_eq(r->element[0]->str,
+                     "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    freeReplyObject(r);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 /* ---- INFO ---- */
+
+/* Commands replayed from the AOF at startup are not counted (Redis's
+ * isAOFLoadingContext). */
+START_TEST(aof_replay_not_counted) {
+    srv *s = srv_start("--appendonly yes --appendfsync always");
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "SET k v");
+    expect_int(c, 1, "INCR n");
+    redisFree(c);
+    srv_kill9(s);
+    srv *s2 = h_srv_start_on(s, "--appendonly yes");
+    c = srv_connect(s2);
+    h_wait_loaded(c, 10000);
+    expect_bulk(c, "v", "GET k");
+    char *info = h_info(c, "commandstats");
+    ck_assert_msg(!info_has(info, "cmdstat_set:") && !info_has(info, "cmdstat_incr:"), "%s", info);
+    ck_assert(info_has(info, "cmdstat_get:calls=1,"));
+    free(info);
+    redisFree(c);
+    srv_stop(s); /* dead: removes its dir; s2 goes with the fixture */
+}
+END_TEST
 
 /* The "# Name" headers of INFO <args>, space-separated. */
 static void headers(redisContext *c, const char *args, char *out, size_t cap) {
@@ -602,6 +650,8 @@ int main(void) {
     tcase_add_test(tc, latency_aof_events);
     tcase_add_test(tc, object_subcommands);
     tcase_add_test(tc, memory_usage_types);
+    tcase_add_test(tc, memory_stats_doctor);
+    tcase_add_test(tc, aof_replay_not_counted);
     tcase_add_test(tc, info_sections);
     tcase_add_test(tc, info_stats_values);
     suite_add_tcase(s, tc);

@@ -317,11 +317,22 @@ static char *get_notify(const conf *c)
 }
 
 /* latency-tracking-info-percentiles: numbers within [0, 100] (Redis's
- * texts). */
+ * texts); "" sets none; one argument with spaces is split, as Redis splits
+ * a multi-argument parameter given as one (--latency-tracking-info-percentiles
+ * "50 99"). */
 static int set_percentiles(conf *c, int argc, char **argv, int loading, char *err,
                            size_t errlen)
 {
     (void)loading;
+    if (argc == 1 && argv[0][0] == '\0') argc = 0;
+    if (argc == 1 && strchr(argv[0], ' ')) {
+        int n;
+        char **parts = split_spaces(argv[0], &n);
+        int rc = set_percentiles(c, n, parts, loading, err, errlen);
+        for (int i = 0; i < n; i++) free(parts[i]);
+        free(parts);
+        return rc;
+    }
     double *v = argc ? xmalloc((size_t)argc * sizeof *v) : NULL;
     for (int j = 0; j < argc; j++) {
         char *end;

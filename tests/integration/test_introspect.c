@@ -637,6 +637,25 @@ START_TEST(info_stats_values) {
 }
 END_TEST
 
+/* latency-tracking-info-percentiles given as one argument, and empty. */
+START_TEST(percentiles_config) {
+    srv *s = srv_start("--latency-tracking-info-percentiles '1 2'");
+    redisContext *c = srv_connect(s);
+    redisReply *r = expect_array(c, 2, "CONFIG GET latency-tracking-info-percentiles");
+    check_bulk(r->element[1], "1 2");
+    freeReplyObject(r);
+    expect_status(c, "OK", "CONFIG SET latency-tracking-info-percentiles %s", "");
+    r = expect_array(c, 2, "CONFIG GET latency-tracking-info-percentiles");
+    check_bulk(r->element[1], "");
+    freeReplyObject(r);
+    char *info = h_info(c, "latencystats");
+    ck_assert_msg(info_has(info, "\r\nlatency_percentiles_usec_config|get:\r\n"), "%s", info);
+    free(info);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("introspect");
     TCase *tc = tcase_create("introspect");
@@ -654,6 +673,7 @@ int main(void) {
     tcase_add_test(tc, aof_replay_not_counted);
     tcase_add_test(tc, info_sections);
     tcase_add_test(tc, info_stats_values);
+    tcase_add_test(tc, percentiles_config);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

@@ -238,6 +238,10 @@ START_TEST(latency_events) {
     freeReplyObject(r);
     freeReplyObject(expect_array(c, 0, "LATENCY LATEST"));
     expect_status(c, "OK", "CONFIG SET latency-monitor-threshold 1");
+    r = cmd(c, "LATENCY DOCTOR");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    ck_assert(!strncmp(r->str, "Dave, no latency spike was observed during the lifetime", 56));
+    freeReplyObject(r);
     expect_status(c, "OK", "DEBUG SLEEP 0.05");
     r = expect_array(c, 1, "LATENCY LATEST");
     redisReply *e = r->element[0];

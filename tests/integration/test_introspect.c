@@ -240,7 +240,7 @@ START_TEST(latency_events) {
     expect_status(c, "OK", "CONFIG SET latency-monitor-threshold 1");
     r = cmd(c, "LATENCY DOCTOR");
     ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
-    ck_assert(!strncmp(r->str, "Dave, no latency spike was observed during the lifetime", 56));
+    ck_assert(!strncmp(r->str, "Dave, no latency spike was observed during the lifetime", 55));
     freeReplyObject(r);
     expect_status(c, "OK", "DEBUG SLEEP 0.05");
     r = expect_array(c, 1, "LATENCY LATEST");

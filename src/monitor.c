@@ -62,12 +62,17 @@ void cmd_monitor(client *c) {
         hooks_register(&monitor_hooks);
         cmd_add_gate(monitor_gate);
     }
+    c->flags |= CLIENT_MONITOR;
+    for (size_t i = 0; i < nmons; i++)
+        if (mons[i] == c) { /* its flag was cleared by hand (an in-process client) */
+            reply_ok(c);
+            return;
+        }
     if (nmons == capmons) {
         capmons = capmons ? capmons * 2 : 4;
         mons = xrealloc(mons, capmons * sizeof *mons);
     }
     mons[nmons++] = c;
-    c->flags |= CLIENT_MONITOR;
     reply_ok(c);
 }
 
@@ -132,6 +137,7 @@ void monitor_feed(client *c, int dbid, int argc, const arg *argv) {
         /* a closing client gets nothing more (Redis's prepareClientToWrite):
          * a monitor's own QUIT is not shown to it */
         if (mons[i]->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING)) continue;
+        if (!(mons[i]->flags & CLIENT_MONITOR)) continue; /* see cmd_monitor */
         reply_status(mons[i], line.data);
         net_want_write(mons[i]);
     }

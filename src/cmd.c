@@ -383,7 +383,7 @@ void cmd_call(client *c, const cmd_def *d) {
     prop_begin();
     d->proc(c);
     /* statistics, slow log, latency, MONITOR (introspect.h) */
-    introspect_call_done(c, (cmd_def *)d, mono_us() - start, server.stat.errors != errors, rerun);
+    introspect_call_done(c, (cmd_def *)d, mono_us() - start, errors, rerun);
     /* Only write commands that changed something reach the AOF: SAVE lowers
      * server.dirty and DEBUG POPULATE raises it, neither may be replayed
      * (the AOF loader refuses them), as in Redis. */

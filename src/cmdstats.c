@@ -232,8 +232,17 @@ void introspect_call_start(client *c, const cmd_def *d, int rerun) {
         monitor_feed(c, c->db, c->argc, c->argv);
 }
 
-void introspect_call_done(client *c, cmd_def *d, int64_t usec, int failed, int rerun) {
+/* server.stat.errors when the last command run ended: errors a nested
+ * command replied (inside EXEC, a script) are its own, not its caller's
+ * (Redis's incrCommandStatsOnError). */
+static uint64_t errors_mark;
+
+void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_before,
+                          int rerun) {
     ensure_registered();
+    uint64_t since = errors_before > errors_mark ? errors_before : errors_mark;
+    int failed = server.stat.errors > since;
+    errors_mark = server.stat.errors;
     /* Redis's isAOFLoadingContext: replaying a file is no command run */
     if (c->flags & CLIENT_LOADER) return;
     d->calls++;
@@ -367,6 +376,7 @@ void introspect_reset_stats(void) {
     for (size_t i = 0; i < nerrs; i++) free(errs[i].code);
     nerrs = 0;
     unexpected_errors = time_cap_reached = 0;
+    errors_mark = 0;
     memset(metrics, 0, sizeof metrics);
     int64_t now = mono_ms();
     for (int m = 0; m < M_COUNT; m++) metrics[m].last_ms = now;

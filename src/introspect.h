@@ -31,13 +31,16 @@
  * CLIENT_SCRIPT client, show as "lua". rerun: a blocked command runs
  * again (it was shown when it first ran). */
 void introspect_call_start(client *c, const cmd_def *d, int rerun);
-/* d ran for c for usec microseconds; failed: it replied an error. Counts
+/* d ran for c for usec microseconds; errors_before: server.stat.errors when
+ * it started (it failed if it replied an error itself, not counting those
+ * of the commands it ran: EXEC's, a script's). Counts
  * calls and time (commandstats), the latency histogram (latency-tracking),
  * the slow log, the "command"/"fast-command" latency events, and feeds
  * MONITOR (not for a rerun, nor for admin and skip-monitor commands). A
  * command left blocked is only counted by its last run, as Redis does;
  * the commands a file replays at startup (CLIENT_LOADER) not at all. */
-void introspect_call_done(client *c, cmd_def *d, int64_t usec, int failed, int rerun);
+void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_before,
+                          int rerun);
 /* d was refused before running (arity, auth, OOM, a gate...). */
 void introspect_call_rejected(cmd_def *d);
 /* An error reply `s` ("CODE message") was sent to c: errorstats. */

@@ -598,13 +598,35 @@ START_TEST(info_stats_values) {
     ck_assert_ptr_nonnull(strstr(p, ",p99="));
     ck_assert_ptr_nonnull(strstr(p, ",p99.9="));
     free(info);
+    /* an error inside EXEC is its command's, not EXEC's; EXECABORT is EXEC's */
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "INCR k");
+    freeReplyObject(expect_array(c, 1, "EXEC"));
+    expect_status(c, "OK", "MULTI");
+    expect_error_prefix(c, "ERR wrong number", "GET");
+    expect_error_prefix(c, "EXECABORT", "EXEC");
+    info = h_info(c, "commandstats");
+    p = strstr(info, "cmdstat_exec:calls=2,");
+    ck_assert_msg(p, "%s", info);
+    ck_assert(!strncmp(strstr(p, ",rejected_calls="), ",rejected_calls=0,failed_calls=1\r\n", 34));
+    p = strstr(info, "cmdstat_incr:calls=1,");
+    ck_assert_ptr_nonnull(p);
+    ck_assert(!strncmp(strstr(p, ",rejected_calls="), ",rejected_calls=0,failed_calls=1\r\n", 34));
+    p = strstr(info, "cmdstat_get:calls=0,");
+    ck_assert_ptr_nonnull(p);
+    ck_assert(!strncmp(strstr(p, ",rejected_calls="), ",rejected_calls=1,failed_calls=0\r\n", 34));
+    free(info);
+    info = h_info(c, "errorstats");
+    ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=2\r\nerrorstat_EXECABORT:count=1\r\n");
+    free(info);
     /* the percentiles shown */
     expect_status(c, "OK", "CONFIG SET latency-tracking-info-percentiles %s", "0 12.5 100");
     redisReply *r = expect_array(c, 2, "CONFIG GET latency-tracking-info-percentiles");
     check_bulk(r->element[1], "0 12.5 100");
     freeReplyObject(r);
     info = h_info(c, "latencystats");
-    p = strstr(info, "latency_percentiles_usec_get:p0=");
+    p = strstr(info, "latency_percentiles_usec_incr:p0=");
     ck_assert_msg(p, "%s", info);
     ck_assert_ptr_nonnull(strstr(p, ",p12.5="));
     ck_assert_ptr_nonnull(strstr(p, ",p100="));

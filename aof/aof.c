@@ -19,6 +19,7 @@
 #include "../snapshot/syncsave.h"
 #include "rewrite.h"
 #include "../src/function.h"
+#include "../src/introspect.h"
 #include "../src/log.h"
 #include "../src/multi.h"
 #include "../src/hooks.h"
@@ -258,6 +259,10 @@ static void on_progress(void *priv) {
     if (!A.w) return;
     aofw_stats st;
     aofw_get_stats(A.w, &st);
+    int64_t write_us, fsync_us; /* the latency monitor's AOF events */
+    aofw_take_latency(A.w, &write_us, &fsync_us);
+    latency_add_us("aof-write", write_us);
+    if (server.cfg.appendfsync == FSYNC_ALWAYS) latency_add_us("aof-fsync-always", fsync_us);
     A.written = A.writer_origin + st.written;
     A.fsynced = A.writer_origin + st.synced;
     /* Until the AOF has a base and a manifest on disk nothing in it would be

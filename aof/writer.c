@@ -114,6 +114,8 @@ struct aofw {
     _Atomic uint64_t delayed_fsync;  /* atomic */
     _Atomic uint64_t pending_fsync;  /* atomic */
     _Atomic int64_t last_fsync_us;   /* atomic */
+    _Atomic int64_t max_write_us;    /* atomic: the slowest write(2) and */
+    _Atomic int64_t max_fsync_us;    /* fsync since aofw_take_latency */
 
     int fd;                     /* writer thread only: the current file */
     chunk *p_head, *p_tail;     /* writer thread only: taken, not yet written */
@@ -169,6 +171,13 @@ static void note_recovery(aofw *w) {
     if (recovered) log_warning("AOF write error looks solved, writing again.");
 }
 
+/* *a = max(*a, v), from any thread. */
+static void atomic_max(_Atomic int64_t *a, int64_t v) {
+    int64_t cur = atomic_load(a);
+    while (v > cur && !atomic_compare_exchange_weak(a, &cur, v)) {
+    }
+}
+
 /* Runs one fsync of fd covering `upto` written bytes. since_us: when the
  * oldest byte covered was written (0: do not count delays). */
 static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
@@ -179,7 +188,9 @@ static void run_fsync(aofw *w, int fd, uint64_t upto, int64_t since_us) {
     do rc = w->fsync_fn(fd);
     while (rc < 0 && errno == EINTR);
     int err = rc < 0 ? errno : 0;
-    atomic_store(&w->last_fsync_us, mono_us() - t0);
+    int64_t took = mono_us() - t0;
+    atomic_store(&w->last_fsync_us, took);
+    atomic_max(&w->max_fsync_us, took);
     atomic_fetch_add(&w->fsyncs, 1);
     if (err) {
         note_failure(w, err, 1);
@@ -400,7 +411,9 @@ static int write_chunk(aofw *w, chunk *c) {
     while (c->off < c->len) {
         size_t want = c->len - c->off;
         if (want > AOFW_WRITE_STEP) want = AOFW_WRITE_STEP;
+        int64_t t0 = mono_us();
         ssize_t n = w->write_fn(w->fd, c->data + c->off, want);
+        atomic_max(&w->max_write_us, mono_us() - t0);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return errno ? errno : EIO;
         if (n == 0) return ENOSPC; /* a write of nothing: as Redis, the disk is full */
@@ -637,6 +650,11 @@ void aofw_set_policy(aofw *w, int policy) {
     pthread_mutex_lock(&w->lock);
     pthread_cond_signal(&w->writer_cond); /* e.g. to always: fsync what is written */
     pthread_mutex_unlock(&w->lock);
+}
+
+void aofw_take_latency(aofw *w, int64_t *write_us, int64_t *fsync_us) {
+    *write_us = atomic_exchange(&w->max_write_us, 0);
+    *fsync_us = atomic_exchange(&w->max_fsync_us, 0);
 }
 
 /* The counters are read synced, written, submitted: each only grows and

@@ -71,6 +71,10 @@ static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *fnarg) {
 void aofw_set_policy(aofw *w, int policy);
 /* Any thread: a consistent copy of the counters. */
 void aofw_get_stats(aofw *w, aofw_stats *st);
+/* Main thread: the slowest write(2) and fsync (microseconds) since the
+ * last call, which resets both (the latency monitor's aof-write and
+ * aof-fsync-always events). */
+void aofw_take_latency(aofw *w, int64_t *write_us, int64_t *fsync_us);
 /* Bytes submitted but not yet written (the backlog). */
 uint64_t aofw_backlog(aofw *w);
 /* Main thread: writes and fsyncs everything queued, stops the threads,

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../src/introspect.h"
 #include "../src/log.h"
 #include "../src/util.h"
 #include "syncsave.h"
@@ -66,6 +67,7 @@ static pid_t start_child(sink *out, const char *tmp, const char *path, int compr
         child_main(fds[1], out, tmp, path, compress, aux);
     }
     *fork_us = mono_us() - start;
+    if (pid > 0) latency_add_us("fork", *fork_us); /* the latency monitor's event */
     close(fds[1]);
     if (pid < 0) {
         snprintf(err, errlen, "Can't save in background: fork: %s", strerror(errno));

@@ -17,6 +17,7 @@
 #include "../src/function.h"
 #include "../src/hooks.h"
 #include "../src/info.h"
+#include "../src/introspect.h"
 #include "../src/log.h"
 #include "../src/util.h"
 #include "forksave.h"
@@ -268,6 +269,7 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     S.type = SNAP_FORKLESS;
     S.keys_total = job->keys_total;
     S.stall_us = mono_us() - t0;
+    latency_add_us("forkless-save-start", S.stall_us); /* the main thread's cost */
     log_notice("%s started (forkless, epoch %llu, %llu keys, start took %lld us)",
                aof_base ? "AOF base write" : out ? "Replication save" : "Background saving", (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
                (long long)S.stall_us);

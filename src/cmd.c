@@ -15,6 +15,7 @@
 #include "blocking.h"
 #include "evict.h"
 #include "hooks.h"
+#include "introspect.h"
 #include "multi.h"
 #include "pause.h"
 #include "propagate.h"
@@ -391,16 +392,16 @@ static void reply_unknown_sub(client *c, const cmd_def *container) {
 void cmd_call(client *c, const cmd_def *d) {
     long long dirty = server.dirty;
     uint64_t errors = server.stat.errors;
+    int rerun = c->bstate != NULL; /* a blocked command served (blocking.c) */
+    introspect_call_start(c, d, rerun);
     int64_t start = mono_us();
     int outer_propagated = propagated; /* EXEC's, around its commands */
     propagated = 0;
     prop_begin();
     d->proc(c);
     tracking_after_call(c, d); /* the keys a tracking client read */
-    cmd_def *md = (cmd_def *)d;
-    md->usec += (uint64_t)(mono_us() - start);
-    md->calls++;
-    if (server.stat.errors != errors) md->failed++;
+    /* statistics, slow log, latency, MONITOR (introspect.h) */
+    introspect_call_done(c, (cmd_def *)d, mono_us() - start, errors, rerun);
     /* Only write commands that changed something reach the AOF: SAVE lowers
      * server.dirty and DEBUG POPULATE raises it, neither may be replayed
      * (the AOF loader refuses them), as in Redis. */
@@ -424,8 +425,12 @@ static int dispatch(client *c) {
     if (pause_postpones(c, d)) return CMD_PARKED; /* CLIENT PAUSE: runs when it ends */
     if (multi_queues(c, d)) { /* inside MULTI: checked now, run by EXEC */
         c->cmd = d;
-        if (may_run(c, d)) multi_queue(c, d);
-        else multi_rejected(c, d, 0);
+        if (may_run(c, d)) {
+            multi_queue(c, d);
+        } else {
+            introspect_call_rejected((cmd_def *)d);
+            multi_rejected(c, d, 0);
+        }
         c->cmd = NULL;
         return CMD_RAN;
     }
@@ -435,7 +440,7 @@ static int dispatch(client *c) {
     c->lastcmd = d;
     size_t reply_at = c->reply.len;
     if (!may_run(c, d)) {
-        ((cmd_def *)d)->failed++;
+        introspect_call_rejected((cmd_def *)d);
         multi_rejected(c, d, reply_at);
         hooks_after_command(c, d);
         return CMD_RAN;
@@ -480,6 +485,7 @@ void reply_status(client *c, const char *s) { resp_add_status(&c->reply, s); }
 
 void reply_error(client *c, const char *s) {
     server.stat.errors++;
+    introspect_error_reply(c, s); /* errorstats */
     resp_add_error(&c->reply, s);
 }
 

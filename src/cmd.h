@@ -143,6 +143,8 @@ struct cmd_def {
     uint64_t calls;
     uint64_t usec;
     uint64_t failed;
+    uint64_t rejected;          /* refused before running */
+    struct lat_hist *hist;      /* latencystats (cmdstats.c; NULL until it ran) */
 };
 
 /* The table itself (commands.c): top-level entries, in table order. */
@@ -305,7 +307,7 @@ cmd_proc cmd_setbit, cmd_getbit, cmd_bitcount, cmd_bitpos, cmd_bitop, cmd_bitfie
 cmd_getkeys_proc bitfield_getkeys;
 /* cmd_hll.c */
 cmd_proc cmd_pfadd, cmd_pfcount, cmd_pfmerge, cmd_pfdebug, cmd_pfselftest;
-/* cmd_introspect.c */
+/* monitor.c, slowlog.c, latency.c */
 cmd_proc cmd_monitor, cmd_slowlog, cmd_latency;
 /* cmd_script.c (EVAL family; SCRIPT) and cmd_function.c */
 cmd_proc cmd_eval, cmd_evalsha, cmd_eval_ro, cmd_evalsha_ro, cmd_function, cmd_fcall,

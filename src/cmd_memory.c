@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
 #include "info.h"
+#include "introspect.h"
 #include "net.h"
 #include "util.h"
 
@@ -118,6 +120,28 @@ static void overhead_get(mem_overhead *m) {
     m->rss_extra_bytes = (long long)m->rss - (long long)m->resident;
     m->frag = ratio(m->rss, m->total);
     m->frag_bytes = (long long)m->rss - (long long)m->total;
+}
+
+void memory_info_fields(vbuf *b) {
+    mem_overhead m;
+    overhead_get(&m);
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    size_t sysmem = pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : 0;
+    char hs[32];
+    info_human(hs, sizeof hs, (double)sysmem);
+    vbuf_appendf(b, "used_memory_peak_perc:%.2f%%\r\nused_memory_overhead:%zu\r\n"
+                    "used_memory_startup:%zu\r\nused_memory_dataset:%zu\r\n"
+                    "used_memory_dataset_perc:%.2f%%\r\nallocator_allocated:%zu\r\n"
+                    "allocator_active:%zu\r\nallocator_resident:%zu\r\n"
+                    "total_system_memory:%zu\r\ntotal_system_memory_human:%s\r\n"
+                    "allocator_frag_ratio:%.2f\r\nallocator_frag_bytes:%lld\r\n"
+                    "allocator_rss_ratio:%.2f\r\nallocator_rss_bytes:%lld\r\n"
+                    "rss_overhead_ratio:%.2f\r\nrss_overhead_bytes:%lld\r\n"
+                    "mem_fragmentation_bytes:%lld\r\nmem_clients_normal:%zu\r\n"
+                    "active_defrag_running:0\r\n",
+                 m.peak_pct, m.overhead, m.startup, m.dataset, m.dataset_pct, m.alloc, m.active,
+                 m.resident, sysmem, hs, m.alloc_frag, m.alloc_frag_bytes, m.alloc_rss,
+                 m.alloc_rss_bytes, m.rss_extra, m.rss_extra_bytes, m.frag_bytes, m.clients);
 }
 
 static void pair_int(client *c, const char *name, long long v) {

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "conf.h"
 #include "db.h"
+#include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "multi.h"
@@ -232,10 +233,7 @@ static void config_set(client *c) {
 static void config_resetstat(client *c) {
     memset(&server.stat, 0, sizeof server.stat);
     lazyfree_reset_stats();
-    for (size_t i = 0; i < cmd_count_all(); i++) {
-        cmd_def *d = cmd_at_all(i);
-        d->calls = d->usec = d->failed = 0;
-    }
+    introspect_reset_stats(); /* commandstats, errorstats, latencystats... */
     reply_ok(c);
 }
 

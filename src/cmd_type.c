@@ -32,6 +32,22 @@ static const char *const object_help[] = {
     "    Prints this help.",
     NULL};
 
+/* OBJECT REFCOUNT: Redis keeps string values 0..9999 as its shared
+ * integers (unless maxmemory is set with an LRU or LFU policy, which keep
+ * an access clock per value) and reports INT_MAX for them; verso stores
+ * every value alone but answers as Redis would. */
+static long long refcount_as_redis(const obj *o) {
+    long long v;
+    int p = server.cfg.maxmemory_policy;
+    int no_shared = server.cfg.maxmemory &&
+                    (p == MAXMEM_VOLATILE_LRU || p == MAXMEM_VOLATILE_LFU ||
+                     p == MAXMEM_ALLKEYS_LRU || p == MAXMEM_ALLKEYS_LFU);
+    if (o->type == OBJ_STRING && !strcmp(obj_encoding_name(o), "int") && !no_shared &&
+        obj_get_ll(o, &v) && v >= 0 && v < 10000)
+        return INT_MAX;
+    return (long long)atomic_load(&o->refcount);
+}
+
 /* The dispatcher has resolved the subcommand (c->cmd) and checked its
  * arity. A missing key answers nil, as Redis. The lookup counts a hit or
  * a miss, as Redis's (LOOKUP_NOTOUCH leaves the statistics on). */
@@ -50,7 +66,7 @@ void cmd_object(client *c) {
     if (!strcmp(sub, "encoding")) {
         reply_bulk_str(c, obj_encoding_name(e->val));
     } else if (!strcmp(sub, "refcount")) {
-        reply_int(c, (long long)atomic_load(&e->val->refcount));
+        reply_int(c, refcount_as_redis(e->val));
     } else if (!strcmp(sub, "idletime")) {
         /* The access clock holds an LRU time or an LFU counter (evict.h). */
         if (evict_policy_lfu()) {

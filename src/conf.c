@@ -16,9 +16,11 @@
 #include "util.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +286,68 @@ static char *get_notify(const conf *c)
     return xstrdup(buf);
 }
 
+/* latency-tracking-info-percentiles: numbers within [0, 100] (Redis's
+ * texts); "" sets none; one argument with spaces is split, as Redis splits
+ * a multi-argument parameter given as one (--latency-tracking-info-percentiles
+ * "50 99"). */
+static int set_percentiles(conf *c, int argc, char **argv, int loading, char *err,
+                           size_t errlen)
+{
+    (void)loading;
+    if (argc == 1 && argv[0][0] == '\0') argc = 0;
+    if (argc == 1 && strchr(argv[0], ' ')) {
+        int n;
+        char **parts = split_spaces(argv[0], &n);
+        int rc = set_percentiles(c, n, parts, loading, err, errlen);
+        for (int i = 0; i < n; i++) free(parts[i]);
+        free(parts);
+        return rc;
+    }
+    double *v = argc ? xmalloc((size_t)argc * sizeof *v) : NULL;
+    for (int j = 0; j < argc; j++) {
+        char *end;
+        errno = 0;
+        v[j] = strtod(argv[j], &end);
+        if (!argv[j][0] || *end || isspace((unsigned char)argv[j][0]) || errno == ERANGE ||
+            isnan(v[j])) {
+            free(v);
+            return fail(err, errlen, "Invalid latency-tracking-info-percentiles parameters");
+        }
+        if (v[j] > 100.0 || v[j] < 0.0) {
+            free(v);
+            return fail(err, errlen,
+                        "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+        }
+    }
+    free(c->latency_percentiles);
+    c->latency_percentiles = v;
+    c->nlatency_percentiles = argc;
+    return 0;
+}
+
+/* "%f" without trailing zeros or point, as Redis's trimDoubleString. */
+static void trim_double(char *buf, size_t cap, double v)
+{
+    snprintf(buf, cap, "%f", v);
+    char *dot = strchr(buf, '.');
+    if (!dot) return;
+    char *end = buf + strlen(buf) - 1;
+    while (end > dot && *end == '0') *end-- = '\0';
+    if (end == dot) *end = '\0';
+}
+
+static char *get_percentiles(const conf *c)
+{
+    sbuf b = {0};
+    for (int j = 0; j < c->nlatency_percentiles; j++) {
+        char f[64];
+        trim_double(f, sizeof f, c->latency_percentiles[j]);
+        if (j) sb_str(&b, " ");
+        sb_str(&b, f);
+    }
+    return sb_take(&b);
+}
+
 static const conf_param params[] = {
     /* network */
     {"port", P_INT, PF_IMMUTABLE, FIELD(port), .min = 0, .max = 65535, .def = 6379},
@@ -445,6 +509,8 @@ static const conf_param params[] = {
     {"latency-monitor-threshold", P_INT, 0, FIELD(latency_monitor_threshold), .min = 0,
      .max = LLONG_MAX, .def = 0},
     {"latency-tracking", P_BOOL, 0, FIELD(latency_tracking), .def = 1},
+    {"latency-tracking-info-percentiles", P_SPECIAL, PF_MULTI, .sdef = "50 99 99.9",
+     .set = set_percentiles, .get = get_percentiles},
     /* ---- introspection: more parameters here ---- */
     /* clients */
     {"tracking-table-max-keys", P_INT, 0, FIELD(tracking_table_max_keys), .min = 0,
@@ -724,6 +790,8 @@ void conf_free(conf *c)
     c->nbind = 0;
     free(c->replicaof_host);
     c->replicaof_host = NULL;
+    free(c->latency_percentiles);
+    c->latency_percentiles = NULL;
 }
 
 /* A deep copy: dst owns copies of every string. */
@@ -738,6 +806,11 @@ static void conf_dup(conf *dst, const conf *src)
     }
     if (src->replicaof_host) dst->replicaof_host = xstrdup(src->replicaof_host);
     for (int i = 0; i < src->nbind; i++) dst->bind[i] = xstrdup(src->bind[i]);
+    if (src->nlatency_percentiles) {
+        size_t n = (size_t)src->nlatency_percentiles * sizeof(double);
+        dst->latency_percentiles = xmalloc(n);
+        memcpy(dst->latency_percentiles, src->latency_percentiles, n);
+    }
 }
 
 /* ---- config file and command line ---- */

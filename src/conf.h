@@ -150,6 +150,9 @@ typedef struct conf {
     long long slowlog_max_len;          /* slowlog-max-len (128) */
     long long latency_monitor_threshold;/* latency-monitor-threshold (0 ms: off) */
     int latency_tracking;               /* latency-tracking (yes) */
+    double *latency_percentiles;        /* latency-tracking-info-percentiles
+                                           ("50 99 99.9"): owned, may be NULL */
+    int nlatency_percentiles;
     /* ---- introspection: more fields here ---- */
     /* clients (cmd_client.c, tracking.c) */
     long long tracking_table_max_keys;  /* tracking-table-max-keys (1000000) */

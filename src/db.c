@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
+#include "introspect.h"
 #include "lazyfree.h"
 #include "multi.h"
 #include "pause.h"
@@ -244,5 +245,7 @@ void db_active_expire(int64_t budget_us) {
         if (mono_us() - start >= budget_us) break;
     }
     free(s.keys);
-    server.stat.expire_cycle_us += (uint64_t)(mono_us() - start);
+    int64_t took = mono_us() - start;
+    server.stat.expire_cycle_us += (uint64_t)took;
+    introspect_expire_cycle_done(took, took >= budget_us); /* latency, time cap */
 }

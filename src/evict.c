@@ -20,6 +20,7 @@
 #include "db.h"
 #include "hooks.h"
 #include "info.h"
+#include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "multi.h"
@@ -327,7 +328,10 @@ static int perform(void) {
 }
 
 int evict_perform(void) {
+    /* the "eviction-cycle" latency event: timed only when the monitor is on */
+    int64_t t0 = server.cfg.latency_monitor_threshold ? mono_us() : 0;
     int rc = perform();
+    if (t0) latency_add_us("eviction-cycle", mono_us() - t0);
     if (rc != EVICT_OK) {
         if (!E.exceeded_since_us) E.exceeded_since_us = mono_us();
     } else if (E.exceeded_since_us) {

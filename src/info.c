@@ -16,6 +16,7 @@
 #include "evict.h"
 #include "function.h"
 #include "hooks.h"
+#include "introspect.h"
 #include "lazyfree.h"
 #include "net.h"
 #include "pause.h"
@@ -90,6 +91,12 @@ static void section_server(vbuf *b) {
          server.runid, server.cfg.port, (long long)wall_us(), (long long)up,
          (long long)(up / 86400), server.cfg.hz, server.executable ? server.executable : "",
          server.config_file ? server.config_file : "");
+    /* Redis 7.0's other fields: verso's build has no git sha, no supervision
+     * nor I/O threads; the clocks it uses */
+    addf(b, "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nmonotonic_clock:POSIX clock_gettime\r\n"
+            "atomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_supervised:no\r\n"
+            "configured_hz:%d\r\nlru_clock:%u\r\nio_threads_active:0\r\n",
+         __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, server.cfg.hz, server.lruclock);
 }
 
 static void section_clients(vbuf *b) {
@@ -118,6 +125,7 @@ static void section_memory(vbuf *b) {
             "used_memory_rss_human:%s\r\nused_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
             "used_memory_tables:%zu\r\n",
          used, hu, rss, hr, peak_memory, hp, tables);
+    memory_info_fields(b);
     evict_info_memory(b, used);
     script_info_memory(b);
     function_info_memory(b);
@@ -175,6 +183,7 @@ static void section_stats(vbuf *b) {
          chans, pats, shards, (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
     tracking_info_stats(b);
+    introspect_info_stats(b);
 }
 
 /* Every field comes from the replication subsystem (repl/). */
@@ -188,24 +197,34 @@ static void section_cpu(vbuf *b) {
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &kids);
 #define SECS(tv) ((double)(tv).tv_sec + (double)(tv).tv_usec / 1e6)
+    struct rusage me;
+    getrusage(RUSAGE_THREAD, &me); /* this is the main thread */
     addf(b, "# CPU\r\nused_cpu_sys:%.6f\r\nused_cpu_user:%.6f\r\nused_cpu_sys_children:%.6f\r\n"
-            "used_cpu_user_children:%.6f\r\n",
-         SECS(self.ru_stime), SECS(self.ru_utime), SECS(kids.ru_stime), SECS(kids.ru_utime));
+            "used_cpu_user_children:%.6f\r\nused_cpu_sys_main_thread:%.6f\r\n"
+            "used_cpu_user_main_thread:%.6f\r\n",
+         SECS(self.ru_stime), SECS(self.ru_utime), SECS(kids.ru_stime), SECS(kids.ru_utime),
+         SECS(me.ru_stime), SECS(me.ru_utime));
 #undef SECS
 }
 
 static void section_commandstats(vbuf *b) {
     addf(b, "# Commandstats\r\n");
-    for (size_t i = 0; i < cmd_count_all(); i++) {
-        const cmd_def *d = cmd_at_all(i);
-        if (!d->calls && !d->failed) continue;
-        addf(b, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=0,"
-                "failed_calls=%llu\r\n",
-             d->fullname, (unsigned long long)d->calls, (unsigned long long)d->usec,
-             d->calls ? (double)d->usec / (double)d->calls : 0.0,
-             (unsigned long long)d->failed);
-    }
+    introspect_info_commandstats(b);
 }
+
+static void section_errorstats(vbuf *b) {
+    addf(b, "# Errorstats\r\n");
+    introspect_info_errorstats(b);
+}
+
+static void section_latencystats(vbuf *b) {
+    addf(b, "# Latencystats\r\n");
+    introspect_info_latencystats(b);
+}
+
+/* No modules, no cluster: the sections exist, as Redis's do without them. */
+static void section_modules(vbuf *b) { addf(b, "# Modules\r\n"); }
+static void section_cluster(vbuf *b) { addf(b, "# Cluster\r\ncluster_enabled:0\r\n"); }
 
 static void section_keyspace(vbuf *b) {
     addf(b, "# Keyspace\r\n");
@@ -218,6 +237,9 @@ static void section_keyspace(vbuf *b) {
     }
 }
 
+/* In Redis 7.0's order. by_default: INFO, INFO default; everything else
+ * only by name or with all / everything (which are the same here: verso
+ * has no module sections). */
 typedef struct section {
     const char *name;
     void (*fn)(vbuf *b);
@@ -228,10 +250,14 @@ static const section sections[] = {
     {"server", section_server, 1},         {"clients", section_clients, 1},
     {"memory", section_memory, 1},         {"persistence", section_persistence, 1},
     {"stats", section_stats, 1},           {"replication", section_replication, 1},
-    {"cpu", section_cpu, 1},               {"commandstats", section_commandstats, 0},
+    {"cpu", section_cpu, 1},               {"modules", section_modules, 1},
+    {"commandstats", section_commandstats, 0}, {"errorstats", section_errorstats, 1},
+    {"latencystats", section_latencystats, 0}, {"cluster", section_cluster, 1},
     {"keyspace", section_keyspace, 1},
 };
 
+/* Each section once, in the table's order, whatever the arguments' order
+ * and repetitions (as Redis's genInfoSectionDict). */
 static int wanted(client *c, const section *s) {
     if (c->argc == 1) return s->by_default;
     for (int i = 1; i < c->argc; i++) {

@@ -12,6 +12,7 @@
 
 #include "blocking.h"
 #include "cmd.h"
+#include "introspect.h"
 #include "multi.h"
 #include "net.h"
 #include "pause.h"
@@ -440,6 +441,7 @@ void cmd_reset(client *c) {
         return;
     }
     tracking_disable(c);
+    monitor_remove(c);
     c->db = 0;
     c->resp = 2;
     if (server.cfg.requirepass[0]) c->flags &= ~CLIENT_AUTHED;

@@ -175,6 +175,17 @@ static int skip(int argc, const arg *argv) {
     if (arg_is(a, "setrange") && argc >= 3 && str_to_ll(argv[2].p, argv[2].len, &v) &&
         v > 65536)
         return 1;
+    /* bit offsets as far as SETRANGE's: a 512 MB string is one SETBIT away */
+    if (arg_is(a, "setbit") || arg_is(a, "bitfield")) {
+        for (int i = 2; i < argc; i++) {
+            const arg *o = &argv[i];
+            int hash = o->len > 1 && o->p[0] == '#';
+            long long lim = hash ? 8192 : 524288; /* #n counts in fields of up to 64 bits */
+            if (str_to_ll(o->p + hash, o->len - (size_t)hash, &v) && (v > lim || v < -lim))
+                return 1;
+        }
+    }
+    if (arg_is(a, "pfselftest")) return 1; /* seconds per call under ASan */
     /* a negative count repeats elements: as many as asked */
     if ((arg_is(a, "srandmember") || arg_is(a, "hrandfield") || arg_is(a, "zrandmember")) &&
         argc >= 3 && str_to_ll(argv[2].p, argv[2].len, &v) && (v < -100000 || v > 100000))

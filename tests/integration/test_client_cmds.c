@@ -367,6 +367,11 @@ START_TEST(reset)
     freeReplyObject(r);
     redisFree(o);
     expect_error(c, "ERR wrong number of arguments for 'reset' command", "RESET x");
+    /* a MONITOR client is a normal one again */
+    expect_status(c, "OK", "MONITOR");
+    expect_status(c, "RESET", "RESET");
+    expect_status(c, "OK", "SET k4 v");
+    expect_bulk(c, "v", "GET k4");
 }
 END_TEST
 

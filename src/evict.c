@@ -301,6 +301,9 @@ static void timer_start(void) { timer_start_in(0); }
 
 static int perform(void) {
     if (!server.cfg.maxmemory || server.loading) return EVICT_OK;
+    /* a replica stays a copy of its master: only the master's DELs remove
+     * keys (replica-ignore-maxmemory, as Redis's performEvictions) */
+    if (server.upstream && server.cfg.replica_ignore_maxmemory) return EVICT_OK;
     if (pause_keys_frozen()) return EVICT_OK; /* CLIENT PAUSE: nothing evicted, nothing refused */
     size_t limit = (size_t)server.cfg.maxmemory;
     if (evict_counted_memory() <= limit) return EVICT_OK;

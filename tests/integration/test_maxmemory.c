@@ -578,6 +578,36 @@ START_TEST(eviction_during_bgsave)
 }
 END_TEST
 
+/* replica-ignore-maxmemory yes (the default): a replica over maxmemory
+ * evicts nothing, whatever its clients run; its master's DELs alone remove
+ * keys, so it stays a copy of its master. */
+START_TEST(replica_ignores_maxmemory)
+{
+    srv *m = h_srv_start("--repl-diskless-sync-delay 0");
+    redisContext *mc = srv_connect(m);
+    srv *r = h_srv_start("--maxmemory 2mb --maxmemory-policy allkeys-lru");
+    redisContext *rc = srv_connect(r);
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", m->port);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
+    char val[1000];
+    memset(val, 'v', sizeof val - 1);
+    val[sizeof val - 1] = '\0';
+    for (int i = 0; i < 8000; i++) /* ~8 MB, four times the replica's maxmemory */
+        expect_status(mc, "OK", "SET key:%d %s", i, val);
+    expect_int_range(mc, 0, 1, "WAIT 1 10000");
+    long long t0 = h_now_ms();
+    while (h_info_int(rc, "replication", "master_repl_offset") <
+               h_info_int(mc, "replication", "master_repl_offset") &&
+           h_now_ms() - t0 < 20000)
+        h_sleep_ms(20);
+    for (int i = 0; i < 100; i++) expect_bulk(rc, val, "GET key:%d", i); /* reads run evictions */
+    expect_int(rc, 8000, "DBSIZE");
+    ck_assert_int_eq(h_info_int(rc, "stats", "evicted_keys"), 0);
+    redisFree(rc);
+    redisFree(mc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("maxmemory");
@@ -595,6 +625,7 @@ static Suite *suite(void)
     tcase_add_test(tc, config_values_and_errors);
     tcase_add_test(tc, eviction_propagates_del_to_aof);
     tcase_add_loop_test(tc, eviction_during_bgsave, 0, 3);
+    tcase_add_test(tc, replica_ignores_maxmemory);
     suite_add_tcase(s, tc);
     return s;
 }

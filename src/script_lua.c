@@ -74,7 +74,7 @@ static int push_err_raise(lua_State *L, const char *msg, int raise) {
 
 /* The checks of Redis's scriptCall before a command runs from a script:
  * NULL, or the error text (a static or gate string). */
-static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc) {
+static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, int *gate) {
     if (!d) return "Unknown Redis command called from script";
     if ((d->arity > 0 && d->arity != argc) || argc < -d->arity)
         return "Wrong number of args calling Redis command from script";
@@ -84,7 +84,10 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc) {
             return "Write commands are not allowed from read-only scripts.";
     }
     const char *why = cmd_gates_error(fake, d);
-    if (why) return why;
+    if (why) {
+        *gate = 1; /* a whole error with its code: the caller adds '-' */
+        return why;
+    }
     if (server.cfg.maxmemory && !(r->flags & SCRIPT_FLAG_ALLOW_OOM) && !r->write_dirty &&
         r->oom && (d->flags & CMD_DENYOOM) && !(r->caller->flags & CLIENT_MASTER))
         return "-OOM command not allowed when used memory > 'maxmemory'.";
@@ -116,10 +119,18 @@ static int generic_call(lua_State *L, int raise) {
         argv[j].p = lua_tolstring(L, j + 1, &argv[j].len);
     }
     const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
-    const char *why = call_refused(r, d, argc);
+    int gate = 0;
+    const char *why = call_refused(r, d, argc, &gate);
     if (why) {
         free(argv);
-        return push_err_raise(L, why, raise);
+        if (!gate) return push_err_raise(L, why, raise);
+        size_t n = strlen(why);
+        char *e = xmalloc(n + 2);
+        e[0] = '-';
+        memcpy(e + 1, why, n + 1);
+        scriptl_push_error(L, e, n + 1);
+        free(e);
+        return error_out(L, raise);
     }
     if (d->flags & CMD_WRITE) r->write_dirty = 1;
     fake->argc = argc;
@@ -554,6 +565,13 @@ int scriptl_prepare(client *c, int flags, int ro) {
             reply_error(c, "READONLY Can not run script with write flag on readonly replica");
             return 0;
         }
+        /* the write gates (MISCONF) and the client gates (NOREPLICAS), as
+         * for a write command (Redis 7.0 treats such a script as one) */
+        const char *why = master ? NULL : cmd_gates_error(c, cmd_lookup("set", 3));
+        if (why) {
+            reply_error(c, why);
+            return 0;
+        }
         if (ro) {
             reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
             return 0;
@@ -620,6 +638,8 @@ void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags
         nparams = 2;
     }
     fake->db = c->db;
+    /* the master's scripts pass the gates as its commands do */
+    fake->flags = CLIENT_SCRIPT | CLIENT_AUTHED | (c->flags & CLIENT_MASTER);
     cur = &r;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
     int err = lua_pcall(L, nparams, 1, -(nparams + 2));

@@ -490,6 +490,32 @@ START_TEST(unkillable_then_shutdown_nosave) {
 }
 END_TEST
 
+/* A failed save with stop-writes-on-bgsave-error: scripts that may write
+ * are refused before running (shebang) or at their first write. */
+START_TEST(misconf_scripts) {
+    srv *s = h_srv_start("--save '3600 1'");
+    redisContext *c = srv_connect(s);
+    h_break_dump(s);
+    expect_status(c, "Background saving started", "BGSAVE");
+    h_wait_info_str(c, "persistence", "rdb_last_bgsave_status", "err", 20000);
+    expect_error(c, "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                    "unable to persist to disk. Commands that may modify the data set are "
+                    "disabled, because this instance is configured to report errors during "
+                    "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+                    "Please check the Redis logs for details about the RDB error.",
+                 "EVAL %s 0", "#!lua\nreturn 1");
+    expect_int(c, 1, "EVAL %s 0", "#!lua flags=no-writes\nreturn 1");
+    expect_int(c, 2, "EVAL %s 0", "return 2");
+    eval_script_error(c, "return redis.call('set','x','1')",
+                      "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                      "unable to persist to disk. Commands that may modify the data set are "
+                      "disabled, because this instance is configured to report errors during "
+                      "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+                      "Please check the Redis logs for details about the RDB error.", 1);
+    redisFree(c);
+}
+END_TEST
+
 /* A client blocked on a key that a busy script pushed to is served after
  * the script, never inside it (an allow-busy command run from the
  * script's hook must not serve it). */
@@ -619,6 +645,7 @@ int main(void) {
     tcase_add_test(tc, libraries);
     tcase_add_test(tc, busy_and_kill);
     tcase_add_test(tc, unkillable_then_shutdown_nosave);
+    tcase_add_test(tc, misconf_scripts);
     tcase_add_test(tc, blocked_client_served_after_script);
     tcase_add_test(tc, effects_in_aof);
     tcase_add_test(tc, save_cut_outside_scripts);

@@ -553,13 +553,21 @@ START_TEST(effects_in_aof) {
                                       "redis.call('get', 'nosuch') return redis.call('get',KEYS[1])");
     expect_int(c, 1, "EVAL %s 0", "return redis.call('rpush','alone','x')");
     expect_nil(c, "EVAL %s 0", "return redis.call('get','readonly')");
+    /* a script inside a transaction: its writes inside the transaction's MULTI/EXEC */
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "EVAL %s 0", "return redis.call('set','y','1')");
+    expect_status(c, "QUEUED", "SET z 2");
+    redisReply *r = expect_array(c, 2, "EXEC");
+    freeReplyObject(r);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/appendonlydir/appendonly.aof.1.incr.aof", s->dir);
     size_t len;
     char *aof = h_slurp(path, &len, 1);
     const char *want = "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n"
                        "*2\r\n$4\r\nincr\r\n$1\r\na\r\n*1\r\n$4\r\nEXEC\r\n"
-                       "*3\r\n$5\r\nrpush\r\n$5\r\nalone\r\n$1\r\nx\r\n";
+                       "*3\r\n$5\r\nrpush\r\n$5\r\nalone\r\n$1\r\nx\r\n"
+                       "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nset\r\n$1\r\ny\r\n$1\r\n1\r\n"
+                       "*3\r\n$3\r\nSET\r\n$1\r\nz\r\n$1\r\n2\r\n*1\r\n$4\r\nEXEC\r\n";
     ck_assert_msg(strstr(aof, want), "AOF:\n%s", aof);
     ck_assert_msg(!strcasestr(aof, "eval") && !strstr(aof, "readonly"), "AOF:\n%s", aof);
     free(aof);

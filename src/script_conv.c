@@ -239,7 +239,9 @@ static void table_reply(client *c, lua_State *L, int resp) {
     lua_pop(L, 1);
     if (field(L, "verbatim_string") == LUA_TTABLE) {
         if (field(L, "format") == LUA_TSTRING) {
-            if (field(L, "string") == LUA_TSTRING) {
+            lua_pushstring(L, "string");
+            lua_rawget(L, -3); /* of the verbatim_string table, below format */
+            if (lua_type(L, -1) == LUA_TSTRING) {
                 size_t len;
                 const char *s = lua_tolstring(L, -1, &len);
                 char fmt[4] = {0};

@@ -69,6 +69,7 @@ START_TEST(lua_to_redis_conversions) {
     /* RESP3-only forms to a RESP2 client */
     expect_bulk(c, "3.5", "EVAL %s 0", "return {double=3.5}");
     expect_bulk(c, "123", "EVAL %s 0", "return {big_number='123'}");
+    expect_bulk(c, "hi", "EVAL %s 0", "return {verbatim_string={format='txt', string='hi'}}");
     r = expect_array(c, 2, "EVAL %s 0", "return {map={a='1'}}");
     check_bulk(r->element[0], "a");
     check_bulk(r->element[1], "1");
@@ -150,6 +151,7 @@ START_TEST(resp3_from_scripts) {
     resp3_expect(fd, "return {map={a=1}}", "%1\r\n$1\r\na\r\n:1\r\n");
     resp3_expect(fd, "return {set={a=true}}", "~1\r\n$1\r\na\r\n");
     resp3_expect(fd, "return {big_number='1234567890123456789012'}", "(1234567890123456789012\r\n");
+    resp3_expect(fd, "return {verbatim_string={format='txt', string='hi'}}", "=6\r\ntxt:hi\r\n");
     resp3_expect(fd, "redis.setresp(3) return true", "#t\r\n");
     resp3_expect(fd, "redis.setresp(3) return false", "#f\r\n");
     resp3_expect(fd, "return true", ":1\r\n");
@@ -360,6 +362,17 @@ START_TEST(libraries) {
     freeReplyObject(r);
     expect_int(c, 5, "EVAL %s 0", "return cmsgpack.unpack(cmsgpack.pack({a={b={c=5}}})).a.b.c");
     expect_bulk(c, "y", "EVAL %s 0", "local t = cmsgpack.unpack(cmsgpack.pack({1,2,{x='y'}})) return t[3].x");
+    snprintf(script, sizeof script, "%s", hex);
+    strcat(script, "return hex(cmsgpack.pack({[1]=1,[3]=3}, {[1.5]=1}, 255, 256, 65535, 65536, "
+                   "-33, -129, -32769, -2147483649, 3.4e38, 1e300))");
+    expect_bulk(c, "820101030381ca3fc0000001ccffcd0100cdffffce00010000d0dfd1ff7fd2ffff7fffd3ffffffff"
+                   "7fffffffcb47eff933c78cdfadcb7e37e43c8800759c", "EVAL %s 0", script);
+    r = expect_array(c, 3, "EVAL %s 0", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 0)}");
+    freeReplyObject(r);
+    eval_script_error(c, "return {cmsgpack.unpack(string.char(0x93, 1))}",
+                      "ERR user_script:1: Missing bytes in input.", 1);
+    eval_script_error(c, "return {cmsgpack.unpack(string.char(0xc1))}",
+                      "ERR user_script:1: Bad data format in input.", 1);
     r = expect_array(c, 2, "EVAL %s 0", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3))}");
     check_int(r->element[0], 1);
     check_int(r->element[1], 1);

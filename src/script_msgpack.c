@@ -317,9 +317,14 @@ int scriptl_open_cmsgpack(lua_State *L) {
                                    {"unpack_limit", mp_unpack_limit},
                                    {NULL, NULL}};
     luaL_register(L, "cmsgpack", fns);
-    lua_pushstring(L, "lua-cmsgpack");
+    /* Redis's module fields, for scripts that print them */
+    lua_pushstring(L, "cmsgpack");
     lua_setfield(L, -2, "_NAME");
-    lua_pushstring(L, "0.4.0");
+    lua_pushstring(L, "lua-cmsgpack 0.4.0");
     lua_setfield(L, -2, "_VERSION");
+    lua_pushstring(L, "Copyright (C) 2012, Salvatore Sanfilippo");
+    lua_setfield(L, -2, "_COPYRIGHT");
+    lua_pushstring(L, "MessagePack C implementation for Lua");
+    lua_setfield(L, -2, "_DESCRIPTION");
     return 1;
 }

@@ -72,6 +72,9 @@ static int push_err_raise(lua_State *L, const char *msg, int raise) {
     return error_out(L, raise);
 }
 
+/* The start of the stale replica gate's error (replica_info.c). */
+#define MASTERDOWN "MASTERDOWN "
+
 /* The checks of Redis's scriptCall before a command runs from a script:
  * NULL, or the error text (a static or gate string). */
 static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, int *gate) {
@@ -84,6 +87,8 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, int 
             return "Write commands are not allowed from read-only scripts.";
     }
     const char *why = cmd_gates_error(fake, d);
+    if (why && !strncmp(why, MASTERDOWN, strlen(MASTERDOWN)))
+        return "Can not execute the command on a stale replica";
     if (why) {
         *gate = 1; /* a whole error with its code: the caller adds '-' */
         return why;
@@ -557,27 +562,35 @@ void scriptl_kill(client *c, int is_eval) {
     }
 }
 
+/* As Redis 7.0's processCommand + scriptPrepareForRun for EVAL/FCALL:
+ * a script that may write (a shebang without no-writes) is a write command
+ * for the gates (READONLY first, then MISCONF, NOREPLICAS); a script not
+ * flagged allow-stale is refused by a stale replica; then *_RO and OOM. */
 int scriptl_prepare(client *c, int flags, int ro) {
-    if (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 1;
-    if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
-        int master = (c->flags & CLIENT_MASTER) != 0;
-        if (server.upstream && server.cfg.replica_read_only && !master) {
-            reply_error(c, "READONLY Can not run script with write flag on readonly replica");
-            return 0;
-        }
-        /* the write gates (MISCONF) and the client gates (NOREPLICAS), as
-         * for a write command (Redis 7.0 treats such a script as one) */
-        const char *why = master ? NULL : cmd_gates_error(c, cmd_lookup("set", 3));
-        if (why) {
+    int master = (c->flags & CLIENT_MASTER) != 0;
+    int may_write = !(flags & (SCRIPT_FLAG_EVAL_COMPAT_MODE | SCRIPT_FLAG_NO_WRITES));
+    const char *wgate = may_write && !master ? cmd_gates_error(c, cmd_lookup("set", 3)) : NULL;
+    if (wgate && !strncmp(wgate, "READONLY", 8)) {
+        reply_error(c, wgate);
+        return 0;
+    }
+    if (!(flags & SCRIPT_FLAG_ALLOW_STALE)) {
+        const char *why = cmd_gates_error(c, cmd_lookup("get", 3));
+        if (why && !strncmp(why, MASTERDOWN, strlen(MASTERDOWN))) {
             reply_error(c, why);
             return 0;
         }
-        if (ro) {
-            reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
-            return 0;
-        }
     }
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) &&
+    if (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 1;
+    if (wgate && strncmp(wgate, MASTERDOWN, strlen(MASTERDOWN)) != 0) {
+        reply_error(c, wgate); /* MISCONF, NOREPLICAS */
+        return 0;
+    }
+    if (may_write && ro) {
+        reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+        return 0;
+    }
+    if (server.cfg.maxmemory && !master &&
         !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && evict_refuse(CMD_DENYOOM)) {
         reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;

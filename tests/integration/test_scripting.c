@@ -529,6 +529,28 @@ START_TEST(misconf_scripts) {
 }
 END_TEST
 
+/* A stale replica (its master unreachable, replica-serve-stale-data no)
+ * runs only scripts flagged allow-stale, and those only commands flagged
+ * stale. */
+START_TEST(stale_replica_scripts) {
+    srv *s = h_srv_start("--replicaof 127.0.0.1 %d --replica-serve-stale-data no", h_free_port());
+    redisContext *c = srv_connect(s);
+    const char *down = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set "
+                       "to 'no'.";
+    expect_error(c, down, "EVAL %s 0", "return 1");
+    expect_error(c, "READONLY You can't write against a read only replica.", "EVAL %s 0",
+                 "#!lua\nreturn 1");
+    expect_error(c, down, "EVAL %s 0", "#!lua flags=no-writes\nreturn 1");
+    expect_int(c, 1, "EVAL %s 0", "#!lua flags=no-writes,allow-stale\nreturn 1");
+    expect_int(c, 1, "EVAL %s 0", "#!lua flags=no-writes,allow-stale\nreturn #redis.call('time')/2");
+    eval_script_error(c, "#!lua flags=no-writes,allow-stale\nreturn redis.call('get','x')",
+                      "ERR Can not execute the command on a stale replica", 2);
+    expect_error(c, "READONLY You can't write against a read only replica.", "EVAL %s 0",
+                 "#!lua flags=allow-stale\nreturn 1");
+    redisFree(c);
+}
+END_TEST
+
 /* A client blocked on a key that a busy script pushed to is served after
  * the script, never inside it (an allow-busy command run from the
  * script's hook must not serve it). */
@@ -667,6 +689,7 @@ int main(void) {
     tcase_add_test(tc, busy_and_kill);
     tcase_add_test(tc, unkillable_then_shutdown_nosave);
     tcase_add_test(tc, misconf_scripts);
+    tcase_add_test(tc, stale_replica_scripts);
     tcase_add_test(tc, blocked_client_served_after_script);
     tcase_add_test(tc, effects_in_aof);
     tcase_add_test(tc, save_cut_outside_scripts);

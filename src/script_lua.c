@@ -408,6 +408,52 @@ static int globals_index(lua_State *L) {
     return lua_error(L);
 }
 
+/* Upvalue 1 of the three below: the proxies' table (proxy -> real). */
+static int is_proxy(lua_State *L, int idx) {
+    lua_pushvalue(L, idx);
+    lua_rawget(L, lua_upvalueindex(1));
+    int yes = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    return yes;
+}
+
+static int ro_error(lua_State *L) {
+    lua_pushstring(L, "Attempt to modify a readonly table");
+    return lua_error(L);
+}
+
+/* rawset and setmetatable refuse a protected table, as Redis's read-only
+ * tables do; rawget reads through the proxy. */
+static int ro_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_proxy(L, 1)) return ro_error(L);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int ro_rawget(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    lua_pushvalue(L, 1);
+    lua_rawget(L, lua_upvalueindex(1));
+    int t = lua_isnil(L, -1) ? 1 : lua_gettop(L);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, t);
+    return 1;
+}
+
+/* upvalue 2: the base library's setmetatable */
+static int ro_setmetatable(lua_State *L) {
+    if (lua_istable(L, 1) && is_proxy(L, 1)) return ro_error(L);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 static const char protect_code[] =
     "local ro, gindex = ...\n"
     "local G = _G\n"
@@ -429,7 +475,7 @@ static const char protect_code[] =
     "local P = setmetatable({}, {__index = gindex, __newindex = ro, __metatable = false})\n"
     "real[P] = G\n"
     "rawset(G, '_G', P)\n"
-    "return P, G\n";
+    "return P, G, real\n";
 
 void scriptl_protect_globals(lua_State *L) {
     int fail = luaL_loadbuffer(L, protect_code, sizeof protect_code - 1, "@protect");
@@ -437,12 +483,22 @@ void scriptl_protect_globals(lua_State *L) {
         lua_pushcfunction(L, ro_newindex);
         lua_pushvalue(L, LUA_GLOBALSINDEX);
         lua_pushcclosure(L, globals_index, 1);
-        fail = lua_pcall(L, 2, 2, 0);
+        fail = lua_pcall(L, 2, 3, 0);
     }
     if (fail) {
         log_warning("Lua: protecting globals: %s", lua_tostring(L, -1));
         abort();
     }
+    /* P, G, real on the stack: the raw accessors, set in G */
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, ro_rawset, 1);
+    lua_setfield(L, -3, "rawset");
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, ro_rawget, 1);
+    lua_setfield(L, -3, "rawget");
+    lua_getfield(L, -2, "setmetatable");
+    lua_pushcclosure(L, ro_setmetatable, 2);
+    lua_setfield(L, -2, "setmetatable");
     lua_setfield(L, LUA_REGISTRYINDEX, "__real_G"); /* G */
     lua_replace(L, LUA_GLOBALSINDEX);              /* P */
 }

@@ -287,6 +287,11 @@ START_TEST(sandbox) {
     eval_script_error(c, "redis.call = nil", "ERR user_script:1: Attempt to modify a readonly table", 1);
     eval_script_error(c, "string.upper = nil", "ERR user_script:1: Attempt to modify a readonly table", 1);
     eval_script_error(c, "cjson.encode = nil", "ERR user_script:1: Attempt to modify a readonly table", 1);
+    eval_script_error(c, "rawset(_G, 'x', 1)", "ERR Attempt to modify a readonly table", 1);
+    eval_script_error(c, "rawset(redis, 'x', 1)", "ERR Attempt to modify a readonly table", 1);
+    eval_script_error(c, "setmetatable(_G, {})", "ERR Attempt to modify a readonly table", 1);
+    expect_bulk(c, "function", "EVAL %s 0", "return type(rawget(redis, 'call'))");
+    expect_int(c, 1, "EVAL %s 0", "local t = setmetatable({}, {}) rawset(t, 'a', 1) return rawget(t, 'a')");
     expect_bulk(c, "user_script:1: Attempt to modify a readonly table", "EVAL %s 0",
                 "local ok, e = pcall(function() x = 1 end) return e");
     /* the globals a script sees, as Redis 7.0's */

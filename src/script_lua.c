@@ -143,6 +143,7 @@ static int generic_call(lua_State *L, int raise) {
     fake->cmd = d;
     fake->resp = r->resp;
     fake->reply.len = 0;
+    server.stat.commands++; /* as Redis's call(): total_commands_processed */
     cmd_call(fake, d);
     fake->cmd = NULL;
     fake->argv = NULL;

@@ -256,6 +256,14 @@ START_TEST(script_cache) {
     script_sha(c, "return 7", sha7);
     expect_int(c, 7, "EVALSHA %s 0", sha7);
     ck_assert_int_eq(h_info_int(c, "memory", "number_of_cached_scripts"), 2);
+    /* the commands a script runs count in total_commands_processed and
+     * commandstats, as Redis's call() counts them */
+    long long before = h_info_int(c, "stats", "total_commands_processed");
+    expect_nil(c, "EVAL %s 0", "redis.call('set','a','1') redis.call('get','a') redis.call('get','a')");
+    ck_assert_int_eq(h_info_int(c, "stats", "total_commands_processed") - before, 5);
+    char *cs = h_info(c, "commandstats");
+    ck_assert_msg(strstr(cs, "cmdstat_get:calls=2,"), "%s", cs);
+    free(cs);
     ck_assert_int_gt(h_info_int(c, "memory", "used_memory_scripts_eval"), 0);
     ck_assert_int_gt(h_info_int(c, "memory", "used_memory_lua"), 0);
     ck_assert_int_gt(h_info_int(c, "memory", "used_memory_vm_eval"), 0);

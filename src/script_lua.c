@@ -10,6 +10,7 @@
 #include <lua5.1/lua-cjson.h>
 #include <lua5.1/lualib.h>
 #include <nettle/sha1.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -664,25 +665,43 @@ static void push_args(lua_State *L, int n, const arg *a) {
     }
 }
 
+/* A formatted string, malloc'd. */
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    va_start(ap, fmt);
+    vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+    va_end(ap);
+    if (n <= 0) s[0] = '\0';
+    return s;
+}
+
 /* The reply for the error value on top of L (Redis's luaCallFunction). */
 static void reply_script_error(client *c, lua_State *L, const char *name) {
+    char *text;
+    int count = 1;
     if (!lua_istable(L, -1)) {
         const char *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
-        resp_add_errorf(&c->reply, "ERR Error running script %s, %.100s\n", name, msg);
-        server.stat.errors++;
-        return;
+        text = xasprintf("ERR Error running script %s, %.100s\n", name, msg);
+    } else {
+        count = scriptl_error_counts(L);
+        lua_getfield(L, -1, "err");
+        lua_getfield(L, -2, "source");
+        lua_getfield(L, -3, "line");
+        const char *msg = lua_tostring(L, -3), *src = lua_tostring(L, -2);
+        const char *line = lua_isnumber(L, -1) || lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
+        if (src && line)
+            text = xasprintf("%s script: %s, on %s:%s.", msg ? msg : "", name, src, line);
+        else
+            text = xasprintf("%s", msg ? msg : "");
+        lua_pop(L, 3);
     }
-    lua_getfield(L, -1, "err");
-    lua_getfield(L, -2, "source");
-    lua_getfield(L, -3, "line");
-    const char *msg = lua_tostring(L, -3), *src = lua_tostring(L, -2);
-    const char *line = lua_isnumber(L, -1) || lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
-    if (src && line)
-        resp_add_errorf(&c->reply, "%s script: %s, on %s:%s.", msg ? msg : "", name, src, line);
-    else
-        resp_add_errorf(&c->reply, "%s", msg ? msg : "");
-    server.stat.errors++;
-    lua_pop(L, 3);
+    scriptl_error_reply(c, text, count);
+    free(text);
 }
 
 void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags, int ro,

@@ -261,6 +261,19 @@ START_TEST(script_cache) {
     long long before = h_info_int(c, "stats", "total_commands_processed");
     expect_nil(c, "EVAL %s 0", "redis.call('set','a','1') redis.call('get','a') redis.call('get','a')");
     ck_assert_int_eq(h_info_int(c, "stats", "total_commands_processed") - before, 5);
+    /* an error is counted once: where a command replied it, or as the
+     * script's reply */
+    static const char *const errs[] = {
+        "return redis.call('incr','s')", "return redis.pcall('incr','s')", "error('x')",
+        "return redis.error_reply('x')", "return redis.call('nosuch')",
+        "local r = redis.pcall('incr','s') return 1", NULL};
+    expect_status(c, "OK", "SET s a");
+    for (int i = 0; errs[i]; i++) {
+        before = h_info_int(c, "stats", "total_error_replies");
+        redisReply *e = cmd(c, "EVAL %s 0", errs[i]);
+        freeReplyObject(e);
+        ck_assert_msg(h_info_int(c, "stats", "total_error_replies") - before == 1, "%s", errs[i]);
+    }
     char *cs = h_info(c, "commandstats");
     ck_assert_msg(strstr(cs, "cmdstat_get:calls=2,"), "%s", cs);
     free(cs);

@@ -650,7 +650,8 @@ static redisReply *get_reply(redisContext *c) {
     return r;
 }
 
-/* A save's cut never falls inside a script. A script that rewrites every
+/* A save's cut never falls inside a script (verso's BGSAVE is forkless by
+ * default: bgsave-method forkless; Redis's forks). A script that rewrites every
  * key of a large dataset right after a BGSAVE started leaves the save with
  * none of its writes; a BGSAVE sent while such a script runs (under the
  * busy threshold: it waits) saves all of them. */

@@ -110,6 +110,9 @@ size_t scriptl_resp_to_lua(lua_State *L, const char *p, size_t len) {
         memcpy(t + 1, s, n);
         scriptl_push_error(L, t, n + 1);
         free(t);
+        /* counted when the command replied it: not again as the script's */
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "ignore_error_stats_update");
         return hdr;
     }
     case ':':
@@ -184,6 +187,26 @@ size_t scriptl_resp_to_lua(lua_State *L, const char *p, size_t len) {
 
 /* ---- Lua -> Redis ---- */
 
+void scriptl_error_reply(client *c, const char *s, int count) {
+    size_t lo = 0, hi = strlen(s);
+    while (lo < hi && (s[lo] == '\r' || s[lo] == '\n')) lo++;
+    while (hi > lo && (s[hi - 1] == '\r' || s[hi - 1] == '\n')) hi--;
+    char *t = xmalloc(hi - lo + 1);
+    memcpy(t, s + lo, hi - lo);
+    t[hi - lo] = '\0';
+    if (count) reply_error(c, t); /* total_error_replies and the rest */
+    else resp_add_error(&c->reply, t);
+    free(t);
+}
+
+/* 1 unless the error table on top says it was counted already. */
+int scriptl_error_counts(lua_State *L) {
+    lua_getfield(L, -1, "ignore_error_stats_update");
+    int ignore = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return !ignore;
+}
+
 static void to_reply(client *c, lua_State *L, int resp);
 
 /* t[name] of the table on top, pushed; its Lua type returned. */
@@ -207,8 +230,10 @@ static char *no_crlf(lua_State *L, size_t *len) {
 static void table_reply(client *c, lua_State *L, int resp) {
     if (field(L, "err") == LUA_TSTRING) {
         const char *msg = lua_tostring(L, -1);
-        resp_add_errorf(&c->reply, "%s", msg);
-        server.stat.errors++;
+        lua_pushvalue(L, -2);
+        int count = scriptl_error_counts(L);
+        lua_pop(L, 1);
+        scriptl_error_reply(c, msg, count);
         lua_pop(L, 1);
         return;
     }
@@ -239,7 +264,9 @@ static void table_reply(client *c, lua_State *L, int resp) {
     lua_pop(L, 1);
     if (field(L, "verbatim_string") == LUA_TTABLE) {
         if (field(L, "format") == LUA_TSTRING) {
-            if (field(L, "string") == LUA_TSTRING) {
+            lua_pushstring(L, "string");
+            lua_rawget(L, -3); /* of the verbatim_string table, below format */
+            if (lua_type(L, -1) == LUA_TSTRING) {
                 size_t len;
                 const char *s = lua_tolstring(L, -1, &len);
                 char fmt[4] = {0};

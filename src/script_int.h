@@ -19,6 +19,14 @@ size_t scriptl_resp_to_lua(lua_State *L, const char *p, size_t len);
  * or without its leading '-' and code (luaPushErrorBuff). */
 void scriptl_push_error(lua_State *L, const char *err, size_t len);
 
+/* An error reply to c from a script (text with its code, no '-'): CR/LF
+ * trimmed at the ends and spaces inside; counted in the error statistics
+ * (reply_error) when count, else written as is. */
+void scriptl_error_reply(client *c, const char *s, int count);
+/* 0 when the error table on top came from a command's error reply (counted
+ * then: Redis's ignore_error_stats_update), else 1. */
+int scriptl_error_counts(lua_State *L);
+
 /* Libraries that Redis embeds and Debian does not ship as C: struct and
  * cmsgpack (our own, Redis's API), opened as globals; math.random and
  * math.randomseed replaced by Redis's deterministic generator. */

@@ -10,6 +10,7 @@
 #include <lua5.1/lua-cjson.h>
 #include <lua5.1/lualib.h>
 #include <nettle/sha1.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,12 @@ static int push_err_raise(lua_State *L, const char *msg, int raise) {
     return error_out(L, raise);
 }
 
+/* The start of the stale replica gate's error (replica_info.c). */
+#define MASTERDOWN "MASTERDOWN "
+
 /* The checks of Redis's scriptCall before a command runs from a script:
  * NULL, or the error text (a static or gate string). */
-static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc) {
+static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, int *gate) {
     if (!d) return "Unknown Redis command called from script";
     if ((d->arity > 0 && d->arity != argc) || argc < -d->arity)
         return "Wrong number of args calling Redis command from script";
@@ -84,7 +88,12 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc) {
             return "Write commands are not allowed from read-only scripts.";
     }
     const char *why = cmd_gates_error(fake, d);
-    if (why) return why;
+    if (why && !strncmp(why, MASTERDOWN, strlen(MASTERDOWN)))
+        return "Can not execute the command on a stale replica";
+    if (why) {
+        *gate = 1; /* a whole error with its code: the caller adds '-' */
+        return why;
+    }
     if (server.cfg.maxmemory && !(r->flags & SCRIPT_FLAG_ALLOW_OOM) && !r->write_dirty &&
         r->oom && (d->flags & CMD_DENYOOM) && !(r->caller->flags & CLIENT_MASTER))
         return "-OOM command not allowed when used memory > 'maxmemory'.";
@@ -116,10 +125,18 @@ static int generic_call(lua_State *L, int raise) {
         argv[j].p = lua_tolstring(L, j + 1, &argv[j].len);
     }
     const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
-    const char *why = call_refused(r, d, argc);
+    int gate = 0;
+    const char *why = call_refused(r, d, argc, &gate);
     if (why) {
         free(argv);
-        return push_err_raise(L, why, raise);
+        if (!gate) return push_err_raise(L, why, raise);
+        size_t n = strlen(why);
+        char *e = xmalloc(n + 2);
+        e[0] = '-';
+        memcpy(e + 1, why, n + 1);
+        scriptl_push_error(L, e, n + 1);
+        free(e);
+        return error_out(L, raise);
     }
     if (d->flags & CMD_WRITE) r->write_dirty = 1;
     fake->argc = argc;
@@ -127,6 +144,7 @@ static int generic_call(lua_State *L, int raise) {
     fake->cmd = d;
     fake->resp = r->resp;
     fake->reply.len = 0;
+    server.stat.commands++; /* as Redis's call(): total_commands_processed */
     cmd_call(fake, d);
     fake->cmd = NULL;
     fake->argv = NULL;
@@ -392,6 +410,52 @@ static int globals_index(lua_State *L) {
     return lua_error(L);
 }
 
+/* Upvalue 1 of the three below: the proxies' table (proxy -> real). */
+static int is_proxy(lua_State *L, int idx) {
+    lua_pushvalue(L, idx);
+    lua_rawget(L, lua_upvalueindex(1));
+    int yes = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    return yes;
+}
+
+static int ro_error(lua_State *L) {
+    lua_pushstring(L, "Attempt to modify a readonly table");
+    return lua_error(L);
+}
+
+/* rawset and setmetatable refuse a protected table, as Redis's read-only
+ * tables do; rawget reads through the proxy. */
+static int ro_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (is_proxy(L, 1)) return ro_error(L);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int ro_rawget(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    lua_pushvalue(L, 1);
+    lua_rawget(L, lua_upvalueindex(1));
+    int t = lua_isnil(L, -1) ? 1 : lua_gettop(L);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, t);
+    return 1;
+}
+
+/* upvalue 2: the base library's setmetatable */
+static int ro_setmetatable(lua_State *L) {
+    if (lua_istable(L, 1) && is_proxy(L, 1)) return ro_error(L);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 static const char protect_code[] =
     "local ro, gindex = ...\n"
     "local G = _G\n"
@@ -413,7 +477,7 @@ static const char protect_code[] =
     "local P = setmetatable({}, {__index = gindex, __newindex = ro, __metatable = false})\n"
     "real[P] = G\n"
     "rawset(G, '_G', P)\n"
-    "return P, G\n";
+    "return P, G, real\n";
 
 void scriptl_protect_globals(lua_State *L) {
     int fail = luaL_loadbuffer(L, protect_code, sizeof protect_code - 1, "@protect");
@@ -421,12 +485,22 @@ void scriptl_protect_globals(lua_State *L) {
         lua_pushcfunction(L, ro_newindex);
         lua_pushvalue(L, LUA_GLOBALSINDEX);
         lua_pushcclosure(L, globals_index, 1);
-        fail = lua_pcall(L, 2, 2, 0);
+        fail = lua_pcall(L, 2, 3, 0);
     }
     if (fail) {
         log_warning("Lua: protecting globals: %s", lua_tostring(L, -1));
         abort();
     }
+    /* P, G, real on the stack: the raw accessors, set in G */
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, ro_rawset, 1);
+    lua_setfield(L, -3, "rawset");
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, ro_rawget, 1);
+    lua_setfield(L, -3, "rawget");
+    lua_getfield(L, -2, "setmetatable");
+    lua_pushcclosure(L, ro_setmetatable, 2);
+    lua_setfield(L, -2, "setmetatable");
     lua_setfield(L, LUA_REGISTRYINDEX, "__real_G"); /* G */
     lua_replace(L, LUA_GLOBALSINDEX);              /* P */
 }
@@ -546,20 +620,35 @@ void scriptl_kill(client *c, int is_eval) {
     }
 }
 
+/* As Redis 7.0's processCommand + scriptPrepareForRun for EVAL/FCALL:
+ * a script that may write (a shebang without no-writes) is a write command
+ * for the gates (READONLY first, then MISCONF, NOREPLICAS); a script not
+ * flagged allow-stale is refused by a stale replica; then *_RO and OOM. */
 int scriptl_prepare(client *c, int flags, int ro) {
-    if (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 1;
-    if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
-        int master = (c->flags & CLIENT_MASTER) != 0;
-        if (server.upstream && server.cfg.replica_read_only && !master) {
-            reply_error(c, "READONLY Can not run script with write flag on readonly replica");
-            return 0;
-        }
-        if (ro) {
-            reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+    int master = (c->flags & CLIENT_MASTER) != 0;
+    int may_write = !(flags & (SCRIPT_FLAG_EVAL_COMPAT_MODE | SCRIPT_FLAG_NO_WRITES));
+    const char *wgate = may_write && !master ? cmd_gates_error(c, cmd_lookup("set", 3)) : NULL;
+    if (wgate && !strncmp(wgate, "READONLY", 8)) {
+        reply_error(c, wgate);
+        return 0;
+    }
+    if (!(flags & SCRIPT_FLAG_ALLOW_STALE)) {
+        const char *why = cmd_gates_error(c, cmd_lookup("get", 3));
+        if (why && !strncmp(why, MASTERDOWN, strlen(MASTERDOWN))) {
+            reply_error(c, why);
             return 0;
         }
     }
-    if (server.cfg.maxmemory && !(c->flags & CLIENT_MASTER) &&
+    if (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return 1;
+    if (wgate && strncmp(wgate, MASTERDOWN, strlen(MASTERDOWN)) != 0) {
+        reply_error(c, wgate); /* MISCONF, NOREPLICAS */
+        return 0;
+    }
+    if (may_write && ro) {
+        reply_error(c, "ERR Can not execute a script with write flag using *_ro command.");
+        return 0;
+    }
+    if (server.cfg.maxmemory && !master &&
         !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && evict_refuse(CMD_DENYOOM)) {
         reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;
@@ -576,25 +665,43 @@ static void push_args(lua_State *L, int n, const arg *a) {
     }
 }
 
+/* A formatted string, malloc'd. */
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    va_start(ap, fmt);
+    vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+    va_end(ap);
+    if (n <= 0) s[0] = '\0';
+    return s;
+}
+
 /* The reply for the error value on top of L (Redis's luaCallFunction). */
 static void reply_script_error(client *c, lua_State *L, const char *name) {
+    char *text;
+    int count = 1;
     if (!lua_istable(L, -1)) {
         const char *msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
-        resp_add_errorf(&c->reply, "ERR Error running script %s, %.100s\n", name, msg);
-        server.stat.errors++;
-        return;
+        text = xasprintf("ERR Error running script %s, %.100s\n", name, msg);
+    } else {
+        count = scriptl_error_counts(L);
+        lua_getfield(L, -1, "err");
+        lua_getfield(L, -2, "source");
+        lua_getfield(L, -3, "line");
+        const char *msg = lua_tostring(L, -3), *src = lua_tostring(L, -2);
+        const char *line = lua_isnumber(L, -1) || lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
+        if (src && line)
+            text = xasprintf("%s script: %s, on %s:%s.", msg ? msg : "", name, src, line);
+        else
+            text = xasprintf("%s", msg ? msg : "");
+        lua_pop(L, 3);
     }
-    lua_getfield(L, -1, "err");
-    lua_getfield(L, -2, "source");
-    lua_getfield(L, -3, "line");
-    const char *msg = lua_tostring(L, -3), *src = lua_tostring(L, -2);
-    const char *line = lua_isnumber(L, -1) || lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
-    if (src && line)
-        resp_add_errorf(&c->reply, "%s script: %s, on %s:%s.", msg ? msg : "", name, src, line);
-    else
-        resp_add_errorf(&c->reply, "%s", msg ? msg : "");
-    server.stat.errors++;
-    lua_pop(L, 3);
+    scriptl_error_reply(c, text, count);
+    free(text);
 }
 
 void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags, int ro,
@@ -620,6 +727,8 @@ void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags
         nparams = 2;
     }
     fake->db = c->db;
+    /* the master's scripts pass the gates as its commands do */
+    fake->flags = CLIENT_SCRIPT | CLIENT_AUTHED | (c->flags & CLIENT_MASTER);
     cur = &r;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
     int err = lua_pcall(L, nparams, 1, -(nparams + 2));

@@ -69,9 +69,13 @@ void scriptl_state_free(lua_State *L);
 /* Bytes the state uses (INFO's used_memory_vm_*). */
 size_t scriptl_state_memory(lua_State *L);
 
-/* The checks Redis's scriptPrepareForRun makes before a script runs
- * (MISCONF, READONLY replica, "*_ro" with a writing script, OOM): 1 when
- * it may run, 0 after replying the error to c. ro: EVAL_RO, FCALL_RO. */
+/* The checks Redis 7.0 makes before a script runs (processCommand with the
+ * script's flags, then scriptPrepareForRun), in its order: READONLY for a
+ * script that may write on a read-only replica, MASTERDOWN on a stale
+ * replica unless allow-stale, then (shebang scripts) MISCONF/NOREPLICAS
+ * for one that may write, "*_ro" with a writing script, OOM unless
+ * allow-oom/no-writes. 1 when it may run, 0 after replying the error to c.
+ * ro: EVAL_RO, FCALL_RO. */
 int scriptl_prepare(client *c, int flags, int ro);
 
 /* Runs the Lua function on top of L's stack (popped) for client c and

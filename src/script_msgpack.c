@@ -8,6 +8,7 @@
  * their keys are exactly 1..n (empty: array) else maps, nesting deeper than
  * 16 as nil, other types as nil. Decoding takes every MessagePack type but
  * ext. Main thread only. */
+#include <limits.h>
 #include <lua5.1/lauxlib.h>
 #include <math.h>
 #include <stdint.h>
@@ -257,55 +258,56 @@ static void dec_value(lua_State *L, mp_cur *c) {
     }
 }
 
-/* Decodes up to limit values (0: all) from offset; pushes them. Returns
- * how many, the next offset in *next (-1 at the end). */
-static int mp_decode(lua_State *L, int limit, size_t offset, long long *next) {
+/* Redis's mp_unpack_full: decodes from offset up to limit values, all of
+ * them when limit and offset are both 0 (then no offset is returned);
+ * otherwise the next offset (-1 at the end) comes first. Only the string
+ * is left on the stack below the values. */
+static int mp_unpack_full(lua_State *L, lua_Integer limit, lua_Integer offset) {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
-    if (offset > len) return luaL_error(L, "Start offset %d greater than input length %d.",
-                                        (int)offset, (int)len);
-    mp_cur c = {(const unsigned char *)s + offset, len - offset, 0};
-    int n = 0;
-    while (c.left > 0 && (limit == 0 || n < limit)) {
-        int top = lua_gettop(L);
+    int decode_all = !limit && !offset;
+    if (offset < 0 || limit < 0)
+        return luaL_error(L, "Invalid request to unpack with offset of %d and limit of %d.",
+                          (int)offset, (int)len);
+    if ((size_t)offset > len)
+        return luaL_error(L, "Start offset %d greater than input length %d.", (int)offset,
+                          (int)len);
+    if (decode_all) limit = INT_MAX;
+    mp_cur c = {(const unsigned char *)s + offset, len - (size_t)offset, 0};
+    int cnt = 0;
+    while (c.left > 0 && cnt < limit) {
+        luaL_checkstack(L, 2, "too many return values at once");
         dec_value(L, &c);
-        if (c.err) {
-            lua_settop(L, top);
-            return luaL_error(L, c.err == 1 ? "Missing bytes in input."
-                                            : "Bad data format in input.");
-        }
-        n++;
-        luaL_checkstack(L, 1, "too many return values at once");
+        if (c.err == 1) return luaL_error(L, "Missing bytes in input.");
+        if (c.err) return luaL_error(L, "Bad data format in input.");
+        cnt++;
     }
-    *next = c.left ? (long long)(len - c.left) : -1;
-    return n;
+    if (!decode_all) {
+        luaL_checkstack(L, 1, "in function mp_unpack_full");
+        lua_pushinteger(L, c.left == 0 ? -1 : (lua_Integer)(len - c.left));
+        lua_insert(L, 2);
+        cnt++;
+    }
+    return cnt;
 }
 
 static int mp_unpack(lua_State *L) {
-    long long next;
-    return mp_decode(L, 0, 0, &next);
-}
-
-static int mp_unpack_full(lua_State *L, int limit, int offset_arg) {
-    lua_Integer offset = luaL_optinteger(L, offset_arg, 0);
-    if (offset < 0) return luaL_error(L, "Offset must be a positive number.");
-    lua_pushnil(L); /* the next offset's slot */
-    int slot = lua_gettop(L);
-    long long next;
-    int n = mp_decode(L, limit, (size_t)offset, &next);
-    lua_pushnumber(L, (lua_Number)next);
-    lua_replace(L, slot);
-    return n + 1;
+    luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    return mp_unpack_full(L, 0, 0);
 }
 
 static int mp_unpack_one(lua_State *L) {
-    return mp_unpack_full(L, 1, 2);
+    lua_Integer offset = luaL_optinteger(L, 2, 0);
+    lua_settop(L, 1);
+    return mp_unpack_full(L, 1, offset);
 }
 
 static int mp_unpack_limit(lua_State *L) {
-    int limit = luaL_checkint(L, 2);
-    if (limit < 0) return luaL_error(L, "Limit must be a positive number.");
-    return mp_unpack_full(L, limit, 3);
+    lua_Integer limit = luaL_checkinteger(L, 2);
+    lua_Integer offset = luaL_optinteger(L, 3, 0);
+    lua_settop(L, 1);
+    return mp_unpack_full(L, limit, offset);
 }
 
 int scriptl_open_cmsgpack(lua_State *L) {
@@ -315,9 +317,14 @@ int scriptl_open_cmsgpack(lua_State *L) {
                                    {"unpack_limit", mp_unpack_limit},
                                    {NULL, NULL}};
     luaL_register(L, "cmsgpack", fns);
-    lua_pushstring(L, "lua-cmsgpack");
+    /* Redis's module fields, for scripts that print them */
+    lua_pushstring(L, "cmsgpack");
     lua_setfield(L, -2, "_NAME");
-    lua_pushstring(L, "0.4.0");
+    lua_pushstring(L, "lua-cmsgpack 0.4.0");
     lua_setfield(L, -2, "_VERSION");
+    lua_pushstring(L, "Copyright (C) 2012, Salvatore Sanfilippo");
+    lua_setfield(L, -2, "_COPYRIGHT");
+    lua_pushstring(L, "MessagePack C implementation for Lua");
+    lua_setfield(L, -2, "_DESCRIPTION");
     return 1;
 }

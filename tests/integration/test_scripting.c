@@ -69,6 +69,7 @@ START_TEST(lua_to_redis_conversions) {
     /* RESP3-only forms to a RESP2 client */
     expect_bulk(c, "3.5", "EVAL %s 0", "return {double=3.5}");
     expect_bulk(c, "123", "EVAL %s 0", "return {big_number='123'}");
+    expect_bulk(c, "hi", "EVAL %s 0", "return {verbatim_string={format='txt', string='hi'}}");
     r = expect_array(c, 2, "EVAL %s 0", "return {map={a='1'}}");
     check_bulk(r->element[0], "a");
     check_bulk(r->element[1], "1");
@@ -150,6 +151,7 @@ START_TEST(resp3_from_scripts) {
     resp3_expect(fd, "return {map={a=1}}", "%1\r\n$1\r\na\r\n:1\r\n");
     resp3_expect(fd, "return {set={a=true}}", "~1\r\n$1\r\na\r\n");
     resp3_expect(fd, "return {big_number='1234567890123456789012'}", "(1234567890123456789012\r\n");
+    resp3_expect(fd, "return {verbatim_string={format='txt', string='hi'}}", "=6\r\ntxt:hi\r\n");
     resp3_expect(fd, "redis.setresp(3) return true", "#t\r\n");
     resp3_expect(fd, "redis.setresp(3) return false", "#f\r\n");
     resp3_expect(fd, "return true", ":1\r\n");
@@ -254,6 +256,27 @@ START_TEST(script_cache) {
     script_sha(c, "return 7", sha7);
     expect_int(c, 7, "EVALSHA %s 0", sha7);
     ck_assert_int_eq(h_info_int(c, "memory", "number_of_cached_scripts"), 2);
+    /* the commands a script runs count in total_commands_processed and
+     * commandstats, as Redis's call() counts them */
+    long long before = h_info_int(c, "stats", "total_commands_processed");
+    expect_nil(c, "EVAL %s 0", "redis.call('set','a','1') redis.call('get','a') redis.call('get','a')");
+    ck_assert_int_eq(h_info_int(c, "stats", "total_commands_processed") - before, 5);
+    /* an error is counted once: where a command replied it, or as the
+     * script's reply */
+    static const char *const errs[] = {
+        "return redis.call('incr','s')", "return redis.pcall('incr','s')", "error('x')",
+        "return redis.error_reply('x')", "return redis.call('nosuch')",
+        "local r = redis.pcall('incr','s') return 1", NULL};
+    expect_status(c, "OK", "SET s a");
+    for (int i = 0; errs[i]; i++) {
+        before = h_info_int(c, "stats", "total_error_replies");
+        redisReply *e = cmd(c, "EVAL %s 0", errs[i]);
+        freeReplyObject(e);
+        ck_assert_msg(h_info_int(c, "stats", "total_error_replies") - before == 1, "%s", errs[i]);
+    }
+    char *cs = h_info(c, "commandstats");
+    ck_assert_msg(strstr(cs, "cmdstat_get:calls=2,"), "%s", cs);
+    free(cs);
     ck_assert_int_gt(h_info_int(c, "memory", "used_memory_scripts_eval"), 0);
     ck_assert_int_gt(h_info_int(c, "memory", "used_memory_lua"), 0);
     ck_assert_int_gt(h_info_int(c, "memory", "used_memory_vm_eval"), 0);
@@ -285,6 +308,11 @@ START_TEST(sandbox) {
     eval_script_error(c, "redis.call = nil", "ERR user_script:1: Attempt to modify a readonly table", 1);
     eval_script_error(c, "string.upper = nil", "ERR user_script:1: Attempt to modify a readonly table", 1);
     eval_script_error(c, "cjson.encode = nil", "ERR user_script:1: Attempt to modify a readonly table", 1);
+    eval_script_error(c, "rawset(_G, 'x', 1)", "ERR Attempt to modify a readonly table", 1);
+    eval_script_error(c, "rawset(redis, 'x', 1)", "ERR Attempt to modify a readonly table", 1);
+    eval_script_error(c, "setmetatable(_G, {})", "ERR Attempt to modify a readonly table", 1);
+    expect_bulk(c, "function", "EVAL %s 0", "return type(rawget(redis, 'call'))");
+    expect_int(c, 1, "EVAL %s 0", "local t = setmetatable({}, {}) rawset(t, 'a', 1) return rawget(t, 'a')");
     expect_bulk(c, "user_script:1: Attempt to modify a readonly table", "EVAL %s 0",
                 "local ok, e = pcall(function() x = 1 end) return e");
     /* the globals a script sees, as Redis 7.0's */
@@ -360,6 +388,17 @@ START_TEST(libraries) {
     freeReplyObject(r);
     expect_int(c, 5, "EVAL %s 0", "return cmsgpack.unpack(cmsgpack.pack({a={b={c=5}}})).a.b.c");
     expect_bulk(c, "y", "EVAL %s 0", "local t = cmsgpack.unpack(cmsgpack.pack({1,2,{x='y'}})) return t[3].x");
+    snprintf(script, sizeof script, "%s", hex);
+    strcat(script, "return hex(cmsgpack.pack({[1]=1,[3]=3}, {[1.5]=1}, 255, 256, 65535, 65536, "
+                   "-33, -129, -32769, -2147483649, 3.4e38, 1e300))");
+    expect_bulk(c, "820101030381ca3fc0000001ccffcd0100cdffffce00010000d0dfd1ff7fd2ffff7fffd3ffffffff"
+                   "7fffffffcb47eff933c78cdfadcb7e37e43c8800759c", "EVAL %s 0", script);
+    r = expect_array(c, 3, "EVAL %s 0", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 0)}");
+    freeReplyObject(r);
+    eval_script_error(c, "return {cmsgpack.unpack(string.char(0x93, 1))}",
+                      "ERR user_script:1: Missing bytes in input.", 1);
+    eval_script_error(c, "return {cmsgpack.unpack(string.char(0xc1))}",
+                      "ERR user_script:1: Bad data format in input.", 1);
     r = expect_array(c, 2, "EVAL %s 0", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3))}");
     check_int(r->element[0], 1);
     check_int(r->element[1], 1);
@@ -490,6 +529,54 @@ START_TEST(unkillable_then_shutdown_nosave) {
 }
 END_TEST
 
+/* A failed save with stop-writes-on-bgsave-error: scripts that may write
+ * are refused before running (shebang) or at their first write. */
+START_TEST(misconf_scripts) {
+    srv *s = h_srv_start("--save '3600 1'");
+    redisContext *c = srv_connect(s);
+    h_break_dump(s);
+    expect_status(c, "Background saving started", "BGSAVE");
+    h_wait_info_str(c, "persistence", "rdb_last_bgsave_status", "err", 20000);
+    expect_error(c, "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                    "unable to persist to disk. Commands that may modify the data set are "
+                    "disabled, because this instance is configured to report errors during "
+                    "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+                    "Please check the Redis logs for details about the RDB error.",
+                 "EVAL %s 0", "#!lua\nreturn 1");
+    expect_int(c, 1, "EVAL %s 0", "#!lua flags=no-writes\nreturn 1");
+    expect_int(c, 2, "EVAL %s 0", "return 2");
+    eval_script_error(c, "return redis.call('set','x','1')",
+                      "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                      "unable to persist to disk. Commands that may modify the data set are "
+                      "disabled, because this instance is configured to report errors during "
+                      "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+                      "Please check the Redis logs for details about the RDB error.", 1);
+    redisFree(c);
+}
+END_TEST
+
+/* A stale replica (its master unreachable, replica-serve-stale-data no)
+ * runs only scripts flagged allow-stale, and those only commands flagged
+ * stale. */
+START_TEST(stale_replica_scripts) {
+    srv *s = h_srv_start("--replicaof 127.0.0.1 %d --replica-serve-stale-data no", h_free_port());
+    redisContext *c = srv_connect(s);
+    const char *down = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set "
+                       "to 'no'.";
+    expect_error(c, down, "EVAL %s 0", "return 1");
+    expect_error(c, "READONLY You can't write against a read only replica.", "EVAL %s 0",
+                 "#!lua\nreturn 1");
+    expect_error(c, down, "EVAL %s 0", "#!lua flags=no-writes\nreturn 1");
+    expect_int(c, 1, "EVAL %s 0", "#!lua flags=no-writes,allow-stale\nreturn 1");
+    expect_int(c, 1, "EVAL %s 0", "#!lua flags=no-writes,allow-stale\nreturn #redis.call('time')/2");
+    eval_script_error(c, "#!lua flags=no-writes,allow-stale\nreturn redis.call('get','x')",
+                      "ERR Can not execute the command on a stale replica", 2);
+    expect_error(c, "READONLY You can't write against a read only replica.", "EVAL %s 0",
+                 "#!lua flags=allow-stale\nreturn 1");
+    redisFree(c);
+}
+END_TEST
+
 /* A client blocked on a key that a busy script pushed to is served after
  * the script, never inside it (an allow-busy command run from the
  * script's hook must not serve it). */
@@ -527,13 +614,21 @@ START_TEST(effects_in_aof) {
                                       "redis.call('get', 'nosuch') return redis.call('get',KEYS[1])");
     expect_int(c, 1, "EVAL %s 0", "return redis.call('rpush','alone','x')");
     expect_nil(c, "EVAL %s 0", "return redis.call('get','readonly')");
+    /* a script inside a transaction: its writes inside the transaction's MULTI/EXEC */
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "EVAL %s 0", "return redis.call('set','y','1')");
+    expect_status(c, "QUEUED", "SET z 2");
+    redisReply *r = expect_array(c, 2, "EXEC");
+    freeReplyObject(r);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/appendonlydir/appendonly.aof.1.incr.aof", s->dir);
     size_t len;
     char *aof = h_slurp(path, &len, 1);
     const char *want = "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n"
                        "*2\r\n$4\r\nincr\r\n$1\r\na\r\n*1\r\n$4\r\nEXEC\r\n"
-                       "*3\r\n$5\r\nrpush\r\n$5\r\nalone\r\n$1\r\nx\r\n";
+                       "*3\r\n$5\r\nrpush\r\n$5\r\nalone\r\n$1\r\nx\r\n"
+                       "*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nset\r\n$1\r\ny\r\n$1\r\n1\r\n"
+                       "*3\r\n$3\r\nSET\r\n$1\r\nz\r\n$1\r\n2\r\n*1\r\n$4\r\nEXEC\r\n";
     ck_assert_msg(strstr(aof, want), "AOF:\n%s", aof);
     ck_assert_msg(!strcasestr(aof, "eval") && !strstr(aof, "readonly"), "AOF:\n%s", aof);
     free(aof);
@@ -555,7 +650,8 @@ static redisReply *get_reply(redisContext *c) {
     return r;
 }
 
-/* A save's cut never falls inside a script. A script that rewrites every
+/* A save's cut never falls inside a script (verso's BGSAVE is forkless by
+ * default: bgsave-method forkless; Redis's forks). A script that rewrites every
  * key of a large dataset right after a BGSAVE started leaves the save with
  * none of its writes; a BGSAVE sent while such a script runs (under the
  * busy threshold: it waits) saves all of them. */
@@ -619,6 +715,8 @@ int main(void) {
     tcase_add_test(tc, libraries);
     tcase_add_test(tc, busy_and_kill);
     tcase_add_test(tc, unkillable_then_shutdown_nosave);
+    tcase_add_test(tc, misconf_scripts);
+    tcase_add_test(tc, stale_replica_scripts);
     tcase_add_test(tc, blocked_client_served_after_script);
     tcase_add_test(tc, effects_in_aof);
     tcase_add_test(tc, save_cut_outside_scripts);

@@ -588,14 +588,12 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     }
     if (r->timedout) serve_while_busy();
     if (r->killed) {
-        log_warning("Lua script killed by user with %s.",
-                    r->kind == SCRIPTL_EVAL ? "SCRIPT KILL" : "FUNCTION KILL");
+        /* Redis 7.0 names SCRIPT KILL here for functions too */
+        log_warning("Lua script killed by user with SCRIPT KILL.");
         /* every line from now on: a pcall in the script cannot catch it
          * and go on */
         lua_sethook(L, count_hook, LUA_MASKLINE, 0);
-        push_err_raise(L, r->kind == SCRIPTL_EVAL
-                              ? "Script killed by user with SCRIPT KILL..."
-                              : "Script killed by user with FUNCTION KILL...", 1);
+        push_err_raise(L, "Script killed by user with SCRIPT KILL...", 1);
     }
 }
 

@@ -474,6 +474,7 @@ static void serve_key(bkey *k) {
         vt_entry *e = db_lookup_notouch(d, k->key, k->len);
         if (!e) break;
         client *c = n->c;
+        if (c->flags & CLIENT_CLOSE_ASAP) continue; /* dying: what it popped would be lost */
         if (c->bstate->type >= 0 && e->val->type != c->bstate->type) continue;
         serve_client(c, k);
     }

@@ -322,8 +322,40 @@ static void pending_unlink(client *c) {
     c->flags &= ~CLIENT_PENDING_WRITE;
 }
 
+/* Clients net_close_asap flagged, closed by net_flush_all (main thread). */
+static struct {
+    client **v;
+    size_t n, cap;
+} asap;
+
+void net_close_asap(client *c) {
+    if (c->flags & (CLIENT_CLOSING | CLIENT_CLOSE_ASAP)) return;
+    c->flags |= CLIENT_CLOSE_ASAP;
+    if (asap.n == asap.cap) {
+        asap.cap = asap.cap ? asap.cap * 2 : 8;
+        asap.v = xrealloc(asap.v, asap.cap * sizeof *asap.v);
+    }
+    asap.v[asap.n++] = c;
+}
+
+static void close_asap_clients(void) {
+    while (asap.n) {
+        client *c = asap.v[--asap.n];
+        c->flags &= ~CLIENT_CLOSE_ASAP;
+        net_close_client(c);
+    }
+}
+
 void net_close_client(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
+    if (c->flags & CLIENT_CLOSE_ASAP) { /* closed by other means first */
+        c->flags &= ~CLIENT_CLOSE_ASAP;
+        for (size_t i = 0; i < asap.n; i++) {
+            if (asap.v[i] != c) continue;
+            asap.v[i] = asap.v[--asap.n];
+            break;
+        }
+    }
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
     block_client_closed(c);
@@ -582,6 +614,7 @@ static void client_flush(client *c) {
 }
 
 void net_flush_all(void) {
+    close_asap_clients();
     while (server.pending_writes) {
         client *c = server.pending_writes;
         server.pending_writes = c->pw_next;

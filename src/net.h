@@ -49,6 +49,10 @@ void net_want_write(client *c);
 /* Flushes every pending client; runs once per loop iteration. */
 void net_flush_all(void);
 /* Starts closing a client (asynchronously; it is freed in the close cb). */
+/* Closes c before the loop next sleeps rather than now: for a client found
+ * over a limit while a command may be walking lists it is in (a pub/sub
+ * message published from inside a command that serves blocked clients). */
+void net_close_asap(client *c);
 void net_close_client(client *c);
 /* Closes clients idle for more than cfg.timeout seconds; called by cron. */
 void net_clients_cron(void);

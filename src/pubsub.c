@@ -213,67 +213,48 @@ void pubsub_client_closed(client *c) {
 
 /* ---- delivery ---- */
 
-/* Receivers whose output passed the hard limit during one delivery: closed
- * after it (closing unsubscribes, which must not happen mid-walk). */
-typedef struct victims {
-    client **v;
-    size_t n, cap;
-} victims;
-
-static void check_limit(client *c, victims *vs) {
+/* A receiver whose output passed the hard limit is closed before the loop
+ * sleeps (net_close_asap), not now: closing unsubscribes and unblocks, which
+ * must not happen while this walk, or a command serving blocked clients,
+ * goes over the lists it is in. It gets nothing more meanwhile. */
+static void check_limit(client *c) {
     long long hard = server.cfg.obuf[CONF_OBUF_PUBSUB].hard;
     if (!(c->flags & CLIENT_PUBSUB) || !hard || net_pending_output(c) < (size_t)hard) return;
-    for (size_t i = 0; i < vs->n; i++)
-        if (vs->v[i] == c) return;
-    if (vs->n == vs->cap) {
-        vs->cap = vs->cap ? vs->cap * 2 : 4;
-        vs->v = xrealloc(vs->v, vs->cap * sizeof *vs->v);
-    }
-    vs->v[vs->n++] = c;
+    log_warning("Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of "
+                "output buffer limits.", (unsigned long long)c->id, c->addr);
+    server.stat.obuf_disconnects++;
+    net_close_asap(c);
 }
 
 static void deliver(client *to, const char *kindword, const ps_node *pat, const char *ch,
-                    size_t clen, const char *msg, size_t mlen, victims *vs) {
+                    size_t clen, const char *msg, size_t mlen) {
+    if (to->flags & CLIENT_CLOSE_ASAP) return;
     reply_push(to, pat ? 4 : 3);
     reply_bulk_str(to, kindword);
     if (pat) reply_bulk(to, pat->name, pat->len);
     reply_bulk(to, ch, clen);
     reply_bulk(to, msg, mlen);
     net_want_write(to);
-    check_limit(to, vs);
-}
-
-static void close_victims(victims *vs) {
-    for (size_t i = 0; i < vs->n; i++) {
-        client *c = vs->v[i];
-        log_warning("Client id=%llu addr=%s scheduled to be closed ASAP for overcoming of "
-                    "output buffer limits.", (unsigned long long)c->id, c->addr);
-        server.stat.obuf_disconnects++;
-        if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        else net_close_client(c);
-    }
-    free(vs->v);
+    check_limit(to);
 }
 
 static long long publish_kind(int kind, const char *ch, size_t clen, const char *msg,
                               size_t mlen) {
     long long receivers = 0;
-    victims vs = {0};
     ps_node *g = map_find(&all[kind], ch, clen);
     for (size_t i = 0; g && i < g->nsubs; i++, receivers++)
         deliver(g->subs[i], kind == PS_SHARD ? "smessage" : "message", NULL, ch, clen, msg,
-                mlen, &vs);
+                mlen);
     if (kind == PS_CHAN) {
         const ps_map *pm = &all[PS_PAT];
         for (size_t b = 0; b < pm->nb; b++) {
             for (ps_node *p = pm->b[b]; p; p = p->next) {
                 if (!glob_match(p->name, p->len, ch, clen, 0)) continue;
                 for (size_t i = 0; i < p->nsubs; i++, receivers++)
-                    deliver(p->subs[i], "pmessage", p, ch, clen, msg, mlen, &vs);
+                    deliver(p->subs[i], "pmessage", p, ch, clen, msg, mlen);
             }
         }
     }
-    close_victims(&vs);
     return receivers;
 }
 

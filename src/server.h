@@ -68,6 +68,8 @@ enum {
     CLIENT_SCRIPT = 1 << 25,           /* the fake client scripts call
                                           commands through (script_lua.c) */
     CLIENT_UNBLOCKED_ERR = 1 << 26,    /* CLIENT UNBLOCK ... ERROR pending */
+    CLIENT_CLOSE_ASAP = 1 << 27,       /* closed before the loop sleeps
+                                          (net_close_asap) */
 };
 
 typedef struct cmd_def cmd_def;

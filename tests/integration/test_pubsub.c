@@ -332,6 +332,86 @@ END_TEST
 
 /* ---- a slow subscriber ---- */
 
+/* A command as a multibulk on fd, one word per argument */
+static void raw_words(int fd, const char *const *words, int n) {
+    size_t cap = 64;
+    for (int i = 0; i < n; i++) cap += strlen(words[i]) + 32;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    int len = snprintf(buf, cap, "*%d\r\n", n);
+    for (int i = 0; i < n; i++)
+        len += snprintf(buf + len, cap - (size_t)len, "$%zu\r\n%s\r\n", strlen(words[i]),
+                        words[i]);
+    ck_assert_int_eq(raw_send(fd, buf, (size_t)len), 0);
+    free(buf);
+}
+
+/* A RESP3 client subscribed to the keyspace events and blocked on a list,
+ * pushed past the pubsub output limit by the events of the clients served
+ * before it, in the same push: it is closed after the walk over the
+ * blocked clients (closing it during the walk freed what the walk read
+ * next), and the clients after it are still served. Redis may hand the
+ * dying client an element; verso skips it, so nothing pushed is lost. */
+START_TEST(subscriber_closed_while_clients_are_served) {
+    /* events of 20 KB (the key is in each): the second one takes the victim
+     * past 30000 bytes while the client just before it is served (Redis,
+     * whose limit does not count its 16 KB reply buffer, closes it a step
+     * later) */
+    enum { KEYLEN = 20000 };
+    char *key = malloc(KEYLEN + 1);
+    ck_assert_ptr_nonnull(key);
+    memset(key, 'k', KEYLEN);
+    key[KEYLEN] = '\0';
+    expect_status(h_c, "OK", "CONFIG SET notify-keyspace-events El");
+    expect_status(h_c, "OK", "CONFIG SET client-output-buffer-limit %s", "pubsub 30000 0 0");
+    const char *const blpop[] = {"BLPOP", key, "0"};
+    int first = raw_connect(h_srv->port), second = raw_connect(h_srv->port);
+    raw_words(first, blpop, 3);
+    raw_words(second, blpop, 3);
+    int victim = raw_connect(h_srv->port);
+    static const char *const hello[] = {"HELLO", "3"};
+    static const char *const sub[] = {"SUBSCRIBE", "__keyevent@0__:lpop"};
+    char buf[1024];
+    int closed = 0;
+    raw_words(victim, hello, 2);
+    raw_read(victim, buf, sizeof buf, 1, 5000, &closed);
+    h_sleep_ms(100); /* the whole HELLO map */
+    raw_read(victim, buf, sizeof buf, 0, 100, &closed);
+    raw_words(victim, sub, 2);
+    const char *conf = ">3\r\n$9\r\nsubscribe\r\n$19\r\n__keyevent@0__:lpop\r\n:1\r\n";
+    size_t n = raw_read(victim, buf, sizeof buf, strlen(conf), 5000, &closed);
+    ck_assert(n == strlen(conf) && !memcmp(buf, conf, n));
+    raw_words(victim, blpop, 3);
+    int last = raw_connect(h_srv->port);
+    raw_words(last, blpop, 3);
+    h_wait_info(h_c, "clients", "blocked_clients", 4, 5000);
+
+    expect_int(h_c, 4, "RPUSH %s a b c d", key);
+    /* each served client gets [key, element]: the element is the last byte */
+    size_t want = (size_t)snprintf(buf, sizeof buf, "*2\r\n$%d\r\n", KEYLEN) + KEYLEN + 9;
+    char *got = malloc(want + 1);
+    n = raw_read(first, got, want + 1, want, 5000, &closed);
+    ck_assert_msg(n == want && got[want - 3] == 'a', "n %zu want %zu tail %.12s", n, want, n >= 12 ? got + n - 12 : got);
+    n = raw_read(second, got, want + 1, want, 5000, &closed);
+    ck_assert(n == want && got[want - 3] == 'b');
+    ck_assert_int_eq(raw_wait_closed(victim, 10000, NULL), 1);
+    n = raw_read(last, got, want + 1, want, 5000, &closed);
+    ck_assert_uint_eq(n, want);
+    char e = got[want - 3];
+    ck_assert_msg(e == 'c' || e == 'd', "last got %c", e);
+    expect_int(h_c, e == 'c' ? 1 : 0, "LLEN %s", key);
+    if (!srv_is_reference()) ck_assert_int_eq(e, 'c'); /* verso loses nothing */
+    expect_status(h_c, "PONG", "PING");
+    free(got);
+    free(key);
+    close(first);
+    close(second);
+    close(victim);
+    close(last);
+}
+END_TEST
+
+
 /* A subscriber that never reads is closed by the pubsub output limit
  * (1 MB hard here), so the server never holds more than that for it: it
  * receives far less than was published and is gone from NUMSUB. */
@@ -742,6 +822,7 @@ int main(void) {
     tcase_add_test(tc, config_rewrite);
     tcase_add_test(tc, publish_reaches_replicas);
     tcase_add_test(tc, publish_not_in_aof);
+    tcase_add_test(tc, subscriber_closed_while_clients_are_served);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

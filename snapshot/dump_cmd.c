@@ -16,15 +16,9 @@
 #include "../src/log.h"
 #include "../src/notify.h"
 #include "../src/util.h"
-#include "crc64.h"
+#include "dump_payload.h"
 #include "rdb.h"
 #include "rdb_fmt.h"
-
-#define DUMP_FOOTER 10   /* 2 bytes of version, 8 of CRC64 */
-
-static void put_le(unsigned char *p, uint64_t v, int n) {
-    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 
 void cmd_dump(client *c) {
     const arg *k = &c->argv[1];
@@ -43,27 +37,7 @@ void cmd_dump(client *c) {
         sink_free(out);
         return;
     }
-    unsigned char foot[DUMP_FOOTER];
-    put_le(foot, RDB_VERSION_WRITTEN, 2);
-    sink_write(out, foot, 2);
-    size_t len;
-    const unsigned char *p = sink_mem_data(out, &len);
-    put_le(foot + 2, crc64(0, p, len), 8);
-    sink_write(out, foot + 2, 8);
-    p = sink_mem_data(out, &len);
-    reply_bulk(c, (const char *)p, len);
-    sink_free(out);
-}
-
-/* Redis's verifyDumpPayload: a version we can read, and the CRC64. */
-static int payload_ok(const unsigned char *p, size_t len) {
-    if (len < DUMP_FOOTER) return 0;
-    const unsigned char *foot = p + len - DUMP_FOOTER;
-    unsigned ver = (unsigned)foot[0] | (unsigned)foot[1] << 8;
-    if (ver > RDB_VERSION_MAX) return 0;
-    uint64_t want = 0;
-    for (int i = 0; i < 8; i++) want |= (uint64_t)foot[2 + i] << (8 * i);
-    return crc64(0, p, len - 8) == want;
+    dump_payload_reply(c, out);
 }
 
 typedef struct restore_opts {
@@ -106,7 +80,7 @@ static int parse_opts(client *c, restore_opts *o) {
 static obj *decode_payload(client *c) {
     const unsigned char *p = (const unsigned char *)c->argv[3].p;
     size_t len = c->argv[3].len;
-    if (!payload_ok(p, len)) {
+    if (!dump_payload_ok(p, len)) {
         reply_error(c, "ERR DUMP payload version or checksum are wrong");
         return NULL;
     }

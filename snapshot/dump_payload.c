@@ -1,0 +1,35 @@
+/* dump_payload: DUMP payload framing (see dump_payload.h). */
+#include "dump_payload.h"
+
+#include <stdint.h>
+
+#include "../src/cmd.h"
+#include "crc64.h"
+#include "rdb_fmt.h"
+
+static void put_le(unsigned char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void dump_payload_reply(client *c, sink *out) {
+    unsigned char foot[DUMP_FOOTER];
+    put_le(foot, RDB_VERSION_WRITTEN, 2);
+    sink_write(out, foot, 2);
+    size_t len;
+    const unsigned char *p = sink_mem_data(out, &len);
+    put_le(foot + 2, crc64(0, p, len), 8);
+    sink_write(out, foot + 2, 8);
+    p = sink_mem_data(out, &len);
+    reply_bulk(c, (const char *)p, len);
+    sink_free(out);
+}
+
+int dump_payload_ok(const unsigned char *p, size_t len) {
+    if (len < DUMP_FOOTER) return 0;
+    const unsigned char *foot = p + len - DUMP_FOOTER;
+    unsigned ver = (unsigned)foot[0] | (unsigned)foot[1] << 8;
+    if (ver > RDB_VERSION_MAX) return 0;
+    uint64_t want = 0;
+    for (int i = 0; i < 8; i++) want |= (uint64_t)foot[2 + i] << (8 * i);
+    return crc64(0, p, len - 8) == want;
+}

@@ -1,0 +1,22 @@
+/* dump_payload: the framing of DUMP and FUNCTION DUMP payloads, as Redis's
+ * createDumpPayload / verifyDumpPayload: the serialized bytes, then the RDB
+ * version as 2 bytes little endian, then the CRC64 (Jones, crc64.h) of
+ * everything before it as 8 bytes little endian. Main thread only. */
+#ifndef VERSO_DUMP_PAYLOAD_H
+#define VERSO_DUMP_PAYLOAD_H
+
+#include <stddef.h>
+
+#include "../src/server.h"
+#include "rdb_io.h"
+
+#define DUMP_FOOTER 10 /* 2 bytes of version, 8 of CRC64 */
+
+/* Appends the footer to the memory sink out (the serialized bytes), replies
+ * the whole payload to c as a bulk string and frees out. */
+void dump_payload_reply(client *c, sink *out);
+/* 1 when p[0..len) ends with a footer of an RDB version verso reads and
+ * the right CRC64; the serialized bytes are the first len - DUMP_FOOTER. */
+int dump_payload_ok(const unsigned char *p, size_t len);
+
+#endif

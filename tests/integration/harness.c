@@ -1179,3 +1179,21 @@ long h_rss_kb(pid_t pid)
     fclose(f);
     return kb;
 }
+
+void h_send(redisContext *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = redisvAppendCommand(c, fmt, ap);
+    va_end(ap);
+    ck_assert_int_eq(rc, REDIS_OK);
+    int done = 0;
+    while (!done) ck_assert_int_eq(redisBufferWrite(c, &done), REDIS_OK);
+}
+
+redisReply *h_next_reply(redisContext *c)
+{
+    void *r = NULL;
+    ck_assert_msg(redisGetReply(c, &r) == REDIS_OK && r, "no reply: %s", c->errstr);
+    return r;
+}

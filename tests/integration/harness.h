@@ -160,6 +160,11 @@ typedef struct h_want {
     h_check(__FILE__, __LINE__, r, H_WANT(H_INT, NULL, want, want))
 #define check_nil(r) h_check(__FILE__, __LINE__, r, H_WANT(H_NIL, NULL, 0, 0))
 
+/* Sends a command (hiredis format) without waiting for its reply. */
+void h_send(redisContext *c, const char *fmt, ...);
+/* The next reply on c (waits for it; the test fails on an I/O error); the
+ * caller frees it. */
+redisReply *h_next_reply(redisContext *c);
 /* Any reply, the test fails if there is none (I/O error); caller frees. */
 redisReply *h_cmd(const char *file, int line, redisContext *c,
                   const char *fmt, ...);

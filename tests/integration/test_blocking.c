@@ -18,34 +18,18 @@
 
 /* ---- helpers ---- */
 
-/* Sends a command without waiting for its reply. */
-static void send_cmd(redisContext *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = redisvAppendCommand(c, fmt, ap);
-    va_end(ap);
-    ck_assert_int_eq(rc, REDIS_OK);
-    int done = 0;
-    while (!done) ck_assert_int_eq(redisBufferWrite(c, &done), REDIS_OK);
-}
 
-/* The next reply on c (waits for it); the caller frees it. */
-static redisReply *next_reply(redisContext *c) {
-    void *r = NULL;
-    ck_assert_msg(redisGetReply(c, &r) == REDIS_OK && r, "no reply: %s", c->errstr);
-    return r;
-}
 
 static void blocked_now(long long n) {
     h_wait_info(h_c, "clients", "blocked_clients", n, 5000);
 }
 
 /* c sends the command and is blocked by it: blocked_clients reaches n. */
-#define block(c, n, ...) (send_cmd(c, __VA_ARGS__), blocked_now(n))
+#define block(c, n, ...) (h_send(c, __VA_ARGS__), blocked_now(n))
 
 /* The reply must be [key, value] (BLPOP, BRPOP). */
 static void expect_kv(redisContext *c, const char *key, const char *val) {
-    redisReply *r = next_reply(c);
+    redisReply *r = h_next_reply(c);
     ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == 2, "type %d", r->type);
     check_bulk(r->element[0], key);
     check_bulk(r->element[1], val);
@@ -54,7 +38,7 @@ static void expect_kv(redisContext *c, const char *key, const char *val) {
 
 /* The reply must be [key, member, score] (BZPOPMIN, BZPOPMAX). */
 static void expect_kms(redisContext *c, const char *key, const char *member, const char *score) {
-    redisReply *r = next_reply(c);
+    redisReply *r = h_next_reply(c);
     ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == 3, "type %d", r->type);
     check_bulk(r->element[0], key);
     check_bulk(r->element[1], member);
@@ -63,13 +47,13 @@ static void expect_kms(redisContext *c, const char *key, const char *member, con
 }
 
 static void expect_next_bulk(redisContext *c, const char *want) {
-    redisReply *r = next_reply(c);
+    redisReply *r = h_next_reply(c);
     check_bulk(r, want);
     freeReplyObject(r);
 }
 
 static void expect_next_nil(redisContext *c) {
-    redisReply *r = next_reply(c);
+    redisReply *r = h_next_reply(c);
     check_nil(r);
     freeReplyObject(r);
 }
@@ -133,7 +117,7 @@ START_TEST(served_by_push) {
     expect_int(h_c, 3, "RPUSH k2 x y z");
     expect_kv(b, "k2", "z");
     /* a key pushed before blocking: answered at once */
-    send_cmd(b, "BLPOP k2 0");
+    h_send(b, "BLPOP k2 0");
     expect_kv(b, "k2", "x");
     blocked_now(0);
     redisFree(b);
@@ -227,7 +211,7 @@ START_TEST(wrong_type_stays_blocked) {
     block(b, 1, "BLMOVE src dst LEFT RIGHT 0");
     expect_status(h_c, "OK", "SET dst str");
     expect_int(h_c, 1, "RPUSH src x");
-    redisReply *r = next_reply(b);
+    redisReply *r = h_next_reply(b);
     ck_assert_msg(r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9), "type %d",
                   r->type);
     freeReplyObject(r);
@@ -262,10 +246,10 @@ START_TEST(timeouts) {
     expect_int(h_c, 1, "RPUSH k x");
     expect_int(h_c, 1, "LLEN k");
     /* after a timeout its pipelined input runs */
-    send_cmd(b, "BLPOP none 0.05");
-    send_cmd(b, "PING");
+    h_send(b, "BLPOP none 0.05");
+    h_send(b, "PING");
     expect_next_nil(b);
-    redisReply *p = next_reply(b);
+    redisReply *p = h_next_reply(b);
     ck_assert(p->type == REDIS_REPLY_STATUS && !strcmp(p->str, "PONG"));
     freeReplyObject(p);
     redisFree(b);
@@ -330,35 +314,35 @@ END_TEST
 
 START_TEST(pipeline_waits) {
     redisContext *b = srv_connect(h_srv);
-    send_cmd(b, "BLPOP k 0");
-    send_cmd(b, "SET after 1");
-    send_cmd(b, "RPUSH k mine");
+    h_send(b, "BLPOP k 0");
+    h_send(b, "SET after 1");
+    h_send(b, "RPUSH k mine");
     blocked_now(1);
     h_sleep_ms(100);
     expect_nil(h_c, "GET after");
     expect_int(h_c, 0, "EXISTS k");
     expect_int(h_c, 1, "RPUSH k theirs");
     expect_kv(b, "k", "theirs");
-    redisReply *r = next_reply(b);
+    redisReply *r = h_next_reply(b);
     ck_assert(r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"));
     freeReplyObject(r);
-    r = next_reply(b);
+    r = h_next_reply(b);
     check_int(r, 1);
     freeReplyObject(r);
     expect_bulk(h_c, "1", "GET after");
     expect_int(h_c, 1, "LLEN k");
     /* a blocking command further down a pipeline blocks there */
-    send_cmd(b, "DEL k");
-    send_cmd(b, "BRPOP k 0");
-    send_cmd(b, "SET after 2");
-    r = next_reply(b);
+    h_send(b, "DEL k");
+    h_send(b, "BRPOP k 0");
+    h_send(b, "SET after 2");
+    r = h_next_reply(b);
     check_int(r, 1);
     freeReplyObject(r);
     blocked_now(1);
     expect_bulk(h_c, "1", "GET after");
     expect_int(h_c, 1, "LPUSH k z");
     expect_kv(b, "k", "z");
-    r = next_reply(b);
+    r = h_next_reply(b);
     ck_assert(r->type == REDIS_REPLY_STATUS);
     freeReplyObject(r);
     expect_bulk(h_c, "2", "GET after");
@@ -448,7 +432,7 @@ START_TEST(blmove_chain) {
     /* BLMPOP and BZMPOP served by the key that became ready */
     block(m, 1, "BLMPOP 0 2 l1 l2 RIGHT COUNT 5");
     expect_int(h_c, 2, "RPUSH l2 u v");
-    r = next_reply(m);
+    r = h_next_reply(m);
     ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 2);
     check_bulk(r->element[0], "l2");
     ck_assert_uint_eq(r->element[1]->elements, 2);
@@ -457,7 +441,7 @@ START_TEST(blmove_chain) {
     freeReplyObject(r);
     block(m, 1, "BZMPOP 0 2 z1 z2 MAX");
     expect_int(h_c, 2, "ZADD z2 1 lo 2 hi");
-    r = next_reply(m);
+    r = h_next_reply(m);
     ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 2);
     check_bulk(r->element[0], "z2");
     ck_assert_uint_eq(r->element[1]->elements, 1);
@@ -601,7 +585,7 @@ static void m_block(int i, unsigned *seed) {
         snprintf(command + n, sizeof command - n, " mk%d", m->keys[j]);
     }
     strcat(command, " 0");
-    send_cmd(m->c, command);
+    h_send(m->c, command);
     for (int j = 0; j < m->nkeys; j++) {
         int k = m->keys[j];
         if (L[k].len) { /* answered at once from the first non-empty key */
@@ -693,15 +677,15 @@ static char *incr_file(const srv *s) {
 START_TEST(aof_forms) {
     srv *s = h_srv_start("--appendonly yes --appendfsync always");
     redisContext *c = srv_connect(s), *b = srv_connect(s);
-    send_cmd(b, "BLPOP k 0");
+    h_send(b, "BLPOP k 0");
     h_wait_info(c, "clients", "blocked_clients", 1, 5000);
     expect_int(c, 2, "RPUSH k a b");
     expect_kv(b, "k", "a");
-    send_cmd(b, "BLMOVE src dst LEFT RIGHT 0");
+    h_send(b, "BLMOVE src dst LEFT RIGHT 0");
     h_wait_info(c, "clients", "blocked_clients", 1, 5000);
     expect_int(c, 1, "RPUSH src m");
     expect_next_bulk(b, "m");
-    send_cmd(b, "BZPOPMIN z 0");
+    h_send(b, "BZPOPMIN z 0");
     h_wait_info(c, "clients", "blocked_clients", 1, 5000);
     expect_int(c, 2, "ZADD z 1 a 2 b");
     expect_kms(b, "z", "a", "1");

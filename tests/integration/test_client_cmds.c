@@ -62,22 +62,7 @@ static void raw_silent(int fd, int ms) {
     ck_assert_msg(n == 0 && !closed, "unexpected reply '%s'", got);
 }
 
-/* Sends a command without waiting for its reply. */
-static void send_cmd(redisContext *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = redisvAppendCommand(c, fmt, ap);
-    va_end(ap);
-    ck_assert_int_eq(rc, REDIS_OK);
-    int done = 0;
-    while (!done) ck_assert_int_eq(redisBufferWrite(c, &done), REDIS_OK);
-}
 
-static redisReply *next_reply(redisContext *c) {
-    void *r = NULL;
-    ck_assert_msg(redisGetReply(c, &r) == REDIS_OK && r, "no reply: %s", c->errstr);
-    return r;
-}
 
 /* The value of field name (" name=") in a CLIENT INFO/LIST line, into out. */
 static void line_field(const char *line, const char *name, char *out, size_t cap) {
@@ -109,7 +94,7 @@ static void expect_info_field(redisContext *c, const char *name, const char *wan
 /* An invalidation message on a RESP2 redirect target: ["message",
  * "__redis__:invalidate", [keys...]] (keys NULL: the flush's nil). */
 static void expect_invalidate(redisContext *sub, int nkeys, const char *const *keys) {
-    redisReply *r = next_reply(sub);
+    redisReply *r = h_next_reply(sub);
     ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == 3, "type %d", r->type);
     check_bulk(r->element[0], "message");
     check_bulk(r->element[1], "__redis__:invalidate");
@@ -271,7 +256,7 @@ START_TEST(info_sections)
     ck_assert_int_eq(h_info_int(h_c, "stats", "tracking_total_keys"), 2);
     ck_assert_int_eq(h_info_int(h_c, "stats", "tracking_total_items"), 3);
     /* a blocked client with a timeout is in the timeout table */
-    send_cmd(c, "BLPOP nolist 100");
+    h_send(c, "BLPOP nolist 100");
     h_wait_info(h_c, "clients", "blocked_clients", 1, 5000);
     ck_assert_int_eq(h_info_int(h_c, "clients", "clients_in_timeout_table"), 1);
     redisFree(c);
@@ -462,11 +447,11 @@ START_TEST(pause_exec)
     expect_status(o, "OK", "MULTI");
     expect_status(o, "QUEUED", "SET m 1");
     expect_status(h_c, "OK", "CLIENT PAUSE 100000 WRITE");
-    send_cmd(o, "EXEC");
+    h_send(o, "EXEC");
     h_wait_info(h_c, "clients", "blocked_clients", 1, 5000);
     expect_int(h_c, 0, "EXISTS m");
     expect_status(h_c, "OK", "CLIENT UNPAUSE");
-    redisReply *r = next_reply(o);
+    redisReply *r = h_next_reply(o);
     ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
     ck_assert_uint_eq(r->elements, 1);
     freeReplyObject(r);
@@ -546,23 +531,23 @@ START_TEST(unblock)
                  "CLIENT UNBLOCK x bogus");
     expect_error(h_c, "ERR unknown subcommand or wrong number of arguments for 'unblock'. "
                       "Try CLIENT HELP.", "CLIENT unblock 1 timeout x");
-    send_cmd(b, "BLPOP l 0");
+    h_send(b, "BLPOP l 0");
     h_wait_info(h_c, "clients", "blocked_clients", 1, 5000);
     expect_int(h_c, 1, "CLIENT UNBLOCK %lld", id);
-    redisReply *r = next_reply(b);
+    redisReply *r = h_next_reply(b);
     ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
     freeReplyObject(r);
-    send_cmd(b, "BLMOVE l m LEFT RIGHT 0");
+    h_send(b, "BLMOVE l m LEFT RIGHT 0");
     h_wait_info(h_c, "clients", "blocked_clients", 1, 5000);
     expect_int(h_c, 1, "CLIENT UNBLOCK %lld TIMEOUT", id);
-    r = next_reply(b);
+    r = h_next_reply(b);
     ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
     freeReplyObject(r);
-    send_cmd(b, "BZPOPMIN z 100");
+    h_send(b, "BZPOPMIN z 100");
     h_wait_info(h_c, "clients", "blocked_clients", 1, 5000);
     long long errors = h_info_int(h_c, "stats", "total_error_replies");
     expect_int(h_c, 1, "CLIENT UNBLOCK %lld error", id);
-    r = next_reply(b);
+    r = h_next_reply(b);
     ck_assert_int_eq(r->type, REDIS_REPLY_ERROR);
     ck_assert_str_eq(r->str, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
     freeReplyObject(r);
@@ -570,14 +555,14 @@ START_TEST(unblock)
     ck_assert_int_eq(h_info_int(h_c, "clients", "blocked_clients"), 0);
     ck_assert_int_eq(h_info_int(h_c, "clients", "clients_in_timeout_table"), 0);
     /* its pipelined input runs after */
-    send_cmd(b, "BLPOP l 0");
-    send_cmd(b, "PING");
+    h_send(b, "BLPOP l 0");
+    h_send(b, "PING");
     h_wait_info(h_c, "clients", "blocked_clients", 1, 5000);
     expect_int(h_c, 1, "CLIENT UNBLOCK %lld", id);
-    r = next_reply(b);
+    r = h_next_reply(b);
     ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
     freeReplyObject(r);
-    r = next_reply(b);
+    r = h_next_reply(b);
     ck_assert_str_eq(r->str, "PONG");
     freeReplyObject(r);
     redisFree(b);
@@ -872,7 +857,7 @@ START_TEST(tracking_table_limit)
     expect_nil(c, "GET b"); /* two keys now */
     expect_status(c, "PONG", "PING"); /* the next command makes room */
     ck_assert_int_eq(h_info_int(c, "stats", "tracking_total_keys"), 1);
-    redisReply *r = next_reply(s);
+    redisReply *r = h_next_reply(s);
     ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
     redisReply *k = r->element[2];
     ck_assert_uint_eq(k->elements, 1);

@@ -18,27 +18,13 @@
 
 /* ---- helpers ---- */
 
-static void send_cmd(redisContext *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = redisvAppendCommand(c, fmt, ap);
-    va_end(ap);
-    ck_assert_int_eq(rc, REDIS_OK);
-    int done = 0;
-    while (!done) ck_assert_int_eq(redisBufferWrite(c, &done), REDIS_OK);
-}
 
-static redisReply *next_reply(redisContext *c) {
-    void *r = NULL;
-    ck_assert_msg(redisGetReply(c, &r) == REDIS_OK && r, "no reply: %s", c->errstr);
-    return r;
-}
 
 /* The next reply must be [a, b, c] or [a, b, c, d] of bulks, with an
  * integer last when cnt >= 0 (the (un)subscribe forms; b NULL: nil). */
 static void expect_push(redisContext *c, const char *a, const char *b, const char *d3,
                         long long cnt) {
-    redisReply *r = next_reply(c);
+    redisReply *r = h_next_reply(c);
     char buf[128];
     size_t want = cnt >= 0 ? 3 : (d3 ? 4 : 3);
     ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == want, "got %s (want %zu)",
@@ -64,7 +50,7 @@ static void expect_push(redisContext *c, const char *a, const char *b, const cha
 
 /* A message: ["message"|"smessage", chan, payload]. */
 static void expect_msg(redisContext *c, const char *kind, const char *chan, const char *payload) {
-    redisReply *r = next_reply(c);
+    redisReply *r = h_next_reply(c);
     ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == 3, "type %d", r->type);
     check_bulk(r->element[0], kind);
     check_bulk(r->element[1], chan);
@@ -73,7 +59,7 @@ static void expect_msg(redisContext *c, const char *kind, const char *chan, cons
 }
 
 static void subscribe(redisContext *c, const char *cmd, const char *name, long long cnt) {
-    send_cmd(c, "%s %s", cmd, name);
+    h_send(c, "%s %s", cmd, name);
     char word[32];
     snprintf(word, sizeof word, "%s", cmd);
     for (char *p = word; *p; p++) *p = (char)(*p | 0x20);
@@ -104,16 +90,16 @@ static void expect_field(const char *line, const char *field) {
 
 START_TEST(subscribe_and_publish) {
     redisContext *a = srv_connect(h_srv), *b = srv_connect(h_srv);
-    send_cmd(a, "SUBSCRIBE ch1 ch2");
+    h_send(a, "SUBSCRIBE ch1 ch2");
     expect_sub(a, "subscribe", "ch1", 1);
     expect_sub(a, "subscribe", "ch2", 2);
-    send_cmd(a, "PSUBSCRIBE ch* c?1");
+    h_send(a, "PSUBSCRIBE ch* c?1");
     expect_sub(a, "psubscribe", "ch*", 3);
     expect_sub(a, "psubscribe", "c?1", 4);
     subscribe(a, "SUBSCRIBE", "ch1", 4); /* again: no new subscription */
-    send_cmd(b, "SSUBSCRIBE ch1");
+    h_send(b, "SSUBSCRIBE ch1");
     expect_sub(b, "ssubscribe", "ch1", 1);   /* shard channels count apart */
-    send_cmd(b, "SUBSCRIBE ch1");
+    h_send(b, "SUBSCRIBE ch1");
     expect_sub(b, "subscribe", "ch1", 1);
 
     expect_int(h_c, 4, "PUBLISH ch1 hello");  /* a, a's two patterns, b */
@@ -124,7 +110,7 @@ START_TEST(subscribe_and_publish) {
 
     expect_msg(a, "message", "ch1", "hello");
     /* the two pmessages in either order (Redis walks a hash table) */
-    redisReply *p1 = next_reply(a), *p2 = next_reply(a);
+    redisReply *p1 = h_next_reply(a), *p2 = h_next_reply(a);
     ck_assert(p1->type == REDIS_REPLY_ARRAY && p1->elements == 4);
     ck_assert(p2->type == REDIS_REPLY_ARRAY && p2->elements == 4);
     check_bulk(p1->element[0], "pmessage");
@@ -142,12 +128,12 @@ START_TEST(subscribe_and_publish) {
     expect_msg(b, "smessage", "ch1", "shard");
 
     /* binary names and payloads */
-    send_cmd(b, "SUBSCRIBE %b", "a\0b", (size_t)3);
-    redisReply *r = next_reply(b);
+    h_send(b, "SUBSCRIBE %b", "a\0b", (size_t)3);
+    redisReply *r = h_next_reply(b);
     ck_assert(r->element[1]->len == 3 && !memcmp(r->element[1]->str, "a\0b", 3));
     freeReplyObject(r);
     expect_int(h_c, 1, "PUBLISH %b %b", "a\0b", (size_t)3, "x\0y", (size_t)3);
-    r = next_reply(b);
+    r = h_next_reply(b);
     ck_assert(r->element[2]->len == 3 && !memcmp(r->element[2]->str, "x\0y", 3));
     freeReplyObject(r);
     redisFree(a);
@@ -157,33 +143,33 @@ END_TEST
 
 START_TEST(unsubscribe_forms) {
     redisContext *a = srv_connect(h_srv);
-    send_cmd(a, "UNSUBSCRIBE");
+    h_send(a, "UNSUBSCRIBE");
     expect_sub(a, "unsubscribe", NULL, 0);
-    send_cmd(a, "PUNSUBSCRIBE");
+    h_send(a, "PUNSUBSCRIBE");
     expect_sub(a, "punsubscribe", NULL, 0);
-    send_cmd(a, "SUNSUBSCRIBE");
+    h_send(a, "SUNSUBSCRIBE");
     expect_sub(a, "sunsubscribe", NULL, 0);
-    send_cmd(a, "UNSUBSCRIBE never");          /* not subscribed: still answered */
+    h_send(a, "UNSUBSCRIBE never");          /* not subscribed: still answered */
     expect_sub(a, "unsubscribe", "never", 0);
     expect_status(a, "PONG", "PING");          /* not in the subscribed context */
 
-    send_cmd(a, "SUBSCRIBE a");
+    h_send(a, "SUBSCRIBE a");
     expect_sub(a, "subscribe", "a", 1);
-    send_cmd(a, "PSUBSCRIBE p*");
+    h_send(a, "PSUBSCRIBE p*");
     expect_sub(a, "psubscribe", "p*", 2);
-    send_cmd(a, "SSUBSCRIBE s");
+    h_send(a, "SSUBSCRIBE s");
     expect_sub(a, "ssubscribe", "s", 1);
-    send_cmd(a, "UNSUBSCRIBE");
+    h_send(a, "UNSUBSCRIBE");
     expect_sub(a, "unsubscribe", "a", 1);
-    send_cmd(a, "PUNSUBSCRIBE p* q*");
+    h_send(a, "PUNSUBSCRIBE p* q*");
     expect_sub(a, "punsubscribe", "p*", 0);
     expect_sub(a, "punsubscribe", "q*", 0);
     /* still subscribed to a shard channel: still in the context */
-    send_cmd(a, "PING");
-    redisReply *r = next_reply(a);
+    h_send(a, "PING");
+    redisReply *r = h_next_reply(a);
     ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 2);
     freeReplyObject(r);
-    send_cmd(a, "SUNSUBSCRIBE s");
+    h_send(a, "SUNSUBSCRIBE s");
     expect_sub(a, "sunsubscribe", "s", 0);
     expect_status(a, "PONG", "PING");
     expect_bulk(a, "x", "PING x");

@@ -96,6 +96,9 @@ void aof_init(void) {
 
 /* ---- feeding ---- */
 
+static uint64_t stream_end(void) { return A.submitted + A.buf.len; }
+static int always(void) { return A.on && server.cfg.appendfsync == FSYNC_ALWAYS; }
+
 static void append_command(int argc, const arg *argv) {
     char hdr[32];
     vbuf_append(&A.buf, hdr, (size_t)snprintf(hdr, sizeof hdr, "*%d\r\n", argc));
@@ -119,10 +122,13 @@ static void aof_feed(void *priv, int dbid, int argc, const arg *argv) {
         A.last_db = dbid;
     }
     append_command(argc, argv);
+    if (always()) { /* its keys are in flight from the end of its batch */
+        const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
+        if (d && (d->flags & CMD_WRITE)) gate_inflight_pend_args(dbid, d, argc, argv);
+        if (!server.current_client) gate_inflight_commit(stream_end()); /* no batch */
+    }
 }
 
-static uint64_t stream_end(void) { return A.submitted + A.buf.len; }
-static int always(void) { return A.on && server.cfg.appendfsync == FSYNC_ALWAYS; }
 /* What the writer still owes: under `always` bytes not yet fsynced (a slow
  * fsync is the disk falling behind), otherwise bytes not yet written. */
 static uint64_t backlog(void) { return stream_end() - (always() ? A.fsynced : A.written); }
@@ -145,39 +151,35 @@ int aof_before_command(client *c, const cmd_def *d) {
     return 1;
 }
 
-/* The commands an EXEC ran: its reply waits for what each of them reads
- * (wait), and the keys they wrote are durable only with the EXEC at the
- * end of the block (add). */
-typedef struct exec_keys {
-    int add;
-    uint64_t off;
-} exec_keys;
+/* A script (EVAL, FCALL and their forms) may read keys it did not declare:
+ * its reply waits for every write in flight. */
+static int is_script(const cmd_def *d) {
+    return d->proc == cmd_eval || d->proc == cmd_evalsha || d->proc == cmd_eval_ro ||
+           d->proc == cmd_evalsha_ro || d->proc == cmd_fcall || d->proc == cmd_fcall_ro;
+}
 
-static void exec_cmd_keys(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
-    exec_keys *x = priv;
-    if (x->add) {
-        if (d->flags & CMD_WRITE) gate_inflight_add_args(dbid, d, argc, argv, x->off);
-    } else {
-        uint64_t w = gate_inflight_wait_args(dbid, d, argc, argv, A.synced);
-        if (w > x->off) x->off = w;
-    }
+/* The offset a command reading (db, argc, argv) must wait for. */
+static uint64_t read_wait(int dbid, const cmd_def *d, int argc, const arg *argv) {
+    if (is_script(d)) return gate_inflight_max() > A.synced ? gate_inflight_max() : 0;
+    return gate_inflight_wait_args(dbid, d, argc, argv, A.synced);
+}
+
+/* The commands an EXEC ran: its reply waits for what each of them reads. */
+static void exec_cmd_wait(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
+    uint64_t *wait = priv;
+    uint64_t w = read_wait(dbid, d, argc, argv);
+    if (w > *wait) *wait = w;
 }
 
 void aof_after_command(client *c, const cmd_def *d) {
     if (!always()) return;
     int was_held = c->hold_offset > A.synced;
-    uint64_t wait = gate_inflight_wait(c, d, A.synced);
-    if (d->proc == cmd_exec) {
-        exec_keys x = {0, wait};
-        multi_for_each_ran(c, exec_cmd_keys, &x);
-        wait = x.off;
-    }
+    uint64_t wait = read_wait(c->db, d, c->argc, c->argv);
+    if (d->proc == cmd_exec) multi_for_each_ran(c, exec_cmd_wait, &wait);
     if (stream_end() > A.cmd_start) {
-        gate_inflight_add(c, d, stream_end());
-        if (d->proc == cmd_exec) {
-            exec_keys x = {1, stream_end()};
-            multi_for_each_ran(c, exec_cmd_keys, &x);
-        }
+        /* what it logged (aof_feed pended the keys, a script's and an
+         * EXEC's commands included) is durable with the end of its batch */
+        gate_inflight_commit(stream_end());
         wait = stream_end();
     }
     if (c->flags & CLIENT_MASTER) return; /* its replies are dropped: none to hold */

@@ -17,9 +17,6 @@ void gate_for_each_key_args(int dbid, const cmd_def *d, int argc, const arg *arg
     cmd_keys_free(&k);
 }
 
-void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv) {
-    gate_for_each_key_args(c->db, d, c->argc, c->argv, fn, priv);
-}
 
 /* ---- in-flight set: open addressing on key hashes ----
  * A hash collision only makes a read wait for an fsync it did not need. */
@@ -69,21 +66,30 @@ static uint64_t set_get(uint64_t h) {
     return 0;
 }
 
-typedef struct add_ctx { uint64_t off; } add_ctx;
+/* Keys of what the running command logged (gate_inflight_pend_args), in
+ * flight once its whole batch is in the stream (gate_inflight_commit). */
+static struct {
+    uint64_t *h;
+    size_t n, cap;
+} PEND;
 
-static void add_key(void *priv, int dbid, const arg *k) {
-    set_put(key_hash(dbid, k), ((add_ctx *)priv)->off);
+static void pend_key(void *priv, int dbid, const arg *k) {
+    (void)priv;
+    if (PEND.n == PEND.cap) {
+        PEND.cap = PEND.cap ? PEND.cap * 2 : 16;
+        PEND.h = xrealloc(PEND.h, PEND.cap * sizeof *PEND.h);
+    }
+    PEND.h[PEND.n++] = key_hash(dbid, k);
 }
 
-void gate_inflight_add_args(int dbid, const cmd_def *d, int argc, const arg *argv,
-                            uint64_t offset) {
-    add_ctx ctx = {offset};
-    gate_for_each_key_args(dbid, d, argc, argv, add_key, &ctx);
-    if (offset > F.max) F.max = offset;
+void gate_inflight_pend_args(int dbid, const cmd_def *d, int argc, const arg *argv) {
+    gate_for_each_key_args(dbid, d, argc, argv, pend_key, NULL);
 }
 
-void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset) {
-    gate_inflight_add_args(c->db, d, c->argc, c->argv, offset);
+void gate_inflight_commit(uint64_t offset) {
+    for (size_t i = 0; i < PEND.n; i++) set_put(PEND.h[i], offset);
+    if (PEND.n && offset > F.max) F.max = offset;
+    PEND.n = 0;
 }
 
 typedef struct wait_ctx { uint64_t synced, wait; } wait_ctx;

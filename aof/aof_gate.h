@@ -9,19 +9,21 @@
 
 #include "../src/cmd.h"
 
-/* Every key of command d in c's argv, as the command table describes them. */
+/* Every key of command d given as (db, argc, argv), as the command table
+ * describes them. */
 typedef void (*gate_key_fn)(void *priv, int db, const arg *key);
-void gate_for_each_key(const client *c, const cmd_def *d, gate_key_fn fn, void *priv);
-/* The same for a command given as (db, argc, argv): one an EXEC ran. */
 void gate_for_each_key_args(int db, const cmd_def *d, int argc, const arg *argv, gate_key_fn fn,
                             void *priv);
 
-/* In-flight writes (always): remember that the keys of c's command are
- * durable only at `offset`; look up the offset a command must wait for. */
-void gate_inflight_add(const client *c, const cmd_def *d, uint64_t offset);
+/* In-flight writes (always). The keys of every command the AOF logs are
+ * pended (gate_inflight_pend_args, from its propagation consumer: what a
+ * script or an EXEC ran is logged command by command) and become in flight
+ * at `offset` when the command that logged them ends (gate_inflight_commit:
+ * the end of its whole batch, so a transaction's keys wait for its EXEC).
+ * gate_inflight_wait* give the offset a command reading keys must wait for. */
+void gate_inflight_pend_args(int db, const cmd_def *d, int argc, const arg *argv);
+void gate_inflight_commit(uint64_t offset);
 uint64_t gate_inflight_wait(const client *c, const cmd_def *d, uint64_t synced);
-void gate_inflight_add_args(int db, const cmd_def *d, int argc, const arg *argv,
-                            uint64_t offset);
 uint64_t gate_inflight_wait_args(int db, const cmd_def *d, int argc, const arg *argv,
                                  uint64_t synced);
 /* Offset of the latest in-flight write, 0 when none. */

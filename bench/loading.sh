@@ -5,9 +5,9 @@
 # RUNS times by each of, in turn:
 #   verso        serving clients during the load (events every
 #                loading-process-events-interval-bytes, 2 MB by default)
-#   verso-quiet  the same binary with the interval at its maximum: no
-#                client is served until the load ends (verso before it served
-#                while loading)
+#   verso-quiet  the same binary with the interval at its maximum: clients
+#                are served only while the table is pre-sized, none while
+#                the keys load (close to verso before it served while loading)
 #   redis        redis-server 7.0 (it serves while loading, every 2 MB)
 # A probe (bench/loadprobe.py) connects at once and polls INFO persistence
 # every 10 ms until loading:0. Printed per server: the load time from its
@@ -57,10 +57,24 @@ run() {
     echo "$secs $(cat "$dir/probe.out")" >>"$dir/$name.runs"
 }
 
-for _ in $(seq "$RUNS"); do
-    run verso "$VERSO"
-    run verso-quiet "$VERSO" --loading-process-events-interval-bytes 2147483647
-    run redis "$REDIS"
+# one load of NAME: verso, verso-quiet or redis
+load() {
+    case $1 in
+    verso) run verso "$VERSO" ;;
+    verso-quiet) run verso-quiet "$VERSO" --loading-process-events-interval-bytes 2147483647 ;;
+    redis) run redis "$REDIS" ;;
+    esac
+    sleep 1 # the kernel reclaims what the server freed before the next one faults pages in
+}
+
+# the order rotates: whichever runs right after another server exits pays
+# for the memory that exit gave back (up to 2x on a first load)
+for i in $(seq "$RUNS"); do
+    case $((i % 3)) in
+    1) load verso; load verso-quiet; load redis ;;
+    2) load verso-quiet; load redis; load verso ;;
+    0) load redis; load verso; load verso-quiet ;;
+    esac
 done
 
 # median COLUMN FILE / range COLUMN FILE

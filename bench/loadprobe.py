@@ -33,7 +33,7 @@ while time.time() < deadline:
     else:
         body = head
     longest = max(longest, time.time() - a)
-    if b"loading:0" in body:
+    if b"\nloading:0" in body:  # not async_loading:0
         break
     replies += 1
     time.sleep(0.01)

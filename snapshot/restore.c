@@ -79,9 +79,16 @@ static void drop_items(item *items, int n) {
     }
 }
 
+/* Pre-sizing a big table faults in (and the kernel zeroes) its segments:
+ * up to a second on a busy machine; clients are served meanwhile. */
+static void reserve_tick(void *unused) {
+    (void)unused;
+    server_loading_events();
+}
+
 static void reserve(int dbid, uint64_t keys) {
     if (dbid >= 0 && dbid < server.cfg.databases && vt_size(db_get(dbid)->t) == 0)
-        vt_reserve(db_get(dbid)->t, (size_t)keys);
+        vt_reserve_ticked(db_get(dbid)->t, (size_t)keys, reserve_tick, NULL);
 }
 
 static int check_db(int dbid, char *err, size_t errlen) {

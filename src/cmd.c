@@ -371,7 +371,10 @@ static int may_run(client *c, const cmd_def *d) {
             return 0;
         }
     }
-    if (server.loading && !(d->flags & CMD_LOADING) && !(c->flags & CLIENT_LOADER)) {
+    /* DEBUG is flagged loading as in Redis, but its subcommands touch the
+     * tables a load is building (POPULATE, RELOAD...): refused meanwhile */
+    if (server.loading && (!(d->flags & CMD_LOADING) || d->proc == cmd_debug) &&
+        !(c->flags & CLIENT_LOADER)) {
         reply_error(c, "LOADING Redis is loading the dataset in memory");
         return 0;
     }

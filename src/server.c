@@ -299,6 +299,10 @@ void server_loading_progress(uint64_t loaded_bytes, uint64_t total_bytes) {
     process_events_while_loading();
 }
 
+void server_loading_events(void) {
+    if (server.loading) process_events_while_loading();
+}
+
 void server_loading_end(void) {
     server.loading = 0;
     server.loading_total_bytes = server.loading_loaded_bytes = 0;

@@ -225,6 +225,9 @@ int server_serve(void);
 void server_loading_start(uint64_t total_bytes);
 void server_loading_progress(uint64_t loaded_bytes, uint64_t total_bytes);
 void server_loading_end(void);
+/* One turn of serving now, whatever the bytes loaded (a long step of the
+ * load that reads nothing: pre-sizing a table). No-op unless loading. */
+void server_loading_events(void);
 
 /* Shuts down as SHUTDOWN does: save if asked (or save points set and
  * nosave == 0), close clients, exit. Returns only on failure, with err;

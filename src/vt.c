@@ -402,7 +402,9 @@ size_t vt_mem(const vt *t) {
            ((size_t)1 << t->gd) * sizeof *t->dir;
 }
 
-void vt_reserve(vt *t, size_t n) {
+void vt_reserve(vt *t, size_t n) { vt_reserve_ticked(t, n, NULL, NULL); }
+
+void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg) {
     if (t->size || t->save_epoch) return; /* contract: empty, no save */
     size_t per_seg = (size_t)VT_SEG_BUCKETS * VT_RESERVE_LOAD;
     uint32_t gd = 0;
@@ -416,6 +418,7 @@ void vt_reserve(vt *t, size_t n) {
     for (size_t i = 0; i < nd; i++) {
         t->dir[i] = seg_new(t, gd, 0);
         seg_register(t, t->dir[i]);
+        if (tick && i % 64 == 63) tick(arg); /* the table is not usable meanwhile */
     }
     t->gd = gd;
 }

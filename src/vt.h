@@ -119,6 +119,10 @@ uint64_t vt_hash(const char *key, size_t len);
  * them splits no segment (almost surely: it aims at 2 to 4 keys per 14-slot
  * bucket, see vt.c). Only on an empty table, outside a save. */
 void vt_reserve(vt *t, size_t n);
+/* The same, calling tick(arg) every 64 segments it creates (~2 MB of fresh
+ * pages at most between two calls): a startup load serves clients there.
+ * The table must not be touched from tick. */
+void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg);
 
 /* Brings the bucket of a key with hash h (vt_hash) into the cache ahead of
  * a write: restore hashes a batch of keys, prefetches, then inserts. */

@@ -141,10 +141,17 @@ void aof_before_sleep(void) {
 
 /* ---- holds and parking (rules in aof.h, data in aof_gate.c) ---- */
 
+/* A script that may write (EVAL, EVALSHA, FCALL: their read-only forms
+ * cannot) adds to the backlog like a write command. */
+static int may_write(const client *c, const cmd_def *d) {
+    return (d->flags & CMD_WRITE) || multi_exec_writes(c, d) || d->proc == cmd_eval ||
+           d->proc == cmd_evalsha || d->proc == cmd_fcall;
+}
+
 int aof_before_command(client *c, const cmd_def *d) {
     A.cmd_start = stream_end();
     A.cmd_reply_start = c->reply.len;
-    if (!A.on || !((d->flags & CMD_WRITE) || multi_exec_writes(c, d))) return 0;
+    if (!A.on || !may_write(c, d)) return 0;
     int queue_ahead = gate_parked_count() > 0 && A.resuming != c;
     if (!queue_ahead && backlog() <= (uint64_t)server.cfg.aof_max_backlog) return 0;
     gate_park(c);

@@ -698,6 +698,55 @@ START_TEST(parking)
 }
 END_TEST
 
+/* Scripts that may write are parked like writes while the backlog is full
+ * (a stalled disk must not let EVAL grow it without bound); a read-only
+ * script is not. */
+START_TEST(parking_scripts)
+{
+    srv *s = start_stallable();
+    redisContext *c = srv_connect(s);
+    wait_info_ge(c, "aof_rewrites", 1, 10000);
+    long long parked_before = info_int(c, "aof_parked_total");
+    put_text(g_delay, "2000000\n");
+    h_sleep_ms(250); /* the shim re-reads the file at most every 100 ms */
+    redisContext *t = srv_connect(s);
+    send_only(t, "SET stall %s", "1");
+    wait_info_ge(c, "aof_pending_bio_fsync", 1, 1500);
+    redisContext *f = srv_connect(s);
+    char *val = malloc(8192);
+    ck_assert_ptr_nonnull(val);
+    memset(val, 'f', 8191);
+    val[8191] = '\0';
+    for (int i = 0; i < 20; i++) /* 160 KB: past aof-max-backlog (64 KB) */
+        ck_assert_int_eq(redisAppendCommand(f, "SET fill:%d %s", i, val), REDIS_OK);
+    int done = 0;
+    while (!done) ck_assert_int_eq(redisBufferWrite(f, &done), REDIS_OK);
+    free(val);
+    wait_info_ge(c, "aof_parked_clients", 1, 1500);
+    redisContext *e = srv_connect(s);
+    send_only(e, "EVAL %s 0", "return redis.call('SET', 'byscript', 'x')");
+    wait_info_ge(c, "aof_parked_clients", 2, 1500);
+    expect_int(c, 1, "EVAL_RO %s 0", "return 1"); /* not parked */
+    put_text(g_delay, "0\n");
+    for (int i = 0; i < 20; i++) {
+        redisReply *r = reply_of(f);
+        ck_assert_int_eq(r->type, REDIS_REPLY_STATUS);
+        freeReplyObject(r);
+    }
+    redisReply *r = reply_of(e);
+    ck_assert_msg(r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"), "EVAL failed");
+    freeReplyObject(r);
+    r = reply_of(t);
+    freeReplyObject(r);
+    expect_bulk(c, "x", "GET byscript");
+    ck_assert_int_ge(info_int(c, "aof_parked_total") - parked_before, 2);
+    redisFree(e);
+    redisFree(f);
+    redisFree(t);
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------- 6: held replies under always */
 
 /* fsyncs take F = 200 ms (scaled by h_time_scale(), as every bound below
@@ -865,6 +914,7 @@ int main(void)
     tcase_add_test(tc, ack_before_first_base_startup);
     tcase_add_test(tc, ack_before_first_base_config_set);
     tcase_add_test(tc, parking);
+    tcase_add_test(tc, parking_scripts);
     tcase_add_test(tc, held_replies);
     tcase_add_test(tc, held_replies_scripts);
     tcase_add_test(tc, config_set_appendonly);

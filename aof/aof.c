@@ -141,11 +141,18 @@ void aof_before_sleep(void) {
 
 /* ---- holds and parking (rules in aof.h, data in aof_gate.c) ---- */
 
-/* A script that may write (EVAL, EVALSHA, FCALL: their read-only forms
- * cannot) adds to the backlog like a write command. */
+/* A script (EVAL, FCALL and their forms): it may read keys it did not
+ * declare, so its reply waits for every write in flight. */
+static int is_script(const cmd_def *d) {
+    return d->proc == cmd_eval || d->proc == cmd_evalsha || d->proc == cmd_eval_ro ||
+           d->proc == cmd_evalsha_ro || d->proc == cmd_fcall || d->proc == cmd_fcall_ro;
+}
+
+/* A script that may write (not the _RO forms) adds to the backlog like a
+ * write command. */
 static int may_write(const client *c, const cmd_def *d) {
-    return (d->flags & CMD_WRITE) || multi_exec_writes(c, d) || d->proc == cmd_eval ||
-           d->proc == cmd_evalsha || d->proc == cmd_fcall;
+    return (d->flags & CMD_WRITE) || multi_exec_writes(c, d) ||
+           (is_script(d) && !(d->flags & CMD_READONLY));
 }
 
 int aof_before_command(client *c, const cmd_def *d) {
@@ -158,12 +165,6 @@ int aof_before_command(client *c, const cmd_def *d) {
     return 1;
 }
 
-/* A script (EVAL, FCALL and their forms) may read keys it did not declare:
- * its reply waits for every write in flight. */
-static int is_script(const cmd_def *d) {
-    return d->proc == cmd_eval || d->proc == cmd_evalsha || d->proc == cmd_eval_ro ||
-           d->proc == cmd_evalsha_ro || d->proc == cmd_fcall || d->proc == cmd_fcall_ro;
-}
 
 /* The offset a command reading (db, argc, argv) must wait for. */
 static uint64_t read_wait(int dbid, const cmd_def *d, int argc, const arg *argv) {
@@ -785,7 +786,7 @@ int aof_load_startup(char *err, size_t errlen) {
     /* clients are served during the load (server_loading_progress): a CONFIG
      * SET may replace the configuration's strings, so the loader gets a copy */
     char *dir = xstrdup(server.cfg.appenddirname);
-    server_loading_start(0);
+    server_loading_start();
     /* INT64_MIN: the base keeps its expired keys (see aof_load.h) */
     rc = aof_load_files(dir, &A.m, server.cfg.aof_load_truncated, INT64_MIN,
                         restore_callbacks(), NULL, exec_command, &x, &st, err, errlen);

@@ -8,15 +8,17 @@
  * appendfsync always: a client's replies are held from its first write
  * command until the writer reports that the command's bytes are fsynced;
  * a command that touches a key whose latest write is still in flight (a
- * small set of key hashes, cleared as fsyncs complete) is held the same
- * way, and so are keyless reads (KEYS, SCAN, DBSIZE...) while any write is
- * in flight. Every other read is answered at once. Replies on one
- * connection stay in order.
+ * small set of key hashes, cleared as fsyncs complete; the keys are those
+ * of the commands aof_feed logged, in flight from the end of their batch)
+ * is held the same way, and so are keyless reads (KEYS, SCAN, DBSIZE...)
+ * and scripts (they may read undeclared keys) while any write is in
+ * flight. Every other read is answered at once. Replies on one connection
+ * stay in order.
  *
  * Backlog limit: when the bytes handed over but not yet written pass
- * aof-max-backlog, write commands are parked (the client stops being read
- * until resumed), smallest payload first with aging; reads are never
- * parked.
+ * aof-max-backlog, write commands (and scripts that may write: EVAL,
+ * EVALSHA, FCALL) are parked (the client stops being read until resumed),
+ * smallest payload first with aging; reads are never parked.
  *
  * BGREWRITEAOF is forkless: at epoch E appends switch to a new INCR file,
  * the snapshot serializer writes the new BASE at E, then the manifest is

@@ -556,7 +556,7 @@ int snap_load_startup(char *err, size_t errlen) {
     rdb_load_stats st;
     memset(&st, 0, sizeof st);
     int64_t start = mono_us();
-    server_loading_start(0);
+    server_loading_start();
     int rc = restore_file(server.cfg.dbfilename, &st, err, errlen);
     server_loading_end();
     if (rc == 1) return 0; /* no file: start empty */

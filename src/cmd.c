@@ -267,18 +267,21 @@ void cmd_add_write_gate(cmd_gate_fn fn) {
     write_gates[nwrite_gates++] = fn;
 }
 
-const char *cmd_gates_error(const client *c, const cmd_def *d) {
-    if (d->flags & CMD_WRITE) {
-        for (size_t i = 0; i < nwrite_gates; i++) {
-            const char *why = write_gates[i]();
-            if (why) return why;
-        }
+/* The write gates (when writes) then the client gates: the first error. */
+static const char *gates_error(const client *c, const cmd_def *d, int writes) {
+    for (size_t i = 0; writes && i < nwrite_gates; i++) {
+        const char *why = write_gates[i]();
+        if (why) return why;
     }
     for (size_t i = 0; i < ngates; i++) {
         const char *why = gates[i](c, d);
         if (why) return why;
     }
     return NULL;
+}
+
+const char *cmd_gates_error(const client *c, const cmd_def *d) {
+    return gates_error(c, d, (d->flags & CMD_WRITE) != 0);
 }
 
 void cmd_propagate(client *c, int argc, const arg *argv) {
@@ -355,21 +358,11 @@ static int may_run(client *c, const cmd_def *d) {
         reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;
     }
-    if (!master && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d))) {
-        for (size_t i = 0; i < nwrite_gates; i++) {
-            const char *why = write_gates[i]();
-            if (why) {
-                reply_error(c, why);
-                return 0;
-            }
-        }
-    }
-    for (size_t i = 0; i < ngates; i++) {
-        const char *why = gates[i](c, d);
-        if (why) {
-            reply_error(c, why);
-            return 0;
-        }
+    const char *why =
+        gates_error(c, d, !master && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)));
+    if (why) {
+        reply_error(c, why);
+        return 0;
     }
     /* DEBUG is flagged loading as in Redis, but its subcommands touch the
      * tables a load is building (POPULATE, RELOAD...): refused meanwhile */

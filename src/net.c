@@ -124,11 +124,17 @@ static void addrs_of(client *c) {
     format_addr(&local, c->laddr, sizeof c->laddr);
 }
 
-client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
-                     size_t errlen) {
+/* A zeroed client with its TCP handle initialised (not yet connected). */
+static client *client_alloc(void) {
     client *c = xcalloc(1, sizeof *c);
     uv_tcp_init(server.loop, &c->tcp);
     c->tcp.data = c;
+    return c;
+}
+
+client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
+                     size_t errlen) {
+    client *c = client_alloc();
     int rc = uv_tcp_open(&c->tcp, fd);
     if (rc != 0) {
         snprintf(err, errlen, "uv_tcp_open: %s", uv_strerror(rc));
@@ -175,9 +181,7 @@ static void on_connection(uv_stream_t *listener, int status) {
         log_warning("Accepting client connection: %s", uv_strerror(status));
         return;
     }
-    client *c = xcalloc(1, sizeof *c);
-    uv_tcp_init(server.loop, &c->tcp);
-    c->tcp.data = c;
+    client *c = client_alloc();
     if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
         uv_close((uv_handle_t *)&c->tcp, on_close);
         return;
@@ -192,9 +196,7 @@ void net_accept_now(void) {
         for (int k = 0; k < 16; k++) { /* a few per call, as Redis's accept handler */
             int fd = accept(lfd, NULL, NULL);
             if (fd < 0) break;
-            client *c = xcalloc(1, sizeof *c);
-            uv_tcp_init(server.loop, &c->tcp);
-            c->tcp.data = c;
+            client *c = client_alloc();
             if (uv_tcp_open(&c->tcp, fd) != 0) {
                 close(fd);
                 uv_close((uv_handle_t *)&c->tcp, on_close);

@@ -280,10 +280,10 @@ static void process_events_while_loading(void) {
     net_flush_all();
 }
 
-void server_loading_start(uint64_t total_bytes) {
+void server_loading_start(void) {
     server.loading = 1;
     server.loading_start_time = wall_ms() / 1000;
-    server.loading_total_bytes = total_bytes;
+    server.loading_total_bytes = 0; /* the loader's progress tells it */
     server.loading_loaded_bytes = 0;
     server.loading_events_at = (uint64_t)server.cfg.loading_process_events_interval_bytes;
     process_events_while_loading(); /* who connected meanwhile hears -LOADING now */

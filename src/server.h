@@ -222,7 +222,7 @@ int server_serve(void);
  * rest -LOADING, writes replies), as Redis's processEventsWhileBlocked; a
  * SIGTERM/SIGINT received meanwhile exits at once without saving. The cost
  * between two such points is one comparison. */
-void server_loading_start(uint64_t total_bytes);
+void server_loading_start(void);
 void server_loading_progress(uint64_t loaded_bytes, uint64_t total_bytes);
 void server_loading_end(void);
 /* One turn of serving now, whatever the bytes loaded (a long step of the

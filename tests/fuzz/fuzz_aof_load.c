@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     x.real = (mode & 32) != 0;
     aof_load_stats st;
     char err[1024] = "";
-    server_loading_start(0);
+    server_loading_start();
     int rc = aof_load_files(fz_path("aofdir"), &m, mode & 1, NOW_MS, restore_callbacks(), NULL,
                             exec_command, &x, &st, err, sizeof err);
     server_loading_end();

@@ -365,9 +365,11 @@ static inline vt_seg *home_seg(vt *t, uint64_t h, size_t *idx) {
 static inline vt_entry *seg_find(vt_seg *s, uint64_t h, const char *key,
                                  size_t len, vt_bucket **bp) {
     vt_bucket *b = &s->buckets[bucket_index(h)];
+    vt_bucket *b2 = &s->buckets[bucket_index2(h)];
+    __builtin_prefetch(b2, 0, 3); /* both buckets' misses overlap */
     vt_entry *e = bucket_find(b, h, key, len);
     if (!e) {
-        b = &s->buckets[bucket_index2(h)];
+        b = b2;
         e = bucket_find(b, h, key, len);
     }
     *bp = b;

@@ -376,10 +376,19 @@ static inline vt_entry *seg_find(vt_seg *s, uint64_t h, const char *key,
     return e;
 }
 
+/* Lines of a bucket a loader's insert may write: the header (fingerprints,
+ * used) and the first slots, where a bucket's next entry goes while it is
+ * filling. */
+#define VT_PREFETCH_LINES 4
+
 void vt_prefetch(vt *t, uint64_t h) {
     vt_seg *s = t->dir[dir_index(t, (uint32_t)(h >> 32))];
-    __builtin_prefetch(&s->buckets[bucket_index(h)], 1, 3);
-    __builtin_prefetch(&s->buckets[bucket_index2(h)], 1, 3);
+    const char *b1 = (const char *)&s->buckets[bucket_index(h)];
+    const char *b2 = (const char *)&s->buckets[bucket_index2(h)];
+    for (int i = 0; i < VT_PREFETCH_LINES; i++) {
+        __builtin_prefetch(b1 + 64 * i, 1, 3);
+        __builtin_prefetch(b2 + 64 * i, 1, 3);
+    }
 }
 
 vt_entry *vt_find(vt *t, const char *key, size_t len) {
@@ -464,12 +473,14 @@ void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg) {
 
 /* ---- writes ----------------------------------------------------------- */
 
+/* Adds the key to b: kobj when given (the entry takes that reference),
+ * else a new object with key's bytes. */
 static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h,
-                            const char *key, size_t len) {
+                            const char *key, size_t len, obj *kobj) {
     assert(b->used < VT_BUCKET_SLOTS);
     vt_entry *e = &b->slots[b->used];
     b->fp[b->used] = fingerprint(h);
-    e->key = obj_new_raw(key, len);
+    e->key = kobj ? kobj : obj_new_raw(key, len);
     e->val = NULL;
     e->expire = VT_NO_EXPIRE;
     e->hhi = (uint32_t)(h >> 32);
@@ -479,9 +490,10 @@ static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h,
     return e;
 }
 
-vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
-                   vt_wr *w, int *created) {
-    uint64_t h = vt_hash(key, len);
+/* vt_write with the hash given, and for a created key the object to store
+ * (kobj, or NULL for a copy of key's bytes). */
+static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
+                              obj *kobj, int create, vt_wr *w, int *created) {
     w->t = t;
     w->b = NULL;
     if (created) *created = 0;
@@ -506,10 +518,23 @@ vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
             w->b = wlock(t, b);
             assert(may_change(t, b, w->b));
             if (created) *created = 1;
-            return bucket_add(t, b, h, key, len);
+            return bucket_add(t, b, h, key, len, kobj);
         }
         seg_split(t, idx); /* both candidates are full: split and retry */
     }
+}
+
+vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
+                   vt_wr *w, int *created) {
+    return write_hashed(t, vt_hash(key, len), key, len, NULL, create, w, created);
+}
+
+vt_entry *vt_insert_hashed(vt *t, uint64_t h, obj *key, vt_wr *w, int *created) {
+    assert(key->type == OBJ_STRING && key->enc == OBJ_ENC_RAW);
+    int c = 0;
+    vt_entry *e = write_hashed(t, h, key->data, key->len, key, 1, w, &c);
+    if (created) *created = c;
+    return e;
 }
 
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {

@@ -133,8 +133,9 @@ void vt_reserve(vt *t, size_t n);
  * The table must not be touched from tick. */
 void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg);
 
-/* Brings the bucket of a key with hash h (vt_hash) into the cache ahead of
- * a write: restore hashes a batch of keys, prefetches, then inserts. */
+/* Brings the two candidate buckets of a key with hash h (vt_hash) into the
+ * cache ahead of a write (their headers and the slots an insert writes next):
+ * restore hashes a batch of keys, prefetches, then inserts. */
 void vt_prefetch(vt *t, uint64_t h);
 
 /* Read-only lookup; NULL when absent. The entry stays valid until the next
@@ -154,6 +155,11 @@ typedef struct vt_wr {
 } vt_wr;
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created);
+/* vt_write(create = 1) for a loader that already has the key's hash h
+ * (vt_hash, computed for vt_prefetch) and the key as an obj: when the key is
+ * created, the entry takes the caller's reference to key (no copy); when it
+ * was already there (*created = 0), the caller keeps it. */
+vt_entry *vt_insert_hashed(vt *t, uint64_t h, obj *key, vt_wr *w, int *created);
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire);
 void vt_write_done(vt_wr *w);
 

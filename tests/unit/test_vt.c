@@ -514,6 +514,44 @@ START_TEST(test_fill_factor) {
 }
 END_TEST
 
+/* vt_insert_hashed stores the caller's key object when it creates the key
+ * and leaves it to the caller when the key was already there. */
+START_TEST(test_insert_hashed) {
+    vt *t = vt_create();
+    for (int i = 0; i < 5000; i++) { /* enough keys for splits in between */
+        char k[32];
+        int n = snprintf(k, sizeof k, "hashed:%d", i);
+        obj *key = obj_new_raw(k, (size_t)n);
+        vt_wr w;
+        int created = -1;
+        vt_entry *e = vt_insert_hashed(t, vt_hash(k, (size_t)n), key, &w, &created);
+        ck_assert_int_eq(created, 1);
+        ck_assert_ptr_eq(e->key, key); /* the reference itself, no copy */
+        e->val = obj_new_int(i);
+        vt_write_done(&w);
+    }
+    ck_assert_uint_eq(vt_size(t), 5000);
+    obj *again = obj_new_raw("hashed:77", 9);
+    vt_wr w;
+    int created = -1;
+    vt_entry *e = vt_insert_hashed(t, vt_hash("hashed:77", 9), again, &w, &created);
+    ck_assert_int_eq(created, 0);
+    ck_assert_ptr_ne(e->key, again);
+    long long v;
+    ck_assert(obj_get_ll(e->val, &v) && v == 77);
+    vt_write_done(&w);
+    obj_decref(again); /* still the caller's */
+    for (int i = 0; i < 5000; i++) {
+        char k[32];
+        int n = snprintf(k, sizeof k, "hashed:%d", i);
+        vt_entry *f = vt_find(t, k, (size_t)n);
+        ck_assert_ptr_nonnull(f);
+        ck_assert(obj_get_ll(f->val, &v) && v == i);
+    }
+    vt_free(t);
+}
+END_TEST
+
 /* ---- 3. snapshot semantics, single-threaded -------------------------------- */
 
 /* What a save collected, checked against the model at E as it comes. */
@@ -789,6 +827,7 @@ static Suite *vt_suite(void) {
     tcase_add_test(ts, test_sample_and_access);
     tcase_add_test(ts, test_reserve);
     tcase_add_test(ts, test_fill_factor);
+    tcase_add_test(ts, test_insert_hashed);
     suite_add_tcase(s, ts);
     TCase *tp = tcase_create("snapshot");
     tcase_set_timeout(tp, 120);

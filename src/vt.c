@@ -3,8 +3,9 @@
  * vt.h states the protocol; this file owns its mechanics:
  *   - the directory (2^gd segment pointers, indexed by the top gd bits of the
  *     hash; a segment of local depth d fills 2^(gd-d) consecutive slots);
- *   - buckets: a key lives only in its home bucket (low hash bits), entries
- *     packed in slots[0..used); a full home bucket splits its segment;
+ *   - buckets: a key lives in one of its two candidate buckets (two groups of
+ *     low hash bits), entries packed in slots[0..used) with a fingerprint
+ *     byte each in fp[]; when both candidates are full the segment splits;
  *   - the save protocol on the main thread (lock + capture before a change to
  *     an unsaved bucket) and on the serializer (vt_capture_bucket);
  *   - SCAN cursors that survive splits and directory doublings.
@@ -36,12 +37,11 @@
  * for); beyond that the table grows by splits as usual. */
 #define VT_RESERVE_MAX_DEPTH 18
 /* vt_reserve: at most this many keys per bucket on average. After rounding
- * to a power of two the load is 2..4 keys per 14-slot bucket (14-29%, against
- * 35-40% reached by splits), and a Poisson load of 4 (2) overflows a bucket
- * with probability 2e-5 (4e-9): loading n keys splits nothing or next to
- * nothing. A lower load would make that surer and cost more memory; a
- * split costs a few microseconds, so memory wins. */
-#define VT_RESERVE_LOAD 4
+ * to a power of two the load is 4..8 keys per 14-slot bucket (29-57 %, about
+ * what inserts reach between two rounds of splits), and with two candidate
+ * buckets per key one overflowing both is rare enough that loading n keys
+ * splits next to nothing; a split costs a few microseconds anyway. */
+#define VT_RESERVE_LOAD 8
 
 _Static_assert(VT_SEG_BUCKETS == 1 << VT_SEG_SHIFT, "VT_SEG_SHIFT");
 _Static_assert(VT_BUCKET_SLOTS <= 255, "used is a byte");
@@ -103,6 +103,16 @@ static inline size_t dir_index(const vt *t, uint32_t hhi) {
 static inline unsigned bucket_index(uint64_t h) {
     return (unsigned)(h & (VT_SEG_BUCKETS - 1));
 }
+
+/* The second candidate bucket: the next group of hash bits, never the first
+ * bucket itself. */
+static inline unsigned bucket_index2(uint64_t h) {
+    unsigned i = (unsigned)((h >> VT_SEG_SHIFT) & (VT_SEG_BUCKETS - 1));
+    return i == bucket_index(h) ? i ^ 1 : i;
+}
+
+/* A byte of the hash independent of the directory and bucket bits. */
+static inline uint8_t fingerprint(uint64_t h) { return (uint8_t)(h >> 16); }
 
 /* ---- bucket locks and marks ----------------------------------------- */
 
@@ -285,9 +295,13 @@ static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
         if (e->hhi & bit) {
             if (lk) capture_entry(t, e);
             assert(nb->used < VT_BUCKET_SLOTS);
+            nb->fp[nb->used] = ob->fp[j];
             nb->slots[nb->used++] = *e;
         } else {
-            if (keep != j) ob->slots[keep] = *e;
+            if (keep != j) {
+                ob->slots[keep] = *e;
+                ob->fp[keep] = ob->fp[j];
+            }
             keep++;
         }
     }
@@ -323,9 +337,15 @@ static void seg_split(vt *t, size_t idx) {
 
 /* ---- lookup ----------------------------------------------------------- */
 
-static inline vt_entry *bucket_find(vt_bucket *b, uint32_t hhi,
+/* The entry of key in b, or NULL. Only the slots whose fingerprint matches
+ * are read (a lookup touches the bucket's first cache line and the matching
+ * entries, not every slot). */
+static inline vt_entry *bucket_find(vt_bucket *b, uint64_t h,
                                     const char *key, size_t len) {
+    uint8_t fp = fingerprint(h);
+    uint32_t hhi = (uint32_t)(h >> 32);
     for (unsigned i = 0; i < b->used; i++) {
+        if (b->fp[i] != fp) continue;
         vt_entry *e = &b->slots[i];
         if (e->hhi == hhi && e->key->len == len &&
             memcmp(e->key->data, key, len) == 0)
@@ -334,20 +354,48 @@ static inline vt_entry *bucket_find(vt_bucket *b, uint32_t hhi,
     return NULL;
 }
 
-static inline vt_bucket *home_bucket(vt *t, uint64_t h, size_t *idx) {
+/* The two candidate buckets of hash h, in the segment at directory slot
+ * *idx. */
+static inline vt_seg *home_seg(vt *t, uint64_t h, size_t *idx) {
     *idx = dir_index(t, (uint32_t)(h >> 32));
-    return &t->dir[*idx]->buckets[bucket_index(h)];
+    return t->dir[*idx];
 }
+
+/* The entry of key (hash h) in either candidate bucket; *bp its bucket. */
+static inline vt_entry *seg_find(vt_seg *s, uint64_t h, const char *key,
+                                 size_t len, vt_bucket **bp) {
+    vt_bucket *b = &s->buckets[bucket_index(h)];
+    vt_bucket *b2 = &s->buckets[bucket_index2(h)];
+    __builtin_prefetch(b2, 0, 3); /* both buckets' misses overlap */
+    vt_entry *e = bucket_find(b, h, key, len);
+    if (!e) {
+        b = b2;
+        e = bucket_find(b, h, key, len);
+    }
+    *bp = b;
+    return e;
+}
+
+/* Lines of a bucket a loader's insert may write: the header (fingerprints,
+ * used) and the first slots, where a bucket's next entry goes while it is
+ * filling. */
+#define VT_PREFETCH_LINES 4
 
 void vt_prefetch(vt *t, uint64_t h) {
     vt_seg *s = t->dir[dir_index(t, (uint32_t)(h >> 32))];
-    __builtin_prefetch(&s->buckets[bucket_index(h)], 1, 3);
+    const char *b1 = (const char *)&s->buckets[bucket_index(h)];
+    const char *b2 = (const char *)&s->buckets[bucket_index2(h)];
+    for (int i = 0; i < VT_PREFETCH_LINES; i++) {
+        __builtin_prefetch(b1 + 64 * i, 1, 3);
+        __builtin_prefetch(b2 + 64 * i, 1, 3);
+    }
 }
 
 vt_entry *vt_find(vt *t, const char *key, size_t len) {
     uint64_t h = vt_hash(key, len);
     size_t idx;
-    return bucket_find(home_bucket(t, h, &idx), (uint32_t)(h >> 32), key, len);
+    vt_bucket *b;
+    return seg_find(home_seg(t, h, &idx), h, key, len, &b);
 }
 
 /* ---- create / free / stats ------------------------------------------- */
@@ -425,31 +473,35 @@ void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg) {
 
 /* ---- writes ----------------------------------------------------------- */
 
-static vt_entry *bucket_add(vt *t, vt_bucket *b, uint32_t hhi,
-                            const char *key, size_t len) {
+/* Adds the key to b: kobj when given (the entry takes that reference),
+ * else a new object with key's bytes. */
+static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h,
+                            const char *key, size_t len, obj *kobj) {
     assert(b->used < VT_BUCKET_SLOTS);
     vt_entry *e = &b->slots[b->used];
-    e->key = obj_new_raw(key, len);
+    b->fp[b->used] = fingerprint(h);
+    e->key = kobj ? kobj : obj_new_raw(key, len);
     e->val = NULL;
     e->expire = VT_NO_EXPIRE;
-    e->hhi = hhi;
+    e->hhi = (uint32_t)(h >> 32);
     e->epoch = (uint8_t)t->save_epoch; /* born saved when b is locked */
     b->used++;
     t->size++;
     return e;
 }
 
-vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
-                   vt_wr *w, int *created) {
-    uint64_t h = vt_hash(key, len);
-    uint32_t hhi = (uint32_t)(h >> 32);
+/* vt_write with the hash given, and for a created key the object to store
+ * (kobj, or NULL for a copy of key's bytes). */
+static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
+                              obj *kobj, int create, vt_wr *w, int *created) {
     w->t = t;
     w->b = NULL;
     if (created) *created = 0;
     for (;;) {
         size_t idx;
-        vt_bucket *b = home_bucket(t, h, &idx);
-        vt_entry *e = bucket_find(b, hhi, key, len);
+        vt_seg *s = home_seg(t, h, &idx);
+        vt_bucket *b;
+        vt_entry *e = seg_find(s, h, key, len, &b);
         if (e) {
             w->b = wlock(t, b);
             assert(may_change(t, b, w->b));
@@ -459,14 +511,30 @@ vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
             return e;
         }
         if (!create) return NULL;
+        vt_bucket *b1 = &s->buckets[bucket_index(h)];
+        vt_bucket *b2 = &s->buckets[bucket_index2(h)];
+        b = b2->used < b1->used ? b2 : b1; /* the less full */
         if (b->used < VT_BUCKET_SLOTS) {
             w->b = wlock(t, b);
             assert(may_change(t, b, w->b));
             if (created) *created = 1;
-            return bucket_add(t, b, hhi, key, len);
+            return bucket_add(t, b, h, key, len, kobj);
         }
-        seg_split(t, idx); /* the home bucket is full: split and retry */
+        seg_split(t, idx); /* both candidates are full: split and retry */
     }
+}
+
+vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
+                   vt_wr *w, int *created) {
+    return write_hashed(t, vt_hash(key, len), key, len, NULL, create, w, created);
+}
+
+vt_entry *vt_insert_hashed(vt *t, uint64_t h, obj *key, vt_wr *w, int *created) {
+    assert(key->type == OBJ_STRING && key->enc == OBJ_ENC_RAW);
+    int c = 0;
+    vt_entry *e = write_hashed(t, h, key->data, key->len, key, 1, w, &c);
+    if (created) *created = c;
+    return e;
 }
 
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {
@@ -489,8 +557,8 @@ void vt_write_done(vt_wr *w) {
 int vt_delete(vt *t, const char *key, size_t len) {
     uint64_t h = vt_hash(key, len);
     size_t idx;
-    vt_bucket *b = home_bucket(t, h, &idx);
-    vt_entry *e = bucket_find(b, (uint32_t)(h >> 32), key, len);
+    vt_bucket *b;
+    vt_entry *e = seg_find(home_seg(t, h, &idx), h, key, len, &b);
     if (!e) return 0;
     vt_bucket *lk = wlock(t, b);
     assert(may_change(t, b, lk));
@@ -503,7 +571,10 @@ int vt_delete(vt *t, const char *key, size_t len) {
         t->expires--;
     }
     vt_entry *last = &b->slots[b->used - 1];
-    if (e != last) *e = *last; /* keep slots packed */
+    if (e != last) { /* keep slots packed */
+        *e = *last;
+        b->fp[e - b->slots] = b->fp[b->used - 1];
+    }
     memset(last, 0, sizeof *last);
     b->used--;
     if (lk) bucket_unlock(lk);

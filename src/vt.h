@@ -7,11 +7,14 @@
  *
  *   Shape: extendible hashing. A directory of 2^global_depth pointers to
  *   segments; each segment has VT_SEG_BUCKETS buckets of VT_BUCKET_SLOTS
- *   entries. The top bits of a key's 64-bit hash pick the directory slot, the
- *   low bits pick the bucket. A full bucket splits its segment in two (the
- *   directory doubles when needed): no step ever costs O(dataset). Entries
- *   keep their bucket index across a split, so a split moves entries from
- *   bucket i of the old segment to bucket i of the new one.
+ *   entries. The top bits of a key's 64-bit hash pick the directory slot, two
+ *   groups of low bits pick two candidate buckets; a new key goes to the less
+ *   full of the two (two choices keep buckets balanced, so segments fill to
+ *   ~85 % before one bucket overflows, against ~50 % with one choice). When
+ *   both are full the segment splits in two (the directory doubles when
+ *   needed): no step ever costs O(dataset). Entries keep their bucket index
+ *   across a split, so a split moves entries from bucket i of the old segment
+ *   to bucket i of the new one.
  *
  *   Save epoch E (vt_save_begin .. vt_save_end): every bucket carries an
  *   atomic `version` ("all entries here are saved for epochs <= version") and
@@ -82,8 +85,14 @@ typedef struct vt_bucket {
                                  meaningful; other marks are stale */
     atomic_flag lock;         /* spinlock, held for a few entries' work */
     uint8_t used;             /* slots in use; under lock while version < E */
+    uint8_t fp[VT_BUCKET_SLOTS]; /* one hash byte per used slot, so that a
+                                    lookup reads the entries that may match
+                                    only (main thread; changed with slots) */
     vt_entry slots[VT_BUCKET_SLOTS];
 } vt_bucket;
+
+_Static_assert(sizeof(vt_bucket) == 32 + VT_BUCKET_SLOTS * sizeof(vt_entry),
+               "the fingerprints fit the bucket header's cache line");
 
 typedef struct vt_seg vt_seg;
 typedef struct vt vt;
@@ -124,8 +133,9 @@ void vt_reserve(vt *t, size_t n);
  * The table must not be touched from tick. */
 void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg);
 
-/* Brings the bucket of a key with hash h (vt_hash) into the cache ahead of
- * a write: restore hashes a batch of keys, prefetches, then inserts. */
+/* Brings the two candidate buckets of a key with hash h (vt_hash) into the
+ * cache ahead of a write (their headers and the slots an insert writes next):
+ * restore hashes a batch of keys, prefetches, then inserts. */
 void vt_prefetch(vt *t, uint64_t h);
 
 /* Read-only lookup; NULL when absent. The entry stays valid until the next
@@ -145,6 +155,11 @@ typedef struct vt_wr {
 } vt_wr;
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created);
+/* vt_write(create = 1) for a loader that already has the key's hash h
+ * (vt_hash, computed for vt_prefetch) and the key as an obj: when the key is
+ * created, the entry takes the caller's reference to key (no copy); when it
+ * was already there (*created = 0), the caller keeps it. */
+vt_entry *vt_insert_hashed(vt *t, uint64_t h, obj *key, vt_wr *w, int *created);
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire);
 void vt_write_done(vt_wr *w);
 

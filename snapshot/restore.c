@@ -237,6 +237,7 @@ static void inline_end(void *priv, int ok) {
     drop_items(L.items, L.n);
     L.n = 0;
     pending.failed = 0;
+    H.done = 0; /* the next load starts from the break it finds */
 }
 
 /* A function library: created at once (the loading environment has no

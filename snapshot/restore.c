@@ -61,15 +61,17 @@ static void drop_items(item *items, int n);
  * kernel still zeroes every page, but takes no trap per page (measured
  * here: 400 MB in 0.13 s of CPU instead of 0.17 s). An allocator that does
  * not grow the heap with brk (jemalloc, ASan's) leaves the break where it
- * is, and then nothing is done. Huge pages would fault 512x less often, but
- * on this VM their zeroing cost more than they saved (see
- * doc/benchmarks.md). */
+ * is, and then nothing is done. Huge pages would fault 512x less often,
+ * but on the 2-vCPU VM of doc/benchmarks.md their zeroing cost more than
+ * they saved (glibc.malloc.hugetlb=1: 0.6-0.9 s of system time per load
+ * instead of 0.2-0.3 s). */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
 static struct {
     uintptr_t done;   /* the heap below is faulted in (page aligned) */
+    uintptr_t page;   /* the page size */
     int off;          /* the kernel refused once: stop trying */
 } H;
 
@@ -80,8 +82,8 @@ static void heap_populate(void) {
         H.off = 1;
         return;
     }
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t brk = (uintptr_t)cur & ~(page - 1);
+    if (!H.page) H.page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t brk = (uintptr_t)cur & ~(H.page - 1);
     if (H.done == 0 || brk < H.done) {
         /* first call (what is there is in use already), or the heap shrank */
         H.done = brk;
@@ -92,7 +94,7 @@ static void heap_populate(void) {
         H.off = 1;    /* EINVAL before Linux 5.14; ENOMEM: the faults will say */
         return;
     }
-    H.done = brk;
+    H.done = brk;     /* (interrupted: those pages fault in one by one) */
 }
 
 /* Hash and prefetch the whole batch's buckets, then insert: the misses of a

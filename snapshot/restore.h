@@ -2,7 +2,9 @@
  *
  * Inserting is bound by one random bucket per key (a cache and TLB miss):
  * keys are inserted in batches of 64 whose buckets are prefetched first, so
- * the misses of a batch overlap; table segments live on huge pages. (A
+ * the misses of a batch overlap; table segments live on huge pages; the
+ * heap's new pages are faulted in one madvise per brk growth, not one trap
+ * per page (restore.c, heap_populate). (A
  * decoder thread handing batches to the main thread was tried and measured
  * slower: 0.92-1.12 s vs 0.58-0.93 s for 1M keys, the objects then cross
  * cores.) Startup only, main thread; restore_into_tables is the exception

@@ -4,7 +4,8 @@
  * Every byte of the plain RDB stream goes through one 256 KiB buffer. A
  * flush first advances the CRC64 over the buffered bytes (one big crc64
  * call, not one per field; none with RDB_NO_CHECKSUM), then hands them to
- * the sink (rdb_io.h), through the LZ4 frame compressor when LZ4 is on.
+ * the sink (rdb_io.h); with LZ4 on, as one block of the frame, compressed
+ * when a probe of its start says it is worth it (w_flush).
  * Keys are encoded straight into the buffer; only values larger than what
  * is left of it go through the chunked copy. Strings are int-encoded when
  * they are canonical integers, LZF-compressed with RDB_COMPRESS_LZF as

@@ -1,11 +1,28 @@
-/* crc64: CRC-64/Jones, slicing-by-16 (see crc64.h).
+/* crc64: CRC-64/Jones as Redis (see crc64.h).
  *
- * tab[0] is the classic byte-at-a-time table of the reflected polynomial;
- * tab[k][b] is the CRC of byte b followed by k zero bytes, so sixteen table
- * lookups xor-ed together advance the CRC by sixteen input bytes at once.
- * Measured here: 1.4 GB/s slicing-by-8, 2.2 GB/s slicing-by-16 (32 KB of
- * tables, built once). */
+ * With ISA-L (HAVE_ISAL, Debian libisal-dev): its crc64_jones_refl, which
+ * folds with carry-less multiplies (PCLMULQDQ, VPCLMULQDQ where the CPU has
+ * them; chosen at run time): 46 GB/s here, against 2 GB/s for the tables
+ * below, so the CRC of a 320 MB snapshot costs ~7 ms of CPU instead of
+ * ~150 ms. ISA-L's CRCs invert the value on entry and exit; Redis's has no
+ * inversion, hence the ~ on both sides.
+ *
+ * Without it: slicing-by-16. tab[0] is the classic byte-at-a-time table of
+ * the reflected polynomial; tab[k][b] is the CRC of byte b followed by k
+ * zero bytes, so sixteen table lookups xor-ed together advance the CRC by
+ * sixteen input bytes at once. Measured here: 1.4 GB/s slicing-by-8,
+ * 2.2 GB/s slicing-by-16 (32 KB of tables, built once). */
 #include "crc64.h"
+
+#ifdef HAVE_ISAL
+
+#include <isa-l/crc64.h>
+
+uint64_t crc64(uint64_t crc, const void *data, size_t n) {
+    return ~crc64_jones_refl(~crc, data, n);
+}
+
+#else
 
 #include <pthread.h>
 #include <string.h>
@@ -58,3 +75,5 @@ uint64_t crc64(uint64_t crc, const void *data, size_t n) {
     while (n--) crc = tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return crc;
 }
+
+#endif

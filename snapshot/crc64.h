@@ -4,9 +4,11 @@
  * 0xad93d23594c935a9, initial value 0, no final xor. Check value:
  * crc64(0, "123456789", 9) == 0xe9c6d914c4b8d9ca.
  *
- * Table-driven, sixteen bytes per step ("slicing-by-16"): ~2.2 GB/s here,
- * so a 320 MB snapshot costs ~0.15 s of CPU. The tables are built once, on
- * first use (pthread_once), and only read afterwards: any thread may call. */
+ * ISA-L's carry-less-multiply CRC when built with it (HAVE_ISAL): ~46 GB/s
+ * here; else table-driven, sixteen bytes per step ("slicing-by-16"):
+ * ~2.2 GB/s, so a 320 MB snapshot costs ~0.15 s of CPU, with tables built
+ * once, on first use (pthread_once), and only read afterwards. Either way
+ * any thread may call. */
 #ifndef VERSO_CRC64_H
 #define VERSO_CRC64_H
 

@@ -7,7 +7,8 @@
  * else length-prefixed; collections as rdb_coll.h says), then EOF and the
  * CRC64 (Jones) of
  * everything before it (0 when not computed). With LZ4 on, the whole stream
- * is wrapped in one LZ4 frame with its content checksum, so that `lz4 -d`
+ * is wrapped in one LZ4 frame (content checksum only with RDB_NO_CHECKSUM,
+ * blocks that do not compress stored as they are), so that `lz4 -d`
  * gives back the plain RDB. See doc/snapshot-format.md.
  *
  * The writer writes to a sink and the loader reads from a source
@@ -187,7 +188,7 @@ typedef struct rdb_load_stats {
 } rdb_load_stats;
 
 /* Loads a snapshot: detects plain RDB or LZ4 frame by the magic, verifies
- * the RDB CRC64 and the LZ4 content checksum, skips keys expired before
+ * the RDB CRC64 and the LZ4 content checksum (when the frame has one), skips keys expired before
  * now_ms. Returns 0; 1 when the file does not exist (nothing loaded); -1 on
  * any damage, with err naming the file, the byte offset and what was wrong,
  * e.g. "dump.rdb: offset 1234: bad CRC64 checksum". The file is never

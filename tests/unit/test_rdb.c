@@ -349,6 +349,66 @@ START_TEST(test_lz4_is_a_plain_frame) {
 }
 END_TEST
 
+/* Writes d with `flags` (LZ4 on) to tpath and plain to plain.rdb, checks
+ * that the LZ4 file loads back to d and that lz4 -d gives the plain file
+ * byte for byte; returns the two sizes and the frame's FLG byte. */
+static void lz4_vs_plain(const recs *d, int flags, size_t *lz4_size, size_t *plain_size,
+                         unsigned char *flg) {
+    char p2[320], cmd[800];
+    snprintf(p2, sizeof p2, "%s/plain.rdb", tdir);
+    write_dataset(tpath, flags, d, 1);
+    write_dataset(p2, flags & ~RDB_COMPRESS_LZ4, d, 1);
+    snprintf(cmd, sizeof cmd, "lz4 -d -q -c '%s' | cmp -s - '%s'", tpath, p2);
+    ck_assert_int_eq(system(cmd), 0);
+    recs got;
+    recs_init(&got);
+    rdb_load_stats st;
+    char err[RDB_ERRLEN];
+    ck_assert_msg(load(tpath, 0, &got, &st, err) == 0, "%s", err);
+    assert_same(d, &got, 0);
+    recs_free(&got);
+    unsigned char *f = read_file(tpath, lz4_size);
+    ck_assert_uint_gt(*lz4_size, 4);
+    *flg = f[4];
+    free(f);
+    f = read_file(p2, plain_size);
+    free(f);
+}
+
+/* LZ4 blocks that would not shrink by 1/16 (a probe of their first 16 KB
+ * says so) are stored as uncompressed blocks of the frame: 2,000 x 300
+ * random bytes (three blocks) cost the plain size plus a few bytes of
+ * framing, repetitive values are compressed. The frame has no content
+ * checksum while the RDB CRC64 covers the stream, and has one with
+ * RDB_NO_CHECKSUM (then blocks are always compressed). */
+START_TEST(test_lz4_stores_incompressible_blocks) {
+    recs rand_vals, text_vals;
+    recs_init(&rand_vals);
+    recs_init(&text_vals);
+    char kb[64], tb[300];
+    for (size_t i = 0; i < sizeof tb; i++) tb[i] = (char)('a' + i % 7);
+    for (int i = 0; i < 2000; i++) {
+        size_t kl = (size_t)snprintf(kb, sizeof kb, "key:%012d", i);
+        recs_add(&rand_vals, 0, obj_new_raw(kb, kl), rand_bytes_obj(300, 0), -1);
+        recs_add(&text_vals, 0, obj_new_raw(kb, kl), obj_new_raw(tb, sizeof tb), -1);
+    }
+    size_t z, plain;
+    unsigned char flg;
+    lz4_vs_plain(&rand_vals, RDB_COMPRESS_LZ4, &z, &plain, &flg);
+    ck_assert_uint_gt(plain, 2000 * 300);
+    ck_assert_uint_ge(z, plain);        /* stored, not compressed */
+    ck_assert_uint_le(z, plain + 64);   /* header, 3 block sizes, end mark */
+    ck_assert_uint_eq(flg & 0x04, 0);   /* no content checksum */
+    lz4_vs_plain(&text_vals, RDB_COMPRESS_LZ4, &z, &plain, &flg);
+    ck_assert_uint_lt(z, plain / 4);
+    ck_assert_uint_eq(flg & 0x04, 0);
+    lz4_vs_plain(&rand_vals, RDB_COMPRESS_LZ4 | RDB_NO_CHECKSUM, &z, &plain, &flg);
+    ck_assert_uint_eq(flg & 0x04, 0x04); /* the only checksum then */
+    recs_free(&rand_vals);
+    recs_free(&text_vals);
+}
+END_TEST
+
 /* ---- corruption sweeps ---- */
 
 /* Loads the damaged file: it must be refused, with the path and an offset
@@ -913,6 +973,7 @@ static Suite *rdb_suite(void) {
     tcase_add_test(tc, test_round_trip_empty);
     tcase_add_test(tc, test_writer_bytes_exact);
     tcase_add_test(tc, test_lz4_is_a_plain_frame);
+    tcase_add_test(tc, test_lz4_stores_incompressible_blocks);
     tcase_add_test(tc, test_corrupt_small_plain);
     tcase_add_test(tc, test_corrupt_small_lz4);
     tcase_add_test(tc, test_corrupt_bigger_plain);

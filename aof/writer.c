@@ -60,7 +60,7 @@
 #define AOFW_STOP_TRIES 2        /* retries of a failing write once stopping */
 
 /* fsync threads: `always` overlaps up to this many fsyncs. */
-#define AOFW_FSYNC_THREADS 4
+#define AOFW_FSYNC_THREADS 8
 
 /* A submitted buffer, or a file switch (data == NULL). */
 typedef struct chunk {
@@ -673,6 +673,11 @@ void aofw_get_stats(aofw *w, aofw_stats *st) {
     st->write_ok = w->write_ok;
     memcpy(st->last_error, w->last_error, sizeof st->last_error);
     pthread_mutex_unlock(&w->lock);
+}
+
+void aofw_progress(aofw *w, uint64_t *written, uint64_t *synced) {
+    *synced = atomic_load(&w->synced);
+    *written = atomic_load(&w->written);
 }
 
 uint64_t aofw_backlog(aofw *w) {

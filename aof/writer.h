@@ -5,7 +5,7 @@
  * The main thread submits whole buffers (once per loop iteration) and file
  * switches, in order; the thread takes everything queued at once, writes
  * it, and under `always` asks for one fsync covering the whole batch (group
- * commit); up to four such fsyncs may overlap, so a write arriving while an
+ * commit); up to eight such fsyncs may overlap, so a write arriving while an
  * fsync runs need not wait for it to end (on a slow network disk an fsync is
  * mostly latency). Progress is published as two monotonic byte counters (written,
  * synced) over all files since start, and the main loop is woken with a
@@ -35,7 +35,7 @@ typedef struct aofw_stats {
     uint64_t delayed_fsync; /* everysec: fsyncs that started when the oldest
                              * byte they cover had been written > 2 s before */
     uint64_t pending_fsync; /* fsyncs running now (aof_pending_bio_fsync); up to
-                             * four overlap under always */
+                             * eight overlap under always */
     int write_ok;           /* 0 after a failed write until one succeeds; a
                              * failed fsync makes it 0 for good (see writer.c) */
     char last_error[256];   /* strerror of the last failure */
@@ -71,6 +71,9 @@ static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *fnarg) {
 void aofw_set_policy(aofw *w, int policy);
 /* Any thread: a consistent copy of the counters. */
 void aofw_get_stats(aofw *w, aofw_stats *st);
+/* Any thread, lock-free: the written and synced counters (no order between
+ * the two loads; each only grows). */
+void aofw_progress(aofw *w, uint64_t *written, uint64_t *synced);
 /* Main thread: the slowest write(2) and fsync (microseconds) since the
  * last call, which resets both (the latency monitor's aof-write and
  * aof-fsync-always events). */

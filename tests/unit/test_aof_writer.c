@@ -269,6 +269,42 @@ END_TEST
 
 /* ---- 3. everysec and no ---- */
 
+/* Overlapping group commits: an fsync that blocks until released. */
+static _Atomic int gate_inside, gate_open;
+static int gated_fsync(int fd) {
+    atomic_fetch_add(&gate_inside, 1);
+    while (!atomic_load(&gate_open)) usleep(1000);
+    return fdatasync(fd);
+}
+static int fsyncs_inside_n;
+static int n_inside(tctx *t) { (void)t; return atomic_load(&gate_inside) >= fsyncs_inside_n; }
+
+/* Under always, a batch written while earlier fsyncs run gets its own fsync
+ * at once, up to eight at a time (a slow network disk: an fsync is mostly
+ * latency), so a write waits for about one fsync, not for the rest of the
+ * running ones. Eight batches, each written while the fsyncs of all the
+ * earlier ones are still blocked, are all being fsynced together. */
+START_TEST(test_always_eight_fsyncs_overlap) {
+    atomic_store(&gate_inside, 0);
+    atomic_store(&gate_open, 0);
+    aofw_test_set_fsync_fn(gated_fsync);
+    tctx t;
+    t_start(&t, open_aof("overlap.aof"), FSYNC_ALWAYS);
+    aofw_test_set_fsync_fn(NULL);
+    for (int i = 1; i <= 8; i++) {
+        submit_stream(&t, 100);
+        fsyncs_inside_n = i;
+        ck_assert_msg(run_until(&t, n_inside, h_scaled_ms(3000)),
+                      "batch %d: %d fsyncs running, not %d", i, atomic_load(&gate_inside), i);
+    }
+    ck_assert_uint_eq(t.st.synced, 0);
+    atomic_store(&gate_open, 1);
+    ck_assert(run_until(&t, all_synced, h_scaled_ms(3000)));
+    ck_assert_int_eq(t_stop(&t), 0);
+    check_file("overlap.aof", 0, t.pos);
+}
+END_TEST
+
 START_TEST(test_everysec_lags_then_catches_up) {
     tctx t;
     int64_t t0 = mono_ms();
@@ -666,6 +702,7 @@ int main(void) {
     tcase_add_test(tc, test_stop_drains);
     tcase_add_test(tc, test_always_group_commit_tight_loop);
     tcase_add_test(tc, test_always_group_commit_clients);
+    tcase_add_test(tc, test_always_eight_fsyncs_overlap);
     tcase_add_test(tc, test_everysec_lags_then_catches_up);
     tcase_add_test(tc, test_everysec_slow_fsync_does_not_block_writes);
     tcase_add_test(tc, test_no_policy_never_fsyncs_until_stop);

@@ -379,6 +379,7 @@ static int start_writer(int fd, char *err, size_t errlen) {
  * new manifest no longer lists. The job owns copies of everything. */
 
 typedef struct manifest_job {
+    aofw *w;           /* the writer whose fsync threads remove the files */
     uint64_t seq;      /* 0, or the rewrite's publication number */
     aof_manifest m;
     char *dir, *filename;
@@ -403,11 +404,12 @@ static int manifest_job_fn(void *jobarg, int run) {
         return EIO;
     }
     if (j->seq) atomic_store(&published_seq, j->seq);
+    /* The files it no longer lists: removed by an fsync thread, so the
+     * writer goes on writing meanwhile. */
     for (int i = 0; i < j->nunlink; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", j->dir, j->unlink[i]);
-        if (unlink(path) != 0 && errno != ENOENT)
-            log_warning("Removing old AOF file %s: %s", path, strerror(errno));
+        aofw_unlink_later(j->w, path);
     }
     return 0;
 }
@@ -415,6 +417,7 @@ static int manifest_job_fn(void *jobarg, int run) {
 static manifest_job *manifest_job_new(const aof_manifest *m) {
     manifest_job *j = xcalloc(1, sizeof *j);
     aofm_copy(&j->m, m);
+    j->w = A.w;
     j->dir = xstrdup(server.cfg.appenddirname);
     j->filename = xstrdup(server.cfg.appendfilename);
     return j;

@@ -49,7 +49,8 @@ typedef struct aofw_stats {
 aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *priv),
                  void *priv, char *err, size_t errlen);
 /* Main thread: hands buf's bytes to the thread (the vbuf is emptied and
- * may be reused at once; its storage changes hands). */
+ * may be reused at once; its storage changes hands, and buf may get the
+ * storage of a buffer already written back: empty, with its capacity). */
 void aofw_submit(aofw *w, vbuf *buf);
 /* Main thread: every byte submitted from now on goes to new_fd; the writer
  * fsyncs and closes the old fd after writing what was queued before. */
@@ -67,6 +68,12 @@ void aofw_switch_file_after(aofw *w, int new_fd, aofw_switch_fn before, void *ar
 static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *fnarg) {
     aofw_switch_file_after(w, -1, fn, fnarg);
 }
+/* Any thread: an fsync thread removes the file at path, when no fsync is
+ * waiting for it (the AOF's old files after a rewrite: removing a file of
+ * hundreds of MB drops its page cache and frees its blocks, 50-200 ms that
+ * must not stop the writing). Files still queued at aofw_stop are removed
+ * before it returns. */
+void aofw_unlink_later(aofw *w, const char *path);
 /* Main thread: change the fsync policy (CONFIG SET appendfsync). */
 void aofw_set_policy(aofw *w, int policy);
 /* Any thread: a consistent copy of the counters. */
@@ -89,10 +96,11 @@ uint64_t aofw_backlog(aofw *w);
  * before uv_loop_close, as libuv requires anyway). */
 int aofw_stop(aofw *w);
 
-/* For tests only: replace write(2) / fdatasync(2) in writers started after
+/* For tests only: replace write(2) / fdatasync(2) / unlink(2) in writers started after
  * the call (NULL restores the real one), to inject failures. */
 void aofw_test_set_write_fn(ssize_t (*fn)(int fd, const void *p, size_t n));
 void aofw_test_set_fsync_fn(int (*fn)(int fd));
+void aofw_test_set_unlink_fn(int (*fn)(const char *path));
 /* For tests only: in writers started after the call, fn runs on an fsync
  * thread each time it wakes up with a request to serve, before it looks at
  * the requests (without the lock). A test blocks in it to hold the thread in

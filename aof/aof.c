@@ -673,6 +673,8 @@ static void disable(void) {
     A.scheduled = 0;
     aofw_stop(A.w);
     A.w = NULL;
+    assert(A.buf.len == 0);
+    vbuf_free(&A.buf); /* a buffer the writer gave back (aofw_submit) */
     gate_inflight_clear();
     release_held();
     resume_parked(1);

@@ -78,6 +78,10 @@ static char *aof_path(const char *name) {
     return p;
 }
 
+/* The writer's counters as last taken (take_progress): raw, since the
+ * writer started. */
+static uint64_t seen_written, seen_synced;
+
 /* atomic: the writer thread stores the seq of each manifest it made durable */
 static _Atomic uint64_t published_seq;
 
@@ -263,29 +267,51 @@ static void fail_held(const char *msg) {
     net_flush_all();
 }
 
-/* The writer finished a batch (runs on the loop). */
-static void on_progress(void *priv) {
-    (void)priv;
-    if (!A.w) return;
+/* Takes the writer's progress: the offsets, what is durable now, and the
+ * held replies that may go (their clients are queued for writing). */
+static void take_progress(void) {
     aofw_stats st;
     aofw_get_stats(A.w, &st);
     int64_t write_us, fsync_us; /* the latency monitor's AOF events */
     aofw_take_latency(A.w, &write_us, &fsync_us);
     latency_add_us("aof-write", write_us);
     if (server.cfg.appendfsync == FSYNC_ALWAYS) latency_add_us("aof-fsync-always", fsync_us);
+    seen_written = st.written;
+    seen_synced = st.synced;
     A.written = A.writer_origin + st.written;
     A.fsynced = A.writer_origin + st.synced;
     /* Until the AOF has a base and a manifest on disk nothing in it would be
      * found after a crash: nothing counts as durable yet. */
     if (A.have_base) A.synced = server.cfg.appendfsync == FSYNC_ALWAYS ? A.fsynced : A.written;
     gate_inflight_synced(A.synced);
+    release_held();
+}
+
+/* The writer finished a batch (runs on the loop). */
+static void on_progress(void *priv) {
+    (void)priv;
+    if (!A.w) return;
+    take_progress();
     if (A.publish_wait && atomic_load(&published_seq) >= A.publish_wait) {
         A.publish_wait = 0;
         finish_rewrite();
     }
-    release_held();
     resume_parked(0);
     net_flush_all();
+}
+
+/* Before the loop sleeps (the hook; it then flushes every client): an fsync
+ * that ended during this iteration releases its held replies now, with this
+ * iteration's replies, instead of when the loop next polls and reaches the
+ * writer's wake-up (after the sockets ready before it: about one more
+ * iteration under load). Parked clients and rewrites wait for on_progress. */
+static void aof_hook_before_sleep(void) {
+    if (A.w && always()) {
+        uint64_t written, synced;
+        aofw_progress(A.w, &written, &synced);
+        if (synced != seen_synced || written != seen_written) take_progress();
+    }
+    aof_before_sleep();
 }
 
 static const char *aof_write_gate(void) {
@@ -341,6 +367,7 @@ static int start_writer(int fd, char *err, size_t errlen) {
     A.last_db = -1;
     A.writer_origin = A.submitted; /* the writer counts from 0 */
     A.written = A.synced = A.fsynced = A.submitted;
+    seen_written = seen_synced = 0;
     prop_add_data(aof_feed, NULL); /* messages (PUBLISH) are not logged */
     return 0;
 }
@@ -352,6 +379,7 @@ static int start_writer(int fd, char *err, size_t errlen) {
  * new manifest no longer lists. The job owns copies of everything. */
 
 typedef struct manifest_job {
+    aofw *w;           /* the writer whose fsync threads remove the files */
     uint64_t seq;      /* 0, or the rewrite's publication number */
     aof_manifest m;
     char *dir, *filename;
@@ -376,11 +404,12 @@ static int manifest_job_fn(void *jobarg, int run) {
         return EIO;
     }
     if (j->seq) atomic_store(&published_seq, j->seq);
+    /* The files it no longer lists: removed by an fsync thread, so the
+     * writer goes on writing meanwhile. */
     for (int i = 0; i < j->nunlink; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", j->dir, j->unlink[i]);
-        if (unlink(path) != 0 && errno != ENOENT)
-            log_warning("Removing old AOF file %s: %s", path, strerror(errno));
+        aofw_unlink_later(j->w, path);
     }
     return 0;
 }
@@ -388,6 +417,7 @@ static int manifest_job_fn(void *jobarg, int run) {
 static manifest_job *manifest_job_new(const aof_manifest *m) {
     manifest_job *j = xcalloc(1, sizeof *j);
     aofm_copy(&j->m, m);
+    j->w = A.w;
     j->dir = xstrdup(server.cfg.appenddirname);
     j->filename = xstrdup(server.cfg.appendfilename);
     return j;
@@ -643,6 +673,8 @@ static void disable(void) {
     A.scheduled = 0;
     aofw_stop(A.w);
     A.w = NULL;
+    assert(A.buf.len == 0);
+    vbuf_free(&A.buf); /* a buffer the writer gave back (aofw_submit) */
     gate_inflight_clear();
     release_held();
     resume_parked(1);
@@ -950,7 +982,7 @@ static const hooks aof_hooks = {
     .name = "aof",
     .dataset_replaced = dataset_replaced_hook,
     .cron = aof_cron,
-    .before_sleep = aof_before_sleep,
+    .before_sleep = aof_hook_before_sleep,
     .before_command = aof_before_command,
     .after_command = aof_after_command,
     .reply_held = aof_reply_held,

@@ -5,7 +5,7 @@
  * The main thread submits whole buffers (once per loop iteration) and file
  * switches, in order; the thread takes everything queued at once, writes
  * it, and under `always` asks for one fsync covering the whole batch (group
- * commit); up to four such fsyncs may overlap, so a write arriving while an
+ * commit); up to eight such fsyncs may overlap, so a write arriving while an
  * fsync runs need not wait for it to end (on a slow network disk an fsync is
  * mostly latency). Progress is published as two monotonic byte counters (written,
  * synced) over all files since start, and the main loop is woken with a
@@ -35,7 +35,7 @@ typedef struct aofw_stats {
     uint64_t delayed_fsync; /* everysec: fsyncs that started when the oldest
                              * byte they cover had been written > 2 s before */
     uint64_t pending_fsync; /* fsyncs running now (aof_pending_bio_fsync); up to
-                             * four overlap under always */
+                             * eight overlap under always */
     int write_ok;           /* 0 after a failed write until one succeeds; a
                              * failed fsync makes it 0 for good (see writer.c) */
     char last_error[256];   /* strerror of the last failure */
@@ -49,7 +49,8 @@ typedef struct aofw_stats {
 aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *priv),
                  void *priv, char *err, size_t errlen);
 /* Main thread: hands buf's bytes to the thread (the vbuf is emptied and
- * may be reused at once; its storage changes hands). */
+ * may be reused at once; its storage changes hands, and buf may get the
+ * storage of a buffer already written back: empty, with its capacity). */
 void aofw_submit(aofw *w, vbuf *buf);
 /* Main thread: every byte submitted from now on goes to new_fd; the writer
  * fsyncs and closes the old fd after writing what was queued before. */
@@ -67,10 +68,19 @@ void aofw_switch_file_after(aofw *w, int new_fd, aofw_switch_fn before, void *ar
 static inline void aofw_run(aofw *w, aofw_switch_fn fn, void *fnarg) {
     aofw_switch_file_after(w, -1, fn, fnarg);
 }
+/* Any thread: an fsync thread removes the file at path, when no fsync is
+ * waiting for it (the AOF's old files after a rewrite: removing a file of
+ * hundreds of MB drops its page cache and frees its blocks, 50-200 ms that
+ * must not stop the writing). Files still queued at aofw_stop are removed
+ * before it returns. */
+void aofw_unlink_later(aofw *w, const char *path);
 /* Main thread: change the fsync policy (CONFIG SET appendfsync). */
 void aofw_set_policy(aofw *w, int policy);
 /* Any thread: a consistent copy of the counters. */
 void aofw_get_stats(aofw *w, aofw_stats *st);
+/* Any thread, lock-free: the written and synced counters (no order between
+ * the two loads; each only grows). */
+void aofw_progress(aofw *w, uint64_t *written, uint64_t *synced);
 /* Main thread: the slowest write(2) and fsync (microseconds) since the
  * last call, which resets both (the latency monitor's aof-write and
  * aof-fsync-always events). */
@@ -86,10 +96,11 @@ uint64_t aofw_backlog(aofw *w);
  * before uv_loop_close, as libuv requires anyway). */
 int aofw_stop(aofw *w);
 
-/* For tests only: replace write(2) / fdatasync(2) in writers started after
+/* For tests only: replace write(2) / fdatasync(2) / unlink(2) in writers started after
  * the call (NULL restores the real one), to inject failures. */
 void aofw_test_set_write_fn(ssize_t (*fn)(int fd, const void *p, size_t n));
 void aofw_test_set_fsync_fn(int (*fn)(int fd));
+void aofw_test_set_unlink_fn(int (*fn)(const char *path));
 /* For tests only: in writers started after the call, fn runs on an fsync
  * thread each time it wakes up with a request to serve, before it looks at
  * the requests (without the lock). A test blocks in it to hold the thread in

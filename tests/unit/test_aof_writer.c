@@ -39,6 +39,7 @@ typedef struct tctx {
     int progress_calls;
     void (*hook)(struct tctx *t); /* runs after each on_progress */
     uint64_t pos;               /* stream bytes submitted so far */
+    vbuf buf;                   /* filled and submitted, as the AOF's */
     /* file switch test */
     int fd1, fd2;
     uint64_t switch_pos;
@@ -127,6 +128,7 @@ static void run_for(tctx *t, int64_t ms) { run_until(t, never, ms); }
 static int t_stop(tctx *t) {
     int rc = aofw_stop(t->w);
     t->w = NULL;
+    vbuf_free(&t->buf);
     uv_close((uv_handle_t *)&t->tick, NULL);
     uv_run(&t->loop, UV_RUN_DEFAULT); /* runs the writer's close callback */
     ck_assert_int_eq(uv_loop_close(&t->loop), 0);
@@ -135,15 +137,17 @@ static int t_stop(tctx *t) {
 
 /* Submits the next n stream bytes; the vbuf is handed over, not copied. */
 static void submit_stream(tctx *t, size_t n) {
-    vbuf b;
-    vbuf_init(&b);
-    vbuf_reserve(&b, n);
-    fill_stream((unsigned char *)b.data, t->pos, n);
-    b.len = n;
-    aofw_submit(t->w, &b);
-    ck_assert_ptr_null(b.data);
-    ck_assert_uint_eq(b.len, 0);
-    ck_assert_uint_eq(b.cap, 0);
+    vbuf *b = &t->buf;
+    ck_assert_uint_eq(b->len, 0);
+    vbuf_reserve(b, n);
+    fill_stream((unsigned char *)b->data, t->pos, n);
+    b->len = n;
+    char *was = b->data;
+    aofw_submit(t->w, b);
+    /* emptied: no storage, or a written buffer back from the pool */
+    ck_assert_uint_eq(b->len, 0);
+    ck_assert(b->data != was);
+    ck_assert(b->data ? b->cap > 0 : b->cap == 0);
     t->pos += n;
 }
 
@@ -234,19 +238,18 @@ END_TEST
 /* Closed loop as in the server: each client's next command waits until its
  * previous one is fsynced; commands are handed over once per callback. */
 static void clients_hook(tctx *t) {
-    vbuf b;
-    vbuf_init(&b);
+    vbuf *b = &t->buf;
     for (int i = 0; i < t->nclients; i++) {
         if (t->client_end[i] > t->st.synced) continue; /* reply still held */
         if (t->client_end[i]) t->commits++;
         if (t->commits >= t->target) continue;
         unsigned char cmd[64];
-        fill_stream(cmd, t->pos + b.len, sizeof cmd);
-        vbuf_append(&b, cmd, sizeof cmd);
-        t->client_end[i] = t->pos + b.len;
+        fill_stream(cmd, t->pos + b->len, sizeof cmd);
+        vbuf_append(b, cmd, sizeof cmd);
+        t->client_end[i] = t->pos + b->len;
     }
-    size_t n = b.len;
-    if (n) aofw_submit(t->w, &b);
+    size_t n = b->len;
+    if (n) aofw_submit(t->w, b);
     t->pos += n;
 }
 
@@ -268,6 +271,42 @@ START_TEST(test_always_group_commit_clients) {
 END_TEST
 
 /* ---- 3. everysec and no ---- */
+
+/* Overlapping group commits: an fsync that blocks until released. */
+static _Atomic int gate_inside, gate_open;
+static int gated_fsync(int fd) {
+    atomic_fetch_add(&gate_inside, 1);
+    while (!atomic_load(&gate_open)) usleep(1000);
+    return fdatasync(fd);
+}
+static int fsyncs_inside_n;
+static int n_inside(tctx *t) { (void)t; return atomic_load(&gate_inside) >= fsyncs_inside_n; }
+
+/* Under always, a batch written while earlier fsyncs run gets its own fsync
+ * at once, up to eight at a time (a slow network disk: an fsync is mostly
+ * latency), so a write waits for about one fsync, not for the rest of the
+ * running ones. Eight batches, each written while the fsyncs of all the
+ * earlier ones are still blocked, are all being fsynced together. */
+START_TEST(test_always_eight_fsyncs_overlap) {
+    atomic_store(&gate_inside, 0);
+    atomic_store(&gate_open, 0);
+    aofw_test_set_fsync_fn(gated_fsync);
+    tctx t;
+    t_start(&t, open_aof("overlap.aof"), FSYNC_ALWAYS);
+    aofw_test_set_fsync_fn(NULL);
+    for (int i = 1; i <= 8; i++) {
+        submit_stream(&t, 100);
+        fsyncs_inside_n = i;
+        ck_assert_msg(run_until(&t, n_inside, h_scaled_ms(3000)),
+                      "batch %d: %d fsyncs running, not %d", i, atomic_load(&gate_inside), i);
+    }
+    ck_assert_uint_eq(t.st.synced, 0);
+    atomic_store(&gate_open, 1);
+    ck_assert(run_until(&t, all_synced, h_scaled_ms(3000)));
+    ck_assert_int_eq(t_stop(&t), 0);
+    check_file("overlap.aof", 0, t.pos);
+}
+END_TEST
 
 START_TEST(test_everysec_lags_then_catches_up) {
     tctx t;
@@ -636,6 +675,87 @@ START_TEST(test_switch_waits_for_running_fsync) {
 }
 END_TEST
 
+/* ---- written buffers come back to be filled again ---- */
+
+/* A buffer the writer has written is handed back by a later aofw_submit
+ * (empty, its capacity kept), so the main thread appends into pages it has
+ * already touched instead of faulting in fresh ones; the bytes written from
+ * recycled buffers are those submitted. */
+START_TEST(test_submit_recycles_written_buffers) {
+    tctx t;
+    t_start(&t, open_aof("r.aof"), FSYNC_NO);
+    submit_stream(&t, 300000);
+    ck_assert_ptr_null(t.buf.data); /* nothing written yet to give back */
+    ck_assert(run_until(&t, all_written, h_scaled_ms(3000)));
+    submit_stream(&t, 1000);
+    ck_assert_ptr_nonnull(t.buf.data);
+    ck_assert_uint_ge(t.buf.cap, 300000);
+    submit_stream(&t, 200000); /* fits: no reallocation */
+    ck_assert(run_until(&t, all_written, h_scaled_ms(3000)));
+    /* a buffer larger than the pool keeps is freed, not kept */
+    submit_stream(&t, (size_t)5 << 20);
+    ck_assert(run_until(&t, all_written, h_scaled_ms(3000)));
+    for (int i = 0; i < 8; i++) {
+        submit_stream(&t, 4096);
+        ck_assert(t.buf.data == NULL || t.buf.cap < ((size_t)5 << 20));
+    }
+    ck_assert_int_eq(t_stop(&t), 0);
+    check_file("r.aof", 0, t.pos);
+}
+END_TEST
+
+/* ---- old files are removed by an fsync thread ---- */
+
+static _Atomic int unlink_entered, unlink_open;
+static int gated_unlink(const char *path) {
+    atomic_fetch_add(&unlink_entered, 1);
+    while (!atomic_load(&unlink_open)) usleep(1000);
+    return unlink(path);
+}
+static int unlink_started(tctx *t) { (void)t; return atomic_load(&unlink_entered) == 1; }
+
+/* The step a rewrite's manifest runs on the writer thread: queue the old
+ * file's removal. */
+static int queue_unlink_step(void *arg, int run) {
+    tctx *t = arg;
+    if (run) {
+        char p[512];
+        path_of(p, sizeof p, "old.aof");
+        aofw_unlink_later(t->w, p);
+    }
+    return 0;
+}
+
+/* Removing an old file of hundreds of MB takes 50-200 ms (page cache and
+ * blocks freed): it runs on an fsync thread, and the writer goes on writing
+ * while it does. A removal still queued or running at stop is done before
+ * aofw_stop returns. */
+START_TEST(test_unlink_does_not_stop_writes) {
+    close(open_aof("old.aof"));
+    char old[512];
+    path_of(old, sizeof old, "old.aof");
+    atomic_store(&unlink_entered, 0);
+    atomic_store(&unlink_open, 0);
+    aofw_test_set_unlink_fn(gated_unlink);
+    tctx t;
+    t_start(&t, open_aof("u.aof"), FSYNC_EVERYSEC);
+    aofw_test_set_unlink_fn(NULL);
+    submit_stream(&t, 1000);
+    aofw_run(t.w, queue_unlink_step, &t);
+    ck_assert(run_until(&t, unlink_started, h_scaled_ms(3000)));
+    for (int i = 0; i < 4; i++) submit_stream(&t, (size_t)1 << 20);
+    ck_assert_msg(run_until(&t, all_written, h_scaled_ms(3000)),
+                  "written %llu of %llu while a removal runs",
+                  (unsigned long long)t.st.written, (unsigned long long)t.pos);
+    ck_assert_int_eq(access(old, F_OK), 0); /* still held in the removal */
+    atomic_store(&unlink_open, 1);
+    ck_assert_int_eq(t_stop(&t), 0);
+    ck_assert_int_eq(access(old, F_OK), -1); /* removed by the time stop returns */
+    ck_assert_int_eq(errno, ENOENT);
+    check_file("u.aof", 0, t.pos);
+}
+END_TEST
+
 /* A failed test leaves its files behind: clear the directory at the end. */
 static void remove_base_dir(void) {
     DIR *d = opendir(base_dir);
@@ -666,6 +786,7 @@ int main(void) {
     tcase_add_test(tc, test_stop_drains);
     tcase_add_test(tc, test_always_group_commit_tight_loop);
     tcase_add_test(tc, test_always_group_commit_clients);
+    tcase_add_test(tc, test_always_eight_fsyncs_overlap);
     tcase_add_test(tc, test_everysec_lags_then_catches_up);
     tcase_add_test(tc, test_everysec_slow_fsync_does_not_block_writes);
     tcase_add_test(tc, test_no_policy_never_fsyncs_until_stop);
@@ -676,6 +797,8 @@ int main(void) {
     tcase_add_test(tc, test_switch_cancels_posted_fsync);
     tcase_add_test(tc, test_switch_posted_fsync_fd_reused);
     tcase_add_test(tc, test_switch_waits_for_running_fsync);
+    tcase_add_test(tc, test_unlink_does_not_stop_writes);
+    tcase_add_test(tc, test_submit_recycles_written_buffers);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -7,8 +7,10 @@
  * verso walks the nodes instead, which is exact and O(nodes) (a node holds
  * many elements), so SAMPLES is checked as Redis checks it and then not
  * needed. STATS reports the fields of Redis's getMemoryOverheadData from
- * INFO's figures and glibc's mallinfo2; DOCTOR applies Redis's thresholds to
- * them. Main thread only. */
+ * INFO's figures and the allocator's counters (info_allocator); DOCTOR
+ * applies Redis's thresholds to them. MALLOC-STATS and PURGE go to the
+ * allocator linked in: jemalloc's malloc_stats_print and arena purge, or
+ * glibc's malloc_info and malloc_trim. Main thread only. */
 #include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -22,6 +24,10 @@
 #include "introspect.h"
 #include "net.h"
 #include "util.h"
+
+#ifdef HAVE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
 
 static const char *const memory_help[] = {
     "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -101,17 +107,11 @@ static void overhead_get(mem_overhead *m) {
     m->dataset = m->total > m->overhead ? m->total - m->overhead : 0;
     m->dataset_pct = net ? (double)m->dataset * 100.0 / (double)net : 0.0;
     m->peak_pct = ratio(m->total, m->peak) * 100.0;
-#ifdef HAVE_MALLINFO2
-    struct mallinfo2 mi = mallinfo2();
-    m->alloc = mi.uordblks + mi.hblkhd;
-    m->active = mi.arena + mi.hblkhd; /* what glibc holds from the kernel */
-#else
-    struct mallinfo mi = mallinfo();
-    m->alloc = (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
-    m->active = m->alloc;
-#endif
-    if (m->active < m->alloc) m->active = m->alloc;
-    m->resident = m->rss; /* glibc does not tell its own resident bytes */
+    info_alloc a;
+    info_allocator(&a);
+    m->alloc = a.allocated;
+    m->active = a.active;
+    m->resident = a.resident;
     m->alloc_frag = ratio(m->active, m->alloc);
     m->alloc_frag_bytes = (long long)m->active - (long long)m->alloc;
     m->alloc_rss = ratio(m->resident, m->active);
@@ -234,7 +234,7 @@ static void memory_doctor(client *c) {
         if (big_peak)
             vbuf_append_str(&b, " * Peak memory: In the past this instance used more than 150% the memory that is currently using. The allocator is normally not able to release memory after a peak, so you can expect to see a big fragmentation ratio, however this is actually harmless and is only due to the memory peak, and if the Redis instance Resident Set Size (RSS) is currently bigger than expected, the memory will be used as soon as you fill the Redis instance with more data. If the memory peak was only occasional and you want to try to reclaim memory, please try the MEMORY PURGE command, otherwise the only other option is to shutdown and restart the instance.\n\n");
         if (high_frag)
-            vbuf_append_str(&b, " * High total RSS: This instance has a memory fragmentation and RSS overhead greater than 1.4 (this means that the Resident Set Size of the Redis process is much larger than the sum of the logical allocations Redis performed). This problem is usually due either to a large peak memory (check if there is a peak memory entry above in the report) or may result from a workload that causes the allocator to fragment memory a lot. If the problem is a large peak memory, then there is no issue. Otherwise, make sure you are using the Jemalloc allocator and not the default libc malloc. Note: The currently used allocator is \"libc\".\n\n");
+            vbuf_appendf(&b, " * High total RSS: This instance has a memory fragmentation and RSS overhead greater than 1.4 (this means that the Resident Set Size of the Redis process is much larger than the sum of the logical allocations Redis performed). This problem is usually due either to a large peak memory (check if there is a peak memory entry above in the report) or may result from a workload that causes the allocator to fragment memory a lot. If the problem is a large peak memory, then there is no issue. Otherwise, make sure you are using the Jemalloc allocator and not the default libc malloc. Note: The currently used allocator is \"%s\".\n\n", info_allocator_name());
         if (high_alloc_frag)
             vbuf_append_str(&b, " * High allocator fragmentation: This instance has an allocator external fragmentation greater than 1.1. This problem is usually due either to a large peak memory (check if there is a peak memory entry above in the report) or may result from a workload that causes the allocator to fragment memory a lot. You can try enabling 'activedefrag' config option.\n\n");
         if (high_alloc_rss)
@@ -251,20 +251,42 @@ static void memory_doctor(client *c) {
 
 /* ---- MALLOC-STATS, PURGE ---- */
 
-/* glibc's malloc_info (XML) where Redis prints jemalloc's report; a bulk
- * string either way. */
+#ifdef HAVE_JEMALLOC
+static void je_write(void *f, const char *s) { fputs(s, f); }
+#endif
+
+/* jemalloc's report as Redis prints it, or glibc's malloc_info (XML); a
+ * bulk string either way. */
 static void memory_malloc_stats(client *c) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     int ok = f != NULL;
     if (f) {
+#ifdef HAVE_JEMALLOC
+        malloc_stats_print(je_write, f, NULL);
+        ok = !ferror(f);
+#else
         ok = malloc_info(0, f) == 0;
+#endif
         if (fclose(f) != 0) ok = 0;
     }
     if (ok) reply_verbatim(c, buf, len, "txt");
     else reply_bulk_str(c, "Stats not supported for the current allocator");
     free(buf);
+}
+
+/* Gives free memory back to the kernel: jemalloc purges every arena's
+ * dirty pages (as Redis's jemalloc_purge); glibc returns free memory at
+ * the heap's top and in whole free pages. */
+static void memory_purge(void) {
+#ifdef HAVE_JEMALLOC
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.purge", (unsigned)MALLCTL_ARENAS_ALL);
+    (void)mallctl(name, NULL, NULL, NULL, 0);
+#else
+    malloc_trim(0);
+#endif
 }
 
 void cmd_memory(client *c) {
@@ -279,9 +301,8 @@ void cmd_memory(client *c) {
         memory_doctor(c);
     } else if (!strcmp(sub, "malloc-stats")) {
         memory_malloc_stats(c);
-    } else { /* purge: glibc returns free memory at the heap's top and in
-              * whole free pages to the kernel */
-        malloc_trim(0);
+    } else { /* purge */
+        memory_purge();
         reply_ok(c);
     }
 }

@@ -13,6 +13,18 @@
 size_t info_used_memory(void);
 size_t info_allocated(void);
 size_t info_rss(void);
+/* The allocator's own figures, each with the tables' slabs added: bytes
+ * allocated, bytes in the pages it has in use (active >= allocated) and
+ * bytes resident. jemalloc: its counters (stats.*, refreshed through
+ * "epoch"); ASan/TSan: the sanitizer's allocated bytes; glibc: a base taken
+ * at startup plus the objects counted by obj.c (no heap walk). Under glibc
+ * active is allocated and resident is the process's RSS. Any thread. */
+typedef struct info_alloc {
+    size_t allocated, active, resident;
+} info_alloc;
+void info_allocator(info_alloc *a);
+/* INFO mem_allocator: "jemalloc-5.3.0" or "libc". */
+const char *info_allocator_name(void);
 /* used_memory_peak (main thread). */
 size_t info_peak_memory(void);
 /* Records used_memory once the server is set up (MEMORY STATS

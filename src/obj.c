@@ -21,10 +21,15 @@ static _Atomic size_t obj_bytes;
  * INFO reports) count requested bytes, as its malloc_usable_size does. */
 extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
 
-/* What an allocation costs, in the unit of INFO used_memory: usable size
- * plus glibc's chunk header (mallinfo2 counts chunks). */
+/* What an allocation costs, in the unit of INFO used_memory: the usable
+ * size, which is jemalloc's size class (stats.allocated counts those), plus
+ * under glibc its chunk header (mallinfo2 counts chunks). */
 static inline size_t alloc_bytes(void *p) {
+#ifdef HAVE_JEMALLOC
+    size_t header = 0;
+#else
     size_t header = __sanitizer_get_current_allocated_bytes ? 0 : sizeof(size_t);
+#endif
     return malloc_usable_size(p) + header;
 }
 

@@ -84,8 +84,8 @@ size_t obj_strlen(const obj *o);
 int obj_get_ll(const obj *o, long long *out);
 /* Bytes this object takes in memory (header + data), for accounting. */
 size_t obj_mem(const obj *o);
-/* What the allocator gave this object (usable size + chunk header): the
- * unit of obj_mem_total. */
+/* What the allocator gave this object (usable size: jemalloc's size class;
+ * under glibc plus its chunk header): the unit of obj_mem_total. */
 size_t obj_alloc_size(const obj *o);
 /* Allocator bytes of every object alive now (any thread; relaxed). */
 size_t obj_mem_total(void);

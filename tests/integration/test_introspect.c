@@ -463,6 +463,86 @@ START_TEST(memory_stats_doctor) {
 END_TEST
 
 /* ---- INFO ---- */
+/* MEMORY STATS's value after name (an integer or a RESP2 double), or the
+ * test fails; a nested map (db.N) is found by its own name. */
+static long long stats_int(const redisReply *r, const char *name) {
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        const redisReply *v = r->element[i + 1];
+        if (v->type == REDIS_REPLY_ARRAY) {
+            if (!strcmp(r->element[i]->str, name)) return (long long)v->elements;
+            for (size_t j = 0; j + 1 < v->elements; j += 2)
+                if (!strcmp(v->element[j]->str, name)) return v->element[j + 1]->integer;
+        } else if (!strcmp(r->element[i]->str, name)) {
+            return v->type == REDIS_REPLY_INTEGER ? v->integer : atoll(v->str);
+        }
+    }
+    ck_abort_msg("MEMORY STATS has no %s", name);
+    return 0;
+}
+
+#define MEM_KEYS 20000
+#define MEM_VAL 300
+
+/* INFO memory and MEMORY STATS read from the allocator's counters: they
+ * follow the data (used_memory grows by about what was stored and falls
+ * back when it is deleted) and agree with each other. */
+START_TEST(memory_figures_follow_data) {
+    srv *s = start();
+    redisContext *c = srv_connect(s);
+    char val[MEM_VAL + 1];
+    memset(val, 'x', MEM_VAL);
+    val[MEM_VAL] = '\0';
+    long long u0 = h_info_int(c, "memory", "used_memory");
+    for (int i = 0; i < MEM_KEYS; i++) h_send(c, "SET key:%012d %s", i, val);
+    for (int i = 0; i < MEM_KEYS; i++) freeReplyObject(h_next_reply(c));
+    char *info = h_info(c, "memory");
+    char v[128];
+    ck_assert(h_info_field(info, "used_memory", v, sizeof v));
+    long long u1 = atoll(v);
+    ck_assert(h_info_field(info, "used_memory_peak", v, sizeof v));
+    ck_assert_int_ge(atoll(v), u1);
+    ck_assert(h_info_field(info, "allocator_allocated", v, sizeof v));
+    long long alloc = atoll(v);
+    ck_assert(h_info_field(info, "allocator_active", v, sizeof v));
+    long long active = atoll(v);
+    ck_assert(h_info_field(info, "allocator_resident", v, sizeof v));
+    long long resident = atoll(v);
+    ck_assert(h_info_field(info, "mem_allocator", v, sizeof v));
+    int jemalloc = !strncmp(v, "jemalloc-", 9);
+    ck_assert_msg(jemalloc || !strcmp(v, "libc"), "mem_allocator:%s", v);
+    free(info);
+    /* each key holds at least its payload, and not three times it */
+    long long payload = (long long)MEM_KEYS * (16 + MEM_VAL);
+    ck_assert_msg(u1 - u0 >= payload && u1 - u0 <= 3 * payload,
+                  "used_memory grew by %lld for %lld bytes of keys and values", u1 - u0, payload);
+    ck_assert_int_ge(alloc, u0 + payload);
+    ck_assert_int_ge(active, alloc);
+    if (jemalloc) ck_assert_int_ge(resident, active);
+    redisReply *r = expect_array(c, -1, "MEMORY STATS");
+    ck_assert_int_eq(stats_int(r, "keys.count"), MEM_KEYS);
+    long long total = stats_int(r, "total.allocated");
+    /* the same counters read a moment later: only this connection's
+     * buffers differ */
+    ck_assert_msg(total >= u1 - (1 << 20) && total <= u1 + (1 << 20),
+                  "total.allocated %lld, used_memory %lld", total, u1);
+    ck_assert_int_ge(stats_int(r, "peak.allocated"), total);
+    ck_assert_int_gt(stats_int(r, "overhead.hashtable.main"), 0);
+    ck_assert_int_ge(stats_int(r, "dataset.bytes"), payload / 2);
+    long long per_key = stats_int(r, "keys.bytes-per-key");
+    ck_assert_msg(per_key >= 16 + MEM_VAL && per_key <= 3 * (16 + MEM_VAL), "bytes-per-key %lld",
+                  per_key);
+    ck_assert_int_ge(stats_int(r, "allocator.active"), stats_int(r, "allocator.allocated"));
+    freeReplyObject(r);
+    expect_status(c, "OK", "FLUSHALL");
+    expect_status(c, "OK", "MEMORY PURGE");
+    long long u2 = h_info_int(c, "memory", "used_memory");
+    ck_assert_msg(u2 <= u0 + payload / 5, "used_memory %lld after FLUSHALL (%lld before the SETs)",
+                  u2, u0);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 
 /* Commands replayed from the AOF at startup are not counted (Redis's
  * isAOFLoadingContext). */
@@ -696,6 +776,7 @@ int main(void) {
     tcase_add_test(tc, object_subcommands);
     tcase_add_test(tc, memory_usage_types);
     tcase_add_test(tc, memory_stats_doctor);
+    tcase_add_test(tc, memory_figures_follow_data);
     tcase_add_test(tc, aof_replay_not_counted);
     tcase_add_test(tc, info_sections);
     tcase_add_test(tc, info_stats_values);

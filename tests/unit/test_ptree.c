@@ -567,6 +567,20 @@ END_TEST
 
 /* ---- memory per element ---- */
 
+/* Bytes per element, leaves and inner nodes included, as each allocator
+ * rounds them: glibc to 16 bytes, jemalloc to its size classes (256 bytes
+ * apart between 1 and 2 KB, where leaves of 64 small items fall: a leaf of
+ * 64 x 17 bytes takes a 1280-byte class). Measured: 16-byte list elements
+ * 17.7 (glibc) / 20.4 (jemalloc); hash fields in random order 55.4 / 61.2;
+ * bulk built 55.4 / 56.2. */
+#ifdef HAVE_JEMALLOC
+#define PER_SEQ_MAX 21.0
+#define PER_BUILT_MAX 58.0
+#else
+#define PER_SEQ_MAX 19.5
+#define PER_BUILT_MAX 57.0
+#endif
+
 START_TEST(test_memory) {
     const uint64_t n = 100000;
     char kb[20], vb[64];
@@ -583,7 +597,7 @@ START_TEST(test_memory) {
         double per = (double)pt_mem(&t) / (double)n;
         printf("memory: 100k 16-byte PT_SEQ items (%s push): %.2f B/item (used_memory %.2f)\n",
                head ? "head" : "tail", per, (double)(obj_mem_total() - base) / (double)n);
-        REQ(per < 19.5); /* 17 packed + the leaf and inner overhead */
+        REQ(per < PER_SEQ_MAX); /* 17 packed + the leaf and inner overhead */
         pt_free(&t);
     }
     /* Hash-like: 4-byte hash + 16-byte field keys, 32-byte values, inserted
@@ -617,7 +631,7 @@ START_TEST(test_memory) {
     pt_build_finish(&b, &t);
     per = (double)pt_mem(&t) / (double)n;
     printf("memory: the same, bulk built: %.2f B/item\n", per);
-    REQ(per < 57);
+    REQ(per < PER_BUILT_MAX);
     pt_free(&t);
     /* A 5-element collection is one small leaf. */
     pt_init(&t, PT_KEYED);

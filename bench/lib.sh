@@ -1,5 +1,5 @@
-# bench/lib.sh: what the benchmark drivers share: waiting for a server to
-# answer and stopping it. Sourced by aof.sh, spike.sh and throughput.sh; the
+# bench/lib.sh: what the benchmark drivers share: a free port, waiting for a
+# server to answer and stopping it. Sourced by aof.sh, spike.sh and throughput.sh; the
 # server's pid is in SERVER_PID.
 
 # wait_ready PORT: 0 once the server answers PING, 1 if it exited first,
@@ -25,4 +25,13 @@ stop_server() {
     kill -KILL "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=
+}
+
+# free_port: a random TCP port in 20000-59999 nobody listens on.
+free_port() {
+    local p
+    while :; do
+        p=$((20000 + RANDOM % 40000))
+        ss -ltn 2>/dev/null | grep -q ":$p " || { echo $p; return; }
+    done
 }

@@ -71,14 +71,6 @@ check_tools() {
     [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (server on core 0, filler on core 1)"
 }
 
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -ltn 2>/dev/null | grep -q ":$p " || { echo $p; return; }
-    done
-}
-
 binary() {
     case $1 in verso) echo "$VERSO" ;; verso-alt) echo "$VERSO_ALT" ;; *) echo "$REDIS" ;; esac
 }

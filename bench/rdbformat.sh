@@ -58,14 +58,6 @@ check_tools() {
     [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (server on core 0, filler on core 1)"
 }
 
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -ltn 2>/dev/null | grep -q ":$p " || { echo $p; return; }
-    done
-}
-
 # start SERVER DIR PORT: on core 0, no save points, no AOF; sets SERVER_PID.
 start() {
     local bin=$1 d=$2 p=$3

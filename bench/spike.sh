@@ -75,14 +75,6 @@ build_spike() {
         die "cannot build spike.c"
 }
 
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        ss -ltn 2>/dev/null | grep -q ":$p " || { echo $p; return; }
-    done
-}
-
 # start_server METHOD DIR PORT: starts it on core 0, sets SERVER_PID.
 start_server() {
     local m=$1 d=$2 p=$3

@@ -196,6 +196,14 @@ static void start_signal_handles(void) {
 static void tune_malloc(void) {
     if (!mallopt(M_TOP_PAD, 64 << 20) || !mallopt(M_TRIM_THRESHOLD, 256 << 20))
         log_warning("mallopt failed: the heap grows in small steps");
+    /* Setting those switches off glibc's adaptive mmap threshold, which
+     * would otherwise rise to the size of the big blocks a program frees:
+     * every value over 128 KB then got its own mmap, fresh zeroed pages
+     * faulted in on each SET and an munmap on each overwrite (half the
+     * time of a 180 KB SET). 32 MB is the most the adaptive threshold
+     * reaches; bigger blocks still get their own mapping. */
+    if (!mallopt(M_MMAP_THRESHOLD, 32 << 20))
+        log_warning("mallopt failed: values over 128 KB are mapped one by one");
 }
 
 int server_setup(int argc, char **argv) {

@@ -5,6 +5,7 @@
  * (h_setup) and its client h_c. */
 #include "harness.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -394,6 +395,63 @@ START_TEST(size_limit_follows_config)
 }
 END_TEST
 
+/* The server's minor page faults so far (/proc/PID/stat, field 10). */
+static long long minor_faults(pid_t pid)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    ck_assert_ptr_nonnull(p);
+    long long v[8];
+    /* after ") ": state ppid pgrp session tty_nr tpgid flags minflt */
+    ck_assert_int_eq(sscanf(p + 2, "%*c %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+                            &v[2], &v[3], &v[4], &v[5], &v[6]), 7);
+    return v[6];
+}
+
+/* Overwriting 180 KB values reuses the memory of the values it frees: a SET
+ * does not fault in fresh pages for its value (11 faults per SET, 2.8x
+ * slower SETs, when every value over 128 KB got its own mmap, as glibc does
+ * once mallopt has switched off its adaptive threshold). The load is the
+ * AOF wall's (redis-benchmark -d 180000 -c 20 -r 1000); with 40 keys it did
+ * not show. The sanitizer builds bring their own malloc (the test binary
+ * is built like the server): there only the data is checked. */
+START_TEST(big_values_reuse_memory)
+{
+    enum { KEYS = 1000, SETS = 3000 };
+    char cmd[256];
+    snprintf(cmd, sizeof cmd,
+             "redis-benchmark -p %d -d 180000 -c 20 -r %d -t set -n %d -q >/dev/null 2>&1",
+             h_srv->port, KEYS, 4 * KEYS);
+    ck_assert_int_eq(system(cmd), 0); /* most keys exist: overwrites from here */
+    long long before = minor_faults(h_srv->pid);
+    snprintf(cmd, sizeof cmd,
+             "redis-benchmark -p %d -d 180000 -c 20 -r %d -t set -n %d -q >/dev/null 2>&1",
+             h_srv->port, KEYS, SETS);
+    ck_assert_int_eq(system(cmd), 0);
+    long long faults = minor_faults(h_srv->pid) - before;
+    fprintf(stderr, "big_values_reuse_memory: %lld page faults for %d SETs\n", faults, SETS);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    ck_assert_msg(faults < SETS * 2, "%lld page faults for %d SETs of 180000 bytes", faults,
+                  SETS);
+#endif
+    redisReply *r = redisCommand(h_c, "DBSIZE");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_le(r->integer, KEYS);
+    ck_assert_int_ge(r->integer, KEYS * 9 / 10);
+    freeReplyObject(r);
+    r = redisCommand(h_c, "STRLEN key:%012d", 7);
+    ck_assert_ptr_nonnull(r);
+    ck_assert(r->integer == 0 || r->integer == 180000);
+    freeReplyObject(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("strings");
@@ -414,6 +472,7 @@ int main(void)
     tcase_add_test(tc, incrbyfloat);
     tcase_add_test(tc, getrange_setrange);
     tcase_add_test(tc, size_limit_follows_config);
+    tcase_add_test(tc, big_values_reuse_memory);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

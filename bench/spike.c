@@ -801,8 +801,8 @@ static int run_sync(redisContext *c, struct save_result *sr)
             atomic_store(&G.saving, 0);
             return 0;
         }
-        /* INFO memory runs on the primary's main thread (verso: mallinfo2):
-         * once per sample period, not every poll */
+        /* INFO memory runs on the primary's main thread: once per sample
+         * period, not every poll */
         int poll_obuf = G.o.obuf_ms > 0 && t >= next_obuf;
         long long ob = poll_obuf ? primary_obuf(c) : atomic_load(&G.obuf);
         if (poll_obuf)

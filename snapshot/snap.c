@@ -111,8 +111,9 @@ int snap_rdb_flags(int aof_base) {
     return f | (server.cfg.rdbcompression ? RDB_COMPRESS_LZF : RDB_COMPRESS_NONE);
 }
 
-/* used_mem -1 leaves it to the writer's thread: mallinfo walks the
- * allocator's arenas, hundreds of us with a million objects. */
+/* used_mem -1 leaves it to the writer's thread, which reads the counted
+ * objects and table slabs itself (serializer.c); otherwise INFO's
+ * used_memory, read from counters (info.c). */
 static void fill_aux(rdb_aux *aux, int measure_mem) {
     aux->redis_ver = VERSO_REDIS_VERSION;
     aux->ctime = wall_ms() / 1000;

@@ -677,12 +677,17 @@ aofw *aofw_start(uv_loop_t *loop, int fd, int policy, void (*on_progress)(void *
     return w;
 }
 
-static void enqueue(aofw *w, chunk *c) {
-    pthread_mutex_lock(&w->lock);
+/* Under the lock: appends c to the writer's queue and wakes it. */
+static void enqueue_locked(aofw *w, chunk *c) {
     if (w->q_tail) w->q_tail->next = c;
     else w->q_head = c;
     w->q_tail = c;
     pthread_cond_signal(&w->writer_cond);
+}
+
+static void enqueue(aofw *w, chunk *c) {
+    pthread_mutex_lock(&w->lock);
+    enqueue_locked(w, c);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -694,10 +699,7 @@ void aofw_submit(aofw *w, vbuf *buf) {
     /* before the push: the writer never counts bytes not yet submitted */
     atomic_fetch_add(&w->submitted, c->len);
     pthread_mutex_lock(&w->lock);
-    if (w->q_tail) w->q_tail->next = c;
-    else w->q_head = c;
-    w->q_tail = c;
-    pthread_cond_signal(&w->writer_cond);
+    enqueue_locked(w, c);
     if (w->npool > 0) { /* the next batch fills a written buffer again */
         w->npool--;
         buf->data = w->pool[w->npool];

@@ -27,11 +27,17 @@ static void bulk_obj(vbuf *b, const obj *o) {
     bulk(b, p, n);
 }
 
+/* A key's bytes. */
+typedef struct keyref {
+    const char *p;
+    size_t len;
+} keyref;
+
 /* "*<argc>\r\n" NAME key */
-static void head(vbuf *b, uint64_t argc, const char *name, const obj *key) {
+static void head(vbuf *b, uint64_t argc, const char *name, const keyref *key) {
     vbuf_appendf(b, "*%llu\r\n", (unsigned long long)argc);
     bulk(b, name, strlen(name));
-    bulk_obj(b, key);
+    bulk(b, key->p, key->len);
 }
 
 /* Hands the buffered command(s) to out and empties the buffer. */
@@ -43,7 +49,7 @@ static int flush(vbuf *b, rdb_out_fn out, void *ctx) {
 
 /* Before the i-th element of a collection of n: a new command every
  * AOF_REWRITE_ITEMS_PER_CMD elements (words per element: per). */
-static int batch(vbuf *b, uint64_t i, uint64_t n, int per, const char *name, const obj *key,
+static int batch(vbuf *b, uint64_t i, uint64_t n, int per, const char *name, const keyref *key,
                  rdb_out_fn out, void *ctx) {
     if (i % AOF_REWRITE_ITEMS_PER_CMD) return 0;
     if (flush(b, out, ctx)) return -1;
@@ -52,7 +58,7 @@ static int batch(vbuf *b, uint64_t i, uint64_t n, int per, const char *name, con
     return 0;
 }
 
-static int write_list(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, void *ctx) {
+static int write_list(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out, void *ctx) {
     uint64_t n = list_len(val), i = 0;
     list_iter it;
     const char *p;
@@ -65,7 +71,7 @@ static int write_list(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, v
     return i == n ? 0 : -1;
 }
 
-static int write_set(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, void *ctx) {
+static int write_set(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out, void *ctx) {
     uint64_t n = set_len(val), i = 0;
     set_iter it;
     const char *p;
@@ -79,7 +85,7 @@ static int write_set(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, vo
 }
 
 /* Scores as Redis's rioWriteBulkDouble: %.17g ("inf", "-inf" included). */
-static int write_zset(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, void *ctx) {
+static int write_zset(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out, void *ctx) {
     uint64_t n = zset_len(val), i = 0;
     zset_iter it;
     const char *p;
@@ -97,7 +103,7 @@ static int write_zset(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, v
 }
 
 /* HMSET, as Redis 7.0's rewriteHashObject. */
-static int write_hash(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, void *ctx) {
+static int write_hash(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out, void *ctx) {
     uint64_t n = hash_len(val), i = 0;
     hash_iter it;
     const char *f, *v;
@@ -111,7 +117,9 @@ static int write_hash(vbuf *b, const obj *key, const obj *val, rdb_out_fn out, v
     return i == n ? 0 : -1;
 }
 
-int aofrw_key(const obj *key, const obj *val, int64_t expire, rdb_out_fn out, void *ctx) {
+int aofrw_key(const char *kp, size_t klen, const obj *val, int64_t expire, rdb_out_fn out,
+              void *ctx) {
+    const keyref k = {kp, klen}, *key = &k;
     vbuf b = {0};
     int rc = 0;
     switch (val->type) {

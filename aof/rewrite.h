@@ -16,6 +16,7 @@
 #define AOF_REWRITE_ITEMS_PER_CMD 64
 
 /* rdb_cmds_fn: writes the commands that rebuild key through out. */
-int aofrw_key(const obj *key, const obj *val, int64_t expire, rdb_out_fn out, void *ctx);
+int aofrw_key(const char *key, size_t klen, const obj *val, int64_t expire, rdb_out_fn out,
+              void *ctx);
 
 #endif

@@ -54,7 +54,7 @@ struct rl_payload {
     uv_async_t async;
     pthread_t th;
     int ntables;
-    uint32_t access;          /* evict_new_entry's clock for every key */
+    uint32_t access;          /* evict_new_clock() for every key */
     int key_load_delay;       /* key-load-delay when the load started */
     /* the loader thread's until the join (see the top of the file) */
     int rfd;
@@ -199,10 +199,7 @@ rl_payload *payload_start(const char *mark, long long len, rl_done_fn *done,
     p->rfd = fds[0];
     p->ntables = server.cfg.databases;
     p->tables = xcalloc((size_t)p->ntables, sizeof(vt *));
-    vt_entry probe;
-    memset(&probe, 0, sizeof probe);
-    evict_new_entry(&probe);
-    p->access = vt_access_get(&probe);
+    p->access = evict_new_clock();
     p->key_load_delay = server.cfg.key_load_delay; /* the loader thread's copy */
     uv_pipe_init(server.loop, &p->pipe, 0);
     p->pipe.data = p;

@@ -57,8 +57,8 @@ typedef struct rdb_writer rdb_writer;
  * n) (0, or -1 when out failed: then return -1). For an AOF base without
  * the RDB preamble (aof/rewrite.h). Any thread holding the key and value. */
 typedef int (*rdb_out_fn)(void *ctx, const void *p, size_t n);
-typedef int (*rdb_cmds_fn)(const obj *key, const obj *val, int64_t expire, rdb_out_fn out,
-                           void *ctx);
+typedef int (*rdb_cmds_fn)(const char *key, size_t klen, const obj *val, int64_t expire,
+                           rdb_out_fn out, void *ctx);
 
 /* What a replication payload tells the replica about the stream after it
  * (Redis's repl-stream-db, repl-id, repl-offset AUX fields). */
@@ -113,8 +113,12 @@ void rdb_writer_dbsize(rdb_writer *w, int db, uint64_t keys, uint64_t expires);
 /* Writes one key. Keys of one database need not be contiguous: the writer
  * emits SELECTDB whenever `db` differs from the previous key's. expire is
  * unix ms or -1. Returns 0, or -1 with the error kept in the writer. */
+int rdb_writer_put_key(rdb_writer *w, int db, const char *key, size_t klen, const obj *val,
+                       int64_t expire);
+/* The same with the key as a (RAW) obj, or read from a table's value. */
 int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
                    int64_t expire);
+int rdb_writer_put_kv(rdb_writer *w, int db, const obj *kv, int64_t expire);
 /* Bytes written to the sink so far (after compression). */
 uint64_t rdb_writer_bytes(const rdb_writer *w);
 /* Writes EOF + CRC64, ends the LZ4 frame and finishes the sink (a file:

@@ -81,7 +81,8 @@ struct rd {
     uint64_t zbase;
     int zeof, frame_done;
     vbuf scratch, lzf;
-    const obj *key;            /* the key whose value is being read, for errors */
+    const obj *key;            /* the key whose value is being read: errors name it,
+                                  strings are built with it (obj.h, keyed values) */
     char *err;
     size_t errlen;
     int failed;
@@ -386,14 +387,25 @@ static const char *type_name(unsigned t);
 
 /* A value of type `type`, whose byte (at offset at) was just read: 0 with
  * *val set, 1 for an empty collection (no value), -1 on damage. */
-static int rd_value(rd *r, uint64_t at, unsigned type, obj **val) {
+static int rd_value(rd *r, uint64_t at, unsigned type, int64_t expire, obj **val) {
     if (type != RDB_TYPE_STRING) {
         if (!rdb_coll_readable(type)) return rd_refuse(r, at, type);
         return rdb_coll_read(r, type, val);
     }
     rstr s;
     if (rd_string(r, &s)) return -1;
-    *val = s.is_int ? obj_new_int(s.v) : obj_new_value(s.p, s.len);
+    if (!r->key) { /* a lone value (RESTORE's payload) */
+        *val = s.is_int ? obj_new_int(s.v) : obj_new_value(s.p, s.len);
+        return 0;
+    }
+    /* built with its key (the loader stores it as it is), with room for its
+     * expire */
+    char ibuf[OBJ_INTBUF];
+    if (s.is_int) {
+        s.p = ibuf;
+        s.len = ll_to_str(ibuf, s.v);
+    }
+    *val = obj_kv_new_value(r->key->data, r->key->len, s.p, s.len, expire != -1);
     return 0;
 }
 
@@ -411,7 +423,7 @@ static int rd_key(rd *r, uint64_t at, unsigned type, int db, int64_t expire) {
     }
     obj *val = NULL;
     r->key = key;
-    int vrc = rd_value(r, at, type, &val);
+    int vrc = rd_value(r, at, type, expire, &val);
     r->key = NULL;
     if (vrc != 0) {
         obj_decref(key);
@@ -782,7 +794,7 @@ int rdb_read_value(source *src, obj **val, char *err, size_t errlen) {
     r.bufsize = r.fsize < RBUF_SIZE ? (r.fsize < 4096 ? 4096 : (size_t)r.fsize) : RBUF_SIZE;
     r.buf = xmalloc(r.bufsize);
     unsigned type;
-    int rc = rd_u8(&r, &type) ? -1 : rd_value(&r, 0, type, val);
+    int rc = rd_u8(&r, &type) ? -1 : rd_value(&r, 0, type, -1, val);
     if (rc == 1) rc = rd_fail(&r, 0, "empty value of type %u", type);
     rd_free(&r);
     return rc;

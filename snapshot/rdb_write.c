@@ -488,7 +488,8 @@ static int w_out(void *ctx, const void *p, size_t n) { return w_bytes(ctx, p, n)
 
 /* rdb_aux.as_commands: SELECT when the database changes, then the key's
  * commands. */
-static int w_put_cmds(rdb_writer *w, int db, const obj *key, const obj *val, int64_t expire) {
+static int w_put_cmds(rdb_writer *w, int db, const char *key, size_t klen, const obj *val,
+                      int64_t expire) {
     if (db != w->cur_db) {
         char sel[64], num[OBJ_INTBUF];
         size_t n = ll_to_str(num, db);
@@ -496,18 +497,17 @@ static int w_put_cmds(rdb_writer *w, int db, const obj *key, const obj *val, int
         if (w_bytes(w, sel, (size_t)k)) return -1;
         w->cur_db = db;
     }
-    return w->cmds(key, val, expire, w_out, w) != 0 || w->failed ? -1 : 0;
+    return w->cmds(key, klen, val, expire, w_out, w) != 0 || w->failed ? -1 : 0;
 }
 
-int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
-                   int64_t expire) {
+int rdb_writer_put_key(rdb_writer *w, int db, const char *key, size_t klen, const obj *val,
+                       int64_t expire) {
     if (w->failed) return -1;
     if (db < 0) {
         w_fail(w, "bad database index %d", db);
         return -1;
     }
-    if (w->cmds) return w_put_cmds(w, db, key, val, expire);
-    size_t klen = key->enc == OBJ_ENC_RAW ? key->len : OBJ_INTBUF;
+    if (w->cmds) return w_put_cmds(w, db, key, klen, val, expire);
     if (w_room(w, 2 * WBUF_FIXED + klen < WBUF_SIZE ? 2 * WBUF_FIXED + klen : WBUF_SIZE))
         return -1;
     if (db != w->cur_db) w_select(w, db);
@@ -516,11 +516,25 @@ int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
         put_le(w, (uint64_t)expire, 8);
     }
     put_byte(w, obj_is_coll(val) ? rdb_coll_type(val) : RDB_TYPE_STRING);
-    if (w_obj(w, key)) return -1;
+    if (w_string(w, key, klen)) return -1;
     if (w_room(w, WBUF_FIXED)) return -1;
     int rc = obj_is_coll(val) ? rdb_coll_write(w, val) : w_obj(w, val);
     if (w->key_delay_us > 0) usleep((useconds_t)w->key_delay_us);   /* testing knob */
     return rc;
+}
+
+int rdb_writer_put(rdb_writer *w, int db, const obj *key, const obj *val,
+                   int64_t expire) {
+    char ibuf[OBJ_INTBUF];
+    size_t klen;
+    const char *k = obj_str(key, ibuf, &klen);
+    return rdb_writer_put_key(w, db, k, klen, val, expire);
+}
+
+int rdb_writer_put_kv(rdb_writer *w, int db, const obj *kv, int64_t expire) {
+    size_t klen;
+    const char *k = obj_kv_key(kv, &klen);
+    return rdb_writer_put_key(w, db, k, klen, kv, expire);
 }
 
 uint64_t rdb_writer_bytes(const rdb_writer *w) { return w->file_bytes; }

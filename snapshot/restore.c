@@ -31,23 +31,33 @@ typedef struct item {
 
 /* ---- inserting (main thread) ---- */
 
+/* A loaded value into a created entry: val (taken) becomes the kv of key,
+ * made with its expire slot when it has one, so that vt_set_expire does not
+ * copy it again. */
+static void insert_val(vt_wr *w, vt_entry *e, const obj *key, obj *val, int64_t expire) {
+    if (!obj_is_kv(val)) val = obj_kv_make(val, key->data, key->len, NULL, expire);
+    vt_set_val(w, e, val);
+    vt_set_expire(w, e, expire);
+}
+
 /* 0, or -1 when the key is already there (a duplicated key in the file:
  * Redis refuses to load it). The insert looks the key up anyway, so the
  * check costs nothing; a refused item is left to the caller. */
 static int insert(const item *it) {
     vt_wr w;
     int created;
-    /* the hash computed for the prefetch; the entry takes it->key */
-    vt_entry *e = vt_insert_hashed(db_get(it->db)->t, it->hash, it->key, &w, &created);
+    /* the hash computed for the prefetch */
+    vt_entry *e = vt_insert_hashed(db_get(it->db)->t, it->hash, it->key->data, it->key->len,
+                                   &w, &created);
     if (!created) {
         vt_write_done(&w);
         return -1;
     }
     assert(e->val == NULL);
-    evict_new_entry(e);
-    e->val = it->val;
-    vt_set_expire(&w, e, it->expire);
+    w.access = evict_new_clock();
+    insert_val(&w, e, it->key, it->val, it->expire);
     vt_write_done(&w);
+    obj_decref(it->key);
     return 0;
 }
 
@@ -321,9 +331,8 @@ static int into_key(void *priv, int dbid, obj *key, obj *val, int64_t expire, ch
         return -1;
     }
     assert(e->val == NULL);
-    vt_access_set(e, x->access);
-    e->val = val;
-    vt_set_expire(&w, e, expire);
+    w.access = x->access;
+    insert_val(&w, e, key, val, expire);
     vt_write_done(&w);
     obj_decref(key);
     return 0;

@@ -27,7 +27,7 @@ const rdb_load_cb *restore_callbacks(void);
  * database, the caller's): a replica's full sync, on its loader thread
  * while the main thread serves the old tables. Touches no database and no
  * server state, so any one thread may run it. Every key gets `access` as
- * its eviction clock (evict_new_entry's value, taken on the main thread);
+ * its eviction clock (evict_new_clock(), taken on the main thread);
  * keys already expired are kept, as Redis's replicas keep them (their
  * master's DEL removes them). key_load_delay: the key-load-delay the main
  * thread read when the load started. 0, or -1 with err (the tables then

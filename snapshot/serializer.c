@@ -17,22 +17,21 @@
 #include "../src/util.h"
 
 static size_t item_bytes(const ser_item *it) {
-    return sizeof *it + obj_mem(it->key) + obj_mem(it->val);
+    return sizeof *it + obj_mem(it->val); /* the value holds its key */
 }
 
 static size_t item_obj_bytes(const ser_item *it) {
-    return obj_alloc_size(it->key) + obj_alloc_size(it->val);
+    return obj_alloc_size(it->val);
 }
 
 /* Main thread, with the bucket lock of the entry held by vt. */
-void ser_capture(void *priv, obj *key, obj *val, int64_t expire) {
+void ser_capture(void *priv, obj *val, int64_t expire) {
     ser_db *d = priv;
     ser_job *job = d->job;
-    assert(key && val);
+    assert(val && obj_is_kv(val));
     ser_item *it = xmalloc(sizeof *it);
     it->next = NULL;
     it->db = d->id;
-    it->key = key;
     it->val = val;
     it->expire = expire;
     size_t bytes = item_bytes(it), obj_bytes = item_obj_bytes(it);
@@ -83,7 +82,6 @@ static void queue_release(ser_job *job, size_t bytes, size_t obj_bytes) {
 static void free_items(ser_item *it) {
     while (it) {
         ser_item *next = it->next;
-        obj_decref(it->key);
         obj_decref(it->val);
         free(it);
         it = next;
@@ -105,7 +103,7 @@ static int drain_queue(ser_job *job, rdb_writer *w) {
         for (int n = 0; list && n < DRAIN_BATCH; n++) {
             bytes += item_bytes(list);
             obj_bytes += item_obj_bytes(list);
-            if (rc == 0 && rdb_writer_put(w, list->db, list->key, list->val, list->expire) != 0)
+            if (rc == 0 && rdb_writer_put_kv(w, list->db, list->val, list->expire) != 0)
                 rc = -1;
             atomic_fetch_add_explicit(&job->keys_done, 1, memory_order_relaxed);
             last = list;
@@ -124,9 +122,8 @@ static int write_bucket(ser_job *job, rdb_writer *w, int db, vt_bucket *b) {
     size_t n = vt_capture_bucket(b, job->epoch, cap);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rc == 0 && rdb_writer_put(w, db, cap[i].key, cap[i].val, cap[i].expire) != 0)
+        if (rc == 0 && rdb_writer_put_kv(w, db, cap[i].val, cap[i].expire) != 0)
             rc = -1;
-        obj_decref(cap[i].key);
         obj_decref(cap[i].val);
     }
     if (n) atomic_fetch_add_explicit(&job->keys_done, n, memory_order_relaxed);

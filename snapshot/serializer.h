@@ -30,9 +30,8 @@
 typedef struct ser_item {
     struct ser_item *next;
     int db;
-    obj *key;
-    obj *val;
-    int64_t expire;
+    obj *val;                 /* a kv: the key is in it (obj.h) */
+    int64_t expire;           /* at capture */
 } ser_item;
 
 typedef struct ser_db {
@@ -88,7 +87,7 @@ void ser_init(void);
  * vt_save_begin state); on_done runs on the loop when the thread ends. */
 int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, size_t errlen);
 /* Main thread: the tables' capture callback (priv is a ser_db). */
-void ser_capture(void *priv, obj *key, obj *val, int64_t expire);
+void ser_capture(void *priv, obj *val, int64_t expire);
 /* Main thread, after on_done: joins the thread and drops what the queue
  * still holds. */
 void ser_finish(ser_job *job);

@@ -18,7 +18,7 @@ typedef struct walk_ctx {
 static void put_entry(void *priv, vt_entry *e) {
     walk_ctx *ctx = priv;
     if (ctx->failed) return;
-    if (rdb_writer_put(ctx->w, ctx->db, e->key, e->val, e->expire) != 0) ctx->failed = 1;
+    if (rdb_writer_put_kv(ctx->w, ctx->db, e->val, vt_expire(e)) != 0) ctx->failed = 1;
     else ctx->keys++;
 }
 

@@ -56,7 +56,7 @@ static obj *open_for_bits(db *d, const arg *k, size_t need, vt_wr *w, int *grew)
     obj *o;
     *grew = 1;
     if (created) {
-        o = obj_new_zeroed(need);
+        o = vt_set_val(w, e, obj_kv_new_zeroed(k->p, k->len, need));
     } else {
         size_t old = obj_strlen(e->val), len = old > need ? old : need;
         o = obj_writable(e->val, len);
@@ -335,7 +335,7 @@ void cmd_bitop(client *c) {
     db *d = db_get(c->db);
     if (bitop_sources(c, d, nsrc, src, len, bufs, &maxlen)) {
         if (maxlen) {
-            obj *o = obj_new_zeroed(maxlen);
+            obj *o = obj_kv_new_zeroed(dest->p, dest->len, maxlen);
             bitop_compute(op, (uint8_t *)o->data, maxlen, nsrc, src, len);
             db_set(d, dest->p, dest->len, o, VT_NO_EXPIRE);
             notify_keyspace_event(NOTIFY_STRING, "set", dest->p, dest->len, c->db);

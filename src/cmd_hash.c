@@ -50,7 +50,7 @@ static long long hash_set_argv(client *c, int first, int n) {
     vt_wr w;
     int created;
     vt_entry *e = db_write(db_get(c->db), k->p, k->len, 1, &w, &created);
-    if (created) e->val = hash_new();
+    if (created) vt_set_val(&w, e, hash_new());
     e->val = obj_coll_writable(e->val);
     long long added = 0;
     for (int i = 0; i < n; i++) {
@@ -217,7 +217,7 @@ static void hash_store_field(client *c, const char *value, size_t n) {
     vt_wr w;
     int created;
     vt_entry *e = db_write(db_get(c->db), k->p, k->len, 1, &w, &created);
-    if (created) e->val = hash_new();
+    if (created) vt_set_val(&w, e, hash_new());
     e->val = obj_coll_writable(e->val);
     hash_set(e->val, f->p, f->len, value, n);
     vt_write_done(&w);

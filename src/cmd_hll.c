@@ -56,7 +56,8 @@ void cmd_pfadd(client *c) {
     vt_wr w;
     int created;
     e = db_write(d, k->p, k->len, 1, &w, &created);
-    obj *o = created ? hll_new() : obj_writable(e->val, e->val->len);
+    if (created) vt_set_val(&w, e, hll_new());
+    obj *o = obj_writable(e->val, e->val->len);
     long long updated = created;
     int corrupt = 0;
     for (int j = 2; j < c->argc && !corrupt; j++) {
@@ -162,7 +163,8 @@ void cmd_pfmerge(client *c) {
     vt_wr w;
     int created;
     vt_entry *e = db_write(d, k->p, k->len, 1, &w, &created);
-    obj *o = created ? hll_new() : obj_writable(e->val, e->val->len);
+    if (created) vt_set_val(&w, e, hll_new());
+    obj *o = obj_writable(e->val, e->val->len);
     /* A dense source makes the destination dense at once, as Redis. The
      * sources were checked, so neither step can meet a corrupt encoding. */
     int rc = dense ? hll_to_dense(&o) : 0;

@@ -56,7 +56,7 @@ void cmd_type(client *c) {
 
 /* ---- KEYS, SCAN -------------------------------------------------------- */
 
-/* Key objects collected by a walk. */
+/* Keys collected by a walk: the values that carry them (obj_kv_key). */
 typedef struct key_list {
     obj **v;
     size_t n, cap;
@@ -79,10 +79,17 @@ static int pattern_all(const arg *pat) { return pat->len == 1 && pat->p[0] == '*
 static void keys_visit(void *priv, vt_entry *e) {
     key_list *l = priv;
     if (db_expired(e, l->now)) return;
-    if (!pattern_all(l->pat) &&
-        !glob_match(l->pat->p, l->pat->len, e->key->data, e->key->len, 0))
+    size_t klen;
+    const char *key = vt_key(e, &klen);
+    if (!pattern_all(l->pat) && !glob_match(l->pat->p, l->pat->len, key, klen, 0))
         return;
-    key_list_push(l, e->key);
+    key_list_push(l, e->val);
+}
+
+static void reply_key_of(client *c, const obj *kv) {
+    size_t klen;
+    const char *key = obj_kv_key(kv, &klen);
+    reply_bulk(c, key, klen);
 }
 
 void cmd_keys(client *c) {
@@ -93,14 +100,14 @@ void cmd_keys(client *c) {
         cursor = vt_scan(t, cursor, 1024, keys_visit, &l);
     } while (cursor != 0);
     reply_array(c, (long long)l.n);
-    for (size_t i = 0; i < l.n; i++) reply_bulk(c, l.v[i]->data, l.v[i]->len);
+    for (size_t i = 0; i < l.n; i++) reply_key_of(c, l.v[i]);
     free(l.v);
 }
 
 /* SCAN: every key visited, with a reference (filtering may delete keys). */
 static void scan_visit(void *priv, vt_entry *e) {
-    obj_incref(e->key);
-    key_list_push(priv, e->key);
+    obj_incref(e->val);
+    key_list_push(priv, e->val);
 }
 
 typedef struct scan_opts {
@@ -139,13 +146,15 @@ static int parse_scan_opts(client *c, scan_opts *o) {
 /* Redis's filter order: pattern, then type (a lookup that counts a hit or a
  * miss and deletes an expired key, which then has type "none"), then expiry
  * (a lookup that deletes an expired key). */
-static int scan_keep(db *d, const scan_opts *o, const obj *k) {
-    if (o->pat && !glob_match(o->pat->p, o->pat->len, k->data, k->len, 0)) return 0;
+static int scan_keep(db *d, const scan_opts *o, const obj *kv) {
+    size_t klen;
+    const char *key = obj_kv_key(kv, &klen); /* kv is ours: alive if deleted */
+    if (o->pat && !glob_match(o->pat->p, o->pat->len, key, klen, 0)) return 0;
     if (o->type) {
-        vt_entry *e = db_lookup_read_notouch(d, k->data, k->len);
+        vt_entry *e = db_lookup_read_notouch(d, key, klen);
         return arg_is(o->type, e ? obj_type_name(e->val->type) : "none");
     }
-    return db_lookup_notouch(d, k->data, k->len) != NULL;
+    return db_lookup_notouch(d, key, klen) != NULL;
 }
 
 void cmd_scan(client *c) {
@@ -172,7 +181,7 @@ void cmd_scan(client *c) {
     reply_bulk(c, buf, (size_t)n);
     reply_array(c, (long long)kept);
     for (size_t i = 0; i < kept; i++) {
-        reply_bulk(c, l.v[i]->data, l.v[i]->len);
+        reply_key_of(c, l.v[i]);
         obj_decref(l.v[i]);
     }
     free(l.v);
@@ -188,14 +197,16 @@ void cmd_randomkey(client *c) {
             reply_nil(c);
             return;
         }
-        obj *k = e->key;
+        obj *kv = e->val;
         if (!db_expired(e, wall_ms())) {
-            reply_bulk(c, k->data, k->len);
+            reply_key_of(c, kv);
             return;
         }
-        obj_incref(k);
-        db_lookup(d, k->data, k->len); /* deletes it */
-        obj_decref(k);
+        obj_incref(kv); /* its key outlives the deletion */
+        size_t klen;
+        const char *key = obj_kv_key(kv, &klen);
+        db_lookup(d, key, klen); /* deletes it */
+        obj_decref(kv);
     }
 }
 
@@ -216,7 +227,7 @@ static void rename_generic(client *c, int nx) {
         return;
     }
     obj *val = e->val;
-    int64_t expire = e->expire;
+    int64_t expire = vt_expire(e);
     if (db_lookup(d, dst->p, dst->len)) {
         if (nx) {
             reply_int(c, 0);
@@ -225,9 +236,12 @@ static void rename_generic(client *c, int nx) {
         /* Redis deletes the destination and adds it anew (a "new" event) */
         db_delete(d, dst->p, dst->len);
     }
-    obj_incref(val); /* db_set takes this reference */
-    db_set(d, dst->p, dst->len, val, expire);
+    /* The source goes first: its value, no longer shared (unless a save
+     * holds it), moves to the new key without a copy when the two keys'
+     * prefixes are the same size (obj_kv_make). db_set takes our reference. */
+    obj_incref(val);
     db_delete(d, src->p, src->len);
+    db_set(d, dst->p, dst->len, val, expire);
     server_dirty(1);
     notify_keyspace_event(NOTIFY_GENERIC, "rename_from", src->p, src->len, c->db);
     notify_keyspace_event(NOTIFY_GENERIC, "rename_to", dst->p, dst->len, c->db);
@@ -316,7 +330,7 @@ static void expire_generic(client *c, long long basetime, int seconds) {
     const arg *k = &c->argv[1];
     db *d = cur_db(c);
     vt_entry *e = db_lookup(d, k->p, k->len);
-    if (!e || !expire_allowed(flags, e->expire, when)) {
+    if (!e || !expire_allowed(flags, vt_expire(e), when)) {
         reply_int(c, 0);
         return;
     }
@@ -352,11 +366,11 @@ static void ttl_generic(client *c, int ms, int absolute) {
         reply_int(c, -2);
         return;
     }
-    if (e->expire == VT_NO_EXPIRE) {
+    if (vt_expire(e) == VT_NO_EXPIRE) {
         reply_int(c, -1);
         return;
     }
-    long long ttl = absolute ? e->expire : e->expire - wall_ms();
+    long long ttl = absolute ? vt_expire(e) : vt_expire(e) - wall_ms();
     if (ttl < 0) ttl = 0;
     reply_int(c, ms ? ttl : ttl / 1000 + (ttl % 1000 >= 500));
 }
@@ -370,7 +384,7 @@ void cmd_persist(client *c) {
     const arg *k = &c->argv[1];
     db *d = cur_db(c);
     vt_entry *e = db_lookup(d, k->p, k->len);
-    if (!e || e->expire == VT_NO_EXPIRE || !db_set_expire(d, k->p, k->len, VT_NO_EXPIRE)) {
+    if (!e || vt_expire(e) == VT_NO_EXPIRE || !db_set_expire(d, k->p, k->len, VT_NO_EXPIRE)) {
         reply_int(c, 0);
         return;
     }

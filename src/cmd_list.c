@@ -46,7 +46,7 @@ static obj *write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry 
     int created;
     vt_entry *e = db_write(db_get(c->db), k->p, k->len, create, w, &created);
     if (!e) return NULL;
-    if (created) e->val = list_new();
+    if (created) vt_set_val(w, e, list_new());
     e->val = obj_coll_writable(e->val);
     *ep = e;
     return e->val;

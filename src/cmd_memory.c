@@ -70,7 +70,8 @@ static void memory_usage(client *c) {
         return;
     }
     size_t val = obj_is_coll(e->val) ? obj_coll_mem(e->val) : obj_mem(e->val);
-    reply_int(c, (long long)(val + obj_mem(e->key) + sizeof(vt_entry)));
+    /* the value's allocation holds the key too (obj.h, keyed values) */
+    reply_int(c, (long long)(val + sizeof(vt_entry)));
 }
 
 /* ---- STATS, DOCTOR ---- */

@@ -326,10 +326,10 @@ static void debug_populate(client *c) {
         obj *v;
         if (size) {
             /* "value:N" zero-padded or cut to `size` bytes, as Redis */
-            v = obj_new_zeroed((size_t)size);
+            v = obj_kv_new_zeroed(key, klen, (size_t)size);
             memcpy(v->data, val, vlen < (size_t)size ? vlen : (size_t)size);
         } else {
-            v = obj_new_raw(val, vlen);
+            v = obj_kv_new_raw(key, klen, val, vlen);
         }
         db_set(d, key, klen, v, VT_NO_EXPIRE);
         server_dirty(1);

@@ -115,7 +115,7 @@ static obj *get_set(client *c, db *d, const arg *k, int read, int *wrong) {
 static obj *write_begin(db *d, const arg *k, vt_wr *w, vt_entry **ep) {
     int created;
     vt_entry *e = db_write(d, k->p, k->len, 1, w, &created);
-    if (created) e->val = set_new();
+    if (created) vt_set_val(w, e, set_new());
     e->val = obj_coll_writable(e->val);
     *ep = e;
     return e->val;

@@ -179,7 +179,7 @@ static void set_generic(client *c, int flags, const arg *k, const arg *val,
         return;
     }
     int64_t exp = expire ? when : (flags & SO_KEEPTTL) ? DB_KEEPTTL : VT_NO_EXPIRE;
-    db_set(d, k->p, k->len, obj_new_value(val->p, val->len), exp);
+    db_set_bytes(d, k->p, k->len, val->p, val->len, exp);
     server_dirty(1);
     notify_keyspace_event(NOTIFY_STRING, "set", k->p, k->len, c->db);
     if (expire) notify_keyspace_event(NOTIFY_GENERIC, "expire", k->p, k->len, c->db);
@@ -206,7 +206,7 @@ void cmd_psetex(client *c) { set_generic(c, SO_PX, &c->argv[1], &c->argv[3], &c-
 void cmd_getset(client *c) {
     const arg *k = &c->argv[1], *val = &c->argv[2];
     if (!reply_value(c)) return;
-    db_set(db_get(c->db), k->p, k->len, obj_new_value(val->p, val->len), VT_NO_EXPIRE);
+    db_set_bytes(db_get(c->db), k->p, k->len, val->p, val->len, VT_NO_EXPIRE);
     server_dirty(1);
     notify_keyspace_event(NOTIFY_STRING, "set", k->p, k->len, c->db);
     arg v[3] = {{"SET", 3}, *k, *val};
@@ -239,7 +239,7 @@ static void getex_apply(client *c, db *d, int flags, int has_expire, long long w
         cmd_propagate(c, 3, v);
     } else if (flags & SO_PERSIST) {
         vt_entry *e = db_lookup(d, k->p, k->len);
-        if (!e || e->expire == VT_NO_EXPIRE) return;
+        if (!e || vt_expire(e) == VT_NO_EXPIRE) return;
         if (!db_set_expire(d, k->p, k->len, VT_NO_EXPIRE)) return;
         server_dirty(1);
         notify_keyspace_event(NOTIFY_GENERIC, "persist", k->p, k->len, c->db);
@@ -289,7 +289,7 @@ static void mset_generic(client *c, int nx) {
     }
     for (int j = 1; j < c->argc; j += 2) {
         const arg *k = &c->argv[j], *v = &c->argv[j + 1];
-        db_set(d, k->p, k->len, obj_new_value(v->p, v->len), VT_NO_EXPIRE);
+        db_set_bytes(d, k->p, k->len, v->p, v->len, VT_NO_EXPIRE);
         notify_keyspace_event(NOTIFY_STRING, "set", k->p, k->len, c->db);
     }
     server_dirty((c->argc - 1) / 2);
@@ -337,7 +337,7 @@ static size_t edit_value(db *d, const arg *k, int append, size_t off,
     vt_wr w;
     int created;
     vt_entry *e = db_write(d, k->p, k->len, 1, &w, &created);
-    obj *o = created ? obj_new_raw("", 0) : e->val;
+    obj *o = created ? vt_set_val(&w, e, obj_new_raw("", 0)) : e->val;
     size_t len = obj_strlen(o);
     if (append) off = len;
     o = obj_writable(o, off + n > len ? off + n : len);
@@ -355,7 +355,7 @@ void cmd_append(client *c) {
     if (wrong) return;
     size_t total;
     if (!e) {
-        db_set(d, k->p, k->len, obj_new_value(a->p, a->len), VT_NO_EXPIRE);
+        db_set_bytes(d, k->p, k->len, a->p, a->len, VT_NO_EXPIRE);
         total = a->len;
     } else {
         if (!check_len(c, obj_strlen(e->val), a->len)) return;
@@ -500,7 +500,7 @@ void cmd_incrbyfloat(client *c) {
     }
     char *buf = xmalloc(LD_BUF);
     size_t n = ld_to_str(buf, LD_BUF, v);
-    db_set(d, k->p, k->len, obj_new_value(buf, n), DB_KEEPTTL);
+    db_set_bytes(d, k->p, k->len, buf, n, DB_KEEPTTL);
     server_dirty(1);
     notify_keyspace_event(NOTIFY_STRING, "incrbyfloat", k->p, k->len, c->db);
     reply_bulk(c, buf, n);

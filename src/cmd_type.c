@@ -133,7 +133,7 @@ void cmd_copy(client *c) {
         return;
     }
     obj *val = e->val;
-    int64_t expire = e->expire;
+    int64_t expire = vt_expire(e);
     if (db_lookup(dd, dst->p, dst->len)) {
         if (!replace) {
             reply_int(c, 0);
@@ -166,9 +166,13 @@ void cmd_move(client *c) {
         return;
     }
     obj *val = e->val;
-    obj_incref(val); /* db_set takes this reference */
-    db_set(dd, k->p, k->len, val, e->expire);
+    int64_t expire = vt_expire(e);
+    /* The source goes first: its value, no longer shared (unless a save
+     * holds it), is adopted by the other table as it is (same key). db_set
+     * takes our reference. */
+    obj_incref(val);
     db_delete(sd, k->p, k->len);
+    db_set(dd, k->p, k->len, val, expire);
     server_dirty(1);
     notify_keyspace_event(NOTIFY_GENERIC, "move_from", k->p, k->len, c->db);
     notify_keyspace_event(NOTIFY_GENERIC, "move_to", k->p, k->len, dstid);

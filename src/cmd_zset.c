@@ -212,7 +212,7 @@ static void zadd_generic(client *c, int fl) {
         vt_wr w;
         int created;
         e = db_write(d, k->p, k->len, 1, &w, &created);
-        if (created) e->val = zset_new();
+        if (created) vt_set_val(&w, e, zset_new());
         e->val = obj_coll_writable(e->val);
         for (size_t j = 0; j < n && !nan; j++) {
             int done;

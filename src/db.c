@@ -27,7 +27,8 @@ void db_init_all(int n) {
 db *db_get(int id) { return &server.dbs[id]; }
 
 int db_expired(const vt_entry *e, int64_t now_ms) {
-    return e->expire != VT_NO_EXPIRE && e->expire <= now_ms;
+    int64_t at = vt_expire(e);
+    return at != VT_NO_EXPIRE && at <= now_ms;
 }
 
 int db_remove(db *d, const char *key, size_t len, int lazy) {
@@ -119,7 +120,7 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     vt_entry *e = vt_write(d->t, key, len, create, w, &made);
     if (created) *created = made;
     if (e && made) {
-        evict_new_entry(e);
+        w->access = evict_new_clock(); /* the entry's, once it has a value */
         notify_keyspace_event(NOTIFY_NEW, "new", key, len, d->id);
         block_signal_key(d->id, key, len); /* clients blocked on it: served after the command */
     }
@@ -134,10 +135,15 @@ void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
     int created;
     vt_entry *e = db_write(d, key, len, 1, &w, &created);
     obj *old = e->val;
-    e->val = val;
+    /* the entry's reference to old becomes ours: dropped below */
+    vt_set_val(&w, e, val);
     if (expire != DB_KEEPTTL) vt_set_expire(&w, e, expire);
     vt_write_done(&w);
     if (old) lazyfree_drop(old, server.cfg.lazyfree_lazy_server_del);
+}
+
+void db_set_bytes(db *d, const char *key, size_t len, const char *p, size_t n, int64_t expire) {
+    db_set(d, key, len, obj_kv_new_value(key, len, p, n, expire != VT_NO_EXPIRE), expire);
 }
 
 int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
@@ -189,18 +195,21 @@ typedef struct expire_scan {
 static void expire_visit(void *priv, vt_entry *e) {
     expire_scan *s = priv;
     s->seen++;
-    if (e->expire == VT_NO_EXPIRE) return;
+    int64_t at = vt_expire(e);
+    if (at == VT_NO_EXPIRE) return;
     s->with_ttl++;
-    if (e->expire > s->now) {
-        s->ttl_sum += e->expire - s->now;
+    if (at > s->now) {
+        s->ttl_sum += at - s->now;
         return;
     }
     if (s->nkeys == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 64;
         s->keys = xrealloc(s->keys, s->cap * sizeof(arg));
     }
-    s->keys[s->nkeys].p = xstrndup(e->key->data, e->key->len);
-    s->keys[s->nkeys].len = e->key->len;
+    size_t klen;
+    const char *key = vt_key(e, &klen);
+    s->keys[s->nkeys].p = xstrndup(key, klen);
+    s->keys[s->nkeys].len = klen;
     s->nkeys++;
 }
 

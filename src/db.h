@@ -46,6 +46,9 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w,
  * VT_NO_EXPIRE, or DB_KEEPTTL to keep the current one. */
 #define DB_KEEPTTL INT64_C(-2)
 void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire);
+/* db_set of a string value from bytes (INT when canonical, as
+ * obj_new_value), built with its key in one allocation. */
+void db_set_bytes(db *d, const char *key, size_t len, const char *p, size_t n, int64_t expire);
 /* Sets the expire (unix ms, or VT_NO_EXPIRE) of an existing key; 0 when
  * it is absent (or expired). */
 int db_set_expire(db *d, const char *key, size_t len, int64_t expire);

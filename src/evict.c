@@ -100,13 +100,13 @@ void evict_touch_lfu(vt_entry *e) {
     vt_access_set(e, E.minutes << 8 | c);
 }
 
-void evict_new_entry(vt_entry *e) {
+uint32_t evict_new_clock(void) {
     int p = server.cfg.maxmemory_policy;
     if (p == MAXMEM_ALLKEYS_LFU || p == MAXMEM_VOLATILE_LFU)
-        vt_access_set(e, E.minutes << 8 | LFU_INIT_VAL);
-    else
-        vt_access_set(e, server.lruclock);
+        return E.minutes << 8 | LFU_INIT_VAL;
+    return server.lruclock;
 }
+
 
 int evict_policy_lfu(void) {
     int p = server.cfg.maxmemory_policy;
@@ -156,7 +156,7 @@ static uint64_t score(int p, const vt_entry *e) {
     case MAXMEM_VOLATILE_LFU:
         return 255 - lfu_decr(vt_access_get(e));
     case MAXMEM_VOLATILE_TTL:
-        return UINT64_MAX - (uint64_t)e->expire;
+        return UINT64_MAX - (uint64_t)vt_expire(e);
     default:
         return lru_idle_ms(vt_access_get(e));
     }
@@ -185,10 +185,10 @@ static void pool_insert(int dbid, const vt_entry *e, uint64_t idle) {
     }
     pool[k].idle = idle;
     pool[k].db = dbid;
-    pool[k].len = e->key->len;
-    pool[k].key = xmalloc(e->key->len + 1);
-    memcpy(pool[k].key, e->key->data, e->key->len);
-    pool[k].key[e->key->len] = '\0';
+    size_t klen;
+    const char *key = vt_key(e, &klen);
+    pool[k].len = klen;
+    pool[k].key = xstrndup(key, klen);
 }
 
 /* Up to k entries of t (with an expire when vol). The walk is bounded by
@@ -245,7 +245,7 @@ static int evict_pool(int p) {
             pool_entry *pe = &E.pool[k];
             if (!pe->key) continue;
             vt_entry *e = vt_find(db_get(pe->db)->t, pe->key, pe->len);
-            int ok = e && (allkeys || e->expire != VT_NO_EXPIRE);
+            int ok = e && (allkeys || vt_expire(e) != VT_NO_EXPIRE);
             if (ok) evict_key(pe->db, pe->key, pe->len);
             pool_drop(pe);
             if (ok) return 1;
@@ -271,7 +271,11 @@ static int evict_random(int p) {
             e = n ? s[(size_t)(rand01() * (double)n) % n] : NULL;
         }
         if (e) {
-            evict_key(j, e->key->data, e->key->len);
+            size_t klen;
+            const char *k = vt_key(e, &klen);
+            char *key = xstrndup(k, klen); /* deleting frees the kv */
+            evict_key(j, key, klen);
+            free(key);
             return 1;
         }
     }

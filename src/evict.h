@@ -57,7 +57,8 @@ static inline void evict_touch(vt_entry *e) {
     if (p == MAXMEM_ALLKEYS_LFU || p == MAXMEM_VOLATILE_LFU) evict_touch_lfu(e);
     else vt_access_set(e, server.lruclock);
 }
-void evict_new_entry(vt_entry *e);
+/* The access clock a new key starts with (vt_wr.access). */
+uint32_t evict_new_clock(void);
 /* OBJECT IDLETIME / FREQ: whether the policy keeps LFU counters (else the
  * clock is an LRU time), a key's idle time in ms (LRU) and its decayed LFU
  * counter (LFU). */

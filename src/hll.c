@@ -196,7 +196,7 @@ static uint8_t *sparse_find(uint8_t *p, uint8_t *end, long index, long *first, l
 int hll_to_dense(obj **op) {
     obj *o = *op;
     if (hll_encoding(o) == HLL_DENSE) return 0;
-    obj *d = obj_new_zeroed(HLL_DENSE_SIZE);
+    obj *d = obj_new_zeroed_like(o, HLL_DENSE_SIZE); /* o's key, if it has one */
     memcpy(d->data, o->data, HLL_HDR_SIZE); /* magic and cached cardinality */
     d->data[4] = HLL_DENSE;
     const uint8_t *p = cregs(o), *end = (const uint8_t *)o->data + o->len;

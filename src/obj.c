@@ -41,55 +41,205 @@ static inline void count_sub(void *p) {
     atomic_fetch_sub_explicit(&obj_bytes, alloc_bytes(p), memory_order_relaxed);
 }
 
-size_t obj_alloc_size(const obj *o) { return alloc_bytes((void *)o); }
+/* Bytes in front of the header: the key, metadata and expire of a kv. */
+static size_t obj_prefix(const obj *o) {
+    if (!obj_is_kv(o)) return 0;
+    size_t klen;
+    obj_kv_key(o, &klen);
+    return sizeof(obj_kvmeta) + obj_kv_keyarea(klen) +
+           ((o->kv & OBJ_KV_EXPIRE) ? sizeof(int64_t) : 0);
+}
+
+/* The allocation an obj lives in. */
+static void *obj_base(const obj *o) { return (char *)(uintptr_t)o - obj_prefix(o); }
+
+size_t obj_alloc_size(const obj *o) { return alloc_bytes(obj_base(o)); }
 
 size_t obj_mem_total(void) { return atomic_load_explicit(&obj_bytes, memory_order_relaxed); }
 
 /* Bytes of data room: what the allocator gave beyond the header (at least
  * what was asked for). Any thread holding a reference: the block is not
  * reallocated while shared. */
-static size_t obj_cap(const obj *o) { return malloc_usable_size((void *)o) - sizeof(obj); }
+static size_t obj_cap(const obj *o) {
+    return malloc_usable_size(obj_base(o)) - obj_prefix(o) - sizeof(obj);
+}
 
-static obj *obj_alloc_raw(size_t cap) {
+/* Writes a kv's prefix (key, metadata, expire slot when has_expire) at base
+ * and returns where its header goes. */
+static obj *kv_prefix_write(char *base, const char *key, size_t klen,
+                            const obj_kvmeta *meta, int has_expire, int64_t expire) {
+    if (has_expire) {
+        memcpy(base, &expire, sizeof expire);
+        base += sizeof expire;
+    }
+    size_t area = obj_kv_keyarea(klen);
+    if (klen) memcpy(base, key, klen);
+    memset(base + klen, 0, area - klen);
+    if (klen >= UINT32_MAX) {
+        uint64_t l = klen;
+        memcpy(base + area - sizeof l, &l, sizeof l);
+    }
+    obj_kvmeta *m = (obj_kvmeta *)(void *)(base + area);
+    *m = meta ? *meta : (obj_kvmeta){0};
+    m->klen = klen >= UINT32_MAX ? UINT32_MAX : (uint32_t)klen;
+    obj *o = (obj *)(void *)(m + 1);
+    o->kv = (uint16_t)(OBJ_KV | (has_expire ? OBJ_KV_EXPIRE : 0));
+    return o;
+}
+
+/* A new RAW string object with room for cap data bytes (zeroed when
+ * `zero`: calloc, whose fresh pages are touched only when written); with
+ * key != NULL, a kv of that key (metadata meta, expire slot when
+ * has_expire). */
+static obj *obj_alloc_kv(size_t cap, const char *key, size_t klen,
+                         const obj_kvmeta *meta, int has_expire, int64_t expire, int zero) {
     assert(cap <= OBJ_MAX_LEN + 1);
-    obj *o = xmalloc(sizeof(obj) + cap);
-    count_add(o);
+    size_t prefix = key ? sizeof(obj_kvmeta) + obj_kv_keyarea(klen) +
+                          (has_expire ? sizeof(int64_t) : 0) : 0;
+    size_t size = prefix + sizeof(obj) + cap;
+    char *base = zero ? xcalloc(1, size) : xmalloc(size);
+    count_add(base);
+    obj *o;
+    if (key) {
+        o = kv_prefix_write(base, key, klen, meta, has_expire, expire);
+    } else {
+        o = (obj *)(void *)base;
+        o->kv = 0;
+    }
     atomic_init(&o->refcount, 1);
     o->type = OBJ_STRING;
     o->enc = OBJ_ENC_RAW;
-    o->unused = 0;
     o->len = 0;
     return o;
 }
 
-obj *obj_new_raw(const char *p, size_t len) {
+static obj *obj_alloc_raw(size_t cap) { return obj_alloc_kv(cap, NULL, 0, NULL, 0, 0, 0); }
+
+/* Bytes of data an obj's content takes (what a move or copy carries). */
+static size_t obj_content(const obj *o) {
+    if (obj_is_coll(o)) return o->len * sizeof(ptree);
+    if (o->enc == OBJ_ENC_INT) return sizeof(int64_t);
+    return o->len + 1;
+}
+
+obj *obj_kv_make(obj *val, const char *key, size_t klen, const obj_kvmeta *meta,
+                 int64_t expire) {
+    assert(key || klen == 0);
+    size_t size = obj_content(val);
+    int slot = expire != OBJ_KV_NO_EXPIRE || size > OBJ_KV_EXPIRE_ROOM ||
+               (val->kv & OBJ_KV_EXPIRE);
+    size_t prefix = sizeof(obj_kvmeta) + obj_kv_keyarea(klen) + (slot ? sizeof(int64_t) : 0);
+    if (!obj_shared(val) && obj_prefix(val) == prefix) {
+        /* an unshared kv whose prefix has the new one's size (RENAME to a
+         * key as long, give or take the padding): rewritten in place */
+        obj *n = kv_prefix_write(obj_base(val), key ? key : "", klen, meta, slot, expire);
+        assert(n == val);
+        return n;
+    }
+    obj *n = obj_alloc_kv(size, key ? key : "", klen, meta, slot, expire, 0);
+    n->type = val->type;
+    n->enc = val->enc;
+    n->len = val->len;
+    if (!obj_is_coll(val)) {
+        memcpy(n->data, val->data, size);
+        obj_decref(val);
+    } else if (!obj_shared(val)) {
+        /* the trees move: val's block goes without dropping them */
+        memcpy(n->data, val->data, size);
+        void *base = obj_base(val);
+        count_sub(base);
+        free(base);
+    } else {
+        for (size_t i = 0; i < val->len; i++)
+            pt_share(obj_tree(n, (int)i), obj_ctree(val, (int)i));
+        obj_decref(val);
+    }
+    return n;
+}
+
+/* A copy of kv o's prefix fields (key, metadata, expire) onto a new RAW
+ * object with room for cap bytes (zeroed when `zero`). */
+static obj *kv_alloc_like(const obj *o, size_t cap, int zero) {
+    if (!obj_is_kv(o)) return obj_alloc_kv(cap, NULL, 0, NULL, 0, 0, zero);
+    size_t klen;
+    const char *key = obj_kv_key(o, &klen);
+    int slot = (o->kv & OBJ_KV_EXPIRE) || cap > OBJ_KV_EXPIRE_ROOM;
+    return obj_alloc_kv(cap, key, klen, obj_kv_meta(o), slot, obj_kv_expire(o), zero);
+}
+
+obj *obj_new_zeroed_like(const obj *o, size_t len) {
     assert(len <= OBJ_MAX_LEN);
-    obj *o = obj_alloc_raw(len + 1);
+    obj *n = kv_alloc_like(o, len + 1, 1);
+    n->len = len;
+    return n;
+}
+
+obj *obj_kv_new_zeroed(const char *key, size_t klen, size_t len) {
+    assert(len <= OBJ_MAX_LEN);
+    obj *o = obj_alloc_kv(len + 1, key, klen, NULL, len + 1 > OBJ_KV_EXPIRE_ROOM,
+                          OBJ_KV_NO_EXPIRE, 1);
+    o->len = len;
+    return o;
+}
+
+/* A RAW kv of p[0..len) (expire room when slot). */
+static obj *kv_new_raw(const char *key, size_t klen, const char *p, size_t len, int slot) {
+    assert(len <= OBJ_MAX_LEN);
+    obj *o = obj_alloc_kv(len + 1, key, klen, NULL, slot || len + 1 > OBJ_KV_EXPIRE_ROOM,
+                          OBJ_KV_NO_EXPIRE, 0);
     if (len) memcpy(o->data, p, len);
     o->data[len] = '\0';
     o->len = len;
     return o;
 }
 
+obj *obj_kv_new_raw(const char *key, size_t klen, const char *p, size_t len) {
+    return kv_new_raw(key, klen, p, len, 0);
+}
+
+obj *obj_kv_new_value(const char *key, size_t klen, const char *p, size_t len, int expire_slot) {
+    long long v;
+    if (len <= 20 && str_to_ll(p, len, &v)) {
+        int64_t i = v;
+        obj *o = obj_alloc_kv(sizeof i, key, klen, NULL, expire_slot, OBJ_KV_NO_EXPIRE, 0);
+        o->enc = OBJ_ENC_INT;
+        memcpy(o->data, &i, sizeof i);
+        return o;
+    }
+    return kv_new_raw(key, klen, p, len, expire_slot);
+}
+
+obj *obj_kv_set_expire(obj *o, int64_t expire) {
+    assert(obj_is_kv(o));
+    if (o->kv & OBJ_KV_EXPIRE) {
+        *obj_kv_expire_slot(o) = expire;
+        return o;
+    }
+    if (expire == OBJ_KV_NO_EXPIRE) return o;
+    size_t klen;
+    const char *key = obj_kv_key(o, &klen);
+    obj_kvmeta meta = *obj_kv_meta(o);
+    /* key points into o, which obj_kv_make may free: copy the short ones */
+    char small[64];
+    char *k = klen <= sizeof small ? small : xmalloc(klen);
+    memcpy(k, key, klen);
+    obj *n = obj_kv_make(o, k, klen, &meta, expire);
+    if (k != small) free(k);
+    return n;
+}
+
+obj *obj_new_raw(const char *p, size_t len) { return obj_kv_new_raw(NULL, 0, p, len); }
+
 obj *obj_new_zeroed(size_t len) {
     assert(len <= OBJ_MAX_LEN);
-    obj *o = xcalloc(1, sizeof(obj) + len + 1);
-    count_add(o);
-    atomic_init(&o->refcount, 1);
-    o->type = OBJ_STRING;
-    o->enc = OBJ_ENC_RAW;
+    obj *o = obj_alloc_kv(len + 1, NULL, 0, NULL, 0, 0, 1);
     o->len = len;
     return o;
 }
 
 obj *obj_new_int(int64_t v) {
-    obj *o = xmalloc(sizeof(obj) + sizeof(int64_t));
-    count_add(o);
-    atomic_init(&o->refcount, 1);
-    o->type = OBJ_STRING;
+    obj *o = obj_alloc_raw(sizeof(int64_t));
     o->enc = OBJ_ENC_INT;
-    o->unused = 0;
-    o->len = 0;
     memcpy(o->data, &v, sizeof v);
     return o;
 }
@@ -104,8 +254,9 @@ void obj_decref(obj *o) {
     if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_acq_rel) == 1) {
         if (obj_is_coll(o))
             for (size_t i = 0; i < o->len; i++) pt_free(obj_tree(o, (int)i));
-        count_sub(o);
-        free(o);
+        void *base = obj_base(o);
+        count_sub(base);
+        free(base);
     }
 }
 
@@ -137,7 +288,7 @@ int obj_get_ll(const obj *o, long long *out) {
     return str_to_ll(o->data, o->len, out);
 }
 
-size_t obj_mem(const obj *o) { return sizeof(obj) + obj_cap(o); }
+size_t obj_mem(const obj *o) { return obj_prefix(o) + sizeof(obj) + obj_cap(o); }
 
 int obj_eq_bytes(const obj *o, const char *p, size_t len) {
     char buf[OBJ_INTBUF];
@@ -182,9 +333,11 @@ obj *obj_new_coll(int type, int enc, int ntrees, const int *kinds) {
     return o;
 }
 
-/* A new obj of o's type and encoding holding second handles on its trees. */
-static obj *coll_share(const obj *o) {
-    obj *n = obj_alloc_raw(o->len * sizeof(ptree));
+/* A new obj of o's type and encoding holding second handles on its trees,
+ * carrying o's key and metadata when o is a kv and `keyed`. */
+static obj *coll_share(const obj *o, int keyed) {
+    size_t size = o->len * sizeof(ptree);
+    obj *n = keyed ? kv_alloc_like(o, size, 0) : obj_alloc_raw(size);
     n->type = o->type;
     n->enc = o->enc;
     n->len = o->len;
@@ -195,7 +348,7 @@ static obj *coll_share(const obj *o) {
 obj *obj_coll_writable(obj *o) {
     assert(obj_is_coll(o));
     if (!obj_shared(o)) return o;
-    obj *n = coll_share(o);
+    obj *n = coll_share(o, 1);
     obj_decref(o);
     return n;
 }
@@ -215,7 +368,7 @@ obj *obj_copy(obj *o) {
         obj_incref(o);
         return o;
     default:
-        return coll_share(o);
+        return coll_share(o, 0); /* for another key: obj_kv_make gives it one */
     }
 }
 
@@ -231,12 +384,14 @@ obj *obj_writable(obj *o, size_t need) {
     if (cap < (1u << 20)) cap *= 2; else cap += 1u << 20;
     if (cap > OBJ_MAX_LEN + 1) cap = OBJ_MAX_LEN + 1; /* room to grow is optional */
     if (!obj_shared(o) && o->enc == OBJ_ENC_RAW) {
-        count_sub(o);
-        obj *n = xrealloc(o, sizeof(obj) + cap);
-        count_add(n);
-        return n;
+        size_t prefix = obj_prefix(o);
+        char *base = obj_base(o);
+        count_sub(base);
+        base = xrealloc(base, prefix + sizeof(obj) + cap);
+        count_add(base);
+        return (obj *)(void *)(base + prefix);
     }
-    obj *n = obj_alloc_raw(cap);
+    obj *n = kv_alloc_like(o, cap, 0);
     memcpy(n->data, s, len);
     n->data[len] = '\0';
     n->len = len;

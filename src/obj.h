@@ -46,7 +46,8 @@ typedef struct obj {
     _Atomic uint32_t refcount; /* atomic: main thread and serializer */
     uint8_t type;              /* OBJ_*; fixed at creation */
     uint8_t enc;               /* OBJ_ENC_*; changed only while unshared */
-    uint16_t unused;
+    uint16_t kv;               /* OBJ_KV* flags: 0 unless the obj is a
+                                  table's value carrying its key (below) */
     size_t len;                /* RAW: byte length; INT: 0; a collection:
                                   its number of trees. The room for
                                   data is what the allocator gave
@@ -56,12 +57,109 @@ typedef struct obj {
                                   a collection: len ptree handles */
 } obj;
 
+/* ---- keyed values ----
+ * A value stored in a table (vt.h) carries its key and the table entry's
+ * metadata in its own allocation, in front of the header, so that a key
+ * costs one allocation and the table holds one pointer per key:
+ *
+ *   [expire, int64, with OBJ_KV_EXPIRE] [key bytes, padded to 8]
+ *   [obj_kvmeta, 8 bytes] [obj header] [data]
+ *
+ * Keys of 4 GiB or more keep their length as a uint64 at the end of the key
+ * area (meta.klen is then UINT32_MAX). The key bytes never change while the
+ * obj lives; the metadata and the expire are the table's (vt.c says which
+ * thread touches what). Such an obj ("kv") is the value of exactly one
+ * table entry, or of none once removed; a value going to another key (COPY,
+ * MOVE, RENAME) gets a new kv (obj_kv_make). Values too big to copy cheaply
+ * (over OBJ_KV_EXPIRE_ROOM bytes) always have the expire slot, so that
+ * setting an expire never copies them. */
+enum { OBJ_KV = 1, OBJ_KV_EXPIRE = 2 };
+#define OBJ_KV_EXPIRE_ROOM 512
+#define OBJ_KV_NO_EXPIRE INT64_C(-1)
+
+typedef struct obj_kvmeta {
+    uint32_t klen;      /* key length, UINT32_MAX: see above */
+    uint8_t epoch;      /* vt's save mark (under the bucket lock) */
+    uint8_t access[3];  /* evict.c's access clock (main thread only) */
+} obj_kvmeta;
+
+static inline int obj_is_kv(const obj *o) { return o->kv & OBJ_KV; }
+static inline obj_kvmeta *obj_kv_meta(const obj *o) {
+    return (obj_kvmeta *)(void *)((char *)(uintptr_t)o - sizeof(obj_kvmeta));
+}
+/* Bytes of the key area (key, padding, long length) for a key of klen. */
+static inline size_t obj_kv_keyarea(size_t klen) {
+    size_t n = klen >= UINT32_MAX ? klen + sizeof(uint64_t) : klen;
+    return (n + 7) & ~(size_t)7;
+}
+static inline const char *obj_kv_key(const obj *o, size_t *len) {
+    const obj_kvmeta *m = obj_kv_meta(o);
+    size_t klen = m->klen;
+    if (m->klen == UINT32_MAX) {
+        uint64_t l;
+        __builtin_memcpy(&l, (const char *)m - sizeof l, sizeof l);
+        klen = (size_t)l;
+    }
+    *len = klen;
+    return (const char *)m - obj_kv_keyarea(klen);
+}
+static inline int obj_kv_key_eq(const obj *o, const char *k, size_t len) {
+    size_t n;
+    const char *p = obj_kv_key(o, &n);
+    return n == len && (len == 0 || __builtin_memcmp(p, k, len) == 0);
+}
+/* The expire slot (the obj has OBJ_KV_EXPIRE). */
+static inline int64_t *obj_kv_expire_slot(const obj *o) {
+    size_t n;
+    const char *k = obj_kv_key(o, &n);
+    return (int64_t *)(void *)((char *)(uintptr_t)k - sizeof(int64_t));
+}
+static inline int64_t obj_kv_expire(const obj *o) {
+    return (o->kv & OBJ_KV_EXPIRE) ? *obj_kv_expire_slot(o) : OBJ_KV_NO_EXPIRE;
+}
+static inline void obj_kvmeta_set_access(obj_kvmeta *m, uint32_t v) {
+    m->access[0] = (uint8_t)v;
+    m->access[1] = (uint8_t)(v >> 8);
+    m->access[2] = (uint8_t)(v >> 16);
+}
+static inline uint32_t obj_kv_access(const obj *o) {
+    const uint8_t *a = obj_kv_meta(o)->access;
+    return (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16;
+}
+static inline void obj_kv_set_access(obj *o, uint32_t v) {
+    obj_kvmeta_set_access(obj_kv_meta(o), v);
+}
+/* val's content as the value of key (klen bytes), with the metadata `meta`
+ * (klen ignored) and the expire (OBJ_KV_NO_EXPIRE for none). Takes the
+ * caller's reference to val: an unshared val's content moves (a
+ * collection's trees with it), a shared one's is copied (strings) or shared
+ * (trees). */
+obj *obj_kv_make(obj *val, const char *key, size_t klen, const obj_kvmeta *meta,
+                 int64_t expire);
+/* A new kv holding the value bytes p[0..len) as obj_new_value would (INT
+ * when canonical), with zeroed metadata and no expire, but room for one when
+ * expire_slot (the key is about to get one: vt_set_expire then writes it in
+ * place): SET's path, one allocation and one copy. */
+obj *obj_kv_new_value(const char *key, size_t klen, const char *p, size_t len, int expire_slot);
+/* The same, RAW whatever the bytes, without expire room; and len zero bytes
+ * (calloc'd, as obj_new_zeroed). */
+obj *obj_kv_new_raw(const char *key, size_t klen, const char *p, size_t len);
+obj *obj_kv_new_zeroed(const char *key, size_t klen, size_t len);
+/* Sets a kv's expire. Returns the obj to store in its place: o itself when
+ * it has the slot (or expire is OBJ_KV_NO_EXPIRE), else a new kv with the
+ * slot (the caller's reference to o dropped). */
+obj *obj_kv_set_expire(obj *o, int64_t expire);
+
 /* Constructors return an object with refcount 1. */
 obj *obj_new_raw(const char *p, size_t len);
 obj *obj_new_int(int64_t v);
 /* A RAW value of len zero bytes (calloc: pages are touched only when
  * written, so DEBUG POPULATE of a huge size costs what it writes). */
 obj *obj_new_zeroed(size_t len);
+/* The same carrying o's key, metadata and expire when o is a kv: a new
+ * encoding of o's value (HyperLogLog's sparse to dense) replaces it in its
+ * entry. */
+obj *obj_new_zeroed_like(const obj *o, size_t len);
 /* A value from client bytes: INT when the bytes are a canonical integer
  * (str_to_ll accepts them and they are at most 20 bytes), RAW otherwise. */
 obj *obj_new_value(const char *p, size_t len);

@@ -32,7 +32,7 @@
 #include "util.h"
 
 #define VT_SEG_SHIFT 6 /* log2(VT_SEG_BUCKETS): bucket bits of a SCAN cursor */
-#define VT_MAX_DEPTH 32 /* entries keep 32 hash bits for the directory */
+#define VT_MAX_DEPTH 32 /* the directory uses the hash's top 32 bits */
 /* vt_reserve: at most 2^18 segments (7.9 GB of table, what 67M keys ask
  * for); beyond that the table grows by splits as usual. */
 #define VT_RESERVE_MAX_DEPTH 18
@@ -147,7 +147,8 @@ static void bucket_prepare(vt_bucket *b, uint64_t epoch) {
     assert(b->used <= VT_BUCKET_SLOTS);
     if (b->marked == epoch) return;
     uint8_t stale = (uint8_t)(epoch - 1);
-    for (unsigned i = 0; i < b->used; i++) b->slots[i].epoch = stale;
+    for (unsigned i = 0; i < b->used; i++)
+        if (b->slots[i].val) obj_kv_meta(b->slots[i].val)->epoch = stale;
     b->marked = epoch;
 }
 
@@ -175,13 +176,13 @@ static inline int may_change(const vt *t, vt_bucket *b, const vt_bucket *lk) {
 /* Main thread, bucket locked: hand the entry's pre-image to the save once. */
 static void capture_entry(vt *t, vt_entry *e) {
     assert(t->save_epoch && t->capture);
-    assert(e->key && e->val); /* vt_write's contract: no entry left without a value */
+    assert(e->val); /* vt_write's contract: no entry left without a value */
+    obj_kvmeta *meta = obj_kv_meta(e->val);
     uint8_t m = (uint8_t)t->save_epoch;
-    if (e->epoch == m) return;
-    obj_incref(e->key);
+    if (meta->epoch == m) return;
     obj_incref(e->val);
-    t->capture(t->capture_priv, e->key, e->val, e->expire);
-    e->epoch = m;
+    t->capture(t->capture_priv, e->val, obj_kv_expire(e->val));
+    meta->epoch = m;
 }
 
 /* ---- segments and directory ----------------------------------------- */
@@ -256,10 +257,8 @@ static void seg_register(vt *t, vt_seg *s) {
 static void seg_free_entries(vt_seg *s) {
     for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
         vt_bucket *b = &s->buckets[i];
-        for (unsigned j = 0; j < b->used; j++) {
-            obj_decref(b->slots[j].key);
+        for (unsigned j = 0; j < b->used; j++)
             if (b->slots[j].val) obj_decref(b->slots[j].val);
-        }
     }
 }
 
@@ -282,6 +281,14 @@ static void dir_double(vt *t) {
     t->gd++;
 }
 
+/* The top 32 bits of an entry's hash (the directory's): hashed again from
+ * the key in its value (a split is the only reader). */
+static uint32_t entry_hhi(const vt_entry *e) {
+    size_t len;
+    const char *k = vt_key(e, &len);
+    return (uint32_t)(vt_hash(k, len) >> 32);
+}
+
 /* Moves the entries of ob whose hash has `bit` set into nb (same bucket
  * index in the new segment). During a save an unsaved ob is locked and every
  * unsaved entry that moves is captured first: nb starts out saved. */
@@ -292,7 +299,8 @@ static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
     unsigned keep = 0;
     for (unsigned j = 0; j < ob->used; j++) {
         vt_entry *e = &ob->slots[j];
-        if (e->hhi & bit) {
+        assert(e->val); /* no created entry waits for its value across calls */
+        if (entry_hhi(e) & bit) {
             if (lk) capture_entry(t, e);
             assert(nb->used < VT_BUCKET_SLOTS);
             nb->fp[nb->used] = ob->fp[j];
@@ -337,19 +345,17 @@ static void seg_split(vt *t, size_t idx) {
 
 /* ---- lookup ----------------------------------------------------------- */
 
-/* The entry of key in b, or NULL. Only the slots whose fingerprint matches
- * are read (a lookup touches the bucket's first cache line and the matching
- * entries, not every slot). */
+/* The entry of key in b, or NULL. Only the values whose fingerprint
+ * matches are read (a lookup touches the bucket's first cache line, the
+ * slot, and the values that may match: 1 in 256 of the others). A created
+ * entry without its value yet (vt_write) matches nothing. */
 static inline vt_entry *bucket_find(vt_bucket *b, uint64_t h,
                                     const char *key, size_t len) {
     uint8_t fp = fingerprint(h);
-    uint32_t hhi = (uint32_t)(h >> 32);
     for (unsigned i = 0; i < b->used; i++) {
         if (b->fp[i] != fp) continue;
         vt_entry *e = &b->slots[i];
-        if (e->hhi == hhi && e->key->len == len &&
-            memcmp(e->key->data, key, len) == 0)
-            return e;
+        if (e->val && obj_kv_key_eq(e->val, key, len)) return e;
     }
     return NULL;
 }
@@ -473,29 +479,26 @@ void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg) {
 
 /* ---- writes ----------------------------------------------------------- */
 
-/* Adds the key to b: kobj when given (the entry takes that reference),
- * else a new object with key's bytes. */
-static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h,
-                            const char *key, size_t len, obj *kobj) {
+/* Adds a slot for a new key to b; its value comes with vt_set_val. */
+static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h) {
     assert(b->used < VT_BUCKET_SLOTS);
     vt_entry *e = &b->slots[b->used];
     b->fp[b->used] = fingerprint(h);
-    e->key = kobj ? kobj : obj_new_raw(key, len);
     e->val = NULL;
-    e->expire = VT_NO_EXPIRE;
-    e->hhi = (uint32_t)(h >> 32);
-    e->epoch = (uint8_t)t->save_epoch; /* born saved when b is locked */
     b->used++;
     t->size++;
     return e;
 }
 
-/* vt_write with the hash given, and for a created key the object to store
- * (kobj, or NULL for a copy of key's bytes). */
+/* vt_write with the hash given. */
 static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
-                              obj *kobj, int create, vt_wr *w, int *created) {
+                              int create, vt_wr *w, int *created) {
     w->t = t;
     w->b = NULL;
+    w->key = key;
+    w->klen = len;
+    w->access = 0;
+    w->made = NULL;
     if (created) *created = 0;
     for (;;) {
         size_t idx;
@@ -507,7 +510,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
             assert(may_change(t, b, w->b));
             if (w->b) capture_entry(t, e);
             /* handed over before the change: marked for the running save */
-            assert(!w->b || e->epoch == (uint8_t)t->save_epoch);
+            assert(!w->b || obj_kv_meta(e->val)->epoch == (uint8_t)t->save_epoch);
             return e;
         }
         if (!create) return NULL;
@@ -518,7 +521,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
             w->b = wlock(t, b);
             assert(may_change(t, b, w->b));
             if (created) *created = 1;
-            return bucket_add(t, b, h, key, len, kobj);
+            return w->made = bucket_add(t, b, h);
         }
         seg_split(t, idx); /* both candidates are full: split and retry */
     }
@@ -526,29 +529,58 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
 
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created) {
-    return write_hashed(t, vt_hash(key, len), key, len, NULL, create, w, created);
+    return write_hashed(t, vt_hash(key, len), key, len, create, w, created);
 }
 
-vt_entry *vt_insert_hashed(vt *t, uint64_t h, obj *key, vt_wr *w, int *created) {
-    assert(key->type == OBJ_STRING && key->enc == OBJ_ENC_RAW);
+vt_entry *vt_insert_hashed(vt *t, uint64_t h, const char *key, size_t len, vt_wr *w,
+                           int *created) {
     int c = 0;
-    vt_entry *e = write_hashed(t, h, key->data, key->len, key, 1, w, &c);
+    vt_entry *e = write_hashed(t, h, key, len, 1, w, &c);
     if (created) *created = c;
     return e;
+}
+
+obj *vt_set_val(vt_wr *w, vt_entry *e, obj *val) {
+    /* e is the entry vt_write returned: in the bucket it locked, if any */
+    assert(!w->b || (e >= w->b->slots && e < w->b->slots + w->b->used));
+    obj *old = e->val;
+    assert(val != old); /* e's own value made writable is assigned directly */
+    obj_kvmeta meta = {0};
+    int64_t expire = VT_NO_EXPIRE;
+    if (old) {
+        meta = *obj_kv_meta(old);
+        expire = obj_kv_expire(old);
+    } else {
+        meta.epoch = (uint8_t)w->t->save_epoch; /* born saved when b is locked */
+        obj_kvmeta_set_access(&meta, w->access);
+    }
+    if (obj_is_kv(val) && !obj_shared(val) && obj_kv_key_eq(val, w->key, w->klen)) {
+        /* built for this key (obj_kv_new_value): adopted as it is */
+        obj_kvmeta *m = obj_kv_meta(val);
+        meta.klen = m->klen;
+        *m = meta;
+        e->val = obj_kv_set_expire(val, expire);
+    } else {
+        e->val = obj_kv_make(val, w->key, w->klen, &meta, expire);
+    }
+    return e->val;
 }
 
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {
     /* e is the entry vt_write returned: in the bucket it locked, if any */
     assert(!w->b || (e >= w->b->slots && e < w->b->slots + w->b->used));
-    if (e->expire == VT_NO_EXPIRE && expire != VT_NO_EXPIRE) w->t->expires++;
-    else if (e->expire != VT_NO_EXPIRE && expire == VT_NO_EXPIRE) {
+    assert(e->val); /* a created entry gets its value first */
+    int64_t cur = vt_expire(e);
+    if (cur == VT_NO_EXPIRE && expire != VT_NO_EXPIRE) w->t->expires++;
+    else if (cur != VT_NO_EXPIRE && expire == VT_NO_EXPIRE) {
         assert(w->t->expires > 0);
         w->t->expires--;
     }
-    e->expire = expire;
+    e->val = obj_kv_set_expire(e->val, expire);
 }
 
 void vt_write_done(vt_wr *w) {
+    assert(!w->made || w->made->val); /* vt_write's contract */
     assert(!w->b || w->b->marked == w->t->save_epoch);
     if (w->b) bucket_unlock(w->b);
     w->b = NULL;
@@ -563,10 +595,10 @@ int vt_delete(vt *t, const char *key, size_t len) {
     vt_bucket *lk = wlock(t, b);
     assert(may_change(t, b, lk));
     if (lk) capture_entry(t, e);
-    assert(!lk || e->epoch == (uint8_t)t->save_epoch);
+    assert(!lk || obj_kv_meta(e->val)->epoch == (uint8_t)t->save_epoch);
     assert(b->used > 0 && t->size > 0);
-    obj *k = e->key, *v = e->val;
-    if (e->expire != VT_NO_EXPIRE) {
+    obj *v = e->val;
+    if (vt_expire(e) != VT_NO_EXPIRE) {
         assert(t->expires > 0);
         t->expires--;
     }
@@ -579,8 +611,7 @@ int vt_delete(vt *t, const char *key, size_t len) {
     b->used--;
     if (lk) bucket_unlock(lk);
     t->size--;
-    obj_decref(k);
-    if (v) obj_decref(v);
+    obj_decref(v);
     return 1;
 }
 
@@ -674,7 +705,7 @@ size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
         vt_bucket *b = &t->segs[pos / VT_SEG_BUCKETS]->buckets[pos % VT_SEG_BUCKETS];
         for (unsigned j = 0; j < b->used && n < k; j++) {
             vt_entry *e = &b->slots[j];
-            if (!volatile_only || e->expire != VT_NO_EXPIRE) out[n++] = e;
+            if (!volatile_only || vt_expire(e) != VT_NO_EXPIRE) out[n++] = e;
         }
         if (++pos == total) pos = 0;
     }
@@ -717,12 +748,12 @@ size_t vt_capture_bucket(vt_bucket *b, uint64_t epoch, vt_captured *out) {
     size_t n = 0;
     for (unsigned i = 0; i < b->used; i++) {
         vt_entry *e = &b->slots[i];
-        if (e->epoch == m) continue;
-        assert(e->key && e->val); /* the main thread never leaves a bucket so */
-        obj_incref(e->key);
+        assert(e->val); /* the main thread never leaves a bucket so */
+        obj_kvmeta *meta = obj_kv_meta(e->val);
+        if (meta->epoch == m) continue;
         obj_incref(e->val);
-        out[n++] = (vt_captured){ e->key, e->val, e->expire };
-        e->epoch = m;
+        out[n++] = (vt_captured){ e->val, obj_kv_expire(e->val) };
+        meta->epoch = m;
     }
     atomic_store_explicit(&b->version, epoch, memory_order_release);
     bucket_unlock(b);

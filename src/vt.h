@@ -7,7 +7,10 @@
  *
  *   Shape: extendible hashing. A directory of 2^global_depth pointers to
  *   segments; each segment has VT_SEG_BUCKETS buckets of VT_BUCKET_SLOTS
- *   entries. The top bits of a key's 64-bit hash pick the directory slot, two
+ *   entries. An entry is one pointer: the key's value, which carries the key,
+ *   its expire and the entry's metadata in its own allocation (obj.h, keyed
+ *   values), so a key costs one allocation and ~16 bytes of table. The top
+ *   bits of a key's 64-bit hash pick the directory slot, two
  *   groups of low bits pick two candidate buckets; a new key goes to the less
  *   full of the two (two choices keep buckets balanced, so segments fill to
  *   ~85 % before one bucket overflows, against ~50 % with one choice). When
@@ -18,14 +21,15 @@
  *
  *   Save epoch E (vt_save_begin .. vt_save_end): every bucket carries an
  *   atomic `version` ("all entries here are saved for epochs <= version") and
- *   every entry a one-byte epoch mark valid only under the bucket lock.
+ *   every entry a one-byte epoch mark (in its value's metadata) valid only
+ *   under the bucket lock.
  *   - The serializer, for each bucket with version < E: lock, take a
  *     reference to every entry not yet marked for E, mark them, set
  *     version = E, unlock (vt_capture_bucket), then encode outside the lock.
  *   - The main thread, before it changes a bucket with version < E (insert,
  *     overwrite, delete, expire change, split), locks it; if the entry it is
  *     about to change is not yet marked for E it hands the entry's current
- *     key/value/expire to the capture callback (the serializer's priority
+ *     value (with its key) and expire to the capture callback (the serializer's priority
  *     queue) and marks it. Buckets at version >= E belong to the main thread
  *     alone: no lock, one atomic load.
  *   - A key created during the save is marked E at birth: not in the snapshot.
@@ -36,7 +40,10 @@
  * vt_seg_bucket, which the serializer calls on segments it got from
  * vt_save_begin. Reads by the main thread (vt_find, vt_scan, vt_random) take
  * no lock: the serializer never changes a key, value or expire; it only marks
- * entries (under the lock) and takes references (atomic refcounts). */
+ * entries (under the lock) and takes references (atomic refcounts). A
+ * value the serializer holds is not changed in place (obj.h's sharing
+ * rule), except for its metadata's access clock and expire slot, which the
+ * serializer never reads (it writes the expire it captured). */
 #ifndef VERSO_VT_H
 #define VERSO_VT_H
 
@@ -48,36 +55,30 @@
 
 #define VT_BUCKET_SLOTS 14
 #define VT_SEG_BUCKETS 64
-#define VT_NO_EXPIRE INT64_C(-1)
+#define VT_NO_EXPIRE OBJ_KV_NO_EXPIRE
 
+/* A slot: the key's value, which carries the key, the expire and the
+ * entry's metadata (obj.h, "keyed values"). NULL: a free slot, or for an
+ * instant a created entry (vt_write). Main thread writes (under the bucket
+ * lock when the bucket's version < save epoch). */
 typedef struct vt_entry {
-    obj *key;        /* NULL: free slot. Main thread writes (under lock when
-                        the bucket's version < save epoch) */
-    obj *val;        /* as key */
-    int64_t expire;  /* unix time in ms, VT_NO_EXPIRE for none; as key */
-    uint32_t hhi;    /* top 32 bits of the key's hash (directory + splits) */
-    uint8_t epoch;   /* under bucket lock: low byte of the save epoch this
-                        entry was captured (or created) for */
-    uint8_t access[3]; /* main thread only, no lock: the 24-bit access clock
-                          of evict.c (LRU seconds, or LFU minutes << 8 |
-                          counter). It sits in the padding after epoch, so
-                          it costs no memory; being its own bytes (not a
-                          bit-field beside epoch), a write needs no lock:
-                          the serializer never reads it. Copied with the
-                          entry when slots move (main thread). */
+    obj *val;
 } vt_entry;
 
-_Static_assert(sizeof(vt_entry) == 32, "the access clock must fit in the padding");
+_Static_assert(sizeof(vt_entry) == 8, "a table slot is one pointer");
 
-static inline uint32_t vt_access_get(const vt_entry *e) {
-    return (uint32_t)e->access[0] | (uint32_t)e->access[1] << 8 |
-           (uint32_t)e->access[2] << 16;
+/* The key of an entry (its bytes live in the value, see obj.h). */
+static inline const char *vt_key(const vt_entry *e, size_t *len) {
+    return obj_kv_key(e->val, len);
 }
-static inline void vt_access_set(vt_entry *e, uint32_t v) {
-    e->access[0] = (uint8_t)v;
-    e->access[1] = (uint8_t)(v >> 8);
-    e->access[2] = (uint8_t)(v >> 16);
-}
+/* unix time in ms, VT_NO_EXPIRE for none. */
+static inline int64_t vt_expire(const vt_entry *e) { return obj_kv_expire(e->val); }
+
+/* The 24-bit access clock of evict.c (LRU seconds, or LFU minutes << 8 |
+ * counter), in the value's metadata: main thread only, no lock (the
+ * serializer never reads it). */
+static inline uint32_t vt_access_get(const vt_entry *e) { return obj_kv_access(e->val); }
+static inline void vt_access_set(vt_entry *e, uint32_t v) { obj_kv_set_access(e->val, v); }
 
 typedef struct vt_bucket {
     _Atomic uint64_t version; /* atomic: saved for every epoch <= version */
@@ -99,13 +100,14 @@ typedef struct vt vt;
 
 /* Called on the main thread, with the bucket lock held, to hand over the
  * pre-image of an entry the main thread is about to change during a save.
- * The callee receives one reference each to key and val (it must drop them)
+ * The callee receives one reference to val (a kv: its key is in it; it must
+ * drop it) and the expire as it was (the kv's own slot may change after),
  * and must not call back into the table. */
-typedef void (*vt_capture_fn)(void *priv, obj *key, obj *val, int64_t expire);
+typedef void (*vt_capture_fn)(void *priv, obj *val, int64_t expire);
 
-/* One entry captured by the serializer: references it owns. */
+/* One entry captured by the serializer: the value's reference it owns (the
+ * key read from it with obj_kv_key) and the expire at capture. */
 typedef struct vt_captured {
-    obj *key;
     obj *val;
     int64_t expire;
 } vt_captured;
@@ -143,23 +145,39 @@ void vt_prefetch(vt *t, uint64_t h);
 vt_entry *vt_find(vt *t, const char *key, size_t len);
 
 /* Write access to one key. Returns the entry, creating it when `create`
- * (key set, val NULL, expire VT_NO_EXPIRE; *created = 1) or NULL when absent
- * and !create. When a save is running, the entry's pre-image has been handed
- * to the capture callback and its bucket is locked until vt_write_done: in
- * between the caller may set e->val (dropping the old reference), but must
- * change the expire only through vt_set_expire, must not call into the table
- * otherwise, and must not leave a created entry with val == NULL. */
+ * (val NULL; *created = 1) or NULL when absent and !create. When a save is
+ * running, the entry's pre-image has been handed to the capture callback and
+ * its bucket is locked until vt_write_done. In between the caller:
+ *   - stores a value with vt_set_val, or assigns e->val directly when the
+ *     new value is e->val made writable (obj_writable, obj_coll_writable:
+ *     they keep its key and metadata), dropping the old reference itself;
+ *   - changes the expire only through vt_set_expire;
+ *   - does not call into the table otherwise;
+ *   - gives a created entry its value (vt_set_val) before anything else.
+ * key[0..len) must stay valid until vt_write_done. */
 typedef struct vt_wr {
     vt *t;
-    vt_bucket *b;  /* locked bucket, or NULL */
+    vt_bucket *b;      /* locked bucket, or NULL */
+    const char *key;   /* the key written (the caller's bytes) */
+    size_t klen;
+    uint32_t access;   /* a created entry's first access clock (the caller
+                          may set it before vt_set_val) */
+    vt_entry *made;    /* the created entry, or NULL (vt_write_done checks
+                          that it got a value) */
 } vt_wr;
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created);
 /* vt_write(create = 1) for a loader that already has the key's hash h
- * (vt_hash, computed for vt_prefetch) and the key as an obj: when the key is
- * created, the entry takes the caller's reference to key (no copy); when it
- * was already there (*created = 0), the caller keeps it. */
-vt_entry *vt_insert_hashed(vt *t, uint64_t h, obj *key, vt_wr *w, int *created);
+ * (vt_hash, computed for vt_prefetch). */
+vt_entry *vt_insert_hashed(vt *t, uint64_t h, const char *key, size_t len, vt_wr *w,
+                           int *created);
+/* Stores val as e's value, taking the caller's reference; the old value's
+ * reference (if any, and unless val is it) stays the caller's to drop. A
+ * val that is not already e's own (a new object, or another key's kv, or
+ * a kv still shared) becomes a kv of e's key (obj_kv_make: a copy of a
+ * string's bytes, the trees of a collection shared), keeping e's metadata
+ * and expire. Returns the stored obj. */
+obj *vt_set_val(vt_wr *w, vt_entry *e, obj *val);
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire);
 void vt_write_done(vt_wr *w);
 

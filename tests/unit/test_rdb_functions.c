@@ -141,8 +141,9 @@ START_TEST(callback_refuses) {
 END_TEST
 
 /* An AOF base without the preamble: FUNCTION LOAD <code> first. */
-static int cmds_key(const obj *key, const obj *val, int64_t expire, rdb_out_fn out, void *ctx) {
-    (void)key; (void)val; (void)expire;
+static int cmds_key(const char *key, size_t klen, const obj *val, int64_t expire, rdb_out_fn out,
+                    void *ctx) {
+    (void)key; (void)klen; (void)val; (void)expire;
     return out(ctx, "K", 1);
 }
 

@@ -78,8 +78,15 @@ static size_t key_of(char *buf, uint32_t id) {
     return (size_t)snprintf(buf, 16, "k%u", id);
 }
 
-static uint32_t id_of(const obj *k) {
-    return (uint32_t)strtoul(k->data + 1, NULL, 10);
+/* The id of the key a table's value carries. */
+static uint32_t id_of(const obj *kv) {
+    size_t len;
+    const char *k = obj_kv_key(kv, &len);
+    char buf[16];
+    if (len < 2 || len >= sizeof buf || k[0] != 'k') return UINT32_MAX;
+    memcpy(buf, k + 1, len - 1);
+    buf[len - 1] = '\0';
+    return (uint32_t)strtoul(buf, NULL, 10);
 }
 
 static obj *val_new(int64_t v) {
@@ -151,17 +158,29 @@ static void op_set(vt *t, model *m, uint32_t id) {
     vt_entry *e = vt_write(t, k, kl, 1, &w, &created);
     REQ((e) != NULL);
     REQ_EQ(created, !m->present[id]);
+    obj *old = e->val;
     if (created) {
         REQ((e->val) == NULL);
-        REQ_EQ(e->expire, VT_NO_EXPIRE);
         m->present[id] = 1;
         m->expire[id] = VT_NO_EXPIRE;
         m->size++;
-    } else {
-        obj_decref(e->val);
     }
     int64_t v = m->next_val++;
-    e->val = val_new(v);
+    /* half the time a value built for the key (adopted), else a plain one
+     * (copied behind the key) */
+    obj *nv = val_new(v);
+    if (rndn(2)) {
+        char b[OBJ_INTBUF];
+        size_t n;
+        const char *p = obj_str(nv, b, &n);
+        obj *kv = obj_kv_new_value(k, kl, p, n, (int)rndn(2));
+        obj_decref(nv);
+        nv = kv;
+    }
+    REQ(vt_set_val(&w, e, nv) == e->val);
+    REQ(obj_is_kv(e->val));
+    if (created) REQ_EQ(vt_expire(e), VT_NO_EXPIRE);
+    if (old) obj_decref(old);
     m->val[id] = v;
     uint32_t r = rndn(4);
     if (r == 0) { /* SET k v: clears the expire */
@@ -212,10 +231,12 @@ static void check_key(vt *t, const model *m, uint32_t id) {
     vt_entry *e = vt_find(t, k, kl);
     REQ_EQ(e != NULL, m->present[id]);
     if (!e) return;
-    REQ_EQ(e->key->len, kl);
-    REQ_EQ(memcmp(e->key->data, k, kl), 0);
+    size_t len;
+    const char *key = vt_key(e, &len);
+    REQ_EQ(len, kl);
+    REQ_EQ(memcmp(key, k, kl), 0);
     REQ_EQ(val_of(e->val), m->val[id]);
-    REQ_EQ(e->expire, m->expire[id]);
+    REQ_EQ(vt_expire(e), m->expire[id]);
 }
 
 static void random_op(vt *t, model *m, uint32_t range) {
@@ -237,7 +258,7 @@ typedef struct scan_seen {
 
 static void scan_visit(void *priv, vt_entry *e) {
     scan_seen *s = priv;
-    uint32_t id = id_of(e->key);
+    uint32_t id = id_of(e->val);
     if (id >= s->m->n || !s->m->present[id]) s->bad++;
     else if (s->count[id] < 255) s->count[id]++;
     s->visits++;
@@ -262,8 +283,8 @@ static void check_all(vt *t, const model *m) {
     free(s.count);
 }
 
-static void noop_capture(void *priv, obj *k, obj *v, int64_t ex) {
-    (void)priv; (void)k; (void)v; (void)ex;
+static void noop_capture(void *priv, obj *v, int64_t ex) {
+    (void)priv; (void)v; (void)ex;
 }
 
 /* Distinct segments of the table (counted through vt_save_begin). */
@@ -372,7 +393,7 @@ START_TEST(test_random) {
     for (int i = 0; i < 2000; i++) {
         vt_entry *e = vt_random(t);
         REQ(e != NULL);
-        uint32_t id = id_of(e->key);
+        uint32_t id = id_of(e->val);
         REQ(id < K && m.present[id]);
         REQ_EQ(val_of(e->val), m.val[id]);
         if (!seen[id]++) distinct++;
@@ -383,7 +404,7 @@ START_TEST(test_random) {
     for (int i = 0; i < 500; i++) {
         vt_entry *e = vt_random(t);
         REQ((e) != NULL);
-        REQ(id_of(e->key) < 3);
+        REQ(id_of(e->val) < 3);
     }
     for (uint32_t id = 0; id < 3; id++) op_del(t, &m, id);
     ck_assert_ptr_null(vt_random(t));
@@ -421,15 +442,15 @@ START_TEST(test_sample_and_access) {
         size_t n = vt_sample(t, 5, 0, 50, out);
         REQ_EQ(n, 5);
         for (size_t j = 0; j < n; j++) {
-            uint32_t id = id_of(out[j]->key);
+            uint32_t id = id_of(out[j]->val);
             REQ(id < K && m.present[id]);
             for (size_t l = 0; l < j; l++) REQ(out[l] != out[j]);
         }
         n = vt_sample(t, 5, 1, SIZE_MAX, out);
         REQ_EQ(n, 5);
         for (size_t j = 0; j < n; j++) {
-            REQ(out[j]->expire != VT_NO_EXPIRE);
-            REQ_EQ(out[j]->expire, m.expire[id_of(out[j]->key)]);
+            REQ(vt_expire(out[j]) != VT_NO_EXPIRE);
+            REQ_EQ(vt_expire(out[j]), m.expire[id_of(out[j]->val)]);
         }
     }
     /* sparse: three keys left, one with an expire */
@@ -438,14 +459,14 @@ START_TEST(test_sample_and_access) {
     for (uint32_t id = 0; id < 3; id++) {
         char k[16];
         vt_entry *e = vt_write(t, k, key_of(k, id), 1, &w, NULL);
-        if (!e->val) e->val = val_new(id);
+        if (!e->val) vt_set_val(&w, e, val_new(id));
         vt_set_expire(&w, e, id == 1 ? INT64_C(1) << 50 : VT_NO_EXPIRE);
         vt_write_done(&w);
     }
     for (int i = 0; i < 50; i++) {
         REQ_EQ(vt_sample(t, 5, 0, SIZE_MAX, out), 3);
         REQ_EQ(vt_sample(t, 5, 1, SIZE_MAX, out), 1);
-        REQ_EQ(id_of(out[0]->key), 1);
+        REQ_EQ(id_of(out[0]->val), 1);
         REQ(vt_sample(t, 5, 0, 4, out) <= 3);
     }
     vt_free(t);
@@ -488,10 +509,11 @@ START_TEST(test_reserve) {
 END_TEST
 
 /* The table's own memory per key, averaged over sizes from 50,000 to
- * 400,000 keys (split rounds make it swing with the size): a key's two
+ * 400,000 keys (split rounds make it swing with the size): a slot is one
+ * pointer (the key, expire and metadata live in the value) and a key's two
  * candidate buckets fill segments to ~85 % before a split, so the table
- * costs ~56 B per key on average. With one candidate bucket it cost ~90
- * (segments split at ~50 % full). */
+ * costs ~16 B per key on average. With 32-byte slots it cost ~52, with one
+ * candidate bucket ~90. */
 START_TEST(test_fill_factor) {
     enum { K = 400000, STEP = 10000, FROM = 50000 };
     model m;
@@ -508,46 +530,130 @@ START_TEST(test_fill_factor) {
     }
     double mean = sum / n;
     fprintf(stderr, "test_fill_factor: table bytes per key, mean over sizes: %.1f\n", mean);
-    ck_assert_double_le(mean, 64.0);
+    ck_assert_double_le(mean, 20.0);
     vt_free(t);
     model_free(&m);
 }
 END_TEST
 
-/* vt_insert_hashed stores the caller's key object when it creates the key
- * and leaves it to the caller when the key was already there. */
+/* vt_insert_hashed creates a key with the hash given (found again by
+ * vt_find, which hashes it itself) and finds one already there; a value built
+ * for its key (obj_kv_new_value) is stored as it is, not copied. */
 START_TEST(test_insert_hashed) {
     vt *t = vt_create();
     for (int i = 0; i < 5000; i++) { /* enough keys for splits in between */
-        char k[32];
+        char k[32], v[16];
         int n = snprintf(k, sizeof k, "hashed:%d", i);
-        obj *key = obj_new_raw(k, (size_t)n);
+        int vn = snprintf(v, sizeof v, "%d", i);
         vt_wr w;
         int created = -1;
-        vt_entry *e = vt_insert_hashed(t, vt_hash(k, (size_t)n), key, &w, &created);
+        vt_entry *e = vt_insert_hashed(t, vt_hash(k, (size_t)n), k, (size_t)n, &w, &created);
         ck_assert_int_eq(created, 1);
-        ck_assert_ptr_eq(e->key, key); /* the reference itself, no copy */
-        e->val = obj_new_int(i);
+        ck_assert_ptr_null(e->val);
+        obj *kv = obj_kv_new_value(k, (size_t)n, v, (size_t)vn, 0);
+        ck_assert_ptr_eq(vt_set_val(&w, e, kv), kv); /* the object itself, no copy */
         vt_write_done(&w);
     }
     ck_assert_uint_eq(vt_size(t), 5000);
-    obj *again = obj_new_raw("hashed:77", 9);
     vt_wr w;
     int created = -1;
-    vt_entry *e = vt_insert_hashed(t, vt_hash("hashed:77", 9), again, &w, &created);
+    vt_entry *e = vt_insert_hashed(t, vt_hash("hashed:77", 9), "hashed:77", 9, &w, &created);
     ck_assert_int_eq(created, 0);
-    ck_assert_ptr_ne(e->key, again);
     long long v;
     ck_assert(obj_get_ll(e->val, &v) && v == 77);
     vt_write_done(&w);
-    obj_decref(again); /* still the caller's */
     for (int i = 0; i < 5000; i++) {
         char k[32];
         int n = snprintf(k, sizeof k, "hashed:%d", i);
         vt_entry *f = vt_find(t, k, (size_t)n);
         ck_assert_ptr_nonnull(f);
         ck_assert(obj_get_ll(f->val, &v) && v == i);
+        size_t klen;
+        const char *key = vt_key(f, &klen);
+        ck_assert(klen == (size_t)n && memcmp(key, k, klen) == 0);
     }
+    vt_free(t);
+}
+END_TEST
+
+/* A key and its value are one allocation (obj.h, keyed values): 16-byte
+ * key + 300-byte value in one 352-byte glibc chunk, where a key object and a
+ * value object took 48 + 336. The key, metadata and expire follow the
+ * value through every way it is rewritten: made writable (in place, grown,
+ * copied while shared), given an expire (in place when it has the slot,
+ * copied once when not), moved to another key. */
+START_TEST(test_kv_layout) {
+    const char key[] = "key:000000000001"; /* bench-memory's keys */
+    char val[300];
+    memset(val, 'v', sizeof val);
+    obj *kv = obj_kv_new_value(key, 16, val, sizeof val, 0);
+    ck_assert(obj_is_kv(kv));
+    ck_assert_uint_le(obj_alloc_size(kv), 352);
+    ck_assert(obj_kv_key_eq(kv, key, 16));
+    ck_assert(obj_eq_bytes(kv, val, sizeof val));
+    ck_assert_int_eq(obj_kv_expire(kv), VT_NO_EXPIRE);
+    obj_kv_set_access(kv, 0xABCDEF);
+
+    /* an expire on a value without the slot: copied once, then in place */
+    obj *e1 = obj_kv_set_expire(kv, 12345);
+    ck_assert_ptr_ne(e1, kv);
+    ck_assert(obj_kv_key_eq(e1, key, 16) && obj_eq_bytes(e1, val, sizeof val));
+    ck_assert_int_eq(obj_kv_expire(e1), 12345);
+    ck_assert_uint_eq(obj_kv_access(e1), 0xABCDEF);
+    ck_assert_ptr_eq(obj_kv_set_expire(e1, 777), e1);
+    ck_assert_int_eq(obj_kv_expire(e1), 777);
+
+    /* writable while shared: a copy with the key, metadata and expire */
+    obj_incref(e1);
+    obj *w = obj_writable(e1, 400);
+    ck_assert_ptr_ne(w, e1);
+    ck_assert(obj_kv_key_eq(w, key, 16) && obj_eq_bytes(w, val, sizeof val));
+    ck_assert_int_eq(obj_kv_expire(w), 777);
+    ck_assert_uint_eq(obj_kv_access(w), 0xABCDEF);
+    obj_raw_append(w, "tail", 4);
+    ck_assert_uint_eq(w->len, 304);
+    ck_assert(obj_eq_bytes(e1, val, sizeof val)); /* the shared one unchanged */
+    obj_decref(e1);
+    /* unshared and growing: reallocated, prefix and all */
+    w = obj_writable(w, 1 << 20);
+    ck_assert(obj_kv_key_eq(w, key, 16));
+    ck_assert_int_eq(obj_kv_expire(w), 777);
+    ck_assert_uint_eq(w->len, 304);
+
+    /* to another key: in place when the prefix keeps its size (RENAME of
+     * key:...1 to key:...2), else a new kv with the bytes copied */
+    obj_kvmeta meta = {0};
+    obj *r = obj_kv_make(w, "key:000000000002", 16, &meta, 777);
+    ck_assert_ptr_eq(r, w);
+    ck_assert(obj_kv_key_eq(r, "key:000000000002", 16));
+    obj *r2 = obj_kv_make(r, "a-much-longer-key-than-before", 29, &meta, VT_NO_EXPIRE);
+    ck_assert(obj_kv_key_eq(r2, "a-much-longer-key-than-before", 29));
+    ck_assert_uint_eq(r2->len, 304);
+    ck_assert(memcmp(r2->data, val, sizeof val) == 0 && memcmp(r2->data + 300, "tail", 4) == 0);
+    obj_decref(r2);
+
+    /* a key of 4 GiB or more keeps its length out of the metadata: the area
+     * arithmetic is what is checked (no 4 GiB allocation) */
+    ck_assert_uint_eq(obj_kv_keyarea(16), 16);
+    ck_assert_uint_eq(obj_kv_keyarea(17), 24);
+    ck_assert_uint_eq(obj_kv_keyarea((size_t)UINT32_MAX), (size_t)UINT32_MAX + 8 + 1);
+
+    /* a table stores a value built for its key as it is, and copies any
+     * other behind the key */
+    vt *t = vt_create();
+    vt_wr wr;
+    int created;
+    vt_entry *e = vt_write(t, key, 16, 1, &wr, &created);
+    obj *mine = obj_kv_new_value(key, 16, val, sizeof val, 0);
+    ck_assert_ptr_eq(vt_set_val(&wr, e, mine), mine);
+    vt_write_done(&wr);
+    e = vt_write(t, key, 16, 1, &wr, &created);
+    obj *old = e->val, *plain = obj_new_raw("plain", 5);
+    obj *stored = vt_set_val(&wr, e, plain);
+    ck_assert_ptr_ne(stored, plain);
+    ck_assert(obj_kv_key_eq(stored, key, 16) && obj_eq_bytes(stored, "plain", 5));
+    vt_write_done(&wr);
+    obj_decref(old);
     vt_free(t);
 }
 END_TEST
@@ -575,15 +681,14 @@ static void collect_error(collector *c, const char *what, uint32_t id) {
 }
 
 /* Takes over the references. */
-static void collect(collector *c, obj *k, obj *v, int64_t ex) {
-    uint32_t id = id_of(k);
+static void collect(collector *c, obj *v, int64_t ex) {
+    uint32_t id = id_of(v);
     if (id >= c->at->n || !c->at->present[id]) collect_error(c, "key not in the state at E", id);
     else if (c->got[id]) collect_error(c, "key captured twice", id);
     else if (val_of(v) != c->at->val[id]) collect_error(c, "value is not the one at E", id);
     else if (ex != c->at->expire[id]) collect_error(c, "expire is not the one at E", id);
     else c->got[id] = 1;
     c->n++;
-    obj_decref(k);
     obj_decref(v);
 }
 
@@ -593,8 +698,8 @@ static void collector_check_complete(collector *c) {
     for (uint32_t id = 0; id < c->at->n; id++) REQ_EQ(c->got[id], c->at->present[id]);
 }
 
-static void collect_cb(void *priv, obj *k, obj *v, int64_t ex) {
-    collect(priv, k, v, ex);
+static void collect_cb(void *priv, obj *v, int64_t ex) {
+    collect(priv, v, ex);
 }
 
 typedef struct bucket_ref {
@@ -635,7 +740,7 @@ static void one_save(vt *t, model *m, uint64_t E, uint32_t *range, size_t abort_
         vt_bucket *b = vt_seg_bucket(order[i].seg, order[i].i);
         size_t n = vt_capture_bucket(b, E, out);
         REQ(n <= VT_BUCKET_SLOTS);
-        for (size_t j = 0; j < n; j++) collect(&c, out[j].key, out[j].val, out[j].expire);
+        for (size_t j = 0; j < n; j++) collect(&c, out[j].val, out[j].expire);
         REQ_EQ(vt_capture_bucket(b, E, out), 0); /* saved now */
     }
     if (abort_at >= nb) collector_check_complete(&c);
@@ -695,7 +800,7 @@ START_TEST(test_snapshot_split_heavy) {
         for (int j = 0; j < 900; j++) op_set(t, &m, 500 + (uint32_t)(i * 900 + (size_t)j) % (K - 500));
         if (i % 2) op_del(t, &m, rndn(500));
         size_t n = vt_capture_bucket(vt_seg_bucket(order[i].seg, order[i].i), 1, out);
-        for (size_t j = 0; j < n; j++) collect(&c, out[j].key, out[j].val, out[j].expire);
+        for (size_t j = 0; j < n; j++) collect(&c, out[j].val, out[j].expire);
     }
     collector_check_complete(&c);
     vt_save_end(t);
@@ -724,20 +829,20 @@ typedef struct ser {
     atomic_int done;       /* serializer -> main */
 } ser;
 
-static void ser_push(void *priv, obj *k, obj *v, int64_t ex) { /* main thread */
+static void ser_push(void *priv, obj *v, int64_t ex) { /* main thread */
     ser *s = priv;
     pthread_mutex_lock(&s->qlock);
     if (s->qn == s->qcap) {
         s->qcap = s->qcap ? 2 * s->qcap : 64;
         s->q = realloc(s->q, s->qcap * sizeof *s->q);
     }
-    s->q[s->qn++] = (vt_captured){ k, v, ex };
+    s->q[s->qn++] = (vt_captured){ v, ex };
     pthread_mutex_unlock(&s->qlock);
 }
 
 static void ser_drain(ser *s) {
     pthread_mutex_lock(&s->qlock);
-    for (size_t i = 0; i < s->qn; i++) collect(&s->c, s->q[i].key, s->q[i].val, s->q[i].expire);
+    for (size_t i = 0; i < s->qn; i++) collect(&s->c, s->q[i].val, s->q[i].expire);
     s->qn = 0;
     pthread_mutex_unlock(&s->qlock);
 }
@@ -754,7 +859,7 @@ static void *ser_main(void *arg) {
             ser_drain(s);
             nh += vt_capture_bucket(vt_seg_bucket(s->segs[i], b), s->epoch, held + nh);
         }
-        for (size_t j = 0; j < nh; j++) collect(&s->c, held[j].key, held[j].val, held[j].expire);
+        for (size_t j = 0; j < nh; j++) collect(&s->c, held[j].val, held[j].expire);
     }
     ser_drain(s);
     free(held);
@@ -828,6 +933,7 @@ static Suite *vt_suite(void) {
     tcase_add_test(ts, test_reserve);
     tcase_add_test(ts, test_fill_factor);
     tcase_add_test(ts, test_insert_hashed);
+    tcase_add_test(ts, test_kv_layout);
     suite_add_tcase(s, ts);
     TCase *tp = tcase_create("snapshot");
     tcase_set_timeout(tp, 120);

@@ -498,7 +498,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
     w->key = key;
     w->klen = len;
     w->access = 0;
-    w->made = NULL;
+    w->e = w->made = NULL;
     if (created) *created = 0;
     for (;;) {
         size_t idx;
@@ -511,7 +511,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
             if (w->b) capture_entry(t, e);
             /* handed over before the change: marked for the running save */
             assert(!w->b || obj_kv_meta(e->val)->epoch == (uint8_t)t->save_epoch);
-            return e;
+            return w->e = e;
         }
         if (!create) return NULL;
         vt_bucket *b1 = &s->buckets[bucket_index(h)];
@@ -521,7 +521,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
             w->b = wlock(t, b);
             assert(may_change(t, b, w->b));
             if (created) *created = 1;
-            return w->made = bucket_add(t, b, h);
+            return w->e = w->made = bucket_add(t, b, h);
         }
         seg_split(t, idx); /* both candidates are full: split and retry */
     }
@@ -580,7 +580,11 @@ void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {
 }
 
 void vt_write_done(vt_wr *w) {
-    assert(!w->made || w->made->val); /* vt_write's contract */
+    /* vt_write's contract: a created entry got a value, and what the caller
+     * stored is a value carrying the key (vt_set_val, or e->val made
+     * writable) */
+    assert(!w->made || w->made->val);
+    assert(!w->e || (obj_is_kv(w->e->val) && obj_kv_key_eq(w->e->val, w->key, w->klen)));
     assert(!w->b || w->b->marked == w->t->save_epoch);
     if (w->b) bucket_unlock(w->b);
     w->b = NULL;

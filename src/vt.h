@@ -162,8 +162,8 @@ typedef struct vt_wr {
     size_t klen;
     uint32_t access;   /* a created entry's first access clock (the caller
                           may set it before vt_set_val) */
-    vt_entry *made;    /* the created entry, or NULL (vt_write_done checks
-                          that it got a value) */
+    vt_entry *e;       /* the entry returned, or NULL */
+    vt_entry *made;    /* the created entry, or NULL */
 } vt_wr;
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created);

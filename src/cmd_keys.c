@@ -75,7 +75,7 @@ static void key_list_push(key_list *l, obj *k) {
 static int pattern_all(const arg *pat) { return pat->len == 1 && pat->p[0] == '*'; }
 
 /* KEYS: live keys matching the pattern. The table does not change until the
- * reply is written, so the key objects need no reference of ours. */
+ * reply is written, so the values holding the keys need no reference of ours. */
 static void keys_visit(void *priv, vt_entry *e) {
     key_list *l = priv;
     if (db_expired(e, l->now)) return;

@@ -1,8 +1,9 @@
 /* cmd_type: the generic commands that work on a value whatever its type:
  * OBJECT (ENCODING, REFCOUNT, IDLETIME, FREQ, HELP), COPY, MOVE, TOUCH,
  * with Redis 7.0's replies and errors. RENAME is in cmd_keys.c, SORT in
- * cmd_sort.c. Values move between keys by reference (obj_copy for COPY).
- * Main thread only. */
+ * cmd_sort.c. A value carries its key (obj.h, keyed values): MOVE hands
+ * the same value to the other table, COPY stores a copy (a string's bytes,
+ * a collection's trees shared: obj_copy). Main thread only. */
 #include <limits.h>
 #include <string.h>
 

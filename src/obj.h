@@ -195,9 +195,10 @@ const char *obj_type_name(int type);
  * "embstr" (up to 44 bytes, as Redis 7.0 creates them) or "raw". */
 const char *obj_encoding_name(const obj *o);
 /* A value for COPY: strings are immutable while shared, so the copy is the
- * same object with one more reference (a later write copies it, see
- * obj_writable); a collection's copy is a new obj sharing its trees (O(1):
- * a later write to either copies the nodes it changes). */
+ * same object with one more reference (storing it under the destination key
+ * copies its bytes behind that key: obj_kv_make); a collection's copy is a
+ * new obj, without a key, sharing its trees (O(1): a later write to either
+ * copies the nodes it changes). */
 obj *obj_copy(obj *o);
 
 /* ---- collections ----
@@ -213,9 +214,10 @@ static inline const ptree *obj_ctree(const obj *o, int i) {
     return (const ptree *)(const void *)o->data + i;
 }
 static inline int obj_is_coll(const obj *o) { return o->type != OBJ_STRING; }
-/* o itself when unshared, else a new obj sharing o's trees (the caller's
- * reference to o is dropped): the caller stores the result in place of o
- * and may then write its trees. */
+/* o itself when unshared, else a new obj sharing o's trees, with o's key,
+ * metadata and expire when o is a kv (the caller's reference to o is
+ * dropped): the caller stores the result in place of o and may then write
+ * its trees. */
 obj *obj_coll_writable(obj *o);
 /* Bytes of a collection's nodes (walks them: MEMORY USAGE, not hot paths;
  * obj_mem of a collection is its header alone, O(1)). */
@@ -227,9 +229,9 @@ void obj_mem_account_sub(void *p);
 
 /* Copy-on-write for in-place edits (APPEND, SETRANGE): returns `o` itself when
  * it is RAW, unshared and has room for `need` bytes, else a new RAW object with
- * the same bytes and at least `need` bytes of capacity; in that case the
- * caller's reference to `o` has been dropped. The caller stores the returned
- * pointer in place of `o`. */
+ * the same bytes (and a kv's key, metadata and expire) and at least `need`
+ * bytes of capacity; in that case the caller's reference to `o` has been
+ * dropped. The caller stores the returned pointer in place of `o`. */
 obj *obj_writable(obj *o, size_t need);
 /* Appends bytes to a RAW object returned by obj_writable. */
 void obj_raw_append(obj *o, const char *p, size_t n);

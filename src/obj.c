@@ -219,13 +219,9 @@ obj *obj_kv_set_expire(obj *o, int64_t expire) {
     size_t klen;
     const char *key = obj_kv_key(o, &klen);
     obj_kvmeta meta = *obj_kv_meta(o);
-    /* key points into o, which obj_kv_make may free: copy the short ones */
-    char small[64];
-    char *k = klen <= sizeof small ? small : xmalloc(klen);
-    memcpy(k, key, klen);
-    obj *n = obj_kv_make(o, k, klen, &meta, expire);
-    if (k != small) free(k);
-    return n;
+    /* key points into o: obj_kv_make copies it into the new kv (the prefix
+     * grows by the slot, so never in place) before it drops o */
+    return obj_kv_make(o, key, klen, &meta, expire);
 }
 
 obj *obj_new_raw(const char *p, size_t len) { return obj_kv_new_raw(NULL, 0, p, len); }

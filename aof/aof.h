@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/cmd.h"
-#include "../src/server.h"
-#include "../src/vbuf.h"
+#include "cmd.h"
+#include "server.h"
+#include "vbuf.h"
 
 /* Sets the AOF module up and registers its hooks with the core (after
  * the snapshot module's). */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/util.h"
-#include "../src/vt.h"
+#include "util.h"
+#include "vt.h"
 
 /* ---- keys of a command ---- */
 

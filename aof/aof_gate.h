@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../src/cmd.h"
+#include "cmd.h"
 
 /* Every key of command d given as (db, argc, argv), as the command table
  * describes them. */

@@ -34,10 +34,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/cmd.h"
-#include "../src/log.h"
-#include "../src/resp.h"
-#include "../src/util.h"
+#include "cmd.h"
+#include "log.h"
+#include "resp.h"
+#include "util.h"
 
 #define AOFL_CHUNK (1024 * 1024)
 #define AOFL_ANNOTATION_MAX 1024     /* AOF_ANNOTATION_LINE_MAX_LEN */

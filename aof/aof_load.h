@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../snapshot/rdb.h"
-#include "../src/server.h"
+#include "rdb.h"
+#include "server.h"
 #include "manifest.h"
 
 /* Runs one command; returns 0, or -1 with err (unknown command, wrong

@@ -31,8 +31,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../src/util.h"
-#include "../src/vbuf.h"
+#include "util.h"
+#include "vbuf.h"
 
 #define AOFM_MAX_LINE 1024
 #define AOFM_SUFFIX ".manifest"

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/t_hash.h"
-#include "../src/t_list.h"
-#include "../src/t_set.h"
-#include "../src/t_zset.h"
-#include "../src/util.h"
-#include "../src/vt.h"
-#include "../src/vbuf.h"
+#include "t_hash.h"
+#include "t_list.h"
+#include "t_set.h"
+#include "t_zset.h"
+#include "util.h"
+#include "vt.h"
+#include "vbuf.h"
 
 static void bulk(vbuf *b, const char *p, size_t n) {
     vbuf_appendf(b, "$%zu\r\n", n);

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../snapshot/rdb.h"
+#include "rdb.h"
 
 /* Redis's AOF_REWRITE_ITEMS_PER_CMD. */
 #define AOF_REWRITE_ITEMS_PER_CMD 64

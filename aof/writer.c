@@ -52,9 +52,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/conf.h"
-#include "../src/log.h"
-#include "../src/util.h"
+#include "conf.h"
+#include "log.h"
+#include "util.h"
 
 #define AOFW_RETRY_US 1000000    /* a failed write is retried after 1 s */
 #define AOFW_EVERYSEC_US 1000000

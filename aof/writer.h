@@ -23,7 +23,7 @@
 #include <sys/types.h>
 #include <uv.h>
 
-#include "../src/vbuf.h"
+#include "vbuf.h"
 
 typedef struct aofw aofw;
 

@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../aof/aof.h"
-#include "../repl/repl.h"
-#include "../snapshot/snap.h"
-#include "../src/log.h"
-#include "../src/server.h"
+#include "aof.h"
+#include "repl.h"
+#include "snap.h"
+#include "log.h"
+#include "server.h"
 
 static void usage(void) {
     fprintf(stderr,

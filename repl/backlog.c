@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/util.h"
+#include "util.h"
 #include "fullsync_priv.h"
 #include "repl_int.h"
 

@@ -40,12 +40,12 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../snapshot/rdb_io.h"
-#include "../snapshot/snap.h"
-#include "../src/hooks.h"
-#include "../src/log.h"
-#include "../src/net.h"
-#include "../src/util.h"
+#include "rdb_io.h"
+#include "snap.h"
+#include "hooks.h"
+#include "log.h"
+#include "net.h"
+#include "util.h"
 #include "fullsync_priv.h"
 #include "repl_int.h"
 

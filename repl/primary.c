@@ -22,15 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/blocking.h"
-#include "../src/cmd.h"
-#include "../src/hooks.h"
-#include "../src/log.h"
-#include "../src/multi.h"
-#include "../src/net.h"
-#include "../src/propagate.h"
-#include "../src/resp.h"
-#include "../src/util.h"
+#include "blocking.h"
+#include "cmd.h"
+#include "hooks.h"
+#include "log.h"
+#include "multi.h"
+#include "net.h"
+#include "propagate.h"
+#include "resp.h"
+#include "util.h"
 #include "fullsync_priv.h"
 #include "repl_int.h"
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/cmd.h"
-#include "../src/hooks.h"
-#include "../src/util.h"
+#include "cmd.h"
+#include "hooks.h"
+#include "util.h"
 #include "repl_int.h"
 
 repl_state R;

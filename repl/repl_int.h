@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/server.h"
-#include "../src/vbuf.h"
+#include "server.h"
+#include "vbuf.h"
 
 #define REPL_ID_LEN 40
 

@@ -26,13 +26,13 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../snapshot/snap.h"
-#include "../src/cmd.h"
-#include "../src/hooks.h"
-#include "../src/log.h"
-#include "../src/multi.h"
-#include "../src/net.h"
-#include "../src/util.h"
+#include "snap.h"
+#include "cmd.h"
+#include "hooks.h"
+#include "log.h"
+#include "multi.h"
+#include "net.h"
+#include "util.h"
 #include "repl_int.h"
 #include "replica_int.h"
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../src/cmd.h"
-#include "../src/multi.h"
-#include "../src/util.h"
+#include "cmd.h"
+#include "multi.h"
+#include "util.h"
 #include "replica_int.h"
 
 static const char *role_state(void) {

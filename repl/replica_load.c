@@ -19,16 +19,16 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../snapshot/rdb_io.h"
-#include "../snapshot/restore.h"
-#include "../src/db.h"
-#include "../src/evict.h"
-#include "../src/function.h"
-#include "../src/hooks.h"
-#include "../src/lazyfree.h"
-#include "../src/log.h"
-#include "../src/multi.h"
-#include "../src/util.h"
+#include "rdb_io.h"
+#include "restore.h"
+#include "db.h"
+#include "evict.h"
+#include "function.h"
+#include "hooks.h"
+#include "lazyfree.h"
+#include "log.h"
+#include "multi.h"
+#include "util.h"
 #include "repl_int.h"
 
 #define MARK_LEN 40

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cmd.h"
-#include "../src/db.h"
-#include "../src/log.h"
-#include "../src/notify.h"
-#include "../src/util.h"
+#include "cmd.h"
+#include "db.h"
+#include "log.h"
+#include "notify.h"
+#include "util.h"
 #include "dump_payload.h"
 #include "rdb.h"
 #include "rdb_fmt.h"

@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "../src/cmd.h"
+#include "cmd.h"
 #include "crc64.h"
 #include "rdb_fmt.h"
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../src/server.h"
+#include "server.h"
 #include "rdb_io.h"
 
 #define DUMP_FOOTER 10 /* 2 bytes of version, 8 of CRC64 */

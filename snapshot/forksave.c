@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../src/introspect.h"
-#include "../src/log.h"
-#include "../src/util.h"
+#include "introspect.h"
+#include "log.h"
+#include "util.h"
 #include "syncsave.h"
 
 /* The child's report, written to the pipe in one write (< PIPE_BUF). */

@@ -6,16 +6,16 @@
  * rdbcompression and worth it), then the RDB version as 2 bytes little
  * endian (10) and the CRC64 (Jones) of everything before it as 8 bytes
  * little endian, so a payload from redis-server restores here and back.
- * The registry is src/function.c's; RESTORE builds the payload's libraries
+ * The registry is src/scripting/function.c's; RESTORE builds the payload's libraries
  * in a context of its own and commits them with the policy only when all
  * of them loaded. Main thread only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cmd.h"
-#include "../src/function.h"
-#include "../src/util.h"
+#include "cmd.h"
+#include "function.h"
+#include "util.h"
 #include "dump_payload.h"
 #include "rdb.h"
 #include "rdb_fmt.h"

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/util.h"
+#include "util.h"
 
 __attribute__((format(printf, 3, 4)))
 static int bad(char *err, size_t errlen, const char *fmt, ...) {

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/vbuf.h"
+#include "vbuf.h"
 
 /* One entry of a blob: a string (p, n) or an integer (is_int, v). */
 typedef struct blob_ent {

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/obj.h"
+#include "obj.h"
 #include "rdb_io.h"
 
 /* The `compress` argument of rdb_writer_open: flags, or-ed.

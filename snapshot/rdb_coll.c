@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/t_hash.h"
-#include "../src/t_list.h"
-#include "../src/t_set.h"
-#include "../src/t_zset.h"
-#include "../src/util.h"
+#include "t_hash.h"
+#include "t_list.h"
+#include "t_set.h"
+#include "t_zset.h"
+#include "util.h"
 #include "listpack.h"
 
 static _Atomic int list_fill = -2;

@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "../src/obj.h"
+#include "obj.h"
 #include "rdb_priv.h"
 
 /* RDB value types (Redis's rdb.h). */

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/util.h"
-#include "../src/vbuf.h"
+#include "util.h"
+#include "vbuf.h"
 
 enum { IO_FILE, IO_FD, IO_MEM, IO_FANOUT };
 

@@ -35,8 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/util.h"
-#include "../src/vbuf.h"
+#include "util.h"
+#include "vbuf.h"
 #include "crc64.h"
 #include "rdb_coll.h"
 #include "rdb_fmt.h"

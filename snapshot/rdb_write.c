@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/util.h"
+#include "util.h"
 #include "crc64.h"
 #include "rdb_coll.h"
 #include "rdb_fmt.h"

@@ -12,11 +12,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../src/db.h"
-#include "../src/evict.h"
-#include "../src/function.h"
-#include "../src/log.h"
-#include "../src/util.h"
+#include "db.h"
+#include "evict.h"
+#include "function.h"
+#include "log.h"
+#include "util.h"
 
 #define BATCH 64          /* keys per batch: the prefetch window */
 

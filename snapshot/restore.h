@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "../src/vt.h"
+#include "vt.h"
 #include "rdb.h"
 
 /* Loads the snapshot at path into the databases: 0, 1 when there is no

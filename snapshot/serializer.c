@@ -12,9 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../src/info.h"
-#include "../src/log.h"
-#include "../src/util.h"
+#include "info.h"
+#include "log.h"
+#include "util.h"
 
 static size_t item_bytes(const ser_item *it) {
     return sizeof *it + obj_mem(it->val); /* the value holds its key */

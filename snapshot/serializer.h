@@ -25,7 +25,7 @@
 #include <uv.h>
 
 #include "rdb.h"
-#include "../src/vt.h"
+#include "vt.h"
 
 typedef struct ser_item {
     struct ser_item *next;

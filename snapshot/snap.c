@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/cmd.h"
-#include "../src/db.h"
-#include "../src/function.h"
-#include "../src/hooks.h"
-#include "../src/info.h"
-#include "../src/introspect.h"
-#include "../src/log.h"
-#include "../src/util.h"
+#include "cmd.h"
+#include "db.h"
+#include "function.h"
+#include "hooks.h"
+#include "info.h"
+#include "introspect.h"
+#include "log.h"
+#include "util.h"
 #include "forksave.h"
 #include "restore.h"
 #include "serializer.h"

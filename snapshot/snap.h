@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/server.h"
-#include "../src/vbuf.h"
-#include "../src/vt.h"
+#include "server.h"
+#include "vbuf.h"
+#include "vt.h"
 #include "rdb.h"
 
 #define SNAP_ERRLEN 512

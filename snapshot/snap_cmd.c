@@ -1,6 +1,6 @@
 /* snap_cmd: SAVE, BGSAVE [SCHEDULE] and LASTSAVE, as Redis 7 answers them.
  * Main thread only. */
-#include "../src/cmd.h"
+#include "cmd.h"
 #include "snap.h"
 
 void cmd_save(client *c) {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../src/db.h"
+#include "db.h"
 
 typedef struct walk_ctx {
     rdb_writer *w;

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../aof/aof_load.h"
-#include "../../snapshot/restore.h"
-#include "../../src/cmd.h"
-#include "../../src/db.h"
-#include "../../src/util.h"
+#include "aof_load.h"
+#include "restore.h"
+#include "cmd.h"
+#include "db.h"
+#include "util.h"
 #include "fuzz_common.h"
 
 #define NOW_MS 1700000000000LL

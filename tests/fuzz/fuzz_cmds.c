@@ -30,15 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../snapshot/snap.h"
-#include "../../src/cmd.h"
-#include "../../src/blocking.h"
-#include "../../src/db.h"
-#include "../../src/obj.h"
-#include "../../src/pubsub.h"
-#include "../../src/server.h"
-#include "../../src/util.h"
-#include "../../src/vt.h"
+#include "snap.h"
+#include "cmd.h"
+#include "blocking.h"
+#include "db.h"
+#include "obj.h"
+#include "pubsub.h"
+#include "server.h"
+#include "util.h"
+#include "vt.h"
 #include "fuzz_common.h"
 
 #define MAX_ARGS 8

@@ -9,15 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../aof/aof.h"
-#include "../../snapshot/snap.h"
-#include "../../src/cmd.h"
-#include "../../src/db.h"
-#include "../../src/evict.h"
-#include "../../src/log.h"
-#include "../../src/pubsub.h"
-#include "../../src/server.h"
-#include "../../src/util.h"
+#include "aof.h"
+#include "snap.h"
+#include "cmd.h"
+#include "db.h"
+#include "evict.h"
+#include "log.h"
+#include "pubsub.h"
+#include "server.h"
+#include "util.h"
 
 static char dir[64];
 static char pathbuf[PATH_MAX];

@@ -1,4 +1,4 @@
-/* fuzz_conf: the config-file and command-line parsers (src/conf.c).
+/* fuzz_conf: the config-file and command-line parsers (src/config/conf.c).
  *
  * Input: the config file, optionally followed by a NUL and command-line
  * arguments separated by NULs ("--port", "7000", ...), loaded as
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/conf.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "conf.h"
+#include "util.h"
+#include "vbuf.h"
 #include "fuzz_common.h"
 
 #define MAX_ARGS 64

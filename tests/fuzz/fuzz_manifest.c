@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../aof/manifest.h"
+#include "manifest.h"
 #include "fuzz_common.h"
 
 static void same_file(const aof_file *a, const aof_file *b) {

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../snapshot/rdb.h"
-#include "../../snapshot/restore.h"
-#include "../../src/db.h"
-#include "../../src/server.h"
+#include "rdb.h"
+#include "restore.h"
+#include "db.h"
+#include "server.h"
 #include "fuzz_common.h"
 
 #define NOW_MS 1700000000000LL

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/resp.h"
-#include "../../src/vbuf.h"
+#include "resp.h"
+#include "vbuf.h"
 #include "fuzz_common.h"
 
 typedef struct run {

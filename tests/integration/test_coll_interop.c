@@ -31,9 +31,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../snapshot/crc64.h"
-#include "../../snapshot/listpack.h"
-#include "../../src/vbuf.h"
+#include "crc64.h"
+#include "listpack.h"
+#include "vbuf.h"
 
 #define MAX_PROCS 8
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../../src/vbuf.h"
+#include "vbuf.h"
 
 #define NBIG 5
 

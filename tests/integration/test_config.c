@@ -2,7 +2,7 @@
  * Redis 7.0.15 has (issue 11, item 6). Runs against redis-server too
  * (VERSO_SERVER=/usr/bin/redis-server): the names, defaults, error texts
  * and rewritten lines checked here are Redis's. The parameters verso
- * accepts without acting on them (src/conf_compat_params.h) must answer as
+ * accepts without acting on them (src/config/conf_compat_params.h) must answer as
  * Redis's do; only the log line saying they have no effect is verso's. */
 #include "harness.h"
 

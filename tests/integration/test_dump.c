@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "../../snapshot/crc64.h"
+#include "crc64.h"
 
 typedef struct golden {
     const char *key;

@@ -1,4 +1,4 @@
-/* Integration tests of introspection (src/introspect.h): MONITOR's lines
+/* Integration tests of introspection (src/introspect/introspect.h): MONITOR's lines
  * and its client's restrictions, SLOWLOG (entries, truncation, redaction,
  * max length, errors), LATENCY (events from DEBUG SLEEP, LATEST, HISTORY,
  * GRAPH, DOCTOR, RESET, HISTOGRAM), OBJECT ENCODING/FREQ/REFCOUNT/IDLETIME,

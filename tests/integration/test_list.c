@@ -9,7 +9,7 @@
  * and its client h_c. Wake-ups and fairness are test_blocking's. */
 #include "harness.h"
 
-#include "../../src/t_list.h"
+#include "t_list.h"
 
 #include <stdio.h>
 #include <stdlib.h>

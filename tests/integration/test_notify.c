@@ -1,4 +1,4 @@
-/* Integration tests of keyspace notifications (src/notify.c and the
+/* Integration tests of keyspace notifications (src/pubsub/notify.c and the
  * notify_keyspace_event calls in the commands, db.c and evict.c): a client
  * subscribed to `__key*__:*` must see exactly the messages Redis 7.0 sends,
  * in its order, for each group of commands (strings, keys, hashes, lists,

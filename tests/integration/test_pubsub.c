@@ -1,4 +1,4 @@
-/* Integration tests of pub/sub (src/pubsub.c) and of the rest of what
+/* Integration tests of pub/sub (src/pubsub/pubsub.c) and of the rest of what
  * Sentinel needs from a node that is not replication: SUBSCRIBE PSUBSCRIBE
  * SSUBSCRIBE and their UNSUBSCRIBE forms (reply counts, nil when none),
  * PUBLISH / SPUBLISH receivers and message forms, the subscribed context

@@ -25,8 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../snapshot/rdb.h"
-#include "../../src/obj.h"
+#include "rdb.h"
+#include "obj.h"
 
 /* Reads n pipelined replies; each must not be an I/O error. Returns the
  * last one (caller frees) when keep_last. */

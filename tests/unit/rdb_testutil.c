@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/util.h"
+#include "util.h"
 
 void rt_tmpdir_make(const char *prefix, char *dir, size_t dircap, char *path,
                     size_t pathcap) {

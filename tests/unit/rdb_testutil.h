@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../src/obj.h"
+#include "obj.h"
 
 /* Makes $TMPDIR (or /tmp)/<prefix>.XXXXXX into dir and dir/dump.rdb into
  * path. */

@@ -33,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../aof/aof_load.h"
+#include "aof_load.h"
 #include "../integration/harness.h"
-#include "../../src/log.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "log.h"
+#include "util.h"
+#include "vbuf.h"
 
 static char tdir[64];
 

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../aof/aof_load.h"
-#include "../../src/log.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "aof_load.h"
+#include "log.h"
+#include "util.h"
+#include "vbuf.h"
 
 #define NOW_MS 1700000000000LL
 

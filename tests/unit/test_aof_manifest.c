@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../aof/manifest.h"
-#include "../../src/util.h"
+#include "manifest.h"
+#include "util.h"
 
 static char tdir[64];
 static char mpath[128];

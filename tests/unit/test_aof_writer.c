@@ -23,11 +23,11 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../../aof/writer.h"
+#include "writer.h"
 #include "../integration/harness.h" /* h_scaled_ms */
-#include "../../src/conf.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "conf.h"
+#include "util.h"
+#include "vbuf.h"
 
 static char base_dir[256];
 

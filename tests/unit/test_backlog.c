@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../repl/repl_int.h"
-#include "../../src/propagate.h"
+#include "repl_int.h"
+#include "propagate.h"
 
 /* Appends n bytes of a recognisable pattern: byte at stream offset o is
  * 'a' + o % 26. */

@@ -1,4 +1,4 @@
-/* test_hll: the HyperLogLog representation (src/hll.c) below the commands:
+/* test_hll: the HyperLogLog representation (src/types/hll.c) below the commands:
  * the sparse opcode layout Redis produces (adjacent VALs merged), the two
  * promotions to dense (a register above 32, the size limit), corrupt
  * encodings, and the estimate of raw registers. The byte-for-byte match
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/hll.h"
+#include "hll.h"
 
 static void check_decode(const obj *o, const char *want) {
     size_t n;

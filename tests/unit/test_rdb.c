@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../snapshot/crc64.h"
-#include "../../snapshot/rdb.h"
-#include "../../snapshot/rdb_fmt.h"
-#include "../../src/util.h"
+#include "crc64.h"
+#include "rdb.h"
+#include "rdb_fmt.h"
+#include "util.h"
 #include "rdb_testutil.h"
-#include "../../src/vbuf.h"
+#include "vbuf.h"
 
 /* ---- a scratch directory per test ---- */
 

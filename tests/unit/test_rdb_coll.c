@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../snapshot/listpack.h"
-#include "../../src/obj.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "listpack.h"
+#include "obj.h"
+#include "util.h"
+#include "vbuf.h"
 
 /* ==== (1) blobs ==== */
 

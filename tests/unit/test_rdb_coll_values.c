@@ -18,18 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../snapshot/crc64.h"
-#include "../../snapshot/listpack.h"
-#include "../../snapshot/rdb.h"
-#include "../../snapshot/rdb_coll.h"
-#include "../../src/conf.h"
-#include "../../src/server.h"
-#include "../../src/t_hash.h"
-#include "../../src/t_list.h"
-#include "../../src/t_set.h"
-#include "../../src/t_zset.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "crc64.h"
+#include "listpack.h"
+#include "rdb.h"
+#include "rdb_coll.h"
+#include "conf.h"
+#include "server.h"
+#include "t_hash.h"
+#include "t_list.h"
+#include "t_set.h"
+#include "t_zset.h"
+#include "util.h"
+#include "vbuf.h"
 #include "../integration/harness.h"
 
 #define S(x) x, sizeof(x) - 1

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../snapshot/rdb.h"
-#include "../../snapshot/rdb_fmt.h"
+#include "rdb.h"
+#include "rdb_fmt.h"
 #include "rdb_testutil.h"
 
 #define CODE1 "#!lua name=a\nredis.register_function('f', function() return 1 end)"

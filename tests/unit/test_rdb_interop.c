@@ -29,9 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../snapshot/rdb.h"
+#include "rdb.h"
 #include "../integration/harness.h"
-#include "../../src/util.h"
+#include "util.h"
 
 static char tdir[256];
 static srv *server;

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../snapshot/rdb.h"
-#include "../../snapshot/rdb_io.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "rdb.h"
+#include "rdb_io.h"
+#include "util.h"
+#include "vbuf.h"
 
 static char tdir[256];
 

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../snapshot/crc64.h"
-#include "../../snapshot/rdb.h"
-#include "../../snapshot/rdb_fmt.h"
-#include "../../src/util.h"
+#include "crc64.h"
+#include "rdb.h"
+#include "rdb_fmt.h"
+#include "util.h"
 #include "rdb_testutil.h"
 
 static char tdir[256], tpath[300];

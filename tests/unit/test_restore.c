@@ -14,10 +14,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../snapshot/restore.h"
-#include "../../src/db.h"
-#include "../../src/util.h"
-#include "../../src/vbuf.h"
+#include "restore.h"
+#include "db.h"
+#include "util.h"
+#include "vbuf.h"
 #include "inproc.h"
 #include "rdb_testutil.h"
 

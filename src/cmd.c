@@ -32,6 +32,7 @@ static size_t nwrite_gates;
 static cmd_client_gate_fn *gates; /* every command, after the write gates */
 static size_t ngates;
 static int propagated;  /* the running handler called cmd_propagate */
+static const cmd_def *running; /* the command cmd_call runs (innermost) */
 
 const char *const cmd_cat_names[CAT_COUNT] = {
     "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
@@ -284,16 +285,29 @@ const char *cmd_gates_error(const client *c, const cmd_def *d) {
     return gates_error(c, d, (d->flags & CMD_WRITE) != 0);
 }
 
-void cmd_propagate(client *c, int argc, const arg *argv) {
-    propagated = 1;
-    propagate(c->db, argc, argv);
+/* The definition of a command to propagate (propagate.h: the consumers
+ * get it): the running command's when argv is its own, else looked up once
+ * here for every consumer (a handler's replacement form, the server's own
+ * DEL). Only asked when a consumer is registered. */
+static const cmd_def *def_of(const client *c, int argc, const arg *argv) {
+    if (c && running && argv == c->argv && argc == c->argc) return running;
+    const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
+    assert(d); /* the server propagates only commands it has */
+    return d;
 }
 
-void cmd_propagate_raw(int dbid, int argc, const arg *argv) { propagate(dbid, argc, argv); }
+void cmd_propagate(client *c, int argc, const arg *argv) {
+    propagated = 1;
+    if (prop_active()) propagate(c->db, def_of(c, argc, argv), argc, argv);
+}
+
+void cmd_propagate_raw(int dbid, int argc, const arg *argv) {
+    if (prop_active()) propagate(dbid, def_of(NULL, argc, argv), argc, argv);
+}
 
 void cmd_propagate_message(client *c, int argc, const arg *argv) {
     propagated = 1;
-    propagate_message(c->db, argc, argv);
+    if (prop_active()) propagate_message(c->db, def_of(c, argc, argv), argc, argv);
 }
 
 static void reply_unknown(client *c) {
@@ -392,7 +406,9 @@ void cmd_call(client *c, const cmd_def *d) {
     introspect_call_start(c, d, rerun);
     int64_t start = mono_us();
     int outer_propagated = propagated; /* EXEC's, around its commands */
+    const cmd_def *outer_running = running;
     propagated = 0;
+    running = d;
     prop_begin();
     d->proc(c);
     tracking_after_call(c, d); /* the keys a tracking client read */
@@ -402,10 +418,11 @@ void cmd_call(client *c, const cmd_def *d) {
      * server.dirty and DEBUG POPULATE raises it, neither may be replayed
      * (the AOF loader refuses them), as in Redis. */
     if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated)
-        prop_end_cmd(c->db, c->argc, c->argv);
+        prop_end_cmd(c->db, d, c->argc, c->argv);
     else
-        prop_end_cmd(c->db, 0, NULL);
+        prop_end_cmd(c->db, NULL, 0, NULL);
     propagated = outer_propagated;
+    running = outer_running;
 }
 
 static int dispatch(client *c) {

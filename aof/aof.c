@@ -114,8 +114,8 @@ static void append_command(int argc, const arg *argv) {
 }
 
 /* The AOF's propagation consumer (propagate.h): the command as it must be
- * replayed. */
-static void aof_feed(void *priv, int dbid, int argc, const arg *argv) {
+ * replayed, d its definition (for the keys it leaves in flight). */
+static void aof_feed(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
     (void)priv;
     assert(A.on);
     if (dbid != A.last_db) {
@@ -127,8 +127,7 @@ static void aof_feed(void *priv, int dbid, int argc, const arg *argv) {
     }
     append_command(argc, argv);
     if (always()) { /* its keys are in flight from the end of its batch */
-        const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
-        if (d && (d->flags & CMD_WRITE)) gate_inflight_pend_args(dbid, d, argc, argv);
+        if (d->flags & CMD_WRITE) gate_inflight_pend_args(dbid, d, argc, argv);
         if (!server.current_client) gate_inflight_commit(stream_end()); /* no batch */
     }
 }

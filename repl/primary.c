@@ -103,7 +103,7 @@ static plink *link_get(client *c) {
 
 /* ---- the stream ---- */
 
-static void consumer(void *priv, int dbid, int argc, const arg *argv);
+static void consumer(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv);
 
 /* The backlog and the consumer exist together: backlog_create and
  * backlog_free call it (a replica's backlog too: the consumer ignores
@@ -127,8 +127,9 @@ static void encode(vbuf *b, int argc, const arg *argv) {
 /* The propagation consumer: every command that changed the dataset, with
  * SELECT first when its database is not the stream's. A replica proxies
  * its master's bytes instead (replica.c calls repl_feed). */
-static void consumer(void *priv, int dbid, int argc, const arg *argv) {
+static void consumer(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
     (void)priv;
+    (void)d; /* the stream carries every command alike */
     if (server.upstream) {
         R.stream_db = -1; /* the master's bytes chose databases we did not track */
         return;

@@ -27,7 +27,6 @@
 #include "hooks.h"
 #include "lazyfree.h"
 #include "log.h"
-#include "multi.h"
 #include "util.h"
 #include "repl_int.h"
 
@@ -277,14 +276,8 @@ int payload_swap(rl_payload *p) {
     int stream_db = p->st.repl_stream_db;
     hooks_before_flush(); /* a running save of the old data is aborted */
     for (int i = 0; i < p->ntables; i++) {
-        db *d = db_get(i);
-        multi_touch_flush(d);
-        vt *old = d->t;
-        d->t = p->tables[i];
+        db_replace_table(db_get(i), p->tables[i], 1);
         p->tables[i] = NULL;
-        d->expire_cursor = 0;
-        d->avg_ttl = 0;
-        if (!hooks_keep_retired_table(old)) lazyfree_table(old, 1);
     }
     free(p->tables);
     p->tables = NULL;

@@ -1,4 +1,42 @@
 /* cmd: the command table, the dispatcher and the reply helpers (cmd.h).
+ *
+ * The dispatcher (cmd_dispatch) takes one request, c->argc/c->argv,
+ * through these stages, in this order; dispatch() reads in the same order,
+ * one line or one stage_ function per stage, and the dispatcher's
+ * functions are labelled with the number of their stage. A stage that
+ * refuses or parks the command ends the request there (a refusal still
+ * gets 7 and 9), so when several refusals apply the first one in this list
+ * is the reply (Redis's processCommand order):
+ *
+ *  1. Lookup: the command, or a container's subcommand. Unknown: the error
+ *     (counted as a command), and a transaction in progress fails at EXEC.
+ *  2. CLIENT PAUSE (pause.h): a command the pause holds is parked, to be
+ *     dispatched again when the pause ends.
+ *  3. MULTI: inside a transaction the command gets stage 5's checks and is
+ *     queued for EXEC, or refused (the transaction then fails at EXEC).
+ *  4. The subsystems' before_command hooks (hooks.h): one may park the
+ *     command (the AOF's full backlog). Past this point the command counts
+ *     (total_commands_processed) and is c->cmd and c->lastcmd.
+ *  5. The checks, the first that refuses answers: a. arity, b. protected
+ *     (enable-debug-command), c. authentication, d. OOM (maxmemory:
+ *     evicts first, then refuses deny-oom commands), e. the subsystems'
+ *     gates, in one call: the write gates (MISCONF) for a write or an EXEC
+ *     of writes, not from the master, then the client gates (READONLY,
+ *     NOREPLICAS, MASTERDOWN, the subscribed context), f. loading. A
+ *     refused command is counted as rejected and goes on at stage 7.
+ *  6. The call (cmd_call, also EXEC's and scripts' way to run a command),
+ *     with server.current_client = c: a. a propagation batch opens, b. the handler runs, c. the keys a
+ *     tracking client read are remembered, d. statistics, slow log,
+ *     latency, MONITOR, e. propagation: the command itself when it is a
+ *     write that changed something and its handler propagated no form of
+ *     its own (cmd_propagate); the batch closes and goes to the consumers
+ *     (propagate.h).
+ *  7. The subsystems' after_command hooks (also after a refusal at 5).
+ *  8. Blocking: a command that blocked on keys is parked (blocking.c serves
+ *     it); the keys this command created serve the clients blocked on them.
+ *  9. client_command_done, for a command that ran or was refused, not for
+ *     a parked one: CLIENT REPLY OFF/SKIP, tracking after the reply.
+ *
  * Main thread only. */
 #include "cmd.h"
 
@@ -32,6 +70,7 @@ static size_t nwrite_gates;
 static cmd_client_gate_fn *gates; /* every command, after the write gates */
 static size_t ngates;
 static int propagated;  /* the running handler called cmd_propagate */
+static const cmd_def *running; /* the command cmd_call runs (innermost) */
 
 const char *const cmd_cat_names[CAT_COUNT] = {
     "keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
@@ -284,18 +323,34 @@ const char *cmd_gates_error(const client *c, const cmd_def *d) {
     return gates_error(c, d, (d->flags & CMD_WRITE) != 0);
 }
 
-void cmd_propagate(client *c, int argc, const arg *argv) {
-    propagated = 1;
-    propagate(c->db, argc, argv);
+/* The definition of a command to propagate (propagate.h: the consumers
+ * get it): the running command's when argv is its own, else looked up once
+ * here for every consumer (a handler's replacement form, the server's own
+ * DEL). Only asked when a consumer is registered. */
+static const cmd_def *def_of(const client *c, int argc, const arg *argv) {
+    if (c && running && argv == c->argv && argc == c->argc) return running;
+    const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
+    assert(d); /* the server propagates only commands it has */
+    return d;
 }
 
-void cmd_propagate_raw(int dbid, int argc, const arg *argv) { propagate(dbid, argc, argv); }
+void cmd_propagate(client *c, int argc, const arg *argv) {
+    propagated = 1;
+    if (prop_active()) propagate(c->db, def_of(c, argc, argv), argc, argv);
+}
+
+void cmd_propagate_raw(int dbid, int argc, const arg *argv) {
+    if (prop_active()) propagate(dbid, def_of(NULL, argc, argv), argc, argv);
+}
 
 void cmd_propagate_message(client *c, int argc, const arg *argv) {
     propagated = 1;
-    propagate_message(c->db, argc, argv);
+    if (prop_active()) propagate_message(c->db, def_of(c, argc, argv), argc, argv);
 }
 
+/* ---- the dispatcher: the stages listed at the top of this file, in order ---- */
+
+/* 1. "ERR unknown command 'x', with args beginning with: 'a' 'b' " */
 static void reply_unknown(client *c) {
     char args[160];
     size_t n = 0;
@@ -331,10 +386,10 @@ static int protected_allowed(const client *c) {
     return v == DEBUG_CMD_YES || (v == DEBUG_CMD_LOCAL && client_is_local(c));
 }
 
-/* Checks that refuse a command before it runs; 1 when it may run. The
- * order is Redis's processCommand: arity, protected, auth, writes,
- * loading; the subsystems' gates (cmd_add_gate: READONLY, NOREPLICAS,
- * MASTERDOWN, the subscribed context) come after the write gates. */
+/* 5. The checks that refuse a command before it runs (stage 3 runs them
+ * too, on a command MULTI queues); 1 when it may run, else 0 with the
+ * error replied. The first that refuses answers, in the list's order (5a
+ * to 5f), as Redis's processCommand. */
 static int may_run(client *c, const cmd_def *d) {
     if (!arity_ok(d, c->argc)) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->fullname);
@@ -374,8 +429,8 @@ static int may_run(client *c, const cmd_def *d) {
     return 1;
 }
 
-/* "ERR unknown subcommand 'x'. Try CONFIG HELP." (the container's name in
- * upper case, as Redis). */
+/* 1. "ERR unknown subcommand 'x'. Try CONFIG HELP." (the container's name
+ * in upper case, as Redis). */
 static void reply_unknown_sub(client *c, const cmd_def *container) {
     char up[32];
     size_t n = strlen(container->name);
@@ -385,6 +440,61 @@ static void reply_unknown_sub(client *c, const cmd_def *container) {
                  (int)(c->argv[1].len > 128 ? 128 : c->argv[1].len), c->argv[1].p, up);
 }
 
+/* 1. Lookup: the command (a container's subcommand), or NULL after the
+ * error was replied and counted as a command; a transaction in progress
+ * then fails at EXEC. */
+static const cmd_def *stage_lookup(client *c) {
+    const cmd_def *container;
+    const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
+    if (d) return d;
+    server.stat.commands++;
+    if (container) reply_unknown_sub(c, container);
+    else reply_unknown(c);
+    multi_rejected(c, NULL, 0);
+    return NULL;
+}
+
+/* 3. Inside MULTI: checked now (stage 5's checks), then queued for EXEC,
+ * or refused (counted as rejected, and the transaction fails at EXEC). Not
+ * counted as a command here: EXEC counts each one it runs. */
+static int stage_queue(client *c, const cmd_def *d) {
+    c->cmd = d;
+    if (may_run(c, d)) {
+        multi_queue(c, d);
+    } else {
+        introspect_call_rejected((cmd_def *)d);
+        multi_rejected(c, d, 0);
+    }
+    c->cmd = NULL;
+    return CMD_RAN;
+}
+
+/* 5. The checks, for a command about to run: 1 when it may; else it is
+ * counted as rejected (an EXEC refused discards its transaction with
+ * EXECABORT) and 0. c->cmd stays set. */
+static int stage_checks(client *c, const cmd_def *d) {
+    size_t reply_at = c->reply.len;
+    if (may_run(c, d)) return 1;
+    introspect_call_rejected((cmd_def *)d);
+    multi_rejected(c, d, reply_at);
+    return 0;
+}
+
+/* 6e. Propagation: the command itself when it is a write that changed
+ * something (server.dirty grew) and its handler propagated no form of its
+ * own; closes the batch cmd_call opened. SAVE lowers server.dirty and
+ * DEBUG POPULATE raises it, neither may be replayed (the AOF loader
+ * refuses them), as in Redis. */
+static void stage_propagate(const client *c, const cmd_def *d, long long dirty_before) {
+    if ((d->flags & CMD_WRITE) && server.dirty > dirty_before && !propagated)
+        prop_end_cmd(c->db, d, c->argc, c->argv);
+    else
+        prop_end_cmd(c->db, NULL, 0, NULL);
+}
+
+/* 6. The call: stages 6a to 6e. EXEC calls it for each queued command and
+ * scripts for each redis.call(), so the state of the caller's own call
+ * (propagated, running) is kept around it. */
 void cmd_call(client *c, const cmd_def *d) {
     long long dirty = server.dirty;
     uint64_t errors = server.stat.errors;
@@ -392,71 +502,55 @@ void cmd_call(client *c, const cmd_def *d) {
     introspect_call_start(c, d, rerun);
     int64_t start = mono_us();
     int outer_propagated = propagated; /* EXEC's, around its commands */
+    const cmd_def *outer_running = running;
     propagated = 0;
-    prop_begin();
-    d->proc(c);
-    tracking_after_call(c, d); /* the keys a tracking client read */
-    /* statistics, slow log, latency, MONITOR (introspect.h) */
+    running = d;
+    prop_begin();                /* 6a */
+    d->proc(c);                  /* 6b */
+    tracking_after_call(c, d);   /* 6c: the keys a tracking client read */
+    /* 6d: statistics, slow log, latency, MONITOR (introspect.h) */
     introspect_call_done(c, (cmd_def *)d, mono_us() - start, errors, rerun);
-    /* Only write commands that changed something reach the AOF: SAVE lowers
-     * server.dirty and DEBUG POPULATE raises it, neither may be replayed
-     * (the AOF loader refuses them), as in Redis. */
-    if ((d->flags & CMD_WRITE) && server.dirty > dirty && !propagated)
-        prop_end_cmd(c->db, c->argc, c->argv);
-    else
-        prop_end_cmd(c->db, 0, NULL);
+    stage_propagate(c, d, dirty); /* 6e */
     propagated = outer_propagated;
+    running = outer_running;
 }
 
+/* 8. Blocking: CMD_PARKED when the command blocked on keys. The keys this
+ * command (or EXEC) created serve the clients blocked on them; not while a
+ * busy script runs (SCRIPT KILL from the script's hook): its keys are
+ * served after it. */
+static int stage_blocking(const client *c) {
+    int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;
+    if (!scriptl_running()) block_handle_ready();
+    return rc;
+}
+
+/* Stages 1 to 8. */
 static int dispatch(client *c) {
-    const cmd_def *container;
-    const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
-    if (!d) {
-        server.stat.commands++;
-        if (container) reply_unknown_sub(c, container);
-        else reply_unknown(c);
-        multi_rejected(c, NULL, 0);
-        return CMD_RAN;
-    }
-    if (pause_postpones(c, d)) return CMD_PARKED; /* CLIENT PAUSE: runs when it ends */
-    if (multi_queues(c, d)) { /* inside MULTI: checked now, run by EXEC */
-        c->cmd = d;
-        if (may_run(c, d)) {
-            multi_queue(c, d);
-        } else {
-            introspect_call_rejected((cmd_def *)d);
-            multi_rejected(c, d, 0);
-        }
-        c->cmd = NULL;
-        return CMD_RAN;
-    }
-    if (hooks_before_command(c, d)) return CMD_PARKED;
+    const cmd_def *d = stage_lookup(c);                /* 1 */
+    if (!d) return CMD_RAN;
+    if (pause_postpones(c, d)) return CMD_PARKED;       /* 2: runs when the pause ends */
+    if (multi_queues(c, d)) return stage_queue(c, d);   /* 3 */
+    if (hooks_before_command(c, d)) return CMD_PARKED;  /* 4 */
     server.stat.commands++;
     c->cmd = d;
     c->lastcmd = d;
-    size_t reply_at = c->reply.len;
-    if (!may_run(c, d)) {
-        introspect_call_rejected((cmd_def *)d);
-        multi_rejected(c, d, reply_at);
-        hooks_after_command(c, d);
+    if (!stage_checks(c, d)) {                          /* 5 */
+        hooks_after_command(c, d);                      /* 7, for a refusal */
         return CMD_RAN;
     }
     server.current_client = c;
-    cmd_call(c, d);
+    cmd_call(c, d);                                     /* 6 */
     server.current_client = NULL;
-    hooks_after_command(c, d);
+    hooks_after_command(c, d);                          /* 7 */
     c->cmd = NULL;
-    int rc = (c->flags & CLIENT_BLOCKED) ? CMD_PARKED : CMD_RAN;
-    /* keys this command (or EXEC) created; not while a busy script runs
-     * (SCRIPT KILL from the script's hook): its keys are served after it */
-    if (!scriptl_running()) block_handle_ready();
-    return rc;
+    return stage_blocking(c);                           /* 8 */
 }
 
 int cmd_dispatch(client *c) {
     size_t reply_at = c->reply.len;
     int rc = dispatch(c);
-    if (rc == CMD_RAN) client_command_done(c, reply_at); /* CLIENT REPLY, tracking */
+    if (rc == CMD_RAN) client_command_done(c, reply_at); /* 9: CLIENT REPLY, tracking */
     return rc;
 }
 

@@ -31,6 +31,11 @@ int db_expired(const vt_entry *e, int64_t now_ms) {
     return at != VT_NO_EXPIRE && at <= now_ms;
 }
 
+void db_key_changed(int dbid, const char *key, size_t len) {
+    multi_touch_key(dbid, key, len);  /* WATCH: the watchers' EXEC fails */
+    tracking_invalidate_key(key, len); /* client-side caches drop it */
+}
+
 int db_remove(db *d, const char *key, size_t len, int lazy) {
     vt_entry *e = vt_find(d->t, key, len);
     if (!e) return 0;
@@ -45,8 +50,7 @@ int db_remove(db *d, const char *key, size_t len, int lazy) {
 /* Deletes an expired key and tells the AOF, as Redis propagates a DEL. */
 static void expire_now(db *d, const char *key, size_t len) {
     db_remove(d, key, len, server.cfg.lazyfree_lazy_expire);
-    multi_touch_key(d->id, key, len);
-    tracking_invalidate_key(key, len);
+    db_key_changed(d->id, key, len);
     server.stat.expired_keys++;
     notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, len, d->id);
     arg argv[2] = {{"DEL", 3}, {key, len}};
@@ -125,8 +129,7 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
         block_signal_key(d->id, key, len); /* clients blocked on it: served after the command */
     }
     else if (e) evict_touch(e);
-    if (e) multi_touch_key(d->id, key, len); /* the caller changes it now */
-    if (e) tracking_invalidate_key(key, len);
+    if (e) db_key_changed(d->id, key, len); /* the caller changes it now */
     return e;
 }
 
@@ -159,8 +162,7 @@ int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
 int db_delete_lazy(db *d, const char *key, size_t len, int lazy) {
     if (!lookup(d, key, len)) return 0;
     int deleted = db_remove(d, key, len, lazy);
-    if (deleted) multi_touch_key(d->id, key, len);
-    if (deleted) tracking_invalidate_key(key, len);
+    if (deleted) db_key_changed(d->id, key, len);
     return deleted;
 }
 
@@ -168,14 +170,18 @@ int db_delete(db *d, const char *key, size_t len) {
     return db_delete_lazy(d, key, len, server.cfg.lazyfree_lazy_server_del);
 }
 
-void db_flush_lazy(db *d, int lazy) {
-    multi_touch_flush(d);
-    hooks_before_flush();
+void db_replace_table(db *d, vt *t, int lazy) {
+    multi_touch_flush(d); /* WATCH: every watched key of d that exists */
     vt *old = d->t;
-    d->t = vt_create();
+    d->t = t;
     d->expire_cursor = 0;
     d->avg_ttl = 0;
     if (!hooks_keep_retired_table(old)) lazyfree_table(old, lazy);
+}
+
+void db_flush_lazy(db *d, int lazy) {
+    hooks_before_flush();
+    db_replace_table(d, vt_create(), lazy);
 }
 
 void db_flush(db *d) { db_flush_lazy(d, 0); }

@@ -5,8 +5,9 @@
  * deleted on access (lazy) and by the active cycle on the cron timer, which
  * walks each table with a cursor within a time budget. While server.loading
  * (startup replay) no key expires, as in Redis. Every change to a key made
- * here (write, expire time, delete, expiry, flush) is signalled to WATCH
- * (multi.h). Values removed are freed through lazyfree.h (in the
+ * here (write, expire time, delete, expiry) goes through db_key_changed,
+ * and every replacement of a whole table (flush, a replica's load) through
+ * db_replace_table. Values removed are freed through lazyfree.h (in the
  * background when big and the lazyfree-lazy-* switch of the path is on).
  * Main thread only. */
 #ifndef VERSO_DB_H
@@ -58,9 +59,23 @@ int db_delete(db *d, const char *key, size_t len);
 /* The same, the value freed in the background when `lazy` and it is big
  * (DEL with lazyfree-lazy-user-del, UNLINK). */
 int db_delete_lazy(db *d, const char *key, size_t len, int lazy);
-/* Deletes a key found by the caller, without lazy expiry or a WATCH signal
- * (expiry, eviction): the value freed as db_delete_lazy. 1 if it existed. */
+/* Deletes a key found by the caller, without lazy expiry or
+ * db_key_changed (expiry, eviction): the value freed as db_delete_lazy. 1
+ * if it existed. */
 int db_remove(db *d, const char *key, size_t len, int lazy);
+/* What every change to a key must do, as Redis's signalModifiedKey: the
+ * clients WATCHing it fail their EXEC (multi.h) and the client-side caches
+ * that hold it are invalidated (tracking.h). db_write (on behalf of the
+ * caller about to change the entry), db_delete_lazy, expiry and eviction
+ * call it; a write that goes to the table directly (vt_write) does not. */
+void db_key_changed(int dbid, const char *key, size_t len);
+/* Puts table t in d's place, as every replacement of a whole table must:
+ * the watchers of d's existing keys fail their EXEC, active expiry starts
+ * over, and the old table is freed (in the background when `lazy`) unless
+ * a subsystem keeps it (hooks.h's keep_retired_table). The caller has run
+ * hooks_before_flush; client-side caches are told by the after_flush /
+ * dataset_replaced hooks. */
+void db_replace_table(db *d, vt *t, int lazy);
 /* Empties a database (FLUSHDB); aborts a running save first (see snap.h).
  * db_flush_lazy frees the old table in the background when `lazy`
  * (FLUSHDB ASYNC). */

@@ -23,9 +23,7 @@
 #include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"
-#include "multi.h"
 #include "pause.h"
-#include "tracking.h"
 #include "notify.h"
 #include "util.h"
 
@@ -221,8 +219,7 @@ static void evict_key(int dbid, const char *key, size_t len) {
     cmd_propagate_raw(dbid, 2, argv);
     /* as Redis: eviction fails a WATCH. Before the removal: key may point
      * into the entry's own key object, which the removal frees. */
-    multi_touch_key(dbid, key, len);
-    tracking_invalidate_key(key, len);
+    db_key_changed(dbid, key, len);
     notify_keyspace_event(NOTIFY_EVICTED, "evicted", key, len, dbid); /* same reason */
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     server.stat.evicted_keys++;

@@ -12,10 +12,10 @@
  * around them when there are several.
  *
  * WATCH keeps, for every watched (db, key), the clients watching it. Every
- * change to a key calls multi_touch_key (db.c does it in its write paths,
- * expiry included): the watchers are flagged CLIENT_DIRTY_CAS and their EXEC
- * answers nil. A flush calls multi_touch_flush for the watched keys that
- * existed. A watched key that expires (even not yet deleted) fails EXEC as
+ * change to a key calls multi_touch_key (through db.h's db_key_changed:
+ * writes, deletions, expiry, eviction): the watchers are flagged
+ * CLIENT_DIRTY_CAS and their EXEC answers nil. A flush (db_replace_table)
+ * calls multi_touch_flush for the watched keys that existed. A watched key that expires (even not yet deleted) fails EXEC as
  * well. With nothing watched, a touch is one branch.
  *
  * Main thread only. */

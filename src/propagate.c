@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "util.h"
 
 typedef struct consumer {
@@ -46,6 +47,7 @@ int prop_active(void) { return nconsumers > 0; }
 
 typedef struct held {
     int db;
+    const cmd_def *d;
     int argc;
     int message;          /* propagate_message: not for data-only consumers */
     arg *argv;            /* argv and the bytes in one allocation */
@@ -55,35 +57,48 @@ static int depth;         /* open batches */
 static held *pending;     /* commands of the outermost batch */
 static size_t npending, pending_cap;
 
-static void emit(int dbid, int argc, const arg *argv, int message) {
+static void emit(int dbid, const cmd_def *d, int argc, const arg *argv, int message) {
     for (size_t i = 0; i < nconsumers; i++)
         if (!message || !consumers[i].data_only)
-            consumers[i].fn(consumers[i].priv, dbid, argc, argv);
+            consumers[i].fn(consumers[i].priv, dbid, d, argc, argv);
 }
 
-static void hold(int dbid, int argc, const arg *argv, int message) {
+static void hold(int dbid, const cmd_def *d, int argc, const arg *argv, int message) {
     arg *copy = args_dup(argc, argv);
     if (npending == pending_cap) {
         pending_cap = pending_cap ? pending_cap * 2 : 8;
         pending = xrealloc(pending, pending_cap * sizeof *pending);
     }
-    pending[npending++] = (held){dbid, argc, message, copy};
+    pending[npending++] = (held){dbid, d, argc, message, copy};
 }
 
-static void prop(int dbid, int argc, const arg *argv, int message) {
-    assert(argc > 0);
+static void prop(int dbid, const cmd_def *d, int argc, const arg *argv, int message) {
+    assert(argc > 0 && d);
     if (nconsumers == 0) return;
-    if (depth > 0) hold(dbid, argc, argv, message);
-    else emit(dbid, argc, argv, message);
+    if (depth > 0) hold(dbid, d, argc, argv, message);
+    else emit(dbid, d, argc, argv, message);
 }
 
-void propagate(int dbid, int argc, const arg *argv) { prop(dbid, argc, argv, 0); }
-void propagate_message(int dbid, int argc, const arg *argv) { prop(dbid, argc, argv, 1); }
+void propagate(int dbid, const cmd_def *d, int argc, const arg *argv) {
+    prop(dbid, d, argc, argv, 0);
+}
+void propagate_message(int dbid, const cmd_def *d, int argc, const arg *argv) {
+    prop(dbid, d, argc, argv, 1);
+}
+
+/* MULTI's or EXEC's definition, for the wrapping of a batch: looked up
+ * once (the table is built before any command runs). */
+static const cmd_def *wrap_def(const cmd_def **cache, const arg *name) {
+    if (!*cache) *cache = cmd_lookup(name->p, name->len);
+    assert(*cache);
+    return *cache;
+}
 
 /* The outermost batch's commands to one consumer: those it takes, in
  * MULTI/EXEC when more than one. */
 static void emit_pending(const consumer *k) {
     static const arg multi[1] = {{"MULTI", 5}}, exec[1] = {{"EXEC", 4}};
+    static const cmd_def *multi_d, *exec_d;
     size_t n = 0, first = 0, last = 0;
     for (size_t i = 0; i < npending; i++) {
         if (pending[i].message && k->data_only) continue;
@@ -91,23 +106,26 @@ static void emit_pending(const consumer *k) {
         last = i;
     }
     if (n == 0) return;
-    if (n > 1) k->fn(k->priv, pending[first].db, 1, multi);
+    if (n > 1) k->fn(k->priv, pending[first].db, wrap_def(&multi_d, multi), 1, multi);
     for (size_t i = first; i <= last; i++)
         if (!pending[i].message || !k->data_only)
-            k->fn(k->priv, pending[i].db, pending[i].argc, pending[i].argv);
-    if (n > 1) k->fn(k->priv, pending[last].db, 1, exec);
+            k->fn(k->priv, pending[i].db, pending[i].d, pending[i].argc, pending[i].argv);
+    if (n > 1) k->fn(k->priv, pending[last].db, wrap_def(&exec_d, exec), 1, exec);
 }
 
 void prop_begin(void) { depth++; }
 
-void prop_end_cmd(int dbid, int argc, const arg *argv) {
+void prop_end_cmd(int dbid, const cmd_def *d, int argc, const arg *argv) {
     assert(depth > 0);
     if (depth > 1 || npending > 0) {
-        if (argc > 0) propagate(dbid, argc, argv);
+        if (argc > 0) propagate(dbid, d, argc, argv);
         if (--depth > 0) return;
     } else {
         depth--;
-        if (argc > 0 && nconsumers > 0) emit(dbid, argc, argv, 0); /* the common case */
+        if (argc > 0 && nconsumers > 0) { /* the common case */
+            assert(d);
+            emit(dbid, d, argc, argv, 0);
+        }
         return;
     }
     if (npending == 0) return;

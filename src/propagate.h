@@ -25,14 +25,25 @@
  * prop_add_data and never see it. Within a batch, each consumer gets what
  * it takes, wrapped in MULTI/EXEC when that is more than one command.
  *
+ * Definitions: each command reaches a consumer with its entry in the
+ * command table, d: the one argv names (cmd_lookup_argv(argc, argv)), never
+ * NULL. The dispatcher passes the definition it dispatched (no second
+ * lookup), a handler's own argv the running command's, a handler's
+ * replacement form (EXPIRE -> PEXPIREAT) and the server's own commands
+ * (the DEL of expiry and eviction) the one cmd.c looks up once for all the
+ * consumers, MULTI/EXEC around a batch MULTI's and EXEC's. So a consumer
+ * reads d's flags and key specs (the AOF's in-flight keys) without looking
+ * the command up again.
+ *
  * Main thread only. The arguments are valid only during the call: a
- * consumer that keeps them copies them. */
+ * consumer that keeps them copies them (d is the table's: it lives as long
+ * as the server). */
 #ifndef VERSO_PROPAGATE_H
 #define VERSO_PROPAGATE_H
 
 #include "server.h"
 
-typedef void (*prop_fn)(void *priv, int db, int argc, const arg *argv);
+typedef void (*prop_fn)(void *priv, int db, const cmd_def *d, int argc, const arg *argv);
 
 /* Adds a consumer (fn, priv) of every command; adding the same pair twice
  * is a bug. */
@@ -43,15 +54,17 @@ void prop_add_data(prop_fn fn, void *priv);
 void prop_remove(prop_fn fn, void *priv);
 /* 1 when at least one consumer is registered. */
 int prop_active(void);
-/* Hands one command to every consumer (held while a batch is open). */
-void propagate(int db, int argc, const arg *argv);
+/* Hands one command (d: its definition, not NULL) to every consumer (held
+ * while a batch is open). */
+void propagate(int db, const cmd_def *d, int argc, const arg *argv);
 /* The same for a message (PUBLISH): consumers added by prop_add only. */
-void propagate_message(int db, int argc, const arg *argv);
+void propagate_message(int db, const cmd_def *d, int argc, const arg *argv);
 /* Opens a batch (batches nest: only the outermost one emits). */
 void prop_begin(void);
-/* Closes a batch, first adding the command (db, argc, argv) when argc > 0
- * (the dispatcher's own propagation of the command that ran). When that
- * command is all the batch holds it goes out without being copied. */
-void prop_end_cmd(int db, int argc, const arg *argv);
+/* Closes a batch, first adding the command (db, d, argc, argv) when argc >
+ * 0 (the dispatcher's own propagation of the command that ran; d may be
+ * NULL when argc is 0). When that command is all the batch holds it goes
+ * out without being copied. */
+void prop_end_cmd(int db, const cmd_def *d, int argc, const arg *argv);
 
 #endif

@@ -4,7 +4,7 @@
  * A client with tracking on (default mode) has every key of the read-only
  * commands it runs remembered in the tracking table (key -> ids of the
  * clients that may cache it; OPTIN/OPTOUT with CLIENT CACHING choose which
- * commands count). When a key changes (db.c and evict.c call
+ * commands count). When a key changes (db.h's db_key_changed calls
  * tracking_invalidate_key next to multi_touch_key: writes, deletions,
  * expiry, eviction), every client in its entry gets one invalidation
  * message and the entry is dropped. A client in BCAST mode is in no entry:

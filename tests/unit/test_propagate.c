@@ -15,15 +15,21 @@
 #include "inproc.h"
 #include "util.h"
 
-/* A consumer that records what reached it, as "db:ARG ARG ...". */
+/* A consumer that records what reached it, as "db:ARG ARG ...", and the
+ * definition that came with each command. */
 typedef struct recorder {
     char log[16][128];
+    const cmd_def *def[16];
     int n;
 } recorder;
 
-static void record(void *priv, int dbid, int argc, const arg *argv) {
+static void record(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
     recorder *r = priv;
     ck_assert_int_lt(r->n, 16);
+    /* every command comes with the definition its argv names */
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_eq(d, cmd_lookup_argv(argc, argv, NULL));
+    r->def[r->n] = d;
     char *p = r->log[r->n++];
     size_t off = (size_t)snprintf(p, 128, "%d:", dbid);
     for (int i = 0; i < argc && off < 128; i++)
@@ -59,6 +65,11 @@ START_TEST(test_fan_out_to_every_consumer) {
     ck_assert_int_eq(a.n, 3);
     ck_assert(strncmp(a.log[2], "3:PEXPIREAT n ", 14) == 0);
     ck_assert_str_eq(a.log[2], b.log[2]);
+    /* each with its own definition: the one dispatched, the replacement's */
+    ck_assert_str_eq(a.def[0]->fullname, "set");
+    ck_assert_str_eq(a.def[1]->fullname, "incr");
+    ck_assert_str_eq(a.def[2]->fullname, "pexpireat");
+    ck_assert_ptr_eq(a.def[2], b.def[2]);
     /* Removing one leaves the other. */
     prop_remove(record, &a);
     run(c, "SET k3 v");
@@ -118,6 +129,9 @@ START_TEST(test_batches_wrapped) {
     ck_assert_str_eq(a.log[7], "2:DEL e");
     ck_assert_str_eq(a.log[8], "2:SET e w");
     ck_assert_str_eq(a.log[9], "2:EXEC");
+    ck_assert_str_eq(a.def[6]->fullname, "multi");
+    ck_assert_str_eq(a.def[7]->fullname, "del");
+    ck_assert_str_eq(a.def[9]->fullname, "exec");
     prop_remove(record, &a);
     multi_client_free(c);
     inproc_client_free(c);

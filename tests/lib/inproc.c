@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
 #include "multi.h"
 #include "util.h"
 

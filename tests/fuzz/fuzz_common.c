@@ -9,14 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aof.h"
-#include "snap.h"
-#include "cmd.h"
-#include "db.h"
-#include "evict.h"
+#include "inproc.h"
 #include "log.h"
-#include "pubsub.h"
-#include "server.h"
 #include "util.h"
 
 static char dir[64];
@@ -82,24 +76,8 @@ void fz_quiet_log(void) {
 }
 
 void fz_init_server(void) {
-    static int done;
-    if (done) return;
-    done = 1;
     fz_quiet_log();
-    conf_init(&server.cfg);
-    server.pid = getpid();
-    server.start_mono_us = mono_us();
-    server.start_wall_ms = wall_ms();
-    memset(server.runid, 'f', sizeof server.runid - 1);
-    server.loop = uv_default_loop();
-    /* DEBUG (POPULATE, RELOAD...) is part of what the command target runs. */
-    server.cfg.enable_debug_command = DEBUG_CMD_YES;
-    cmd_init();
-    db_init_all(server.cfg.databases);
-    evict_init();
-    snap_init();
-    aof_init();
-    pubsub_init(); /* the subscribed-context gate, as server.c registers it */
+    inproc_init_server();
 }
 
 /* path made absolute against cwd (heap; "" stays ""). */

@@ -1,8 +1,7 @@
 /* fuzz_common: what the libFuzzer targets of tests/fuzz share.
  *
- * The `server` global (main.c is not in libverso.a), an in-process server
- * without network or persistence at startup (configuration defaults, command
- * table, databases, snapshot and AOF modules, logging to /dev/null), a
+ * An in-process server without network or persistence at startup (the
+ * tests' inproc_init_server, tests/lib/inproc.h, logging to /dev/null), a
  * per-process scratch directory for the loaders that read files, and a
  * helper to write an input there. Each fuzz program is single-threaded
  * except for the forkless serializer thread the cmds target may start. */
@@ -21,8 +20,9 @@ const char *fz_path(const char *name);
 void fz_write(const char *name, const void *data, size_t size);
 /* Quiet logging (warnings to /dev/null). */
 void fz_quiet_log(void);
-/* The in-process server: conf defaults, cmd_init, db_init_all, snap_init,
- * aof_init. Idempotent. */
+/* Quiet logging, then the tests' in-process server at its full depth
+ * (inproc_init_server: conf defaults, command table, databases, eviction,
+ * snapshot, AOF, pub/sub). Idempotent. */
 void fz_init_server(void);
 /* For LLVMFuzzerInitialize of a target whose saves write relative to the
  * working directory (as the server's do): makes the corpus, -dict and

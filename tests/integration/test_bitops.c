@@ -4,6 +4,7 @@
  * test and to Redis's own redis-server, every reply compared. Each test
  * gets a fresh server (h_setup) and its client h_c. */
 #include "harness.h"
+#include "testrand.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -388,15 +389,6 @@ END_TEST
 
 /* ---- the same random commands here and on redis-server ---- */
 
-static uint64_t g_rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-static long long rnd_in(long long lo, long long hi) { return lo + (long long)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 static int same_reply(const redisReply *a, const redisReply *b)
 {

@@ -38,6 +38,7 @@
  * commands; the test fails at the end if any seed differed. */
 #include "harness.h"
 #include "test_coll_diff.h"
+#include "testcmp.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -105,10 +106,6 @@ static char *reply_text(const redisReply *r) {
     sb_str(&b, "");
     fmt_reply(&b, r);
     return b.p;
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* An array's elements (group of `group` consecutive elements as one item)

@@ -8,6 +8,7 @@
  * redis-server too (VERSO_SERVER=/usr/bin/redis-server); the verso-only INFO
  * field (forkless_copied_nodes) is checked on verso alone. */
 #include "harness.h"
+#include "testcmp.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -485,10 +486,6 @@ END_TEST
 
 
 /* ---- generic commands per type ---- */
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* An array reply's elements joined with ' ' (sorted when `sorted`). */
 static char *joined(redisReply *r, int sorted) {

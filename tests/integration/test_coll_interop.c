@@ -34,6 +34,7 @@
 #include "crc64.h"
 #include "listpack.h"
 #include "vbuf.h"
+#include "testcmp.h"
 
 #define MAX_PROCS 8
 
@@ -238,10 +239,6 @@ static void fill(redisContext *c, int big) {
 }
 
 /* ---- the state of a server, as text ---- */
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 typedef struct lines { char **v; size_t n, cap; } lines;
 

@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 
 #include "vbuf.h"
+#include "testcmp.h"
+#include "testrand.h"
 
 #define NBIG 5
 
@@ -39,17 +41,6 @@ static int scaled(int n) {
     int v = (int)(n * test_scale());
     return v < 1 ? 1 : v;
 }
-
-static uint64_t g_rng;
-
-static uint64_t rnd(void) {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-
-static int rnd_below(int n) { return (int)(rnd() % (uint64_t)n); }
 
 /* ---- replies ---- */
 
@@ -144,10 +135,6 @@ static void fill(redisContext *c) {
 }
 
 /* ---- the state, as text (hashes and sets sorted; zset scores %.17g) ---- */
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 typedef struct lines { char **v; size_t n, cap; } lines;
 
@@ -244,50 +231,50 @@ static const char *const g_pfx[] = { "h", "l", "s", "z" };
 /* One random write; renames and re-creations keep to the same key names so
  * that later writes keep finding big keys. */
 static void write_one(redisContext *h, long long *seq) {
-    int k = rnd_below(NBIG), e = rnd_below(g_big_n + 50), op = rnd_below(100);
+    int k = rnd_int(NBIG), e = rnd_int(g_big_n + 50), op = rnd_int(100);
     long long n = (*seq)++;
     if (op < 12) redisAppendCommand(h, "HSET h:%d field:%d new-%lld", k, e, n);
     else if (op < 18) redisAppendCommand(h, "HDEL h:%d field:%d", k, e);
     else if (op < 21) redisAppendCommand(h, "HINCRBY h:%d cnt 1", k);
-    else if (op < 27) redisAppendCommand(h, "%s l:%d p%lld q%lld", rnd_below(2) ? "RPUSH" : "LPUSH", k, n, n);
-    else if (op < 31) redisAppendCommand(h, "%s l:%d %d", rnd_below(2) ? "LPOP" : "RPOP", k, 1 + rnd_below(3));
-    else if (op < 35) redisAppendCommand(h, "LSET l:%d %d set-%lld", k, rnd_below(500) - 250, n);
+    else if (op < 27) redisAppendCommand(h, "%s l:%d p%lld q%lld", rnd_int(2) ? "RPUSH" : "LPUSH", k, n, n);
+    else if (op < 31) redisAppendCommand(h, "%s l:%d %d", rnd_int(2) ? "LPOP" : "RPOP", k, 1 + rnd_int(3));
+    else if (op < 35) redisAppendCommand(h, "LSET l:%d %d set-%lld", k, rnd_int(500) - 250, n);
     else if (op < 37) redisAppendCommand(h, "LINSERT l:%d BEFORE elem-%d ins-%lld", k, e - 1000, n);
     else if (op < 38) redisAppendCommand(h, "LTRIM l:%d 1 -2", k);
     else if (op < 45) redisAppendCommand(h, "SADD s:%d new-%lld %d", k, n, e);
     else if (op < 50) redisAppendCommand(h, "SREM s:%d member-%d %d", k, e, e);
     else if (op < 52) redisAppendCommand(h, "SPOP s:%d", k);
-    else if (op < 60) redisAppendCommand(h, "ZADD z:%d %d zm-%d", k, rnd_below(1000) - 500, e);
+    else if (op < 60) redisAppendCommand(h, "ZADD z:%d %d zm-%d", k, rnd_int(1000) - 500, e);
     else if (op < 64) redisAppendCommand(h, "ZREM z:%d zm-%d", k, e);
     else if (op < 67) redisAppendCommand(h, "ZINCRBY z:%d 0.5 zm-%d", k, e);
     else if (op < 70) {   /* small collections */
-        int s = rnd_below(40);
+        int s = rnd_int(40);
         redisAppendCommand(h, "HSET hs:%d c %lld", s, n);
     } else if (op < 72) {
-        int s = rnd_below(40);
+        int s = rnd_int(40);
         redisAppendCommand(h, "SADD ss:%d %lld", s, n);   /* an intset grows */
     } else if (op < 74) {
-        redisAppendCommand(h, "SET str:%d w%lld", rnd_below(scaled(1500)), n);
+        redisAppendCommand(h, "SET str:%d w%lld", rnd_int(scaled(1500)), n);
     } else if (op < 76) {
-        redisAppendCommand(h, "DEL str:%d", rnd_below(scaled(1500)));
+        redisAppendCommand(h, "DEL str:%d", rnd_int(scaled(1500)));
     } else if (op < 80) {   /* a big key deleted and made again, maybe of another type */
-        const char *p = g_pfx[rnd_below(4)];
+        const char *p = g_pfx[rnd_int(4)];
         redisAppendCommand(h, "DEL %s:%d", p, k);
         (*seq)++;
-        if (rnd_below(2)) redisAppendCommand(h, "RPUSH %s:%d again-%lld", p, k, n);
+        if (rnd_int(2)) redisAppendCommand(h, "RPUSH %s:%d again-%lld", p, k, n);
         else redisAppendCommand(h, "SET %s:%d str-%lld", p, k, n);
     } else if (op < 86) {   /* a big key RENAMEd over another one of its type */
-        const char *p = g_pfx[rnd_below(4)];
-        redisAppendCommand(h, "RENAME %s:%d %s:%d", p, k, p, (k + 1 + rnd_below(NBIG - 1)) % NBIG);
+        const char *p = g_pfx[rnd_int(4)];
+        redisAppendCommand(h, "RENAME %s:%d %s:%d", p, k, p, (k + 1 + rnd_int(NBIG - 1)) % NBIG);
     } else if (op < 90) {   /* ... to a new name, then a new big-ish key in its place */
-        const char *p = g_pfx[rnd_below(4)];
+        const char *p = g_pfx[rnd_int(4)];
         redisAppendCommand(h, "RENAME %s:%d moved:%lld", p, k, n);
         (*seq)++;
         redisAppendCommand(h, "SADD %s:%d-x 1", p, k);
     } else if (op < 95) {
-        redisAppendCommand(h, "EXPIRE %s:%d %d", g_pfx[rnd_below(4)], k, 500000 + e);
+        redisAppendCommand(h, "EXPIRE %s:%d %d", g_pfx[rnd_int(4)], k, 500000 + e);
     } else {
-        redisAppendCommand(h, "PERSIST %s:%d", g_pfx[rnd_below(4)], k);
+        redisAppendCommand(h, "PERSIST %s:%d", g_pfx[rnd_int(4)], k);
     }
 }
 
@@ -317,7 +304,7 @@ static long long hammer(redisContext *h, int *rounds) {
 /* ---- the test ---- */
 
 static void point_in_time(const char *method) {
-    g_rng = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)method[1];
+    rnd_seed(UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)method[1]);
     g_big_n = scaled(6000);
     srv *s = h_srv_start("--bgsave-method %s --rdb-key-save-delay 1000", method);
     redisContext *c = srv_connect(s);

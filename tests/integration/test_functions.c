@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "testcmp.h"
 
 #define LIB_A "#!lua name=liba\n" \
     "redis.register_function('fa', function(keys, args) return 'a' end)"
@@ -41,10 +42,6 @@ static const redisReply *field(const redisReply *m, const char *name) {
         if (m->element[i]->type == REDIS_REPLY_STRING && !strcmp(m->element[i]->str, name))
             return m->element[i + 1];
     return NULL;
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* FUNCTION LIST's library names, sorted, joined with ',' into buf. */

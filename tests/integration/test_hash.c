@@ -6,6 +6,7 @@
  * model. Run against redis-server too (VERSO_SERVER). Field order is not
  * compared: Redis's listpack keeps insertion order, verso the hash order. */
 #include "harness.h"
+#include "testcmp.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -19,11 +20,6 @@
 #define ERR_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"
 
 /* ---- helpers --------------------------------------------------------- */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* The elements of an array reply of bulk strings, copied. */
 static char **reply_strs(const redisReply *r, size_t *n)

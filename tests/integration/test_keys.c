@@ -3,6 +3,7 @@
  * PEXPIRETIME TTL PTTL PERSIST DBSIZE SELECT FLUSHDB FLUSHALL) against a
  * real server, with the replies and error texts of Redis 7.0. */
 #include "harness.h"
+#include "testcmp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +35,6 @@ static void fill(redisContext *c, const char *prefix, int n)
         ck_assert_int_eq(r->type, REDIS_REPLY_STATUS);
         freeReplyObject(r);
     }
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* KEYS pattern, sorted and joined with ' ' into out. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "testcmp.h"
 
 /* ---- redis-server primaries (srv_start_redis does not track them) ---- */
 
@@ -64,10 +65,6 @@ static void wait_int(redisContext *c, long long want, int timeout_ms, const char
         h_sleep_ms(10);
     }
     ck_assert_msg(got == want, "%s: %lld, want %lld", what, got, want);
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* A reply as text; arrays of members sorted when `sorted` (sets, hashes as

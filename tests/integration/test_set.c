@@ -6,6 +6,8 @@
  * randomized model test. Each test gets a fresh server (h_setup) and its
  * client h_c; the same program passes against redis-server 7.0. */
 #include "harness.h"
+#include "testcmp.h"
+#include "testrand.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,11 +22,6 @@
 #define ERR_POSITIVE "ERR value is out of range, must be positive"
 
 /* ---- helpers ---- */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* The blank-separated words of s (heap copies in a NULL-ended array). */
 static char **words(const char *s, size_t *n)
@@ -961,8 +958,6 @@ typedef struct model {
     int op;
 } model;
 
-static int rnd(model *md, int n) { return (int)((unsigned)rand_r(&md->seed) % (unsigned)n); }
-
 static int mem_index(const char *s)
 {
     for (int i = 0; i < NMEM; i++)
@@ -1013,20 +1008,20 @@ static void want_wrongtype(model *md, redisReply *r)
 }
 
 /* A key for a source: the string key now and then. */
-static int src_key(model *md) { return rnd(md, 25) == 0 ? STRKEY : rnd(md, NKEYS); }
+static int src_key(void) { return rnd_int(25) == 0 ? STRKEY : rnd_int(NKEYS); }
 
 static void op_set_op(model *md, redisContext *c, int which, int store)
 {
     static const char *names[3][2] = {{"SINTER", "SINTERSTORE"}, {"SUNION", "SUNIONSTORE"},
                                       {"SDIFF", "SDIFFSTORE"}};
     const char *argv[8];
-    int argc = 0, nsrc = 1 + rnd(md, 3), dst = rnd(md, NKEYS), wrong = 0;
+    int argc = 0, nsrc = 1 + rnd_int(3), dst = rnd_int(NKEYS), wrong = 0;
     argv[argc++] = names[which][store];
     if (store)
         argv[argc++] = key_name[dst];
     uint64_t res = 0;
     for (int i = 0; i < nsrc; i++) {
-        int k = src_key(md);
+        int k = src_key();
         argv[argc++] = key_name[k];
         uint64_t m = k == STRKEY ? 0 : md->m[k];
         wrong |= k == STRKEY;
@@ -1058,7 +1053,7 @@ static void op_set_op(model *md, redisContext *c, int which, int store)
 
 static void op_spop_srand(model *md, redisContext *c, int pop)
 {
-    int k = rnd(md, NKEYS), cnt = pop ? rnd(md, 7) : rnd(md, 13) - 6;
+    int k = rnd_int(NKEYS), cnt = pop ? rnd_int(7) : rnd_int(13) - 6;
     int card = __builtin_popcountll(md->m[k]);
     char cbuf[16];
     snprintf(cbuf, sizeof cbuf, "%d", cnt);
@@ -1078,7 +1073,7 @@ static void op_spop_srand(model *md, redisContext *c, int pop)
 
 static void op_smove(model *md, redisContext *c)
 {
-    int s = src_key(md), d = src_key(md), m = rnd(md, NMEM);
+    int s = src_key(), d = src_key(), m = rnd_int(NMEM);
     const char *argv[4] = {"SMOVE", key_name[s], key_name[d], mem_name[m]};
     redisReply *r = run(c, 4, argv);
     uint64_t bit = UINT64_C(1) << m;
@@ -1099,12 +1094,12 @@ static void op_smove(model *md, redisContext *c)
 static void op_members(model *md, redisContext *c, int what)
 {
     static const char *names[3] = {"SADD", "SREM", "SMISMEMBER"};
-    int k = rnd(md, NKEYS), n = 1 + rnd(md, 4);
+    int k = rnd_int(NKEYS), n = 1 + rnd_int(4);
     const char *argv[6] = {names[what], key_name[k]};
     int idx[4];
     uint64_t mask = 0;
     for (int i = 0; i < n; i++) {
-        idx[i] = rnd(md, NMEM);
+        idx[i] = rnd_int(NMEM);
         argv[2 + i] = mem_name[idx[i]];
         mask |= UINT64_C(1) << idx[i];
     }
@@ -1125,7 +1120,7 @@ static void op_members(model *md, redisContext *c, int what)
 
 static void op_sintercard(model *md, redisContext *c)
 {
-    int n = 1 + rnd(md, 3), lim = rnd(md, 3) ? -1 : rnd(md, 5), wrong = 0;
+    int n = 1 + rnd_int(3), lim = rnd_int(3) ? -1 : rnd_int(5), wrong = 0;
     const char *argv[8];
     char nbuf[8], lbuf[8];
     snprintf(nbuf, sizeof nbuf, "%d", n);
@@ -1134,7 +1129,7 @@ static void op_sintercard(model *md, redisContext *c)
     argv[argc++] = nbuf;
     uint64_t res = ~UINT64_C(0);
     for (int i = 0; i < n; i++) {
-        int k = src_key(md);
+        int k = src_key();
         argv[argc++] = key_name[k];
         wrong |= k == STRKEY;
         res &= k == STRKEY ? 0 : md->m[k];
@@ -1177,9 +1172,10 @@ START_TEST(model_random)
     if (seed_env)
         md.seed = (unsigned)strtoul(seed_env, NULL, 10);
     fprintf(stderr, "model_random: seed %u\n", md.seed);
+    rnd_seed(md.seed);
     expect_status(c, "OK", "SET str v");
     for (md.op = 0; md.op < NOPS; md.op++) {
-        int k = rnd(&md, NKEYS), kind = rnd(&md, 20);
+        int k = rnd_int(NKEYS), kind = rnd_int(20);
         char mbuf[8];
         switch (kind) {
         case 0: case 1: case 2: op_members(&md, c, 0); break;
@@ -1191,7 +1187,7 @@ START_TEST(model_random)
             break;
         }
         case 7: {
-            int m = rnd(&md, NMEM);
+            int m = rnd_int(NMEM);
             snprintf(mbuf, sizeof mbuf, "%s", mem_name[m]);
             const char *argv[3] = {"SISMEMBER", key_name[k], mbuf};
             want_int(&md, run(c, 3, argv), (long long)((md.m[k] >> m) & 1));
@@ -1213,11 +1209,11 @@ START_TEST(model_random)
         }
         case 10: op_spop_srand(&md, c, 1); break;
         case 11: op_spop_srand(&md, c, 0); break;
-        case 12: case 13: op_set_op(&md, c, rnd(&md, 3), 0); break;
-        case 14: case 15: op_set_op(&md, c, rnd(&md, 3), 1); break;
+        case 12: case 13: op_set_op(&md, c, rnd_int(3), 0); break;
+        case 14: case 15: op_set_op(&md, c, rnd_int(3), 1); break;
         case 16: op_sintercard(&md, c); break;
         case 17: {
-            if (rnd(&md, 4))
+            if (rnd_int(4))
                 break;
             const char *argv[2] = {"DEL", key_name[k]};
             want_int(&md, run(c, 2, argv), md.m[k] != 0);

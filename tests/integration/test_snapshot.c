@@ -12,6 +12,7 @@
  * under ASan). Every server a test starts is killed by the fixture
  * teardown, also when the test fails. */
 #include "harness.h"
+#include "testrand.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -65,17 +66,6 @@ static long long wall_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static uint64_t g_rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 0x2545f4914f6cdd1dULL;
-}
-
-static size_t rnd_below(size_t n) { return (size_t)(rnd() % n); }
 
 /* Random binary bytes (NULs, CR/LF included), length in [lo, hi]. */
 static size_t rnd_val(char *buf, size_t lo, size_t hi)
@@ -513,7 +503,7 @@ static long long check_save_info(redisContext *c, const char *method,
 static void point_in_time(const char *method)
 {
     long long t0 = h_now_ms();
-    g_rng = UINT64_C(0x5eed0000) + (uint64_t)(method[1]);
+    rnd_seed(UINT64_C(0x5eed0000) + (uint64_t)(method[1]));
     srv *s = start_srv("--bgsave-method %s --snapshot-compression lz4", method);
     redisContext *c = srv_connect(s);
     fill_all(c);

@@ -11,6 +11,7 @@
  * against it key by key. Every process and directory a test makes is
  * removed by the fixture teardown, also on failure. */
 #include "harness.h"
+#include "testrand.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,16 +151,6 @@ typedef struct item {
 
 static item *g_items;
 static size_t g_nitems, g_capitems;
-static uint64_t g_rng;
-
-static uint64_t rnd(void)
-{
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 0x2545f4914f6cdd1dULL;
-}
-
 static long long wall_ms(void)
 {
     struct timespec ts;
@@ -250,7 +241,7 @@ static void gen_special(int db, long long now)
 /* Strings of every kind in databases 0, 2 and 15; the whole expected state. */
 static void gen_items(uint64_t seed)
 {
-    g_rng = seed;
+    rnd_seed(seed);
     long long now = wall_ms();
     static const int dbs[3] = { 0, 2, 15 };
     for (int d = 0; d < 3; d++) {

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "aof_load.h"
-#include "../integration/harness.h"
+#include "harness.h"
 #include "log.h"
 #include "util.h"
 #include "vbuf.h"

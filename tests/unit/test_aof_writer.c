@@ -24,7 +24,7 @@
 #include <uv.h>
 
 #include "writer.h"
-#include "../integration/harness.h" /* h_scaled_ms */
+#include "harness.h" /* h_scaled_ms */
 #include "conf.h"
 #include "util.h"
 #include "vbuf.h"

@@ -14,6 +14,7 @@
 
 #include "obj.h"
 #include "ptree.h"
+#include "testrand.h"
 
 /* ---- helpers ---- */
 
@@ -31,25 +32,6 @@
             ck_abort_msg("%s:%d: %s == %s (%llu, %llu)", __FILE__, __LINE__, \
                          #a, #b, a_, b_);                                    \
     } while (0)
-
-static uint64_t rng_state;
-static uint64_t rnd(void) {
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
-static uint64_t rndn(uint64_t n) { return n ? rnd() % n : 0; }
-
-static void seed(const char *name) {
-    const char *e = getenv("PTREE_SEED");
-    uint64_t s = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&name;
-    if (!s) s = 88172645463325252ull;
-    printf("%s: PTREE_SEED=%llu\n", name, (unsigned long long)s);
-    fflush(stdout);
-    rng_state = s;
-}
 
 /* Model items: immutable, kept in an arena until the test ends (snapshots
  * share them by pointer). */
@@ -168,10 +150,10 @@ static mitem *rand_item(int kind, int big) {
     char k[600];
     size_t kl = 0;
     if (kind == PT_KEYED) {
-        kl = big && rndn(4) == 0 ? 257 + rndn(300) : rndn(24);
-        for (size_t i = 0; i < kl; i++) k[i] = (char)('a' + rndn(4)); /* common prefixes */
+        kl = big && rnd_below(4) == 0 ? 257 + rnd_below(300) : rnd_below(24);
+        for (size_t i = 0; i < kl; i++) k[i] = (char)('a' + rnd_below(4)); /* common prefixes */
     }
-    size_t vl = big && rndn(3) == 0 ? 200 + rndn(2000) : rndn(40);
+    size_t vl = big && rnd_below(3) == 0 ? 200 + rnd_below(2000) : rnd_below(40);
     for (size_t i = 0; i < vl; i++) valbuf[i] = (char)rnd();
     return mi_new(k, kl, valbuf, vl);
 }
@@ -199,12 +181,12 @@ static void snap_verify_free(snap *s) {
 /* One random write or read on (t, m). */
 static void random_op(ptree *t, model *m, size_t target, int big) {
     int kind = t->kind;
-    uint64_t r = rndn(100);
+    uint64_t r = rnd_below(100);
     int grow = m->n < target;
-    if (r < 45 && (grow || rndn(2))) { /* insert */
+    if (r < 45 && (grow || rnd_below(2))) { /* insert */
         mitem *x = rand_item(kind, big);
         if (kind == PT_SEQ) {
-            size_t at = rndn(3) == 0 ? m->n : rndn(3) == 0 ? 0 : rndn(m->n + 1);
+            size_t at = rnd_below(3) == 0 ? m->n : rnd_below(3) == 0 ? 0 : rnd_below(m->n + 1);
             pt_item it = as_pt(x, kind);
             pt_insert(t, at, &it);
             m_insert(m, at, x);
@@ -212,7 +194,7 @@ static void random_op(ptree *t, model *m, size_t target, int big) {
             int found;
             size_t at = m_seek(m, x->k, x->klen, &found);
             pt_item it = as_pt(x, kind);
-            if (rndn(2)) {
+            if (rnd_below(2)) {
                 REQ_EQ(pt_put(t, &it), !found);
             } else {
                 uint64_t rank;
@@ -225,34 +207,34 @@ static void random_op(ptree *t, model *m, size_t target, int big) {
             else m_insert(m, at, x);
         }
     } else if (r < 60 && m->n) { /* replace (same key) */
-        size_t at = rndn(m->n);
+        size_t at = rnd_below(m->n);
         mitem *x = rand_item(kind, big);
         if (kind == PT_KEYED) x = mi_new(m->a[at]->k, m->a[at]->klen, x->v, x->vlen);
         pt_item it = as_pt(x, kind);
         pt_replace(t, at, &it);
         m->a[at] = x;
     } else if (r < 80 && m->n) { /* delete one */
-        if (kind == PT_KEYED && rndn(2)) {
-            mitem *x = m->a[rndn(m->n)];
+        if (kind == PT_KEYED && rnd_below(2)) {
+            mitem *x = m->a[rnd_below(m->n)];
             int found;
             size_t at = m_seek(m, x->k, x->klen, &found);
             REQ(pt_remove(t, x->k, x->klen));
             m_delete(m, at, 1);
         } else {
-            size_t at = rndn(3) == 0 ? 0 : rndn(3) == 0 ? m->n - 1 : rndn(m->n);
+            size_t at = rnd_below(3) == 0 ? 0 : rnd_below(3) == 0 ? m->n - 1 : rnd_below(m->n);
             pt_delete(t, at);
             m_delete(m, at, 1);
         }
     } else if (r < 84 && m->n) { /* delete a range: small or large */
-        size_t at = rndn(m->n);
-        size_t cnt = rndn(4) == 0 ? rndn(m->n - at + 1) : rndn(m->n - at < 50 ? m->n - at + 1 : 50);
-        if (!grow || rndn(8) == 0) {
+        size_t at = rnd_below(m->n);
+        size_t cnt = rnd_below(4) == 0 ? rnd_below(m->n - at + 1) : rnd_below(m->n - at < 50 ? m->n - at + 1 : 50);
+        if (!grow || rnd_below(8) == 0) {
             pt_delete_range(t, at, cnt);
             m_delete(m, at, cnt);
         }
     } else if (r < 92) { /* get / seek */
         if (m->n) {
-            size_t at = rndn(m->n);
+            size_t at = rnd_below(m->n);
             pt_item x;
             REQ(pt_get(t, at, &x));
             same_item(kind, &x, m->a[at]);
@@ -274,8 +256,8 @@ static void random_op(ptree *t, model *m, size_t target, int big) {
             REQ_EQ(rank, at);
         }
     } else { /* iterate a window both ways */
-        size_t at = rndn(m->n + 2), len = rndn(300);
-        int rev = (int)rndn(2);
+        size_t at = rnd_below(m->n + 2), len = rnd_below(300);
+        int rev = (int)rnd_below(2);
         pt_iter it;
         pt_item x;
         pt_iter_init(&it, t, at, rev);
@@ -319,23 +301,23 @@ static void model_run(int kind, size_t target, size_t ops, int big, int prefill)
     size_t ns = 0;
     for (size_t op = 0; op < ops; op++) {
         random_op(&t, &m, target, big);
-        if (rndn(ops / 8 + 1) == 0 && ns < MAXSNAP) { /* take a snapshot */
+        if (rnd_below(ops / 8 + 1) == 0 && ns < MAXSNAP) { /* take a snapshot */
             pt_share(&snaps[ns].t, &t);
             snaps[ns].m.n = snaps[ns].m.cap = m.n;
             snaps[ns].m.a = malloc((m.n + 1) * sizeof *m.a);
             if (m.n) memcpy(snaps[ns].m.a, m.a, m.n * sizeof *m.a);
             ns++;
         }
-        if (ns && rndn(ops / 4 + 1) == 0) { /* verify and free a random one */
-            size_t k = rndn(ns);
+        if (ns && rnd_below(ops / 4 + 1) == 0) { /* verify and free a random one */
+            size_t k = rnd_below(ns);
             snap_verify_free(&snaps[k]);
             snaps[k] = snaps[--ns];
         }
-        if (rndn(ops / 10 + 1) == 0) verify_all(&t, &m);
+        if (rnd_below(ops / 10 + 1) == 0) verify_all(&t, &m);
     }
     verify_all(&t, &m);
     while (ns) {
-        size_t k = rndn(ns);
+        size_t k = rnd_below(ns);
         snap_verify_free(&snaps[k]);
         snaps[k] = snaps[--ns];
     }
@@ -348,35 +330,35 @@ static void model_run(int kind, size_t target, size_t ops, int big, int prefill)
 }
 
 START_TEST(test_model_seq_small) {
-    seed("model_seq_small");
+    rnd_seed_env("model_seq_small", "PTREE_SEED");
     for (size_t target = 0; target <= 40; target += 5) model_run(PT_SEQ, target, 400, 0, 0);
     model_run(PT_SEQ, 200, 3000, 1, 0);
 }
 END_TEST
 
 START_TEST(test_model_keyed_small) {
-    seed("model_keyed_small");
+    rnd_seed_env("model_keyed_small", "PTREE_SEED");
     for (size_t target = 0; target <= 40; target += 5) model_run(PT_KEYED, target, 400, 0, 0);
     model_run(PT_KEYED, 200, 3000, 1, 0);
 }
 END_TEST
 
 START_TEST(test_model_seq_mid) {
-    seed("model_seq_mid");
+    rnd_seed_env("model_seq_mid", "PTREE_SEED");
     model_run(PT_SEQ, 5000, 30000, 0, 0);
     model_run(PT_SEQ, 3000, 15000, 1, 1);
 }
 END_TEST
 
 START_TEST(test_model_keyed_mid) {
-    seed("model_keyed_mid");
+    rnd_seed_env("model_keyed_mid", "PTREE_SEED");
     model_run(PT_KEYED, 5000, 30000, 0, 0);
     model_run(PT_KEYED, 3000, 15000, 1, 1);
 }
 END_TEST
 
 START_TEST(test_model_large) {
-    seed("model_large");
+    rnd_seed_env("model_large", "PTREE_SEED");
     model_run(PT_SEQ, 100000, 30000, 0, 1);
     model_run(PT_KEYED, 100000, 30000, 0, 1);
     model_run(PT_KEYED, 20000, 8000, 1, 1);
@@ -481,7 +463,7 @@ static uint64_t tree_hash(const ptree *t) {
 }
 
 START_TEST(test_copy_bound) {
-    seed("copy_bound");
+    rnd_seed_env("copy_bound", "PTREE_SEED");
     for (int kind = 0; kind < 2; kind++) {
         ptree t;
         pt_init(&t, kind);
@@ -496,7 +478,7 @@ START_TEST(test_copy_bound) {
         uint64_t c0 = pt_copied_nodes();
         for (int k = 0; k < 2000; k++) {
             pt_item it;
-            uint64_t at = rndn(pt_count(&t));
+            uint64_t at = rnd_below(pt_count(&t));
             det_item(kind, at * 2, 40, 0, kb, vb, &it);
             if (kind == PT_SEQ) pt_replace(&t, at, &it);
             else pt_put(&t, &it);
@@ -511,9 +493,9 @@ START_TEST(test_copy_bound) {
         uint64_t total = 0, writes = 0;
         for (int k = 0; k < 3000; k++) {
             uint64_t before = pt_copied_nodes();
-            uint64_t at = rndn(pt_count(&t));
+            uint64_t at = rnd_below(pt_count(&t));
             pt_item it;
-            int op = (int)rndn(3);
+            int op = (int)rnd_below(3);
             if (op == 0) { /* insert a new item */
                 det_item(kind, at * 2 + 1, 24, 0, kb, vb, &it);
                 if (kind == PT_SEQ) pt_insert(&t, at, &it);
@@ -607,7 +589,7 @@ START_TEST(test_memory) {
     uint64_t *perm = malloc(n * sizeof *perm);
     for (uint64_t i = 0; i < n; i++) perm[i] = i;
     for (uint64_t i = n - 1; i > 0; i--) {
-        uint64_t j = rndn(i + 1), x = perm[i];
+        uint64_t j = rnd_below(i + 1), x = perm[i];
         perm[i] = perm[j];
         perm[j] = x;
     }
@@ -671,7 +653,7 @@ static void *reader(void *p) {
 }
 
 START_TEST(test_thread_reader) {
-    seed("thread_reader");
+    rnd_seed_env("thread_reader", "PTREE_SEED");
     for (int kind = 0; kind < 2; kind++) {
         const uint64_t n = 20000;
         ptree t;
@@ -687,9 +669,9 @@ START_TEST(test_thread_reader) {
         pthread_t th;
         REQ_EQ(pthread_create(&th, NULL, reader, &a), 0);
         for (int k = 0; k < 20000; k++) {
-            uint64_t at = rndn(pt_count(&t) + 1);
+            uint64_t at = rnd_below(pt_count(&t) + 1);
             pt_item it;
-            int op = (int)rndn(4);
+            int op = (int)rnd_below(4);
             if (op == 0 || !pt_count(&t)) {
                 det_item(kind, n + (uint64_t)k, 24, 1, kb, vb, &it);
                 pt_insert(&t, pt_count(&t), &it);
@@ -703,7 +685,7 @@ START_TEST(test_thread_reader) {
             } else if (op == 2 && at < pt_count(&t)) {
                 pt_delete(&t, at);
             } else if (at < pt_count(&t)) {
-                pt_delete_range(&t, at, rndn(pt_count(&t) - at) / 16);
+                pt_delete_range(&t, at, rnd_below(pt_count(&t) - at) / 16);
             }
         }
         REQ_EQ(pthread_join(th, NULL), 0);

@@ -24,6 +24,7 @@
 #include "util.h"
 #include "rdb_testutil.h"
 #include "vbuf.h"
+#include "testrand.h"
 
 /* ---- a scratch directory per test ---- */
 
@@ -115,14 +116,6 @@ static void assert_same(const recs *want, const recs *got, int64_t now) {
 }
 
 /* ---- datasets ---- */
-
-static uint64_t rng_state = 88172645463325252ULL;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static obj *rand_bytes_obj(size_t n, int printable) {
     char *p = xmalloc(n + 1);

@@ -30,7 +30,9 @@
 #include "t_zset.h"
 #include "util.h"
 #include "vbuf.h"
-#include "../integration/harness.h"
+#include "harness.h"
+#include "testcmp.h"
+#include "inproc.h"
 
 #define S(x) x, sizeof(x) - 1
 
@@ -38,10 +40,6 @@
 
 /* A value's contents as one canonical string: lists in order, zsets in
  * (score, member) order, hashes and sets sorted. */
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 typedef struct strs { char **v; size_t n, cap; } strs;
 
 static void strs_add(strs *s, const char *a, size_t al, const char *b, size_t bl) {
@@ -620,6 +618,6 @@ static Suite *coll_suite(void) {
 }
 
 int main(void) {
-    conf_init(&server.cfg);
+    inproc_conf();
     return h_main(coll_suite());
 }

@@ -30,8 +30,9 @@
 #include <unistd.h>
 
 #include "rdb.h"
-#include "../integration/harness.h"
+#include "harness.h"
 #include "util.h"
+#include "testrand.h"
 
 static char tdir[256];
 static srv *server;
@@ -121,14 +122,6 @@ static void model_free(model *m) {
     }
     free(m->v);
     memset(m, 0, sizeof *m);
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint64_t rnd(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
 }
 
 static char *rand_buf(size_t n, int kind) {

@@ -21,6 +21,7 @@
 #include "rdb_fmt.h"
 #include "util.h"
 #include "rdb_testutil.h"
+#include "testrand.h"
 
 static char tdir[256], tpath[300];
 
@@ -83,14 +84,6 @@ static void load_same(const char *path, const recs *want, int lz4) {
 }
 
 /* ---- data ---- */
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static obj *random_obj(size_t n) {
     char *p = xmalloc(n + 1);

@@ -14,6 +14,7 @@
 #include "resp.h"
 #include "util.h"
 #include "vbuf.h"
+#include "testrand.h"
 
 #define K64 (64 * 1024)
 
@@ -605,19 +606,14 @@ typedef struct rcmd {
     size_t lens[6];
 } rcmd;
 
-static unsigned rnd(unsigned *s) {
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 8) & 0xffffff;
-}
-
-static void random_cmd(rcmd *c, unsigned *seed) {
+static void random_cmd(rcmd *c, uint64_t *seed) {
     static const char alphabet[] = "abcXYZ019 \"'\\\r\n\t\0\x7f\xff";
-    c->argc = 1 + (int)(rnd(seed) % 6);
+    c->argc = 1 + (int)(rnd_r(seed) % 6);
     for (int i = 0; i < c->argc; i++) {
-        size_t n = rnd(seed) % 8 == 0 ? rnd(seed) % 3000 : rnd(seed) % 12;
+        size_t n = rnd_r(seed) % 8 == 0 ? rnd_r(seed) % 3000 : rnd_r(seed) % 12;
         c->args[i] = xmalloc(n + 1);
         for (size_t j = 0; j < n; j++)
-            c->args[i][j] = alphabet[rnd(seed) % (sizeof alphabet - 1)];
+            c->args[i][j] = alphabet[rnd_r(seed) % (sizeof alphabet - 1)];
         c->lens[i] = n;
     }
 }
@@ -652,14 +648,14 @@ static void check_same(const resp_req *r, const char *buf, const rcmd *c) {
 START_TEST(test_random_roundtrip) {
     enum { N = 3000 };
     static rcmd cmds[N];
-    unsigned seed = 20240601u;
+    uint64_t seed = 20240601u;
     vbuf in;
     vbuf_init(&in);
     for (int i = 0; i < N; i++) {
         random_cmd(&cmds[i], &seed);
         int small = 1;
         for (int j = 0; j < cmds[i].argc; j++) small &= cmds[i].lens[j] < 2000;
-        if (small && rnd(&seed) % 4 == 0) write_inline(&in, &cmds[i]);
+        if (small && rnd_r(&seed) % 4 == 0) write_inline(&in, &cmds[i]);
         else write_multibulk(&in, &cmds[i]);
     }
     resp_req r;
@@ -668,7 +664,7 @@ START_TEST(test_random_roundtrip) {
     size_t arrived = 0, off = 0;
     int done = 0;
     while (done < N) {
-        size_t step = rnd(&seed) % 3 == 0 ? 1 + rnd(&seed) % 7 : 1 + rnd(&seed) % 9000;
+        size_t step = rnd_r(&seed) % 3 == 0 ? 1 + rnd_r(&seed) % 7 : 1 + rnd_r(&seed) % 9000;
         arrived = arrived + step < in.len ? arrived + step : in.len;
         int rc;
         while ((rc = resp_parse(&r, in.data + off, arrived - off, &LIM, &err)) ==

@@ -9,8 +9,9 @@
 
 #include "server.h"
 #include "t_set.h"
+#include "inproc.h"
 
-static void setup(void) { conf_init(&server.cfg); }
+static void setup(void) { inproc_conf(); }
 static void teardown(void) { conf_free(&server.cfg); }
 
 /* Members of s in iteration order, checking the hash order on the way;

@@ -14,8 +14,9 @@
 #include "conf.h"
 #include "server.h"
 #include "t_zset.h"
+#include "inproc.h"
 
-static void setup(void) { conf_init(&server.cfg); }
+static void setup(void) { inproc_conf(); }
 
 static void teardown(void) { conf_free(&server.cfg); }
 

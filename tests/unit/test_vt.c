@@ -21,6 +21,7 @@
 
 #include "util.h"
 #include "vt.h"
+#include "testrand.h"
 
 /* Check records every passing ck_assert (a write to a file): far too slow for
  * millions of checks, so the hot paths use these, which call it only on
@@ -38,17 +39,6 @@
     } while (0)
 
 /* ---- helpers: random numbers, keys, values ------------------------------ */
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint32_t rndn(uint32_t n) { return (uint32_t)(rnd() % n); }
 
 /* Scale of the long loops: VT_TEST_SCALE, else 1; under ThreadSanitizer
  * (15x slower) 0.15 for the single-threaded tests and 0.7 for the threaded
@@ -140,7 +130,7 @@ static void model_free(model *m) {
 /* ---- operations on table and model together ------------------------------ */
 
 static int64_t rnd_expire(void) {
-    return rndn(3) == 0 ? VT_NO_EXPIRE : (int64_t)1700000000000LL + rndn(1000000);
+    return (uint32_t)rnd_below(3) == 0 ? VT_NO_EXPIRE : (int64_t)1700000000000LL + (uint32_t)rnd_below(1000000);
 }
 
 static void model_set_expire(model *m, uint32_t id, int64_t ex) {
@@ -169,11 +159,11 @@ static void op_set(vt *t, model *m, uint32_t id) {
     /* half the time a value built for the key (adopted), else a plain one
      * (copied behind the key) */
     obj *nv = val_new(v);
-    if (rndn(2)) {
+    if ((uint32_t)rnd_below(2)) {
         char b[OBJ_INTBUF];
         size_t n;
         const char *p = obj_str(nv, b, &n);
-        obj *kv = obj_kv_new_value(k, kl, p, n, (int)rndn(2));
+        obj *kv = obj_kv_new_value(k, kl, p, n, (int)(uint32_t)rnd_below(2));
         obj_decref(nv);
         nv = kv;
     }
@@ -182,7 +172,7 @@ static void op_set(vt *t, model *m, uint32_t id) {
     if (created) REQ_EQ(vt_expire(e), VT_NO_EXPIRE);
     if (old) obj_decref(old);
     m->val[id] = v;
-    uint32_t r = rndn(4);
+    uint32_t r = (uint32_t)rnd_below(4);
     if (r == 0) { /* SET k v: clears the expire */
         vt_set_expire(&w, e, VT_NO_EXPIRE);
         model_set_expire(m, id, VT_NO_EXPIRE);
@@ -240,7 +230,7 @@ static void check_key(vt *t, const model *m, uint32_t id) {
 }
 
 static void random_op(vt *t, model *m, uint32_t range) {
-    uint32_t id = rndn(range), r = rndn(100);
+    uint32_t id = (uint32_t)rnd_below(range), r = (uint32_t)rnd_below(100);
     if (r < 40) op_set(t, m, id);
     else if (r < 60) op_del(t, m, id);
     else if (r < 85) check_key(t, m, id);
@@ -274,7 +264,7 @@ static void check_all(vt *t, const model *m) {
     uint64_t cur = 0;
     size_t calls = 0;
     do {
-        cur = vt_scan(t, cur, 1 + rndn(200), scan_visit, &s);
+        cur = vt_scan(t, cur, 1 + (uint32_t)rnd_below(200), scan_visit, &s);
         calls++;
     } while (cur);
     REQ_EQ(s.bad, 0);
@@ -343,12 +333,12 @@ START_TEST(test_scan_across_splits) {
     uint64_t cur = 0;
     size_t calls = 0;
     do {
-        cur = vt_scan(t, cur, 1 + rndn(12), scan_visit, &s);
+        cur = vt_scan(t, cur, 1 + (uint32_t)rnd_below(12), scan_visit, &s);
         calls++;
         /* between calls: new keys (splits, doublings) and deletions of
          * keys that were not there at the start */
         for (int j = 0; j < 150 && next < K; j++) op_set(t, &m, next++);
-        if (next > first + 10) op_del(t, &m, first + rndn(next - first));
+        if (next > first + 10) op_del(t, &m, first + (uint32_t)rnd_below(next - first));
     } while (cur);
     ck_assert_int_eq(s.bad, 0);
     for (uint32_t id = 0; id < first; id++) REQ(s.count[id] >= 1);
@@ -712,7 +702,7 @@ static bucket_ref *shuffled_buckets(vt_seg **segs, size_t nsegs, size_t *n) {
     bucket_ref *v = malloc(*n * sizeof *v);
     for (size_t i = 0; i < *n; i++) v[i] = (bucket_ref){ segs[i / VT_SEG_BUCKETS], (unsigned)(i % VT_SEG_BUCKETS) };
     for (size_t i = *n; i > 1; i--) {
-        size_t j = rndn((uint32_t)i);
+        size_t j = (uint32_t)rnd_below((uint32_t)i);
         bucket_ref tmp = v[i - 1];
         v[i - 1] = v[j];
         v[j] = tmp;
@@ -733,8 +723,8 @@ static void one_save(vt *t, model *m, uint64_t E, uint32_t *range, size_t abort_
     bucket_ref *order = shuffled_buckets(segs, nsegs, &nb);
     vt_captured out[VT_BUCKET_SLOTS];
     for (size_t i = 0; i < nb && i < abort_at; i++) {
-        for (uint32_t j = rndn(3); j > 0; j--) {
-            if (*range < m->n && rndn(4) == 0) (*range)++;
+        for (uint32_t j = (uint32_t)rnd_below(3); j > 0; j--) {
+            if (*range < m->n && (uint32_t)rnd_below(4) == 0) (*range)++;
             random_op(t, m, *range);
         }
         vt_bucket *b = vt_seg_bucket(order[i].seg, order[i].i);
@@ -767,7 +757,7 @@ START_TEST(test_snapshot_single_thread) {
          * with the same low byte must not pass for captured */
         int abort_now = r % 11 == 5;
         E += (r % 11 == 6) ? 256u : 1u + (r % 5 == 0);
-        one_save(t, &m, E, &range, abort_now ? 20 + rndn(200) : SIZE_MAX);
+        one_save(t, &m, E, &range, abort_now ? 20 + (uint32_t)rnd_below(200) : SIZE_MAX);
         for (int j = 0; j < 50; j++) random_op(t, &m, range); /* between saves */
         if (r % 50 == 0) check_all(t, &m);
     }
@@ -798,7 +788,7 @@ START_TEST(test_snapshot_split_heavy) {
     vt_captured out[VT_BUCKET_SLOTS];
     for (size_t i = 0; i < nb; i++) {
         for (int j = 0; j < 900; j++) op_set(t, &m, 500 + (uint32_t)(i * 900 + (size_t)j) % (K - 500));
-        if (i % 2) op_del(t, &m, rndn(500));
+        if (i % 2) op_del(t, &m, (uint32_t)rnd_below(500));
         size_t n = vt_capture_bucket(vt_seg_bucket(order[i].seg, order[i].i), 1, out);
         for (size_t j = 0; j < n; j++) collect(&c, out[j].val, out[j].expire);
     }
@@ -880,7 +870,7 @@ static void threaded_save(vt *t, model *m, uint64_t E, uint32_t *range, int abor
     ck_assert_int_eq(pthread_create(&th, NULL, ser_main, &s), 0);
     size_t ops = 0;
     while (!atomic_load(&s.done)) {
-        if (*range < m->n && rndn(3) == 0) (*range)++;
+        if (*range < m->n && (uint32_t)rnd_below(3) == 0) (*range)++;
         random_op(t, m, *range);
         if (abort_it && ++ops == 2000) atomic_store(&s.stop, 1);
     }
@@ -948,10 +938,7 @@ static Suite *vt_suite(void) {
 }
 
 int main(void) {
-    const char *seed = getenv("VT_TEST_SEED");
-    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    printf("test_vt: VT_TEST_SEED=%llu\n", (unsigned long long)rng_state);
-    fflush(stdout);
+    rnd_seed_env("test_vt", "VT_TEST_SEED");
     SRunner *sr = srunner_create(vt_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

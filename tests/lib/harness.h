@@ -1,9 +1,10 @@
 /* harness: start a real server binary and talk to it, for the integration
  * tests (Check programs under tests/integration/).
  *
- * Which binary: $VERSO_SERVER if set, else VERSO_SERVER_PATH (a macro the
- * build defines, e.g. -DVERSO_SERVER_PATH="$(abs_top_builddir)/src/verso-server"),
- * else ../../src/verso-server next to the test program itself. Pointing
+ * Which binary: $VERSO_SERVER if set, else VERSO_SERVER_PATH (from
+ * test_paths.h, which make writes into the build's tests/lib: the absolute
+ * paths of the server, the LD_PRELOAD shims and the source tree), else
+ * ../../src/verso-server next to the test program itself. Pointing
  * VERSO_SERVER at Redis's own redis-server runs the same tests against the
  * reference; srv_is_reference() tells a test which one it faces, for the
  * very few places where verso deliberately differs (HELLO 3). Every server
@@ -27,6 +28,8 @@
 #include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "test_paths.h"
 
 typedef struct srv {
     pid_t pid;            /* -1 once reaped */

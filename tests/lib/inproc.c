@@ -1,4 +1,5 @@
-/* inproc: the in-process command runner of the unit tests (see inproc.h). */
+/* inproc: the in-process server's client helpers (see inproc.h; the set-up
+ * is in inproc_server.c). */
 #include "inproc.h"
 
 #include <check.h>
@@ -6,18 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
 #include "multi.h"
 #include "util.h"
-
-void inproc_init(void) {
-    static int done;
-    if (done) return;
-    done = 1;
-    conf_init(&server.cfg);
-    cmd_init();
-    db_init_all(server.cfg.databases);
-}
 
 client *inproc_client(void) {
     client *c = xcalloc(1, sizeof *c);

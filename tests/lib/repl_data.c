@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "testcmp.h"
 
 /* Strings (int, short, long, with expiry), lists, hashes, sets, zsets small
  * and big (every encoding), in databases 0 and 5. */
@@ -72,10 +73,6 @@ void repl_big_values(redisContext *c, int n) {
         expect_status(c, "OK", "SET big:%d %s", i, val);
     }
     free(val);
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* One key's value as text (sorted members for sets and hashes). */

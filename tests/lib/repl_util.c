@@ -3,6 +3,7 @@
 #include "repl_util.h"
 
 #include "harness.h"
+#include "testcmp.h"
 
 #include <check.h>
 #include <stdarg.h>
@@ -292,21 +293,13 @@ typedef struct keyset {
     size_t n, cap;
 } keyset;
 
-static int cmp_str(const void *a, const void *b)
-{
-    const redisReply *x = *(redisReply *const *)a, *y = *(redisReply *const *)b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->str, y->str, n);
-    return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
 typedef struct fv { redisReply *f, *v; } fv;
 
 /* hash pairs by field */
 static int cmp_pair(const void *a, const void *b)
 {
     const fv *x = a, *y = b;
-    return cmp_str(&x->f, &y->f);
+    return cmp_reply_str(&x->f, &y->f);
 }
 
 static void canon_value(sbuf *b, const char *type, redisReply *r)
@@ -321,7 +314,7 @@ static void canon_value(sbuf *b, const char *type, redisReply *r)
                   r->type, r->type == REDIS_REPLY_ERROR ? r->str : "");
     size_t n = r->elements;
     if (!strcmp(type, "set")) {
-        qsort(r->element, n, sizeof *r->element, cmp_str);
+        qsort(r->element, n, sizeof *r->element, cmp_reply_str);
     } else if (!strcmp(type, "hash")) {
         /* (field, value) pairs sorted by field */
         fv *a = malloc((n / 2 + 1) * sizeof *a);

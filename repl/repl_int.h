@@ -67,7 +67,8 @@ void backlog_resize(long long size);
 void backlog_info(vbuf *b);
 
 /* ---- primary.c ---- */
-/* A replica connection's state (client->repl of a CLIENT_REPLICA). */
+/* RS_*: a replica link's state as this primary sees it (client->repl of a
+ * CLIENT_REPLICA); a replica's own connection state is RC_* in replica_int.h. */
 enum {
     RS_WAIT_BGSAVE_START = 1, /* wants a full sync; no save serves it yet */
     RS_WAIT_BGSAVE_END,       /* its payload is being sent; the stream after

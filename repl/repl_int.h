@@ -9,11 +9,17 @@
  *   fullsync.c  the snapshot of a full resync: one save shared by the
  *               replicas waiting, streamed into their sockets (EOF-marked,
  *               forkless or fork) or through a temp file ($<len>)
- *   replica.c   following a master: REPLICAOF, the handshake, loading the
- *               payload, the master client, acks, reconnects, the replica's
- *               gates (READONLY, MASTERDOWN) and INFO fields
+ *   replica.c   following a master: REPLICAOF, the handshake, the master
+ *               client, acks, reconnects
+ *   replica_load.c  a full sync's payload, loaded on a thread into fresh
+ *               tables
+ *   replica_info.c  the replica's ROLE and INFO fields and its gates
+ *               (READONLY, MASTERDOWN)
+ *   (replica.c, replica_load.c and replica_info.c share replica_int.h;
+ *   primary.c, fullsync.c and backlog.c share fullsync_priv.h)
  *
- * Main thread only, except where fullsync.c says otherwise. */
+ * Main thread only, except where fullsync.c and replica_load.c say
+ * otherwise. */
 #ifndef VERSO_REPL_INT_H
 #define VERSO_REPL_INT_H
 

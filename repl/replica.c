@@ -2,8 +2,8 @@
  *
  * REPLICAOF host port starts a state machine on the loop: a non-blocking
  * connect (uv_getaddrinfo, then connect() watched by a uv_poll_t), the
- * handshake (PING, AUTH, REPLCONF listening-port, REPLCONF capa eof capa
- * psync2, PSYNC), then either +CONTINUE (the master client is made at
+ * handshake (PING, AUTH, REPLCONF listening-port, REPLCONF ip-address when
+ * replica-announce-ip is set, REPLCONF capa eof capa psync2, PSYNC), then either +CONTINUE (the master client is made at
  * once) or +FULLRESYNC: the payload goes to replica_load.c (a loader thread
  * builds fresh tables while the old data is served), the tables are
  * swapped in, and the socket becomes the master client (net_adopt_fd) with

@@ -1,6 +1,6 @@
 /* script_int: what the scripting files share among themselves (the engine
  * script_lua.c, the conversions script_conv.c, the libraries
- * script_libs.c). Not for other modules: they use script_lua.h. Main
+ * script_libs.c and script_msgpack.c). Not for other modules: they use script_lua.h. Main
  * thread only. */
 #ifndef VERSO_SCRIPT_INT_H
 #define VERSO_SCRIPT_INT_H

@@ -3,16 +3,16 @@
  * REPLICAOF host port starts a state machine on the loop: a non-blocking
  * connect (uv_getaddrinfo, then connect() watched by a uv_poll_t), the
  * handshake (PING, AUTH, REPLCONF listening-port, REPLCONF ip-address when
- * replica-announce-ip is set, REPLCONF capa eof capa psync2, PSYNC), then either +CONTINUE (the master client is made at
- * once) or +FULLRESYNC: the payload goes to replica_load.c (a loader thread
- * builds fresh tables while the old data is served), the tables are
- * swapped in, and the socket becomes the master client (net_adopt_fd) with
- * the bytes read past the payload. Each request the master client consumed
- * arrives in input_applied: it is counted in the offset and proxied to our
- * own replicas (repl_feed), a transaction only once its EXEC ran, as
- * Redis's reploff. REPLCONF ACK goes every second and on GETACK; a link
- * lost or silent for repl-timeout is retried every second with PSYNC
- * replid offset+1. Log lines are worded as Redis 7.0's.
+ * replica-announce-ip is set, REPLCONF capa eof capa psync2, PSYNC), then
+ * either +CONTINUE (the master client is made at once) or +FULLRESYNC: the
+ * payload goes to replica_load.c (a loader thread builds fresh tables while
+ * the old data is served), the tables are swapped in, and the socket becomes
+ * the master client (net_adopt_fd) with the bytes read past the payload. Each
+ * request the master client consumed arrives in input_applied: it is counted
+ * in the offset and proxied to our own replicas (repl_feed), a transaction
+ * only once its EXEC ran, as Redis's reploff. REPLCONF ACK goes every second
+ * and on GETACK; a link lost or silent for repl-timeout is retried every
+ * second with PSYNC replid offset+1. Log lines are worded as Redis 7.0's.
  *
  * Main thread only (the loader thread is replica_load.c's). */
 #include <assert.h>

@@ -18,16 +18,16 @@
  *   other clients (they get -BUSY except for allow-busy commands: SCRIPT
  *   KILL, FUNCTION KILL, SHUTDOWN NOSAVE...) and checks for a kill.
  *
- * Threads and lifetimes: main thread only, everything. A lua_State lives
- * from scriptl_state_new until scriptl_state_free (its owner: the EVAL
- * cache, or the FUNCTION library set). The run context (scriptl_run) lives
- * on the C stack of scriptl_call: only one script runs at a time
- * (script_lua.c's `cur`; scriptl_running() is 0 outside a run). The fake client is created at
+ * Threads and lifetimes: main thread only, everything. A lua_State lives from
+ * scriptl_state_new until scriptl_state_free (its owner: the EVAL cache, or
+ * the FUNCTION library set). The run context (scriptl_run) lives on the C
+ * stack of scriptl_call: only one script runs at a time (script_lua.c's
+ * `cur`; scriptl_running() is 0 outside a run). The fake client is created at
  * the first run and lives until exit. Nothing here is touched by another
- * thread; the loop is not re-entered (the count hook reads sockets itself
- * and flushes replies with net.c, it never calls uv_run), so neither cron
- * nor a save can start inside a script: a forkless save's cut falls before
- * or after a script, never within it. */
+ * thread; the loop is not re-entered (the count hook reads sockets itself and
+ * flushes replies with net.c, it never calls uv_run), so neither cron nor a
+ * save can start inside a script: a forkless save's cut falls before or after
+ * a script, never within it. */
 #ifndef VERSO_SCRIPT_LUA_H
 #define VERSO_SCRIPT_LUA_H
 

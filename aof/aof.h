@@ -48,7 +48,8 @@ int aof_open_startup(char *err, size_t errlen);
  * the command must be parked (not run now). */
 int aof_before_command(client *c, const cmd_def *d);
 void aof_after_command(client *c, const cmd_def *d);
-/* net.c: 1 while c's replies must wait for an fsync. */
+/* reply_held (net.c asks it through hooks_reply_held): 1 while c's replies
+ * must wait for an fsync. */
 int aof_reply_held(const client *c);
 void aof_client_closed(client *c);
 

@@ -3,8 +3,8 @@
  * ZADD / HMSET with at most AOF_REWRITE_ITEMS_PER_CMD elements each, then
  * PEXPIREAT when the key has an expire. The forkless serializer calls it
  * for every key it writes (rdb_aux.as_commands), on its own thread, with
- * references to the key and value: it only reads them (the t_*.h
- * iterators). */
+ * the key's bytes and a reference to the value: it only reads them (the
+ * t_*.h iterators). */
 #ifndef VERSO_AOF_REWRITE_H
 #define VERSO_AOF_REWRITE_H
 

@@ -9,11 +9,17 @@
  *   fullsync.c  the snapshot of a full resync: one save shared by the
  *               replicas waiting, streamed into their sockets (EOF-marked,
  *               forkless or fork) or through a temp file ($<len>)
- *   replica.c   following a master: REPLICAOF, the handshake, loading the
- *               payload, the master client, acks, reconnects, the replica's
- *               gates (READONLY, MASTERDOWN) and INFO fields
+ *   replica.c   following a master: REPLICAOF, the handshake, the master
+ *               client, acks, reconnects
+ *   replica_load.c  a full sync's payload, loaded on a thread into fresh
+ *               tables
+ *   replica_info.c  the replica's ROLE and INFO fields and its gates
+ *               (READONLY, MASTERDOWN)
+ *   (replica.c, replica_load.c and replica_info.c share replica_int.h;
+ *   primary.c, fullsync.c and backlog.c share fullsync_priv.h)
  *
- * Main thread only, except where fullsync.c says otherwise. */
+ * Main thread only, except where fullsync.c and replica_load.c say
+ * otherwise. */
 #ifndef VERSO_REPL_INT_H
 #define VERSO_REPL_INT_H
 
@@ -67,7 +73,8 @@ void backlog_resize(long long size);
 void backlog_info(vbuf *b);
 
 /* ---- primary.c ---- */
-/* A replica connection's state (client->repl of a CLIENT_REPLICA). */
+/* RS_*: a replica link's state as this primary sees it (client->repl of a
+ * CLIENT_REPLICA); a replica's own connection state is RC_* in replica_int.h. */
 enum {
     RS_WAIT_BGSAVE_START = 1, /* wants a full sync; no save serves it yet */
     RS_WAIT_BGSAVE_END,       /* its payload is being sent; the stream after

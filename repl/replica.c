@@ -2,17 +2,17 @@
  *
  * REPLICAOF host port starts a state machine on the loop: a non-blocking
  * connect (uv_getaddrinfo, then connect() watched by a uv_poll_t), the
- * handshake (PING, AUTH, REPLCONF listening-port, REPLCONF capa eof capa
- * psync2, PSYNC), then either +CONTINUE (the master client is made at
- * once) or +FULLRESYNC: the payload goes to replica_load.c (a loader thread
- * builds fresh tables while the old data is served), the tables are
- * swapped in, and the socket becomes the master client (net_adopt_fd) with
- * the bytes read past the payload. Each request the master client consumed
- * arrives in input_applied: it is counted in the offset and proxied to our
- * own replicas (repl_feed), a transaction only once its EXEC ran, as
- * Redis's reploff. REPLCONF ACK goes every second and on GETACK; a link
- * lost or silent for repl-timeout is retried every second with PSYNC
- * replid offset+1. Log lines are worded as Redis 7.0's.
+ * handshake (PING, AUTH, REPLCONF listening-port, REPLCONF ip-address when
+ * replica-announce-ip is set, REPLCONF capa eof capa psync2, PSYNC), then
+ * either +CONTINUE (the master client is made at once) or +FULLRESYNC: the
+ * payload goes to replica_load.c (a loader thread builds fresh tables while
+ * the old data is served), the tables are swapped in, and the socket becomes
+ * the master client (net_adopt_fd) with the bytes read past the payload. Each
+ * request the master client consumed arrives in input_applied: it is counted
+ * in the offset and proxied to our own replicas (repl_feed), a transaction
+ * only once its EXEC ran, as Redis's reploff. REPLCONF ACK goes every second
+ * and on GETACK; a link lost or silent for repl-timeout is retried every
+ * second with PSYNC replid offset+1. Log lines are worded as Redis 7.0's.
  *
  * Main thread only (the loader thread is replica_load.c's). */
 #include <assert.h>
@@ -38,9 +38,9 @@
 
 replica_state RP = {.fd = -1};
 
-int replica_active(void) { return RP.state != RS_NONE; }
+int replica_active(void) { return RP.state != RC_NONE; }
 
-int replica_link_up(void) { return RP.state == RS_CONNECTED; }
+int replica_link_up(void) { return RP.state == RC_CONNECTED; }
 
 int replica_stream_db(void) { return RP.master ? RP.master->db : RP.master_db; }
 
@@ -131,7 +131,7 @@ static void cancel_link(void) {
 /* A failed attempt: retried by the cron in a second. */
 static void link_failed(void) {
     cancel_link();
-    RP.state = RS_CONNECT;
+    RP.state = RC_CONNECT;
 }
 
 static void watch(int events) {
@@ -179,7 +179,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 
 static void connect_master(void) {
     cancel_link();
-    RP.state = RS_CONNECTING;
+    RP.state = RC_CONNECTING;
     RP.last_try_ms = mono_ms();
     RP.last_io_ms = RP.last_try_ms;
     log_notice("MASTER <-> REPLICA sync started");
@@ -261,7 +261,7 @@ static int psync_reply(const char *line) {
         memcpy(RP.sync_id, id, REPL_ID_LEN + 1);
         RP.sync_offset = off;
         log_notice("Full resync from master: %s:%lld", id, off);
-        RP.state = RS_TRANSFER;
+        RP.state = RC_TRANSFER;
         RP.hs = HS_BULK;
         return 0;
     }
@@ -380,7 +380,7 @@ static int handshake_line(const char *line) {
 
 /* Consumes RP.in: handshake lines, then payload bytes. */
 static void process_in(void) {
-    while (RP.state == RS_HANDSHAKE || RP.state == RS_TRANSFER) {
+    while (RP.state == RC_HANDSHAKE || RP.state == RC_TRANSFER) {
         if (RP.hs == HS_PAYLOAD) {
             if (RP.in.len == 0) return;
             int complete;
@@ -432,7 +432,7 @@ static void on_connected_socket(int status) {
         return;
     }
     log_notice("Non blocking connect for SYNC fired the event.");
-    RP.state = RS_HANDSHAKE;
+    RP.state = RC_HANDSHAKE;
     RP.hs = HS_PONG;
     watch(UV_READABLE);
     const char *argv[] = {"PING"};
@@ -441,7 +441,7 @@ static void on_connected_socket(int status) {
 
 static void on_poll(uv_poll_t *h, int status, int events) {
     (void)h;
-    if (RP.state == RS_CONNECTING) {
+    if (RP.state == RC_CONNECTING) {
         if (status < 0 || (events & UV_WRITABLE)) on_connected_socket(status);
         return;
     }
@@ -451,7 +451,7 @@ static void on_poll(uv_poll_t *h, int status, int events) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (n <= 0) {
-            if (RP.state == RS_TRANSFER)
+            if (RP.state == RC_TRANSFER)
                 log_warning("I/O error trying to sync with MASTER: %s",
                             n == 0 ? "connection lost" : strerror(errno));
             else
@@ -472,7 +472,7 @@ static void on_poll(uv_poll_t *h, int status, int events) {
 /* ---- the payload ---- */
 
 static void on_payload_resume(void) {
-    if (RP.state == RS_TRANSFER && RP.hs == HS_PAYLOAD) {
+    if (RP.state == RC_TRANSFER && RP.hs == HS_PAYLOAD) {
         watch(UV_READABLE);
         process_in(); /* bytes already read may be waiting */
     }
@@ -512,7 +512,7 @@ static void become_connected(const char *pre, size_t n, int dbid) {
     close_poll(); /* libuv forgets fd before the master client takes it */
     RP.fd = -1;
     RP.hs = 0;
-    RP.state = RS_CONNECTED;
+    RP.state = RC_CONNECTED;
     RP.have_history = 1;
     RP.multi.len = 0;
     char err[256];
@@ -520,7 +520,7 @@ static void become_connected(const char *pre, size_t n, int dbid) {
     if (!c) {
         log_warning("Unable to make a client of the MASTER link: %s", err);
         close(fd);
-        RP.state = RS_CONNECT;
+        RP.state = RC_CONNECT;
         return;
     }
     RP.master = c;
@@ -562,9 +562,9 @@ static void master_closed(client *c) {
     RP.master = NULL;
     RP.master_db = c->db;
     RP.multi.len = 0; /* an unfinished transaction is asked for again */
-    if (RP.state == RS_CONNECTED) {
+    if (RP.state == RC_CONNECTED) {
         log_warning("Connection with master lost.");
-        RP.state = RS_CONNECT;
+        RP.state = RC_CONNECT;
         RP.down_since = time(NULL);
     }
 }
@@ -573,7 +573,7 @@ static void master_closed(client *c) {
 static void drop_master(void) {
     client *c = RP.master;
     if (!c) return;
-    RP.state = RS_CONNECT;
+    RP.state = RC_CONNECT;
     RP.down_since = time(NULL);
     RP.master = NULL;
     RP.master_db = c->db;
@@ -606,38 +606,38 @@ static void adopt_saved_history(void) {
 }
 
 static void replica_cron(void) {
-    if (RP.state == RS_NONE) return;
+    if (RP.state == RC_NONE) return;
     int64_t now = mono_ms();
     int64_t timeout = (int64_t)server.cfg.repl_timeout * 1000;
     if (RP.adopt_pending) { /* the first tick: the data is loaded by now */
         RP.adopt_pending = 0;
         adopt_saved_history();
     }
-    if (RP.state == RS_CONNECT && now - RP.last_try_ms >= 1000) {
+    if (RP.state == RC_CONNECT && now - RP.last_try_ms >= 1000) {
         log_notice("Connecting to MASTER %s:%d", RP.host, RP.port);
         connect_master();
         return;
     }
-    int loading = RP.state == RS_TRANSFER && RP.payload && payload_complete(RP.payload);
-    if ((RP.state == RS_CONNECTING || RP.state == RS_HANDSHAKE) && now - RP.last_io_ms > timeout) {
+    int loading = RP.state == RC_TRANSFER && RP.payload && payload_complete(RP.payload);
+    if ((RP.state == RC_CONNECTING || RP.state == RC_HANDSHAKE) && now - RP.last_io_ms > timeout) {
         log_warning("Timeout connecting to the MASTER...");
         link_failed();
         return;
     }
-    if (RP.state == RS_TRANSFER && !loading && now - RP.last_io_ms > timeout) {
+    if (RP.state == RC_TRANSFER && !loading && now - RP.last_io_ms > timeout) {
         log_warning("Timeout receiving bulk data from MASTER... If the problem persists try to "
                     "set the 'repl-timeout' parameter in redis.conf to a larger value.");
         link_failed();
         return;
     }
-    if (RP.state == RS_TRANSFER && now - RP.last_nl_ms >= 1000) {
+    if (RP.state == RC_TRANSFER && now - RP.last_nl_ms >= 1000) {
         /* as Redis while it loads: the master sees the link alive */
         RP.last_nl_ms = now;
         if (RP.fd >= 0 && write(RP.fd, "\n", 1) < 0 && errno != EAGAIN) {
             /* the read side reports the error */
         }
     }
-    if (RP.state == RS_CONNECTED && RP.master) {
+    if (RP.state == RC_CONNECTED && RP.master) {
         if (now - RP.master->last_ms > timeout) {
             log_warning("MASTER timeout: no data nor PING received...");
             drop_master();
@@ -658,7 +658,7 @@ static void set_config(const char *host, int port) {
 }
 
 static void set_master(const char *host, int port) {
-    int was_master = RP.state == RS_NONE;
+    int was_master = RP.state == RC_NONE;
     if (RP.master) drop_master();
     cancel_link();
     free(RP.host);
@@ -673,7 +673,7 @@ static void set_master(const char *host, int port) {
         RP.down_since = 0;
         RP.master_db = 0;
     }
-    RP.state = RS_CONNECT;
+    RP.state = RC_CONNECT;
     log_notice("Connecting to MASTER %s:%d", RP.host, RP.port);
     connect_master();
 }
@@ -684,7 +684,7 @@ static void unset_master(void) {
     free(RP.host);
     RP.host = NULL;
     set_config(NULL, 0);
-    RP.state = RS_NONE;
+    RP.state = RC_NONE;
     server.upstream = 0;
     repl_shift_id();
     log_notice("Setting secondary replication ID to %s, valid up to offset: %lld. New "
@@ -702,7 +702,7 @@ void cmd_replicaof(client *c) {
     const arg *a = c->argv;
     if (a[1].len == 2 && !strncasecmp(a[1].p, "no", 2) && a[2].len == 3 &&
         !strncasecmp(a[2].p, "one", 3)) {
-        if (RP.state != RS_NONE) {
+        if (RP.state != RC_NONE) {
             unset_master();
             log_notice("MASTER MODE enabled (user request from 'id=%llu addr=%s')",
                        (unsigned long long)c->id, c->addr);
@@ -720,7 +720,7 @@ void cmd_replicaof(client *c) {
         return;
     }
     char *host = xstrndup(a[1].p, a[1].len);
-    if (RP.state != RS_NONE && RP.host && !strcasecmp(RP.host, host) && RP.port == port) {
+    if (RP.state != RC_NONE && RP.host && !strcasecmp(RP.host, host) && RP.port == port) {
         log_notice("REPLICAOF would result into synchronization with the master we are already "
                    "connected with. No operation performed.");
         reply_status(c, "OK Already connected to specified master");
@@ -766,7 +766,7 @@ void replica_init(void) {
          * the loaded snapshot recorded if any, else PSYNC ? -1 */
         RP.host = xstrdup(server.cfg.replicaof_host);
         RP.port = server.cfg.replicaof_port;
-        RP.state = RS_CONNECT;
+        RP.state = RC_CONNECT;
         RP.last_try_ms = mono_ms() - 1000;
         RP.adopt_pending = 1;
         server.upstream = 1;

@@ -12,11 +12,11 @@
 
 static const char *role_state(void) {
     switch (RP.state) {
-    case RS_CONNECT: return "connect";
-    case RS_CONNECTING: return "connecting";
-    case RS_HANDSHAKE: return "handshake";
-    case RS_TRANSFER: return "sync";
-    case RS_CONNECTED: return "connected";
+    case RC_CONNECT: return "connect";
+    case RC_CONNECTING: return "connecting";
+    case RC_HANDSHAKE: return "handshake";
+    case RC_TRANSFER: return "sync";
+    case RC_CONNECTED: return "connected";
     }
     return "none";
 }
@@ -40,10 +40,10 @@ void replica_info(vbuf *b) {
                  "master_host:%s\r\nmaster_port:%d\r\nmaster_link_status:%s\r\n"
                  "master_last_io_seconds_ago:%d\r\nmaster_sync_in_progress:%d\r\n"
                  "slave_read_repl_offset:%lld\r\nslave_repl_offset:%lld\r\n",
-                 RP.host, RP.port, RP.state == RS_CONNECTED ? "up" : "down",
+                 RP.host, RP.port, RP.state == RC_CONNECTED ? "up" : "down",
                  RP.master ? (int)((now - RP.master->last_ms) / 1000) : -1,
-                 RP.state == RS_TRANSFER, read_off, off);
-    if (RP.state == RS_TRANSFER) {
+                 RP.state == RC_TRANSFER, read_off, off);
+    if (RP.state == RC_TRANSFER) {
         long long total = RP.payload ? payload_total(RP.payload) : -1;
         long long got = RP.payload ? payload_received(RP.payload) : 0;
         vbuf_appendf(b,
@@ -53,7 +53,7 @@ void replica_info(vbuf *b) {
                      total, got, total - got, total > 0 ? 100.0 * (double)got / (double)total : 0.0,
                      (int)((now - RP.last_io_ms) / 1000));
     }
-    if (RP.state != RS_CONNECTED)
+    if (RP.state != RC_CONNECTED)
         vbuf_appendf(b, "master_link_down_since_seconds:%lld\r\n",
                      RP.down_since ? (long long)(time(NULL) - RP.down_since) : -1LL);
     vbuf_appendf(b, "slave_priority:%d\r\nslave_read_only:%d\r\nreplica_announced:%d\r\n",
@@ -64,10 +64,10 @@ void replica_info(vbuf *b) {
 /* READONLY and MASTERDOWN, in Redis's processCommand order. The clients
  * Redis obeys pass: the master, and the AOF's loader at startup. */
 const char *replica_gate(const client *c, const cmd_def *d) {
-    if (RP.state == RS_NONE || (c->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
+    if (RP.state == RC_NONE || (c->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
     if (server.cfg.replica_read_only && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)))
         return "READONLY You can't write against a read only replica.";
-    if (RP.state != RS_CONNECTED && !server.cfg.replica_serve_stale_data &&
+    if (RP.state != RC_CONNECTED && !server.cfg.replica_serve_stale_data &&
         !(d->flags & CMD_STALE))
         return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
     return NULL;

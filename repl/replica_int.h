@@ -56,19 +56,21 @@ long long payload_received(const rl_payload *p);
 int payload_complete(const rl_payload *p);
 
 /* ---- replica.c: the link's state (read by replica_info.c) ---- */
-/* Redis's repl_state, folded; HS_*: the handshake steps. */
+/* RC_*: this replica's connection to its primary (Redis's repl_state,
+ * folded); the primary's view of each of its replicas is RS_* in
+ * repl_int.h. HS_*: the handshake steps. */
 enum {
-    RS_NONE = 0,    /* not a replica */
-    RS_CONNECT,     /* must connect (retried every second) */
-    RS_CONNECTING,  /* resolving or connecting */
-    RS_HANDSHAKE,   /* PING ... PSYNC */
-    RS_TRANSFER,    /* receiving (or loading) the payload */
-    RS_CONNECTED,   /* the master client runs the stream */
+    RC_NONE = 0,    /* not a replica */
+    RC_CONNECT,     /* must connect (retried every second) */
+    RC_CONNECTING,  /* resolving or connecting */
+    RC_HANDSHAKE,   /* PING ... PSYNC */
+    RC_TRANSFER,    /* receiving (or loading) the payload */
+    RC_CONNECTED,   /* the master client runs the stream */
 };
 enum { HS_PONG = 1, HS_AUTH, HS_PORT, HS_IP, HS_CAPA, HS_PSYNC, HS_BULK, HS_PAYLOAD };
 
 typedef struct replica_state {
-    int state;
+    int state;               /* RC_* */
     char *host;
     int port;
     int have_history;        /* PSYNC R.replid R.offset+1 (else ? -1) */
@@ -78,7 +80,7 @@ typedef struct replica_state {
     uv_poll_t *poll;
     int poll_events;
     uv_getaddrinfo_t *gai;
-    int hs;
+    int hs;                  /* HS_*: the handshake step */
     vbuf in;                 /* bytes read, not consumed */
     int64_t last_io_ms;      /* mono ms of the last byte from the master */
     int64_t last_try_ms;     /* mono ms of the last connection attempt */

@@ -3,9 +3,10 @@
  *
  * The parent forks; the child (a frozen copy of the tables) writes the
  * snapshot with syncsave, measures its copy-on-write cost (Private_Dirty of
- * /proc/self/smaps), sends it up a pipe and _exits. The parent learns of the
- * end through SIGCHLD on the libuv loop and reads the pipe. Main thread only
- * (the child is single-threaded by construction). */
+ * /proc/self/smaps_rollup, else /proc/self/smaps), sends it up a pipe and
+ * _exits. The parent learns of the end through SIGCHLD on the libuv loop and
+ * reads the pipe. Main thread only (the child is single-threaded by
+ * construction). */
 #ifndef VERSO_FORKSAVE_H
 #define VERSO_FORKSAVE_H
 

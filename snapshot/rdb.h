@@ -16,9 +16,10 @@
  * frame are done here, so every sink and source gets them.
  *
  * Used by the forkless serializer (its own thread), the fork child, SAVE,
- * restore on startup (main thread before the loop runs), the AOF base and
- * DUMP/RESTORE (one value, rdb_write_value / rdb_read_value). A writer or
- * reader belongs to the one thread that opened it. */
+ * restore on startup (main thread, before the cron timer runs), a replica's
+ * loader thread (a full sync's payload, repl/replica_load.c), the AOF base
+ * and DUMP/RESTORE (one value, rdb_write_value / rdb_read_value). A writer
+ * or reader belongs to the one thread that opened it. */
 #ifndef VERSO_RDB_H
 #define VERSO_RDB_H
 

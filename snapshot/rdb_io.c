@@ -1,8 +1,9 @@
 /* rdb_io: the sinks and sources under the RDB writer and loader (see
  * rdb_io.h for the contract).
  *
- * One struct per direction with a kind tag: three kinds each, a switch is
- * shorter and plainer than a table of function pointers. */
+ * One struct per direction with a kind tag (sinks: file, fd, memory,
+ * fan-out; sources: file, fd, memory): a switch is shorter and plainer
+ * than a table of function pointers. */
 #include "rdb_io.h"
 
 #include <assert.h>

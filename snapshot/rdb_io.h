@@ -14,8 +14,9 @@
  * a message that starts with the sink's or source's name ("dump.rdb: write:
  * No space left on device", "DUMP payload: offset 12: unexpected end of the
  * data"); later calls fail at once. A sink or source belongs to the one
- * thread using it (the serializer thread, the fork child, the main thread),
- * it holds no locks and shares nothing. */
+ * thread using it (the serializer thread, the fork child, a full sync's
+ * sender thread, a replica's loader thread, the main thread), it holds no
+ * locks and shares nothing. */
 #ifndef VERSO_RDB_IO_H
 #define VERSO_RDB_IO_H
 

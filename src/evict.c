@@ -30,7 +30,7 @@
 #define LRU_CLOCK_MAX ((1u << 24) - 1)
 #define LFU_INIT_VAL 5
 #define EVPOOL_SIZE 16
-#define POOL_ROUNDS 64  /* sampling rounds before giving up (see evict_lru) */
+#define POOL_ROUNDS 64  /* sampling rounds before giving up (see evict_pool) */
 
 typedef struct pool_entry {
     uint64_t idle;  /* higher is a better candidate */
@@ -213,12 +213,13 @@ static void pool_populate(int dbid, int p) {
 }
 
 /* Deletes the key as DEL does (handing it to a running save first) and
- * propagates DEL. `key` may point into the entry's own key object. */
+ * propagates DEL. `key` may point into the entry's own value (which carries
+ * its key: obj.h, keyed values). */
 static void evict_key(int dbid, const char *key, size_t len) {
     arg argv[2] = {{"DEL", 3}, {key, len}};
     cmd_propagate_raw(dbid, 2, argv);
     /* as Redis: eviction fails a WATCH. Before the removal: key may point
-     * into the entry's own key object, which the removal frees. */
+     * into the entry's value, which the removal may free. */
     db_key_changed(dbid, key, len);
     notify_keyspace_event(NOTIFY_EVICTED, "evicted", key, len, dbid); /* same reason */
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);

@@ -1,15 +1,16 @@
 /* evict: maxmemory, as Redis 7.0 does it.
  *
  * Owns the memory figure that maxmemory is compared with, the per-key access
- * clock (LRU or LFU, kept in vt_entry.access), the eviction pool and the
- * eviction itself. Before every command the dispatcher calls evict_perform
- * (one branch when maxmemory is 0): when memory is over the limit it evicts
- * keys by the policy until it is under again (or a time limit set by
- * maxmemory-eviction-tenacity passes, and a timer goes on evicting); when
- * nothing can be evicted (noeviction, no candidate keys) a command flagged
- * deny-oom is refused with "OOM command not allowed when used memory >
- * 'maxmemory'.". Memory is checked before a command, as Redis does: one big
- * command run while under the limit may overshoot it.
+ * clock (LRU or LFU, 24 bits in the value's metadata: obj_kvmeta.access),
+ * the eviction pool and the eviction itself. Before every command the
+ * dispatcher calls evict_perform (one branch when maxmemory is 0): when
+ * memory is over the limit it evicts keys by the policy until it is under
+ * again (or a time limit set by maxmemory-eviction-tenacity passes, and a
+ * timer goes on evicting); when nothing can be evicted (noeviction, no
+ * candidate keys) a command flagged deny-oom is refused with "OOM command
+ * not allowed when used memory > 'maxmemory'.". Memory is checked before a
+ * command, as Redis does: one big command run while under the limit may
+ * overshoot it.
  *
  * What is counted (evict_counted_memory): every key and value object (their
  * allocator size, counted by obj.c as they are allocated and freed, on any
@@ -48,8 +49,8 @@ size_t evict_counted_memory(void);
 
 /* Access clock of a key, on lookups (LRU: now; LFU: logarithmic counter
  * incremented, decayed by lfu-decay-time) and at creation. Not while a
- * fork save's child runs: a write to a page only read would copy it (a
- * whole 2 MiB huge page of the table). */
+ * fork save's child runs: a write to a page only read would copy it (the
+ * page of the value that holds the clock). */
 void evict_touch_lfu(vt_entry *e);
 static inline void evict_touch(vt_entry *e) {
     if (server.fork_child) return;

@@ -1,4 +1,4 @@
-/* resp: RESP2 request parser and reply encoder (see resp.h).
+/* resp: the request parser and the RESP2/RESP3 reply encoder (see resp.h).
  *
  * The parser follows Redis 7.0's processMultibulkBuffer and
  * processInlineBuffer (networking.c) rule for rule, error texts included,

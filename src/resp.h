@@ -21,7 +21,7 @@
 
 typedef struct resp_limits {
     long long max_bulk_len;      /* proto-max-bulk-len */
-    long long max_multibulk;     /* 1024*1024 in Redis */
+    long long max_multibulk;     /* INT_MAX (net.c), as in Redis 7.0 */
     size_t max_inline;           /* 64 KiB in Redis (PROTO_INLINE_MAX_SIZE) */
     int unauthenticated;         /* the client has yet to AUTH: at most
                                     RESP_UNAUTH_MAX_ARGS arguments of at most

@@ -1,7 +1,8 @@
-/* cmd_server: connection and server commands: PING ECHO CONFIG COMMAND
- * CLIENT HELLO AUTH TIME QUIT SHUTDOWN DEBUG (POPULATE, SLEEP, PROTOCOL;
- * INFO is in info.c). Replies and
- * error texts follow Redis 7.0. Main thread only. */
+/* cmd_server: connection and server commands: PING ECHO TIME QUIT AUTH
+ * HELLO CONFIG SHUTDOWN DEBUG (POPULATE, SLEEP, PROTOCOL, ...; CLIENT is in
+ * cmd_client.c, COMMAND in src/introspect/cmd_command.c, INFO in
+ * src/introspect/info.c). Replies and error texts follow Redis 7.0. Main
+ * thread only. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdint.h>

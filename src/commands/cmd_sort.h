@@ -4,9 +4,8 @@
  * WRONGTYPE, a missing key sorts as empty) and hands the elements to
  * sort_run, which does the sorting, BY and GET pattern lookups, LIMIT and
  * STORE. The elements come from the sorted key's type: lists, sets and
- * sorted sets each add a feeder (sort_feed_fn) to cmd_sort.c's `feeds`
- * when they exist; until then no value type can be sorted. Main thread
- * only. */
+ * sorted sets each have a feeder (sort_feed_fn) in cmd_sort.c's `feeds`;
+ * a hash (no feeder) is WRONGTYPE, as a string. Main thread only. */
 #ifndef VERSO_CMD_SORT_H
 #define VERSO_CMD_SORT_H
 

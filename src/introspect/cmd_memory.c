@@ -1,8 +1,9 @@
 /* cmd_memory: MEMORY USAGE, STATS, DOCTOR, MALLOC-STATS, PURGE and HELP, with
  * Redis 7.0's reply shapes and errors (the figures are verso's own).
  *
- * USAGE counts a key as its key obj, its value (a collection: the header and
- * every node its trees reach, obj_coll_mem) and its table entry. Redis
+ * USAGE counts a key as its value's allocation, which carries the key (a
+ * collection: the header and every node its trees reach, obj_coll_mem), and
+ * its table entry. Redis
  * samples a collection's elements (SAMPLES, default 5) and extrapolates;
  * verso walks the nodes instead, which is exact and O(nodes) (a node holds
  * many elements), so SAMPLES is checked as Redis checks it and then not

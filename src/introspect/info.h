@@ -1,6 +1,8 @@
 /* info: the INFO command: sections server, clients, memory, persistence,
- * stats, replication, cpu, commandstats and keyspace, with Redis 7 field
- * names. Every field reports a real value. Main thread only. */
+ * stats, replication, cpu, modules, errorstats, cluster, commandstats,
+ * latencystats and keyspace, with Redis 7 field names (a subsystem appends
+ * its fields through hooks.h's info hook). Every field reports a real value.
+ * Main thread only. */
 #ifndef VERSO_INFO_H
 #define VERSO_INFO_H
 

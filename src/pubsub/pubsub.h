@@ -1,7 +1,8 @@
 /* pubsub: channels, patterns and shard channels (PUBLISH, SUBSCRIBE, ...),
- * as Redis 7.0 in RESP2: the subscribed context, the CLIENT_PUBSUB flag
- * (client-output-buffer-limit's pubsub class), PUBSUB's introspection.
- * Main thread only. */
+ * as Redis 7.0 (messages as push types under RESP3): the subscribed context
+ * (RESP2 only: a RESP3 subscriber may run any command), the CLIENT_PUBSUB
+ * flag (client-output-buffer-limit's pubsub class), PUBSUB's
+ * introspection. Main thread only. */
 #ifndef VERSO_PUBSUB_H
 #define VERSO_PUBSUB_H
 

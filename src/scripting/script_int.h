@@ -1,6 +1,6 @@
 /* script_int: what the scripting files share among themselves (the engine
- * script_lua.c, the conversions script_conv.c, the libraries
- * script_libs.c). Not for other modules: they use script_lua.h. Main
+ * script_lua.c, the conversions script_conv.c, the libraries script_libs.c
+ * and script_msgpack.c). Not for other modules: they use script_lua.h. Main
  * thread only. */
 #ifndef VERSO_SCRIPT_INT_H
 #define VERSO_SCRIPT_INT_H
@@ -33,7 +33,8 @@ int scriptl_error_counts(lua_State *L);
 int scriptl_open_struct(lua_State *L);
 int scriptl_open_cmsgpack(lua_State *L);
 void scriptl_install_random(lua_State *L);
-/* redisSrand48: EVAL reseeds with 0 before every script. */
+/* redisSrand48, what math.randomseed calls (no script is reseeded before it
+ * runs, as in Redis 7.0). */
 void scriptl_srand48(int32_t seed);
 
 #endif

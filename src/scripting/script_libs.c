@@ -7,7 +7,9 @@
  *   exact, str8 strings, tables as arrays when their keys are 1..n, nesting
  *   beyond 16 levels as nil);
  * - Redis's deterministic math.random / math.randomseed (redisLrand48, the
- *   drand48 generator, reseeded with 0 before every EVAL).
+ *   drand48 generator, starting from Redis's initial state, rand.c's
+ *   X0..X2, and not reseeded per script, as Redis 7.0: the same sequence
+ *   on every fresh server).
  * Main thread only (the generator's state is global, as Redis's). */
 #include <ctype.h>
 #include <limits.h>

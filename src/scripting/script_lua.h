@@ -1,5 +1,5 @@
-/* script_lua: the Lua 5.1 engine that EVAL (script_eval.c) and FUNCTION
- * (function.c) run scripts with, as Redis 7.0's script_lua.c + script.c.
+/* script_lua: the Lua 5.1 engine that EVAL (cmd_script.c) and FUNCTION
+ * (function_lua.c) run scripts with, as Redis 7.0's script_lua.c + script.c.
  *
  * What it owns:
  * - sandboxed states (scriptl_state_new): the libraries Redis loads (base
@@ -18,16 +18,16 @@
  *   other clients (they get -BUSY except for allow-busy commands: SCRIPT
  *   KILL, FUNCTION KILL, SHUTDOWN NOSAVE...) and checks for a kill.
  *
- * Threads and lifetimes: main thread only, everything. A lua_State lives
- * from scriptl_state_new until scriptl_state_free (its owner: the EVAL
- * cache, or the FUNCTION library set). The run context (scriptl_run) lives
- * on the C stack of scriptl_call: only one script runs at a time
- * (scriptl_current() is NULL outside a run). The fake client is created at
+ * Threads and lifetimes: main thread only, everything. A lua_State lives from
+ * scriptl_state_new until scriptl_state_free (its owner: the EVAL cache, or
+ * the FUNCTION library set). The run context (scriptl_run) lives on the C
+ * stack of scriptl_call: only one script runs at a time (script_lua.c's
+ * `cur`; scriptl_running() is 0 outside a run). The fake client is created at
  * the first run and lives until exit. Nothing here is touched by another
- * thread; the loop is not re-entered (the count hook reads sockets itself
- * and flushes replies with net.c, it never calls uv_run), so neither cron
- * nor a save can start inside a script: a forkless save's cut falls before
- * or after a script, never within it. */
+ * thread; the loop is not re-entered (the count hook reads sockets itself and
+ * flushes replies with net.c, it never calls uv_run), so neither cron nor a
+ * save can start inside a script: a forkless save's cut falls before or after
+ * a script, never within it. */
 #ifndef VERSO_SCRIPT_LUA_H
 #define VERSO_SCRIPT_LUA_H
 
@@ -88,7 +88,7 @@ int scriptl_prepare(client *c, int flags, int ro);
 void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags, int ro,
                   int nkeys, const arg *keys, int nargs, const arg *args);
 
-/* The script running now: 1 while one runs (inside scriptl_call). */
+/* 1 while a script runs (inside scriptl_call), else 0. */
 int scriptl_running(void);
 /* 1 once the running script passed busy-reply-threshold (other clients
  * get -BUSY). */

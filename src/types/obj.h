@@ -1,18 +1,20 @@
-/* obj: refcounted objects, used for both keys and values. Every value
- * carries its type (OBJ_STRING today; the collections' tags are reserved so
- * that they plug in without reshaping): commands check it through
- * db_lookup_typed, which answers WRONGTYPE.
+/* obj: refcounted objects: values, and keys where a key travels on its own
+ * (the RDB loader's records). Every value carries its type (OBJ_STRING,
+ * OBJ_LIST, OBJ_SET, OBJ_ZSET, OBJ_HASH): commands check it through
+ * db_lookup_typed, which answers WRONGTYPE. A value stored in a table
+ * carries its key too ("keyed values", below).
  *
  * An obj is immutable while it is shared: whoever holds a reference may read
  * it from any thread, and only the holder of the single reference
  * (refcount == 1) may change it in place. The forkless serializer relies on
- * this: it takes a reference to a key and its value under the bucket lock and
- * encodes them later, outside the lock, while the main thread goes on. A
- * write to a value the serializer still holds makes a new value (copy-on-write
- * at object level, see obj_writable).
+ * this: it takes a reference to a value (which holds its key) under the
+ * bucket lock and encodes it later, outside the lock, while the main thread
+ * goes on. A write to a value the serializer still holds makes a new value
+ * (copy-on-write at object level, see obj_writable).
  *
- * Values are stored RAW (bytes) or INT (a canonical decimal integer kept as an
- * int64, as Redis's OBJ_ENCODING_INT). Keys are always RAW. */
+ * Strings are stored RAW (bytes) or INT (a canonical decimal integer kept as
+ * an int64, as Redis's OBJ_ENCODING_INT), a key obj always RAW; collections
+ * as ptrees (below). */
 #ifndef VERSO_OBJ_H
 #define VERSO_OBJ_H
 

@@ -95,6 +95,7 @@ void aof_init(void) {
     A.last_rewrite_sec = -1;
     A.last_rewrite_ok = 1;
     aofm_init(&A.m);
+    aof_register_commands();
     hooks_register(&aof_hooks);
 }
 
@@ -905,7 +906,6 @@ static void remove_orphans(void) {
 }
 
 int aof_open_startup(char *err, size_t errlen) {
-    cmd_add_write_gate(aof_write_gate);
     if (!server.cfg.appendonly) return 0;
     if (make_dir(err, errlen) != 0) return -1;
     remove_stale_temps();
@@ -980,6 +980,7 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
 
 static const hooks aof_hooks = {
     .name = "aof",
+    .write_gate = aof_write_gate, /* NULL until the AOF is opened */
     .dataset_replaced = dataset_replaced_hook,
     .cron = aof_cron,
     .before_sleep = aof_hook_before_sleep,

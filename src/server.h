@@ -204,9 +204,14 @@ extern server_t server;
 static inline void server_dirty(long long n) { server.dirty += n; }
 
 /* Start-up (server.c): reads the configuration (argv), opens the log,
- * enters the data directory, creates the loop, the command table and the
- * databases. 0, or the process exit code after logging why. */
+ * enters the data directory, creates the loop and the databases, and
+ * registers the core's modules. 0, or the process exit code after logging
+ * why. */
 int server_setup(int argc, char **argv);
+/* After the subsystems registered (app/main.c, hooks.h gives the order):
+ * builds the command lookup from the core's table and the registered
+ * rows. */
+void server_setup_done(void);
 /* Listens (and handles SIGTERM/SIGINT) before the data is loaded, so that
  * clients connecting during a long load are answered (-LOADING) rather than
  * refused. 0, or the exit code after logging why. */

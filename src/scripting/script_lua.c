@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "evict.h"
+#include "hooks.h"
 #include "log.h"
 #include "net.h"
 #include "script_int.h"
@@ -541,8 +542,11 @@ static void engine_init(void) {
     fake->id = UINT64_MAX; /* never a connection's */
     snprintf(fake->addr, sizeof fake->addr, "%s", "");
     resp_req_init(&fake->req);
-    cmd_add_gate(busy_gate);
 }
+
+static const hooks scripting_hooks = {.name = "scripting", .client_gate = busy_gate};
+
+void scriptl_init(void) { hooks_register(&scripting_hooks); }
 
 /* Redis's processEventsWhileBlocked for a script past the threshold: reads
  * what the other clients sent (straight from their sockets, the loop is

@@ -16,6 +16,7 @@
 #include "evict.h"
 #include "log.h"
 #include "pubsub.h"
+#include "repl.h"
 #include "server.h"
 #include "util.h"
 
@@ -94,12 +95,13 @@ void fz_init_server(void) {
     server.loop = uv_default_loop();
     /* DEBUG (POPULATE, RELOAD...) is part of what the command target runs. */
     server.cfg.enable_debug_command = DEBUG_CMD_YES;
-    cmd_init();
     db_init_all(server.cfg.databases);
     evict_init();
+    pubsub_init(); /* the subscribed-context gate, as server.c registers it */
     snap_init();
     aof_init();
-    pubsub_init(); /* the subscribed-context gate, as server.c registers it */
+    repl_register_commands(); /* the table the server has */
+    cmd_init(); /* after every registration (cmd.h) */
 }
 
 /* path made absolute against cwd (heap; "" stays ""). */

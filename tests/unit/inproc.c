@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aof.h"
 #include "db.h"
+#include "repl.h"
+#include "snap.h"
 #include "multi.h"
 #include "util.h"
 
@@ -15,6 +18,11 @@ void inproc_init(void) {
     if (done) return;
     done = 1;
     conf_init(&server.cfg);
+    /* the subsystems' commands, as snap_init, aof_init and repl_init
+     * register them in the server (their other start-up needs a loop) */
+    snap_register_commands();
+    aof_register_commands();
+    repl_register_commands();
     cmd_init();
     db_init_all(server.cfg.databases);
 }

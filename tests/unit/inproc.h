@@ -9,7 +9,9 @@
 
 #include "cmd.h"
 
-/* conf_init, cmd_init and db_init_all, the first time only. */
+/* conf_init, the subsystems' command registration (snapshot, AOF,
+ * replication, as the server registers them), cmd_init and db_init_all,
+ * the first time only. */
 void inproc_init(void);
 
 /* A zeroed client flagged CLIENT_AUTHED (free with inproc_client_free). */

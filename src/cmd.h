@@ -1,12 +1,13 @@
 /* cmd: the command table and the dispatcher.
  *
- * Every command is one cmd_def in the declarative table (commands.c): name,
+ * Every command is one cmd_def in the declarative table (commands.c, and
+ * the rows the subsystems register: cmd_register below): name,
  * handler, arity (Redis convention: N exactly, -N at least N), flags, ACL
  * categories, key specs (Redis 7) and documentation; containers (CONFIG,
  * CLIENT, COMMAND, OBJECT) list their subcommands. The dispatcher, COMMAND
  * and its subcommands, and the AOF's in-flight key tracking all read it.
  * cmd_dispatch asks the subsystems' hooks (hooks.h) whether the command runs
- * now, checks existence, arity, authentication and the write gates (MISCONF),
+ * now, checks existence, arity, authentication and the gates (hooks.h),
  * runs the handler, propagates its changes (propagate.h) and counts
  * statistics. Handlers write their reply with the reply_*
  * helpers below. Main thread only. */

@@ -559,7 +559,7 @@ static void serve_while_busy(void) {
     for (client *c = server.clients, *next; c; c = next) {
         next = c->next;
         if (c == cur->caller || c->fd <= 0 ||
-            (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_PARKED | CLIENT_BLOCKED |
+            (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_INPUT_PARKED | CLIENT_BLOCKED |
                          CLIENT_MASTER | CLIENT_REPLICA | CLIENT_CLOSE_AFTER_REPLY)))
             continue;
         vbuf_reserve(&c->in, 16 * 1024);

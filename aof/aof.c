@@ -95,6 +95,7 @@ void aof_init(void) {
     A.last_rewrite_sec = -1;
     A.last_rewrite_ok = 1;
     aofm_init(&A.m);
+    aof_register_commands();
     hooks_register(&aof_hooks);
 }
 
@@ -182,9 +183,15 @@ static void exec_cmd_wait(void *priv, int dbid, const cmd_def *d, int argc, cons
     if (w > *wait) *wait = w;
 }
 
+/* The offset c's replies wait for (0: none). */
+static uint64_t hold_offset(const client *c) {
+    const aof_client *ac = c->aof;
+    return ac ? ac->hold_offset : 0;
+}
+
 void aof_after_command(client *c, const cmd_def *d) {
     if (!always()) return;
-    int was_held = c->hold_offset > A.synced;
+    int was_held = hold_offset(c) > A.synced;
     uint64_t wait = read_wait(c->db, d, c->argc, c->argv);
     if (d->proc == cmd_exec) multi_for_each_ran(c, exec_cmd_wait, &wait);
     if (stream_end() > A.cmd_start) {
@@ -193,21 +200,28 @@ void aof_after_command(client *c, const cmd_def *d) {
         gate_inflight_commit(stream_end());
         wait = stream_end();
     }
-    if (c->flags & CLIENT_MASTER) return; /* its replies are dropped: none to hold */
-    if (wait > c->hold_offset) c->hold_offset = wait;
+    /* the master's replies are dropped, a closed client's never sent:
+     * none to hold */
+    if (c->flags & (CLIENT_MASTER | CLIENT_CLOSING)) return;
+    if (wait <= hold_offset(c)) return;
+    aof_client *ac = gate_client(c);
+    ac->hold_offset = wait;
     /* where the held replies begin, to answer them with an error if the
      * first base fails (fail_held) */
-    if (!was_held && c->hold_offset > A.synced) c->hold_reply_at = A.cmd_reply_start;
+    if (!was_held && wait > A.synced) ac->hold_reply_at = A.cmd_reply_start;
 }
 
-int aof_reply_held(const client *c) { return always() && c->hold_offset > A.synced; }
+int aof_reply_held(const client *c) { return always() && hold_offset(c) > A.synced; }
 
-void aof_client_closed(client *c) { gate_unpark(c); }
+void aof_client_closed(client *c) {
+    gate_unpark(c);
+    gate_client_free(c);
+}
 
 static void release_held(void) {
     for (client *c = server.clients; c; c = c->next) {
-        if ((c->flags & CLIENT_HELD) && !aof_reply_held(c)) {
-            c->flags &= ~CLIENT_HELD;
+        if ((c->flags & CLIENT_REPLY_HELD) && !aof_reply_held(c)) {
+            c->flags &= ~CLIENT_REPLY_HELD;
             net_want_write(c);
         }
     }
@@ -253,13 +267,14 @@ static size_t count_replies(const char *p, size_t n) {
  * released instead of waiting for a base that may never come. */
 static void fail_held(const char *msg) {
     for (client *c = server.clients; c; c = c->next) {
-        if (c->hold_offset <= A.synced) continue;
-        assert(c->hold_reply_at <= c->reply.len);
-        size_t n = count_replies(c->reply.data + c->hold_reply_at,
-                                 c->reply.len - c->hold_reply_at);
-        c->reply.len = c->hold_reply_at;
+        aof_client *ac = c->aof;
+        if (!ac || ac->hold_offset <= A.synced) continue;
+        assert(ac->hold_reply_at <= c->reply.len);
+        size_t n = count_replies(c->reply.data + ac->hold_reply_at,
+                                 c->reply.len - ac->hold_reply_at);
+        c->reply.len = ac->hold_reply_at;
         for (size_t i = 0; i < n; i++) resp_add_error(&c->reply, msg);
-        c->hold_offset = 0;
+        ac->hold_offset = 0;
     }
     gate_inflight_clear(); /* reads no longer wait for those writes */
     release_held();
@@ -904,7 +919,6 @@ static void remove_orphans(void) {
 }
 
 int aof_open_startup(char *err, size_t errlen) {
-    cmd_add_write_gate(aof_write_gate);
     if (!server.cfg.appendonly) return 0;
     if (make_dir(err, errlen) != 0) return -1;
     remove_stale_temps();
@@ -979,6 +993,7 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
 
 static const hooks aof_hooks = {
     .name = "aof",
+    .write_gate = aof_write_gate, /* NULL until the AOF is opened */
     .dataset_replaced = dataset_replaced_hook,
     .cron = aof_cron,
     .before_sleep = aof_hook_before_sleep,

@@ -36,6 +36,10 @@
 /* Sets the AOF module up and registers its hooks with the core (after
  * the snapshot module's). */
 void aof_init(void);
+/* Registers BGREWRITEAOF with the command table (aof_cmd.c; cmd_register:
+ * before cmd_init). aof_init calls it; a test that runs commands without
+ * the AOF's start calls it itself. */
+void aof_register_commands(void);
 /* Startup: when appendonly is on and a manifest exists, load it: 0 loaded,
  * 1 nothing to load (the caller restores the RDB snapshot), -1 with err. */
 int aof_load_startup(char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* aof_gate: in-flight key set and parked clients (see aof_gate.h). */
 #include "aof_gate.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,19 @@ void gate_inflight_synced(uint64_t synced) {
     if (F.max && synced >= F.max) gate_inflight_clear();
 }
 
+/* ---- the AOF's state of a client ---- */
+
+aof_client *gate_client(client *c) {
+    if (!c->aof) c->aof = xcalloc(1, sizeof(aof_client));
+    return c->aof;
+}
+
+void gate_client_free(client *c) {
+    assert(!(c->flags & CLIENT_INPUT_PARKED));
+    free(c->aof);
+    c->aof = NULL;
+}
+
 /* ---- parked clients ---- */
 
 static struct {
@@ -134,11 +148,15 @@ static struct {
     uint64_t total;
 } P;
 
+/* The next parked client after c (c is parked, so it has its state). */
+static client **park_next(client *c) { return &((aof_client *)c->aof)->park_next; }
+
 void gate_park(client *c) {
-    c->flags |= CLIENT_PARKED;
-    c->parked_at_ms = mono_ms();
-    c->parked_bytes = c->req.pos;
-    c->park_next = P.head;
+    aof_client *ac = gate_client(c);
+    c->flags |= CLIENT_INPUT_PARKED;
+    ac->parked_at_ms = mono_ms();
+    ac->parked_bytes = c->req.pos;
+    ac->park_next = P.head;
     P.head = c;
     P.count++;
     P.total++;
@@ -148,15 +166,15 @@ int gate_parked_count(void) { return P.count; }
 uint64_t gate_parked_total(void) { return P.total; }
 
 void gate_unpark(client *c) {
-    if (!(c->flags & CLIENT_PARKED)) return;
-    for (client **p = &P.head; *p; p = &(*p)->park_next) {
+    if (!(c->flags & CLIENT_INPUT_PARKED)) return;
+    for (client **p = &P.head; *p; p = park_next(*p)) {
         if (*p == c) {
-            *p = c->park_next;
+            *p = *park_next(c);
             P.count--;
             break;
         }
     }
-    c->flags &= ~CLIENT_PARKED;
+    c->flags &= ~CLIENT_INPUT_PARKED;
 }
 
 client *gate_unpark_next(void) {
@@ -164,11 +182,12 @@ client *gate_unpark_next(void) {
     int64_t now = mono_ms();
     client *best = NULL;
     double best_score = 0;
-    for (client *c = P.head; c; c = c->park_next) {
+    for (client *c = P.head; c; c = *park_next(c)) {
         /* Payload shrinks with waiting time: every 100 ms waited halves a
          * write's weight again, so no large write starves. */
-        double age = (double)(now - c->parked_at_ms);
-        double score = (double)c->parked_bytes / (1.0 + age / 100.0);
+        const aof_client *ac = c->aof;
+        double age = (double)(now - ac->parked_at_ms);
+        double score = (double)ac->parked_bytes / (1.0 + age / 100.0);
         if (!best || score < best_score) { best = c; best_score = score; }
     }
     gate_unpark(best);

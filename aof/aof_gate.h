@@ -1,6 +1,7 @@
 /* aof_gate: which replies wait for an fsync and which writes wait for the
  * AOF writer to catch up (see aof.h for the rules). It keeps the set of
- * in-flight key hashes (appendfsync always) and the parked clients.
+ * in-flight key hashes (appendfsync always), the parked clients and the
+ * AOF's state of each client (client.aof).
  * Main thread only. */
 #ifndef VERSO_AOF_GATE_H
 #define VERSO_AOF_GATE_H
@@ -32,7 +33,23 @@ uint64_t gate_inflight_max(void);
 void gate_inflight_synced(uint64_t synced);
 void gate_inflight_clear(void);
 
-/* Parking. */
+/* The AOF's state of one client (client.aof): its holds (aof.c) and its
+ * parking (here). NULL until the AOF first holds or parks the client;
+ * freed when the client closes (aof_client_closed). */
+typedef struct aof_client {
+    uint64_t hold_offset;         /* replies wait until the AOF is fsynced
+                                     up to this offset (always) */
+    size_t hold_reply_at;         /* reply.len where the held replies begin */
+    client *park_next;            /* the parked list */
+    int64_t parked_at_ms;
+    size_t parked_bytes;
+} aof_client;
+/* c's state, made when it has none. */
+aof_client *gate_client(client *c);
+/* Frees c's state (c closed: it is no longer parked). */
+void gate_client_free(client *c);
+
+/* Parking: c is flagged CLIENT_INPUT_PARKED while parked. */
 void gate_park(client *c);
 int gate_parked_count(void);
 uint64_t gate_parked_total(void);

@@ -3,8 +3,10 @@
  *   verso-server [config-file] [--name value ...]
  *
  * Sets up the core (src/server.c: configuration, log, data directory,
- * databases), registers the subsystems with the core's hooks (snapshot/,
- * aof/, then repl/: their order is the order of their hooks), listens, loads
+ * databases, the core's modules), registers the subsystems with the core
+ * (snapshot/, aof/, then repl/: their commands and hooks; hooks.h gives
+ * the whole order and why it matters), lets the core finish (its late
+ * hooks, the command lookup: server_setup_done), listens, loads
  * the data (the AOF when it is on and exists, else the snapshot) while
  * answering clients -LOADING, then serves. The core
  * includes no subsystem header: this file is where they meet. */
@@ -62,6 +64,7 @@ int main(int argc, char **argv) {
     snap_init();
     aof_init();
     repl_init();
+    server_setup_done();
     rc = server_listen();
     if (rc != 0) return rc;
     char err[1024];

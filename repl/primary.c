@@ -626,6 +626,7 @@ static int config_changed(const conf *old, const conf *now, const char *name, ch
 
 static const hooks primary_hooks = {
     .name = "replication (primary)",
+    .client_gate = noreplicas_gate,
     .cron = cron,
     .before_sleep = before_sleep,
     .reply_held = reply_held,
@@ -637,5 +638,4 @@ void primary_init(void) {
     vbuf_init(&P.enc);
     P.no_replicas_since_ms = P.last_ping_ms = mono_ms(); /* first ping a period in */
     hooks_register(&primary_hooks);
-    cmd_add_gate(noreplicas_gate);
 }

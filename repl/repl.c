@@ -81,6 +81,7 @@ void repl_init(void) {
     R.offset = 0;
     R.second_offset = -1;
     R.stream_db = -1;
+    repl_register_commands();
     hooks_register(&repl_hooks);
     primary_init();
     fullsync_init();

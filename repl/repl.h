@@ -5,13 +5,18 @@
  * replicas' sockets (fullsync.c), then the command stream. A replica
  * follows a master (REPLICAOF): handshake, payload, stream, acks. Both
  * roles can hold at once (a chained replica). The core knows none of it:
- * repl_init registers the hooks, the propagation consumer, the command
- * gates. Main thread only unless a file says otherwise. */
+ * repl_init registers the commands, the hooks (with their gates), the
+ * propagation consumer. Main thread only unless a file says otherwise. */
 #ifndef VERSO_REPL_H
 #define VERSO_REPL_H
 
 /* Sets replication up (state, hooks, gates) and, when the configuration
  * names a master (replicaof), starts following it once the loop runs. */
 void repl_init(void);
+/* Registers replication's commands (PSYNC, SYNC, REPLCONF, WAIT,
+ * REPLICAOF, SLAVEOF, ROLE) with the command table (cmd_register: before
+ * cmd_init). repl_init calls it; a test that runs commands without
+ * replication's start calls it itself. */
+void repl_register_commands(void);
 
 #endif

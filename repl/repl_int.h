@@ -26,10 +26,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmd.h"
 #include "server.h"
 #include "vbuf.h"
 
 #define REPL_ID_LEN 40
+
+/* The handlers of replication's commands, registered from repl_cmd.c's
+ * rows: primary.c's, replica.c's and repl.c's. */
+cmd_proc cmd_psync, cmd_sync, cmd_replconf, cmd_wait;
+cmd_proc cmd_replicaof, cmd_slaveof;
+cmd_proc cmd_role;
 
 /* ---- repl.c: the replication identity ---- */
 typedef struct repl_state {

@@ -751,6 +751,7 @@ static void shutdown_hook(void) {
 
 static const hooks replica_hooks = {
     .name = "replica",
+    .client_gate = replica_gate,
     .cron = replica_cron,
     .client_closed = client_closed_hook,
     .input_applied = input_applied_hook,
@@ -759,7 +760,6 @@ static const hooks replica_hooks = {
 
 void replica_init(void) {
     hooks_register(&replica_hooks);
-    cmd_add_gate(replica_gate);
     snap_set_repl_info(save_info);
     if (server.cfg.replicaof_host) {
         /* from the config file: followed from startup, with the history

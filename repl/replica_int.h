@@ -104,7 +104,7 @@ typedef struct replica_state {
 extern replica_state RP;
 
 
-/* replica_info.c: READONLY and MASTERDOWN (a cmd_add_gate gate). */
+/* replica_info.c: READONLY and MASTERDOWN (replica_hooks' client_gate). */
 const char *replica_gate(const client *c, const cmd_def *d);
 
 #endif

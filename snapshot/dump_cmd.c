@@ -153,3 +153,44 @@ void cmd_restore(client *c) {
     }
     reply_ok(c);
 }
+
+/* ---- the rows (cmd.h's cmd_register; key specs and docs as Redis
+ * 7.0.15's) ---- */
+
+static const cmd_key_spec dump_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec restore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const char *const dump_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg dump_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const restore_history[] = {"3.0.0", "Added the `REPLACE` modifier.", "5.0.0", "Added the `ABSTTL` modifier.", "5.0.0", "Added the `IDLETIME` and `FREQ` options.", NULL};
+static const cmd_arg restore_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "ttl", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "serialized-value", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE", .since = "3.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "absttl", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ABSTTL", .since = "5.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "IDLETIME", .since = "5.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "frequency", .type = ARG_INTEGER, .key_spec_index = -1, .token = "FREQ", .since = "5.0.0", .flags = ARGF_OPTIONAL},
+    {0}};
+
+static cmd_def dump_cmds[] = {
+    {.name = "dump", .proc = cmd_dump, .arity = 2, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(dump_keys),
+     .tips = dump_tips, .group = "generic", .since = "2.6.0",
+     .summary = "Return a serialized version of the value stored at the specified key.",
+     .complexity = "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
+     .args = dump_args},
+    {.name = "restore", .proc = cmd_restore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(restore_keys),
+     .group = "generic", .since = "2.6.0",
+     .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
+     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+     .history = restore_history, .args = restore_args},
+};
+
+void dump_register_commands(void) {
+    cmd_register(dump_cmds, sizeof dump_cmds / sizeof dump_cmds[0]);
+}

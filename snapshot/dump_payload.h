@@ -18,5 +18,9 @@ void dump_payload_reply(client *c, sink *out);
 /* 1 when p[0..len) ends with a footer of an RDB version verso reads and
  * the right CRC64; the serialized bytes are the first len - DUMP_FOOTER. */
 int dump_payload_ok(const unsigned char *p, size_t len);
+/* The rows of DUMP and RESTORE (dump_cmd.c) and of FUNCTION's DUMP and
+ * RESTORE (function_cmd.c), registered by snap_register_commands. */
+void dump_register_commands(void);
+void function_dump_register_commands(void);
 
 #endif

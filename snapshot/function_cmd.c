@@ -101,3 +101,33 @@ void cmd_function_restore(client *c) {
     reply_errorf(c, "ERR %s", r.err);
     free(r.err);
 }
+
+/* ---- the rows: FUNCTION's DUMP and RESTORE subcommands (cmd.h's
+ * cmd_register_sub; docs as Redis 7.0.15's) ---- */
+static const char *const function_restore_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
+static const cmd_arg function_restore_policy_args[] = {
+    {.name = "flush", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FLUSH"},
+    {.name = "append", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "APPEND"},
+    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE"},
+    {0}};
+static const cmd_arg function_restore_args[] = {
+    {.name = "serialized-value", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "policy", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = function_restore_policy_args},
+    {0}};
+
+static const cmd_def function_dump_cmds[] = {
+    {.name = "dump", .proc = cmd_function_dump, .arity = 2, .flags = CMD_NOSCRIPT, .acl = CAT_SLOW | CAT_SCRIPTING,
+     .group = "scripting", .since = "7.0.0",
+     .summary = "Dump all functions into a serialized binary payload",
+     .complexity = "O(N) where N is the number of functions"},
+    {.name = "restore", .proc = cmd_function_restore, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT, .acl = CAT_WRITE | CAT_SLOW | CAT_SCRIPTING,
+     .tips = function_restore_tips, .group = "scripting", .since = "7.0.0",
+     .summary = "Restore all the functions on the given payload",
+     .complexity = "O(N) where N is the number of functions on the payload",
+     .args = function_restore_args},
+};
+
+void function_dump_register_commands(void) {
+    cmd_register_sub("function", function_dump_cmds,
+                     sizeof function_dump_cmds / sizeof function_dump_cmds[0]);
+}

@@ -95,7 +95,7 @@ void snap_init(void) {
     S.lastsave = wall_ms() / 1000;
     S.last_time_sec = -1;
     S.latest_fork_usec = 0;
-    cmd_add_write_gate(misconf_gate);
+    snap_register_commands();
     uv_signal_init(server.loop, &S.sigchld);
     uv_signal_start(&S.sigchld, on_sigchld, SIGCHLD);
     hooks_register(&snap_hooks);
@@ -644,6 +644,7 @@ static void info_hook(const char *section, vbuf *b) {
 
 static const hooks snap_hooks = {
     .name = "snapshot",
+    .write_gate = misconf_gate,
     .cron = snap_cron,
     .before_flush = before_flush_hook,
     .keep_retired_table = snap_keep_retired_table,

@@ -22,6 +22,12 @@ enum { SNAP_NONE = 0, SNAP_FORKLESS = 1, SNAP_FORK = 2 };
 
 /* Sets the snapshot module up and registers its hooks with the core. */
 void snap_init(void);
+/* Registers the snapshot's commands with the command table (cmd_register:
+ * before cmd_init): SAVE, BGSAVE, LASTSAVE (snap_cmd.c), DUMP, RESTORE
+ * (dump_cmd.c), FUNCTION DUMP and RESTORE (function_cmd.c). snap_init
+ * calls it; a test that runs commands without the snapshot's start calls
+ * it itself. */
+void snap_register_commands(void);
 /* Restores the snapshot at startup (cfg.dir/cfg.dbfilename). 0 (also when
  * there is no file), -1 with err naming file, offset and reason. */
 int snap_load_startup(char *err, size_t errlen);

@@ -448,7 +448,7 @@ static void serve_client(client *c, bkey *k) {
     cmd_def *d = (cmd_def *)b->cmd;
     uint64_t calls = d->calls, commands = server.stat.commands;
     cmd_dispatch(c);
-    if (!(c->flags & CLIENT_PARKED)) {
+    if (!(c->flags & CLIENT_INPUT_PARKED)) {
         d->calls = calls;
         server.stat.commands = commands;
     }
@@ -460,7 +460,7 @@ static void serve_client(client *c, bkey *k) {
     unblock(c);
     /* AOF backlog parking: the AOF runs the command from the query buffer
      * when it resumes the client (a fresh block if it then waits again). */
-    if (c->flags & CLIENT_PARKED) return;
+    if (c->flags & CLIENT_INPUT_PARKED) return;
     net_skip_pending(c);
     queue_resume(c);
 }

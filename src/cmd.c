@@ -1,4 +1,5 @@
-/* cmd: the command table, the dispatcher and the reply helpers (cmd.h).
+/* cmd: the command table (the core's and the rows the subsystems
+ * register), the dispatcher and the reply helpers (cmd.h).
  *
  * The dispatcher (cmd_dispatch) takes one request, c->argc/c->argv,
  * through these stages, in this order; dispatch() reads in the same order,
@@ -62,13 +63,21 @@
 #include "util.h"
 
 static cmd_def **sorted;     /* top-level commands by name, for bsearch */
+static cmd_def **tops;       /* top-level commands: the core's table, then
+                                the registered rows in registration order */
 static size_t ncmds;
 static cmd_def **all;        /* every command and subcommand */
 static size_t nall;
-static cmd_gate_fn *write_gates; /* grows with each registration */
-static size_t nwrite_gates;
-static cmd_client_gate_fn *gates; /* every command, after the write gates */
-static size_t ngates;
+/* Rows the subsystems registered (cmd_register, cmd_register_sub), folded
+ * into the table by cmd_init. */
+typedef struct cmd_rows {
+    const char *container;   /* NULL: top-level commands (rows) */
+    cmd_def *rows;           /* top-level: kept */
+    const cmd_def *subs;     /* a container's: copied */
+    size_t n;
+} cmd_rows;
+static cmd_rows *regs;
+static size_t nregs;
 static int propagated;  /* the running handler called cmd_propagate */
 static const cmd_def *running; /* the command cmd_call runs (innermost) */
 
@@ -138,14 +147,52 @@ static void init_one(cmd_def *d, cmd_def *parent) {
     for (cmd_def *s = d->subcmds; s && s->name; s++) init_one(s, d);
 }
 
+static void add_rows(cmd_rows r) {
+    assert(!sorted); /* cmd.h: before cmd_init */
+    regs = xrealloc(regs, (nregs + 1) * sizeof *regs);
+    regs[nregs++] = r;
+}
+
+void cmd_register(cmd_def *rows, size_t n) { add_rows((cmd_rows){.rows = rows, .n = n}); }
+
+void cmd_register_sub(const char *container, const cmd_def *rows, size_t n) {
+    assert(container);
+    add_rows((cmd_rows){.container = container, .subs = rows, .n = n});
+}
+
+/* The container's subcommands followed by r's rows, in one new array
+ * (ending with name NULL) that becomes its subcmds. */
+static void append_subcmds(const cmd_rows *r) {
+    cmd_def *parent = NULL;
+    for (size_t i = 0; i < ncmds && !parent; i++)
+        if (!strcmp(tops[i]->name, r->container)) parent = tops[i];
+    assert(parent && parent->subcmds); /* a container of the table */
+    size_t have = 0;
+    while (parent->subcmds[have].name) have++;
+    cmd_def *subs = xcalloc(have + r->n + 1, sizeof *subs);
+    memcpy(subs, parent->subcmds, have * sizeof *subs);
+    memcpy(subs + have, r->subs, r->n * sizeof *subs);
+    parent->subcmds = subs;
+}
+
 void cmd_init(void) {
     if (sorted) return;
     cmd_def *t = commands_table();
-    ncmds = commands_count();
+    size_t n = commands_count();
+    for (size_t i = 0; i < nregs; i++)
+        if (!regs[i].container) n += regs[i].n;
+    tops = xmalloc(n * sizeof *tops);
+    for (size_t i = 0; i < commands_count(); i++) tops[ncmds++] = &t[i];
+    for (size_t i = 0; i < nregs; i++)
+        for (size_t j = 0; !regs[i].container && j < regs[i].n; j++)
+            tops[ncmds++] = &regs[i].rows[j];
+    assert(ncmds == n);
+    for (size_t i = 0; i < nregs; i++)
+        if (regs[i].container) append_subcmds(&regs[i]);
     sorted = xmalloc(ncmds * sizeof *sorted);
     for (size_t i = 0; i < ncmds; i++) {
-        sorted[i] = &t[i];
-        init_one(&t[i], NULL);
+        sorted[i] = tops[i];
+        init_one(tops[i], NULL);
     }
     qsort(sorted, ncmds, sizeof *sorted, by_name);
     for (size_t i = 1; i < ncmds; i++)
@@ -191,7 +238,7 @@ const cmd_def *cmd_lookup_argv(int argc, const arg *argv, const cmd_def **contai
 }
 
 size_t cmd_count(void) { return ncmds; }
-const cmd_def *cmd_at(size_t i) { return i < ncmds ? &commands_table()[i] : NULL; }
+const cmd_def *cmd_at(size_t i) { return i < ncmds ? tops[i] : NULL; }
 size_t cmd_count_all(void) { return nall; }
 cmd_def *cmd_at_all(size_t i) { return i < nall ? all[i] : NULL; }
 
@@ -296,31 +343,8 @@ int cmd_has_keys(const cmd_def *d) {
     return 0;
 }
 
-void cmd_add_gate(cmd_client_gate_fn fn) {
-    gates = xrealloc(gates, (ngates + 1) * sizeof *gates);
-    gates[ngates++] = fn;
-}
-
-void cmd_add_write_gate(cmd_gate_fn fn) {
-    write_gates = xrealloc(write_gates, (nwrite_gates + 1) * sizeof *write_gates);
-    write_gates[nwrite_gates++] = fn;
-}
-
-/* The write gates (when writes) then the client gates: the first error. */
-static const char *gates_error(const client *c, const cmd_def *d, int writes) {
-    for (size_t i = 0; writes && i < nwrite_gates; i++) {
-        const char *why = write_gates[i]();
-        if (why) return why;
-    }
-    for (size_t i = 0; i < ngates; i++) {
-        const char *why = gates[i](c, d);
-        if (why) return why;
-    }
-    return NULL;
-}
-
 const char *cmd_gates_error(const client *c, const cmd_def *d) {
-    return gates_error(c, d, (d->flags & CMD_WRITE) != 0);
+    return hooks_gates_error(c, d, (d->flags & CMD_WRITE) != 0);
 }
 
 /* The definition of a command to propagate (propagate.h: the consumers
@@ -389,7 +413,8 @@ static int protected_allowed(const client *c) {
 /* 5. The checks that refuse a command before it runs (stage 3 runs them
  * too, on a command MULTI queues); 1 when it may run, else 0 with the
  * error replied. The first that refuses answers, in the list's order (5a
- * to 5f), as Redis's processCommand. */
+ * to 5f), as Redis's processCommand; the gates (5e: hooks.h's write_gate,
+ * then client_gate) answer in the order hooks.h gives. */
 static int may_run(client *c, const cmd_def *d) {
     if (!arity_ok(d, c->argc)) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->fullname);
@@ -414,7 +439,7 @@ static int may_run(client *c, const cmd_def *d) {
         return 0;
     }
     const char *why =
-        gates_error(c, d, !master && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)));
+        hooks_gates_error(c, d, !master && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)));
     if (why) {
         reply_error(c, why);
         return 0;

@@ -1,12 +1,13 @@
 /* cmd: the command table and the dispatcher.
  *
- * Every command is one cmd_def in the declarative table (commands.c): name,
+ * Every command is one cmd_def in the declarative table (commands.c, and
+ * the rows the subsystems register: cmd_register below): name,
  * handler, arity (Redis convention: N exactly, -N at least N), flags, ACL
  * categories, key specs (Redis 7) and documentation; containers (CONFIG,
  * CLIENT, COMMAND, OBJECT) list their subcommands. The dispatcher, COMMAND
  * and its subcommands, and the AOF's in-flight key tracking all read it.
  * cmd_dispatch asks the subsystems' hooks (hooks.h) whether the command runs
- * now, checks existence, arity, authentication and the write gates (MISCONF),
+ * now, checks existence, arity, authentication and the gates (hooks.h),
  * runs the handler, propagates its changes (propagate.h) and counts
  * statistics. Handlers write their reply with the reply_*
  * helpers below. Main thread only. */
@@ -147,11 +148,25 @@ struct cmd_def {
     struct lat_hist *hist;      /* latencystats (cmdstats.c; NULL until it ran) */
 };
 
-/* The table itself (commands.c): top-level entries, in table order. */
+/* The core's table itself (commands.c): top-level entries, in table order. */
 size_t commands_count(void);
 cmd_def *commands_table(void);
-/* Builds the lookup (sized from the table) and derives the legacy key
- * range and CMD_MOVABLE_KEYS; call once at startup (again is a no-op). */
+/* The rule of registration: a subsystem outside the core (snapshot/, aof/,
+ * repl/) keeps the rows of the commands it implements and registers them
+ * at startup, from its init (hooks.h gives the order), BEFORE cmd_init
+ * builds the lookup: cmd_init folds them in, a registration after it
+ * fails an assert. No lookup sees a command until cmd_init.
+ * cmd_register adds n top-level commands (kept by pointer: rows must
+ * outlive the server; their statistics are counted in them); they follow
+ * the core's table, in registration order, in COMMAND's replies and INFO
+ * commandstats. cmd_register_sub adds n subcommands to the core's
+ * container `container` (its name, e.g. "function"): the rows are copied
+ * after the container's own subcommands. */
+void cmd_register(cmd_def *rows, size_t n);
+void cmd_register_sub(const char *container, const cmd_def *rows, size_t n);
+/* Builds the lookup (sized from the table and the registered rows) and
+ * derives the legacy key range and CMD_MOVABLE_KEYS; call once at startup,
+ * after every subsystem registered its commands (again is a no-op). */
 void cmd_init(void);
 /* A top-level command by name (any case), NULL when unknown. */
 const cmd_def *cmd_lookup(const char *name, size_t len);
@@ -259,22 +274,13 @@ void cmd_propagate_raw(int db, int argc, const arg *argv);
 /* A handler's message that changes no data (PUBLISH): it reaches replicas,
  * not the AOF (propagate.h's propagate_message). */
 void cmd_propagate_message(client *c, int argc, const arg *argv);
-/* A write gate returns NULL when write commands may run, or the whole error
- * to answer them with (MISCONF after a failed save, ...). */
-typedef const char *(*cmd_gate_fn)(void);
-void cmd_add_write_gate(cmd_gate_fn fn);
-/* A gate every command passes (after the write gates, which the master's
- * commands skip): NULL to let it run, or the whole error to answer. It
- * reads c's flags and d's (-READONLY for a write on a read-only replica,
- * -MASTERDOWN, pub/sub's subscribed context). Registered at startup. */
-typedef const char *(*cmd_client_gate_fn)(const client *c, const cmd_def *d);
-void cmd_add_gate(cmd_client_gate_fn fn);
-/* What the gates say about c running d (the write gates when d writes,
- * then every client gate): NULL, or the first error. redis.call checks a
+/* What the gates (hooks.h: each module's write_gate when d writes, then
+ * every client_gate) say about c running d: NULL, or the first error.
+ * The dispatcher checks every command with it; redis.call checks a
  * script's commands with it (script_lua.c). */
 const char *cmd_gates_error(const client *c, const cmd_def *d);
 
-/* Handlers, grouped by file. */
+/* The core's handlers, grouped by file (the subsystems declare theirs). */
 /* cmd_string.c */
 cmd_proc cmd_get, cmd_set, cmd_setnx, cmd_setex, cmd_psetex, cmd_getset,
     cmd_getdel, cmd_getex, cmd_mget, cmd_mset, cmd_msetnx, cmd_append,
@@ -316,14 +322,6 @@ cmd_proc cmd_eval, cmd_evalsha, cmd_eval_ro, cmd_evalsha_ro, cmd_function, cmd_f
 cmd_proc cmd_command;
 /* multi.c */
 cmd_proc cmd_multi, cmd_exec, cmd_discard, cmd_watch, cmd_unwatch;
-/* snapshot/snap_cmd.c (issue: snapshots) */
-cmd_proc cmd_save, cmd_bgsave, cmd_lastsave;
-/* snapshot/dump_cmd.c (issue 8: DUMP payloads use the RDB encoder) */
-cmd_proc cmd_dump, cmd_restore;
-/* snapshot/function_cmd.c: FUNCTION DUMP and RESTORE (the RDB codec) */
-cmd_proc cmd_function_dump, cmd_function_restore;
-/* aof/aof_cmd.c (issue: AOF) */
-cmd_proc cmd_bgrewriteaof;
 /* cmd_hash.c */
 cmd_proc cmd_hdel, cmd_hexists, cmd_hget, cmd_hgetall, cmd_hincrby,
     cmd_hincrbyfloat, cmd_hkeys, cmd_hlen, cmd_hmget, cmd_hmset,
@@ -354,11 +352,5 @@ cmd_proc cmd_publish, cmd_subscribe, cmd_psubscribe, cmd_unsubscribe, cmd_punsub
     cmd_pubsub, cmd_spublish, cmd_ssubscribe, cmd_sunsubscribe;
 /* cmd_script.c: SCRIPT */
 cmd_proc cmd_script;
-/* repl/primary.c */
-cmd_proc cmd_psync, cmd_sync, cmd_replconf, cmd_wait;
-/* repl/replica.c */
-cmd_proc cmd_replicaof, cmd_slaveof;
-/* repl/repl.c */
-cmd_proc cmd_role;
 
 #endif

@@ -4,10 +4,14 @@
  * GETKEYS, COMMAND INFO's legacy range and the AOF's in-flight key tracking
  * are derived), and what COMMAND INFO / COMMAND DOCS report. Flags, ACL
  * categories, key specs and docs are Redis 7.0.15's for the same commands
- * (argument docs are in commands_doc.h). To add a command: its handler in
- * cmd.h, its key specs here, its entry in `table`. No size limit: cmd.c's
- * lookup is sized from the table at startup. scripts/cmdtable_from_redis.py
- * prints entries for commands Redis 7.0 has, to paste. */
+ * (argument docs are in commands_doc.h). To add a command of the core: its
+ * handler in cmd.h, its key specs here, its entry in `table`. A subsystem's
+ * commands (snapshot/, aof/, repl/: SAVE, DUMP, FUNCTION DUMP, BGREWRITEAOF,
+ * PSYNC, ROLE...) are not here: their rows live beside their handlers and
+ * are registered at startup (cmd.h's cmd_register). No size limit: cmd.c's
+ * lookup is sized from the table and the registered rows at startup.
+ * scripts/cmdtable_from_redis.py prints entries for commands Redis 7.0 has,
+ * to paste. */
 #include "cmd.h"
 
 #include <stddef.h>
@@ -172,12 +176,6 @@ static const cmd_key_spec ttl_keys[] = {
 };
 static const cmd_key_spec pttl_keys[] = {
     {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
-};
-static const cmd_key_spec dump_keys[] = {
-    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
-};
-static const cmd_key_spec restore_keys[] = {
-    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
 static const cmd_key_spec watch_keys[] = {
     {.flags = KS_RO, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
@@ -707,15 +705,6 @@ static cmd_def function_subcmds[] = {
      .tips = function_list_tips, .group = "scripting", .since = "7.0.0",
      .summary = "List information about all the functions",
      .complexity = "O(N) where N is the number of functions", .args = function_list_args},
-    {.name = "dump", .proc = cmd_function_dump, .arity = 2, .flags = CMD_NOSCRIPT, .acl = CAT_SLOW | CAT_SCRIPTING,
-     .group = "scripting", .since = "7.0.0",
-     .summary = "Dump all functions into a serialized binary payload",
-     .complexity = "O(N) where N is the number of functions"},
-    {.name = "restore", .proc = cmd_function_restore, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_NOSCRIPT, .acl = CAT_WRITE | CAT_SLOW | CAT_SCRIPTING,
-     .tips = function_restore_tips, .group = "scripting", .since = "7.0.0",
-     .summary = "Restore all the functions on the given payload",
-     .complexity = "O(N) where N is the number of functions on the payload",
-     .args = function_restore_args},
     {.name = "delete", .proc = cmd_function, .arity = 3, .flags = CMD_WRITE | CMD_NOSCRIPT, .acl = CAT_WRITE | CAT_SLOW | CAT_SCRIPTING,
      .tips = function_delete_tips, .group = "scripting", .since = "7.0.0",
      .summary = "Delete a function by name", .complexity = "O(1)", .args = function_delete_args},
@@ -1000,16 +989,6 @@ static cmd_def table[] = {
      .tips = pttl_tips, .group = "generic", .since = "2.6.0",
      .summary = "Get the time to live for a key in milliseconds", .complexity = "O(1)",
      .history = pttl_history, .args = pttl_args},
-    {.name = "dump", .proc = cmd_dump, .arity = 2, .flags = CMD_READONLY, .acl = CAT_KEYSPACE | CAT_READ | CAT_SLOW, KEY_SPECS(dump_keys),
-     .tips = dump_tips, .group = "generic", .since = "2.6.0",
-     .summary = "Return a serialized version of the value stored at the specified key.",
-     .complexity = "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
-     .args = dump_args},
-    {.name = "restore", .proc = cmd_restore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(restore_keys),
-     .group = "generic", .since = "2.6.0",
-     .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
-     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
-     .history = restore_history, .args = restore_args},
     {.name = "persist", .proc = cmd_persist, .arity = 2, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_FAST, KEY_SPECS(persist_keys),
      .group = "generic", .since = "2.2.0", .summary = "Remove the expiration from a key",
      .complexity = "O(1)", .args = persist_args},
@@ -1075,20 +1054,7 @@ static cmd_def table[] = {
     {.name = "debug", .proc = cmd_debug, .arity = -2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PROTECTED, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
      .group = "server", .since = "1.0.0", .summary = "A container for debugging commands",
      .complexity = "Depends on subcommand.", .doc_flags = DOC_SYSCMD},
-    /* persistence */
-    {.name = "save", .proc = cmd_save, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "1.0.0", .summary = "Synchronously save the dataset to disk",
-     .complexity = "O(N) where N is the total number of keys in all databases"},
-    {.name = "bgsave", .proc = cmd_bgsave, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "1.0.0", .summary = "Asynchronously save the dataset to disk",
-     .complexity = "O(1)", .history = bgsave_history, .args = bgsave_args},
-    {.name = "bgrewriteaof", .proc = cmd_bgrewriteaof, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "1.0.0",
-     .summary = "Asynchronously rewrite the append-only file", .complexity = "O(1)"},
-    {.name = "lastsave", .proc = cmd_lastsave, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_ADMIN | CAT_FAST | CAT_DANGEROUS,
-     .tips = lastsave_tips, .group = "server", .since = "1.0.0",
-     .summary = "Get the UNIX time stamp of the last successful save to disk",
-     .complexity = "O(1)"},    /* transactions (src/multi.c) */
+    /* transactions (src/multi.c) */
     {.name = "multi", .proc = cmd_multi, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY, .acl = CAT_FAST | CAT_TRANSACTION,
      .group = "transactions", .since = "1.2.0",
      .summary = "Mark the start of a transaction block", .complexity = "O(1)"},
@@ -1525,33 +1491,7 @@ static cmd_def table[] = {
      .group = "server", .since = "4.0.0",
      .summary = "A container for memory diagnostics commands",
      .complexity = "Depends on subcommand.", .subcmds = memory_subcmds},
-    /* replication, pub/sub, scripting (issue 10) */
-    {.name = "psync", .proc = cmd_psync, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "2.8.0", .summary = "Internal command used for replication",
-     .args = psync_args},
-    {.name = "sync", .proc = cmd_sync, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "1.0.0", .summary = "Internal command used for replication"},
-    {.name = "replconf", .proc = cmd_replconf, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_ALLOW_BUSY, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "3.0.0",
-     .summary = "An internal command for configuring the replication stream",
-     .complexity = "O(1)", .doc_flags = DOC_SYSCMD},
-    {.name = "replicaof", .proc = cmd_replicaof, .arity = 3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "5.0.0",
-     .summary = "Make the server a replica of another instance, or promote it as master.",
-     .complexity = "O(1)", .args = replicaof_args},
-    {.name = "slaveof", .proc = cmd_slaveof, .arity = 3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
-     .group = "server", .since = "1.0.0",
-     .summary = "Make the server a replica of another instance, or promote it as master.",
-     .complexity = "O(1)", .doc_flags = DOC_DEPRECATED, .deprecated_since = "5.0.0",
-     .replaced_by = "`REPLICAOF`", .args = slaveof_args},
-    {.name = "wait", .proc = cmd_wait, .arity = 3, .flags = CMD_NOSCRIPT, .acl = CAT_SLOW | CAT_CONNECTION,
-     .tips = wait_tips, .group = "generic", .since = "3.0.0",
-     .summary = "Wait for the synchronous replication of all the write commands sent in the context of the current connection",
-     .complexity = "O(1)", .args = wait_args},
-    {.name = "role", .proc = cmd_role, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST, .acl = CAT_ADMIN | CAT_FAST | CAT_DANGEROUS,
-     .group = "server", .since = "2.8.12",
-     .summary = "Return the role of the instance in the context of replication",
-     .complexity = "O(1)"},
+    /* pub/sub, scripting (issue 10) */
     {.name = "publish", .proc = cmd_publish, .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_MAY_REPLICATE, .acl = CAT_PUBSUB | CAT_FAST,
      .group = "pubsub", .since = "2.0.0", .summary = "Post a message to a channel",
      .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).",

@@ -427,26 +427,7 @@ static const cmd_arg shutdown_args[] = {
     {.name = "force", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FORCE", .since = "7.0.0", .flags = ARGF_OPTIONAL},
     {.name = "abort", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ABORT", .since = "7.0.0", .flags = ARGF_OPTIONAL},
     {0}};
-static const char *const bgsave_history[] = {"3.2.2", "Added the `SCHEDULE` option.", NULL};
-static const cmd_arg bgsave_args[] = {
-    {.name = "schedule", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "SCHEDULE", .since = "3.2.2", .flags = ARGF_OPTIONAL},
-    {0}};
-static const char *const lastsave_tips[] = {"nondeterministic_output", NULL};
 
-static const char *const dump_tips[] = {"nondeterministic_output", NULL};
-static const cmd_arg dump_args[] = {
-    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
-    {0}};
-static const char *const restore_history[] = {"3.0.0", "Added the `REPLACE` modifier.", "5.0.0", "Added the `ABSTTL` modifier.", "5.0.0", "Added the `IDLETIME` and `FREQ` options.", NULL};
-static const cmd_arg restore_args[] = {
-    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
-    {.name = "ttl", .type = ARG_INTEGER, .key_spec_index = -1},
-    {.name = "serialized-value", .type = ARG_STRING, .key_spec_index = -1},
-    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE", .since = "3.0.0", .flags = ARGF_OPTIONAL},
-    {.name = "absttl", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ABSTTL", .since = "5.0.0", .flags = ARGF_OPTIONAL},
-    {.name = "seconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "IDLETIME", .since = "5.0.0", .flags = ARGF_OPTIONAL},
-    {.name = "frequency", .type = ARG_INTEGER, .key_spec_index = -1, .token = "FREQ", .since = "5.0.0", .flags = ARGF_OPTIONAL},
-    {0}};
 
 static const cmd_arg watch_args[] = {
     {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
@@ -1047,45 +1028,6 @@ static const cmd_arg memory_usage_args[] = {
 static const char *const memory_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
 
 /* replication, pub/sub, scripting (issue 10) */
-static const cmd_arg psync_args[] = {
-    {.name = "replicationid", .type = ARG_STRING, .key_spec_index = -1},
-    {.name = "offset", .type = ARG_INTEGER, .key_spec_index = -1},
-    {0}};
-static const cmd_arg replicaof_args_host_port_args[] = {
-    {.name = "host", .type = ARG_STRING, .key_spec_index = -1},
-    {.name = "port", .type = ARG_INTEGER, .key_spec_index = -1},
-    {0}};
-static const cmd_arg replicaof_args_no_one_args[] = {
-    {.name = "no", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NO"},
-    {.name = "one", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ONE"},
-    {0}};
-static const cmd_arg replicaof_args_args[] = {
-    {.name = "host-port", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = replicaof_args_host_port_args},
-    {.name = "no-one", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = replicaof_args_no_one_args},
-    {0}};
-static const cmd_arg replicaof_args[] = {
-    {.name = "args", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = replicaof_args_args},
-    {0}};
-static const cmd_arg slaveof_args_host_port_args[] = {
-    {.name = "host", .type = ARG_STRING, .key_spec_index = -1},
-    {.name = "port", .type = ARG_INTEGER, .key_spec_index = -1},
-    {0}};
-static const cmd_arg slaveof_args_no_one_args[] = {
-    {.name = "no", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NO"},
-    {.name = "one", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ONE"},
-    {0}};
-static const cmd_arg slaveof_args_args[] = {
-    {.name = "host-port", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = slaveof_args_host_port_args},
-    {.name = "no-one", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = slaveof_args_no_one_args},
-    {0}};
-static const cmd_arg slaveof_args[] = {
-    {.name = "args", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = slaveof_args_args},
-    {0}};
-static const char *const wait_tips[] = {"request_policy:all_shards", "response_policy:agg_min", NULL};
-static const cmd_arg wait_args[] = {
-    {.name = "numreplicas", .type = ARG_INTEGER, .key_spec_index = -1},
-    {.name = "timeout", .type = ARG_INTEGER, .key_spec_index = -1},
-    {0}};
 static const cmd_arg publish_args[] = {
     {.name = "channel", .type = ARG_STRING, .key_spec_index = -1},
     {.name = "message", .type = ARG_STRING, .key_spec_index = -1},
@@ -1185,16 +1127,6 @@ static const char *const function_list_tips[] = {"nondeterministic_output_order"
 static const cmd_arg function_list_args[] = {
     {.name = "library-name-pattern", .type = ARG_STRING, .key_spec_index = -1, .token = "LIBRARYNAME", .flags = ARGF_OPTIONAL},
     {.name = "withcode", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCODE", .flags = ARGF_OPTIONAL},
-    {0}};
-static const char *const function_restore_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
-static const cmd_arg function_restore_policy_args[] = {
-    {.name = "flush", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FLUSH"},
-    {.name = "append", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "APPEND"},
-    {.name = "replace", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "REPLACE"},
-    {0}};
-static const cmd_arg function_restore_args[] = {
-    {.name = "serialized-value", .type = ARG_STRING, .key_spec_index = -1},
-    {.name = "policy", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = function_restore_policy_args},
     {0}};
 static const char *const function_delete_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
 static const cmd_arg function_delete_args[] = {

@@ -44,6 +44,18 @@ int hooks_reply_held(const client *c) {
     return 0;
 }
 
+const char *hooks_gates_error(const client *c, const cmd_def *d, int writes) {
+    for (size_t i = 0; writes && i < nreg; i++) {
+        const char *why = reg[i]->write_gate ? reg[i]->write_gate() : NULL;
+        if (why) return why;
+    }
+    for (size_t i = 0; i < nreg; i++) {
+        const char *why = reg[i]->client_gate ? reg[i]->client_gate(c, d) : NULL;
+        if (why) return why;
+    }
+    return NULL;
+}
+
 int hooks_keep_retired_table(vt *t) {
     for (size_t i = 0; i < nreg; i++)
         if (reg[i]->keep_retired_table && reg[i]->keep_retired_table(t)) return 1;

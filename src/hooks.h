@@ -2,11 +2,58 @@
  *
  * The core (src/) runs commands, owns clients, databases and the loop; it
  * knows nothing of persistence or replication. A subsystem (snapshot/,
- * aof/, repl/) fills one `hooks` struct with
- * the callbacks it needs (any may be NULL) and registers it once at
- * startup; the core calls every registered struct, in registration order,
- * at the points named below. Changes to the keyspace reach subsystems
- * through the propagation path (propagate.h), not through these hooks.
+ * aof/, repl/), and a core module that needs the same points (pub/sub,
+ * tracking, MONITOR...), fills one `hooks` struct with the callbacks it
+ * needs (any may be NULL) and registers it once at startup; the core calls
+ * every registered struct, in registration order, at the points named
+ * below. Changes to the keyspace reach subsystems through the propagation
+ * path (propagate.h), not through these hooks.
+ *
+ * The ways to register, all at startup unless said:
+ *   hooks_register       this struct (with the command gates)
+ *   cmd_register(_sub)   a subsystem's command rows (cmd.h), before cmd_init
+ *   notify_register      keyspace-event consumers (notify.h: pubsub_init)
+ *   conf_set_hook        the one CONFIG SET hook (server.c's, which calls
+ *                        hooks_config_changed)
+ *   snap_set_repl_info   the one source of what a save records of
+ *                        replication (replica_init)
+ *   prop_add(_data)      propagation consumers, at run time: the AOF's
+ *                        while appendonly is on, replication's once its
+ *                        backlog exists (propagate.h; each removes itself)
+ *
+ * The order (app/main.c, then server.c; each init registers, in order):
+ *   server_setup:  pubsub_init    "pubsub": client_gate (subscribed
+ *                                 context); notify_register
+ *                  tracking_init  "tracking"
+ *                  pause_init     "pause"
+ *                  lazyfree_init  "lazyfree": shutdown
+ *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
+ *                  "snapshot": write_gate (MISCONF, a failed save)
+ *   aof_init:      BGREWRITEAOF; "aof": write_gate (MISCONF, a failed AOF
+ *                  write), before_command (parks writes), reply_held
+ *   repl_init:     PSYNC SYNC REPLCONF WAIT REPLICAOF SLAVEOF ROLE;
+ *                  "replication", "replication (primary)": client_gate
+ *                  (NOREPLICAS), "replication (full sync)", "replica":
+ *                  client_gate (READONLY, MASTERDOWN); snap_set_repl_info
+ *   server_setup_done: cmdstats_init "introspect" (cron), scriptl_init
+ *                  "scripting": client_gate (BUSY), monitor_init
+ *                  "monitor": client_gate, client_closed; then cmd_init
+ *                  builds the command lookup from every row registered.
+ * Where the order matters:
+ *   - the gates: the first error wins (hooks_gates_error): every
+ *     write_gate (snapshot's MISCONF, then the AOF's), then every
+ *     client_gate: the subscribed context, NOREPLICAS, READONLY and
+ *     MASTERDOWN, BUSY, a monitor's "Replica can't interact with the
+ *     keyspace". So the scripting and monitor register after repl/.
+ *   - before_command: the first hook that parks a command (the AOF's)
+ *     stops the walk; the hooks after it see the command when it is
+ *     resumed. Tracking's (which trims its table) runs before the AOF's.
+ *   - the command rows: COMMAND, COMMAND INFO/DOCS/LIST and INFO
+ *     commandstats list the core's table, then the snapshot's, the AOF's
+ *     and replication's rows; cmd_init must come after all of them.
+ *   - shutdown: the lazyfree thread stops before the AOF flushes and the
+ *     replica drops its master.
+ * Elsewhere nothing is known to depend on the order; keep it.
  *
  * Main thread only: every hook runs on the loop thread, and registration
  * happens before the loop starts. */
@@ -28,6 +75,17 @@ typedef struct hooks {
     /* A command is about to run: return 1 to park it (it is not run now;
      * the client stops being read until the subsystem resumes it). */
     int (*before_command)(client *c, const cmd_def *d);
+    /* Whether write commands may run: NULL, or the whole error to answer
+     * them with (MISCONF after a failed save or AOF write). Asked for
+     * every write command except the master's (CLIENT_MASTER), before any
+     * client_gate. */
+    const char *(*write_gate)(void);
+    /* Whether c may run d: NULL, or the whole error to answer (the
+     * subscribed context, NOREPLICAS, READONLY, MASTERDOWN, BUSY, a
+     * monitor touching keys). Asked for every command, after the write
+     * gates; it must return at once when it does not apply (it is on every
+     * command's path). */
+    const char *(*client_gate)(const client *c, const cmd_def *d);
     /* A command ran (or was refused before running). */
     void (*after_command)(client *c, const cmd_def *d);
     /* 1 while c's replies must not be sent yet; the subsystem calls
@@ -78,6 +136,10 @@ void hooks_before_sleep(void);
 int hooks_before_command(client *c, const cmd_def *d);  /* 1: parked */
 void hooks_after_command(client *c, const cmd_def *d);
 int hooks_reply_held(const client *c);                   /* 1: any holds */
+/* The gates' verdict on c running d: when `writes`, every write_gate, then
+ * every client_gate, each in registration order; the first error, or
+ * NULL. */
+const char *hooks_gates_error(const client *c, const cmd_def *d, int writes);
 void hooks_client_closed(client *c);
 void hooks_input_applied(client *c, const char *p, size_t n);
 void hooks_before_flush(void);

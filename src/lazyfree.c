@@ -81,6 +81,8 @@ static void enqueue(obj *val, vt *table, size_t objects) {
 
 static const hooks lf_hooks = {.name = "lazyfree", .shutdown = lazyfree_stop};
 
+void lazyfree_init(void) { hooks_register(&lf_hooks); }
+
 int lazyfree_start(char *err, size_t errlen) {
     if (L.running) return 0;
     pthread_mutex_lock(&L.mu);
@@ -92,9 +94,6 @@ int lazyfree_start(char *err, size_t errlen) {
         return -1;
     }
     L.running = 1;
-    static int registered;
-    if (!registered) hooks_register(&lf_hooks);
-    registered = 1;
     return 0;
 }
 

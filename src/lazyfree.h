@@ -33,7 +33,10 @@
  * thread. */
 #define LAZYFREE_THRESHOLD 64
 
-/* Starts the thread and registers the shutdown hook. 0, or -1 with err. */
+/* Registers the shutdown hook (lazyfree_stop: nothing to do while the
+ * thread is not running), at startup. */
+void lazyfree_init(void);
+/* Starts the thread. 0, or -1 with err. */
 int lazyfree_start(char *err, size_t errlen);
 /* Frees every queued job, then joins the thread (SHUTDOWN; idempotent). */
 void lazyfree_stop(void);

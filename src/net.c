@@ -400,7 +400,7 @@ void net_process_input(client *c) {
         .max_multibulk = INT_MAX,
         .max_inline = 64 * 1024,
     };
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_PARKED |
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_INPUT_PARKED |
                          CLIENT_BLOCKED)) &&
            (c->req_ready || c->qpos < c->in.len)) {
         if (!c->req_ready) {
@@ -477,7 +477,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 
 void net_update_reading(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
-    int should_pause = net_pending_output(c) > NET_OBUF_PAUSE || (c->flags & CLIENT_PARKED);
+    int should_pause = net_pending_output(c) > NET_OBUF_PAUSE || (c->flags & CLIENT_INPUT_PARKED);
     if (should_pause && !(c->flags & CLIENT_READ_PAUSED)) {
         uv_read_stop((uv_stream_t *)&c->tcp);
         c->flags |= CLIENT_READ_PAUSED;
@@ -566,7 +566,7 @@ static int write_rest(client *c, char *p, size_t len) {
 static void client_flush(client *c) {
     if (c->flags & CLIENT_CLOSING || c->writing) return;
     if (hooks_reply_held(c)) {
-        c->flags |= CLIENT_HELD; /* the holder queues it again (net_want_write) */
+        c->flags |= CLIENT_REPLY_HELD; /* the holder queues it again (net_want_write) */
         return;
     }
     if (c->reply.len == 0) {

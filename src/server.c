@@ -2,8 +2,9 @@
  * the loop's cron timer, before-sleep hook and signals, and shutdown.
  *
  * The program (app/main.c) calls server_setup, registers the subsystems
- * (hooks.h), calls server_listen, loads the data (serving clients now and
- * then through server_loading_progress: -LOADING, INFO), then calls
+ * (hooks.h gives the order), calls server_setup_done and server_listen,
+ * loads the data (serving clients now and then through
+ * server_loading_progress: -LOADING, INFO), then calls
  * server_serve, which runs the libuv loop on the main thread: client I/O
  * (net.c), a cron timer at `hz` (idle clients, active expiry, the
  * subsystems' cron) and a before-sleep hook that flushes replies.
@@ -27,11 +28,13 @@
 #include "evict.h"
 #include "hooks.h"
 #include "info.h"
+#include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"
 #include "net.h"
 #include "pause.h"
 #include "pubsub.h"
+#include "script_lua.h"
 #include "tracking.h"
 #include "util.h"
 
@@ -238,18 +241,25 @@ int server_setup(int argc, char **argv) {
     conf_set_hook(conf_hook);
     conf_log_noeffect(&server.cfg);
     server.loop = uv_default_loop();
-    cmd_init();
     db_init_all(server.cfg.databases);
     evict_init();
     pubsub_init();
     tracking_init();
     pause_init();
+    lazyfree_init();
     if (lazyfree_start(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;
     }
     info_mark_startup();
     return 0;
+}
+
+void server_setup_done(void) {
+    cmdstats_init();
+    scriptl_init();  /* BUSY answers after replication's gates */
+    monitor_init();  /* and a monitor's refusal after BUSY */
+    cmd_init();      /* every command registered: the lookup */
 }
 
 int server_listen(void) {

@@ -40,8 +40,15 @@ enum {
     CLIENT_READ_PAUSED = 1 << 2,       /* output backlog: reading stopped */
     CLIENT_AUTHED = 1 << 3,
     CLIENT_PENDING_WRITE = 1 << 4,     /* on server.pending_writes */
-    CLIENT_PARKED = 1 << 6,            /* AOF backlog: a write waits to run */
-    CLIENT_HELD = 1 << 7,              /* AOF always: replies wait for fsync */
+    CLIENT_INPUT_PARKED = 1 << 6,      /* input parked: a command a hook's
+                                          before_command parked waits to run
+                                          (the AOF's backlog); the client is
+                                          not read, its input not processed,
+                                          until the subsystem resumes it */
+    CLIENT_REPLY_HELD = 1 << 7,        /* replies held: a hook's reply_held
+                                          said wait (the AOF's fsync), so it
+                                          left the write queue; the holder
+                                          clears it and calls net_want_write */
     CLIENT_MULTI = 1 << 8,             /* inside MULTI: commands are queued */
     CLIENT_DIRTY_CAS = 1 << 9,         /* a watched key changed: EXEC fails */
     CLIENT_DIRTY_EXEC = 1 << 10,       /* a queuing error: EXEC aborts */
@@ -107,6 +114,9 @@ typedef struct client {
                                      options (NULL while off) */
     void *repl;                   /* repl/: a replica's or the master link's
                                      state (NULL for other clients) */
+    void *aof;                    /* aof/: its holds and parking (NULL
+                                     until the AOF holds or parks it; freed
+                                     by its client_closed hook) */
     long long woff;               /* repl/: the replication stream's offset
                                      after this client's last write (WAIT) */
     /* output */
@@ -115,13 +125,6 @@ typedef struct client {
     uv_write_t wreq;
     int writing;                  /* a uv_write is in progress */
     int64_t obuf_soft_since_ms;   /* when the soft output limit was passed */
-    /* AOF (aof.c) */
-    uint64_t hold_offset;         /* replies wait until the AOF is fsynced
-                                     up to this offset (always) */
-    size_t hold_reply_at;         /* reply.len where the held replies begin */
-    struct client *park_next;     /* aof.c's parked list */
-    int64_t parked_at_ms;
-    size_t parked_bytes;
     /* times (monotonic ms) */
     int64_t ctime_ms;
     int64_t last_ms;
@@ -204,9 +207,14 @@ extern server_t server;
 static inline void server_dirty(long long n) { server.dirty += n; }
 
 /* Start-up (server.c): reads the configuration (argv), opens the log,
- * enters the data directory, creates the loop, the command table and the
- * databases. 0, or the process exit code after logging why. */
+ * enters the data directory, creates the loop and the databases, and
+ * registers the core's modules. 0, or the process exit code after logging
+ * why. */
 int server_setup(int argc, char **argv);
+/* After the subsystems registered (app/main.c, hooks.h gives the order):
+ * builds the command lookup from the core's table and the registered
+ * rows. */
+void server_setup_done(void);
 /* Listens (and handles SIGTERM/SIGINT) before the data is loaded, so that
  * clients connecting during a long load are answered (-LOADING) rather than
  * refused. 0, or the exit code after logging why. */

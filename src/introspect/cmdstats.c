@@ -209,12 +209,7 @@ static void stats_cron(void) {
 
 static const hooks stats_hooks = {.name = "introspect", .cron = stats_cron};
 
-static void ensure_registered(void) {
-    static int registered;
-    if (registered) return;
-    registered = 1;
-    hooks_register(&stats_hooks);
-}
+void cmdstats_init(void) { hooks_register(&stats_hooks); }
 
 void introspect_expire_cycle_done(int64_t usec, int capped) {
     if (capped) time_cap_reached++;
@@ -239,7 +234,6 @@ static uint64_t errors_mark;
 
 void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_before,
                           int rerun) {
-    ensure_registered();
     uint64_t since = errors_before > errors_mark ? errors_before : errors_mark;
     int failed = server.stat.errors > since;
     errors_mark = server.stat.errors;

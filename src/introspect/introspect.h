@@ -43,6 +43,9 @@ void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_b
                           int rerun);
 /* d was refused before running (arity, auth, OOM, a gate...). */
 void introspect_call_rejected(cmd_def *d);
+/* Registers the statistics' cron hook (instantaneous_ops_per_sec and the
+ * network rates) at startup. */
+void cmdstats_init(void);
 /* An error reply `s` ("CODE message") was sent to c: errorstats. */
 void introspect_error_reply(client *c, const char *s);
 
@@ -82,6 +85,9 @@ int introspect_redacted(const cmd_def *d, int argc, const arg *argv, int i);
 /* c leaves MONITOR mode (RESET, or it closes). */
 void monitor_remove(client *c);
 size_t monitor_count(void);
+/* Registers MONITOR's hooks (its client gate, client_closed) at startup,
+ * after the scripting's (hooks.h gives the order). */
+void monitor_init(void);
 
 /* ---- slowlog.c ---- */
 /* Logs argv of c if usec >= slowlog-log-slower-than (>= 0). */

@@ -11,8 +11,9 @@
  * A MONITOR client keeps running commands that do not touch the keyspace
  * (PING, INFO, CLIENT...): those that read or write keys get Redis's
  * "Replica can't interact with the keyspace" (a monitor is a replica to
- * Redis). RESET and closing the connection end MONITOR mode. Main thread
- * only. */
+ * Redis). RESET and closing the connection end MONITOR mode. Its hooks
+ * (the gate, the closing) are registered at startup (monitor_init) and
+ * return at once for other clients. Main thread only. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,8 +40,6 @@ void monitor_remove(client *c) {
     }
 }
 
-static const hooks monitor_hooks = {.name = "monitor", .client_closed = monitor_remove};
-
 /* Redis's processCommand: a replica (a monitor is one) may not run what
  * reads, writes or may replicate. */
 static const char *monitor_gate(const client *c, const cmd_def *d) {
@@ -50,18 +49,21 @@ static const char *monitor_gate(const client *c, const cmd_def *d) {
     return NULL;
 }
 
+/* Both return at once for a client that is no monitor. */
+static const hooks monitor_hooks = {
+    .name = "monitor",
+    .client_gate = monitor_gate,
+    .client_closed = monitor_remove,
+};
+
+void monitor_init(void) { hooks_register(&monitor_hooks); }
+
 void cmd_monitor(client *c) {
-    static int registered;
     if (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT)) { /* Redis's CLIENT_DENY_BLOCKING */
         reply_error(c, "ERR MONITOR isn't allowed for DENY BLOCKING client");
         return;
     }
     if (c->flags & (CLIENT_MONITOR | CLIENT_REPLICA)) return; /* already: no reply */
-    if (!registered) {
-        registered = 1;
-        hooks_register(&monitor_hooks);
-        cmd_add_gate(monitor_gate);
-    }
     c->flags |= CLIENT_MONITOR;
     for (size_t i = 0; i < nmons; i++)
         if (mons[i] == c) { /* its flag was cleared by hand (an in-process client) */

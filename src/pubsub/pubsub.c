@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "cmd.h"
+#include "hooks.h"
 #include "log.h"
 #include "net.h"
 #include "notify.h"
@@ -282,8 +283,10 @@ static const char *subscribed_gate(const client *c, const cmd_def *d) {
     return err;
 }
 
+static const hooks pubsub_hooks = {.name = "pubsub", .client_gate = subscribed_gate};
+
 void pubsub_init(void) {
-    cmd_add_gate(subscribed_gate);
+    hooks_register(&pubsub_hooks);
     notify_register(notify_pubsub_consumer, NULL); /* keyspace events */
 }
 

@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "evict.h"
+#include "hooks.h"
 #include "log.h"
 #include "net.h"
 #include "script_int.h"
@@ -541,8 +542,11 @@ static void engine_init(void) {
     fake->id = UINT64_MAX; /* never a connection's */
     snprintf(fake->addr, sizeof fake->addr, "%s", "");
     resp_req_init(&fake->req);
-    cmd_add_gate(busy_gate);
 }
+
+static const hooks scripting_hooks = {.name = "scripting", .client_gate = busy_gate};
+
+void scriptl_init(void) { hooks_register(&scripting_hooks); }
 
 /* Redis's processEventsWhileBlocked for a script past the threshold: reads
  * what the other clients sent (straight from their sockets, the loop is
@@ -555,7 +559,7 @@ static void serve_while_busy(void) {
     for (client *c = server.clients, *next; c; c = next) {
         next = c->next;
         if (c == cur->caller || c->fd <= 0 ||
-            (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_PARKED | CLIENT_BLOCKED |
+            (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_INPUT_PARKED | CLIENT_BLOCKED |
                          CLIENT_MASTER | CLIENT_REPLICA | CLIENT_CLOSE_AFTER_REPLY)))
             continue;
         vbuf_reserve(&c->in, 16 * 1024);

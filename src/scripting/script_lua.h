@@ -88,6 +88,10 @@ int scriptl_prepare(client *c, int flags, int ro);
 void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags, int ro,
                   int nkeys, const arg *keys, int nargs, const arg *args);
 
+/* Registers the busy gate (hooks.h's client_gate: -BUSY while a script is
+ * past busy-reply-threshold; it returns at once while none runs). At
+ * startup, after replication's hooks (hooks.h gives the order). */
+void scriptl_init(void);
 /* 1 while a script runs (inside scriptl_call), else 0. */
 int scriptl_running(void);
 /* 1 once the running script passed busy-reply-threshold (other clients

@@ -5,10 +5,11 @@
  *
  * Three depths, each including the one before:
  *   inproc_conf         server.cfg at its defaults (again at every call);
- *   inproc_init         + the command table and the databases (once);
+ *   inproc_init         + the command table (the subsystems' commands
+ *                       registered as the server does) and the databases (once);
  *   inproc_init_server  + the server's identity and start times, the libuv
- *                       loop, DEBUG enabled, eviction, snapshot, AOF and
- *                       pub/sub registered as server.c does (once).
+ *                       loop, DEBUG enabled, eviction, pub/sub, snapshot, AOF and
+ *                       replication's commands registered as server.c does (once).
  * A program uses inproc_init or inproc_init_server, not both. Then a fake
  * authenticated client and one command given as space-separated words.
  * Single-threaded (the main thread's state). inproc_init* do not use Check

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "evict.h"
 #include "pubsub.h"
+#include "repl.h"
 #include "server.h"
 #include "snap.h"
 #include "util.h"
@@ -24,7 +25,12 @@ void inproc_init(void) {
     if (g_depth != DEPTH_NONE) return;
     g_depth = DEPTH_KEYSPACE;
     inproc_conf();
-    cmd_init();
+    /* the subsystems' commands, as snap_init, aof_init and repl_init
+     * register them in the server (their other start-up needs a loop) */
+    snap_register_commands();
+    aof_register_commands();
+    repl_register_commands();
+    cmd_init(); /* after every registration (cmd.h) */
     db_init_all(server.cfg.databases);
 }
 
@@ -40,10 +46,11 @@ void inproc_init_server(void) {
     server.loop = uv_default_loop();
     /* DEBUG (POPULATE, RELOAD...) is part of what the command fuzzer runs. */
     server.cfg.enable_debug_command = DEBUG_CMD_YES;
-    cmd_init();
     db_init_all(server.cfg.databases);
     evict_init();
+    pubsub_init(); /* the subscribed-context gate, as server.c registers it */
     snap_init();
     aof_init();
-    pubsub_init(); /* the subscribed-context gate, as server.c registers it */
+    repl_register_commands(); /* the table the server has */
+    cmd_init(); /* after every registration (cmd.h) */
 }

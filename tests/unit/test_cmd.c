@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "cmd_sort.h"
 #include "db.h"
+#include "hooks.h"
 #include "inproc.h"
 #include "util.h"
 
@@ -134,6 +135,34 @@ START_TEST(test_lookup_every_name) {
 }
 END_TEST
 
+/* The subsystems' rows (snapshot/, aof/, repl/ register them, inproc_init
+ * as the server does) are in the table the invariants walk: top-level
+ * after the core's, FUNCTION's DUMP and RESTORE among its subcommands. */
+START_TEST(test_registered_rows) {
+    inproc_init();
+    static const char *const names[] = {"save", "bgsave", "lastsave", "dump", "restore",
+                                        "bgrewriteaof", "psync", "sync", "replconf", "wait",
+                                        "replicaof", "slaveof", "role"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const cmd_def *d = cmd_lookup(names[i], strlen(names[i]));
+        ck_assert_msg(d != NULL, "%s", names[i]);
+        int listed = 0;
+        for (size_t j = 0; j < cmd_count(); j++) listed += cmd_at(j) == d;
+        ck_assert_int_eq(listed, 1);
+    }
+    const cmd_def *fn = cmd_lookup("function", 8);
+    const cmd_def *dump = cmd_lookup_sub(fn, "dump", 4), *restore = cmd_lookup_sub(fn, "restore", 7);
+    ck_assert_ptr_nonnull(dump);
+    ck_assert_ptr_nonnull(restore);
+    ck_assert_str_eq(dump->fullname, "function|dump");
+    ck_assert_ptr_eq(restore->parent, fn);
+    ck_assert_ptr_nonnull(cmd_lookup_sub(fn, "load", 4)); /* the core's own still there */
+    int subs = 0;
+    for (size_t i = 0; i < cmd_count_all(); i++) subs += cmd_at_all(i)->parent == fn;
+    ck_assert_int_eq(subs, 9);
+}
+END_TEST
+
 /* ---- keys from key specs ---- */
 
 static const char *keys_of(const cmd_def *d, const char *words) {
@@ -206,18 +235,17 @@ static int gate_calls[8];
     static const char *gate##i(void) { gate_calls[i]++; return NULL; }
 GATE(0) GATE(1) GATE(2) GATE(3) GATE(4) GATE(5)
 static const char *gate_refuses(void) { gate_calls[6]++; return "ERR gate 7 says no"; }
+static const hooks gate_hooks[7] = {
+    {.name = "gate0", .write_gate = gate0}, {.name = "gate1", .write_gate = gate1},
+    {.name = "gate2", .write_gate = gate2}, {.name = "gate3", .write_gate = gate3},
+    {.name = "gate4", .write_gate = gate4}, {.name = "gate5", .write_gate = gate5},
+    {.name = "gate6", .write_gate = gate_refuses}};
 
 /* Finding 13: write_gates[4] dropped every gate after the fourth. Runs
  * last: its gates refuse every write from then on. */
 START_TEST(test_seven_write_gates) {
     inproc_init();
-    cmd_add_write_gate(gate0);
-    cmd_add_write_gate(gate1);
-    cmd_add_write_gate(gate2);
-    cmd_add_write_gate(gate3);
-    cmd_add_write_gate(gate4);
-    cmd_add_write_gate(gate5);
-    cmd_add_write_gate(gate_refuses);
+    for (int i = 0; i < 7; i++) hooks_register(&gate_hooks[i]);
     client *c = inproc_client();
     ck_assert_str_eq(run(c, "SET k v"), "-ERR gate 7 says no\r\n");
     for (int i = 0; i < 7; i++) ck_assert_int_eq(gate_calls[i], 1);
@@ -364,6 +392,7 @@ int main(void) {
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_table_invariants);
     tcase_add_test(tc, test_lookup_every_name);
+    tcase_add_test(tc, test_registered_rows);
     tcase_add_test(tc, test_get_keys);
     tcase_add_test(tc, test_wrongtype_for_string_commands);
     tcase_add_test(tc, test_sort_machinery);

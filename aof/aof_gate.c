@@ -183,8 +183,9 @@ client *gate_unpark_next(void) {
     client *best = NULL;
     double best_score = 0;
     for (client *c = P.head; c; c = *park_next(c)) {
-        /* Payload shrinks with waiting time: every 100 ms waited halves a
-         * write's weight again, so no large write starves. */
+        /* Payload shrinks with waiting time: bytes / (1 + ms waited / 100),
+         * half its weight after 100 ms, a third after 200 ms, so no large
+         * write starves. */
         const aof_client *ac = c->aof;
         double age = (double)(now - ac->parked_at_ms);
         double score = (double)ac->parked_bytes / (1.0 + age / 100.0);

@@ -17,7 +17,7 @@
 #include "server.h"
 
 /* Command flags, as Redis 7.0 names them in COMMAND INFO (reply order is
- * Redis's, see cmd_flag_names). The dispatcher enforces WRITE (write gates),
+ * Redis's, see flag_names in cmd_command.c). The dispatcher enforces WRITE (write gates),
  * PROTECTED, NOAUTH and LOADING; DENYOOM is for the OOM check, NO_MULTI and
  * ALLOW_BUSY for transactions and scripts; the others are descriptive. */
 enum {

@@ -87,7 +87,7 @@ static void on_cron(uv_timer_t *t) {
         server.shutdown_asap = 0;
     }
     net_clients_cron();
-    /* Active expiry: 1 ms of every cron tick (10% of a tick at hz 10). */
+    /* Active expiry: 1 ms of every cron tick (1% of a tick at hz 10). */
     db_active_expire(1000);
     evict_cron();
     hooks_cron();

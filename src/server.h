@@ -1,9 +1,10 @@
 /* server: the one global struct of verso and the types every module shares.
  *
  * The main thread owns `server` and everything reachable from it, except
- * where a field says otherwise. Background threads (snapshot serializer, AOF
- * writer) never touch it: they get what they need when their job starts and
- * report back through a queue and a uv_async_t wake-up. */
+ * where a field says otherwise. Background threads (snapshot serializer,
+ * AOF writer and its fsync threads, lazyfree, the full sync's sender, the
+ * replica's loader) never touch it: they get what they need when their job
+ * starts and report back through a queue and a uv_async_t wake-up. */
 #ifndef VERSO_SERVER_H
 #define VERSO_SERVER_H
 
@@ -163,7 +164,7 @@ typedef struct server_t {
     uv_loop_t *loop;
     uv_tcp_t listeners[CONF_MAX_BIND];
     int nlisteners;
-    uv_timer_t cron;              /* runs server_cron at cfg.hz */
+    uv_timer_t cron;              /* runs on_cron (server.c) at cfg.hz */
     uv_prepare_t before_sleep;    /* flushes replies once per iteration */
     uv_signal_t sig_term, sig_int;
     db *dbs;                      /* cfg.databases of them */

@@ -1,8 +1,8 @@
 /* pubsub: channels, patterns and shard channels as Redis 7.0 (arrays
  * under RESP2, push messages under RESP3): PUBLISH SUBSCRIBE PSUBSCRIBE
  * UNSUBSCRIBE PUNSUBSCRIBE PUBSUB SPUBLISH SSUBSCRIBE SUNSUBSCRIBE, the
- * subscribed-context gate and the CLIENT_PUBSUB flag (which puts a subscriber in the pubsub class of
- * client-output-buffer-limit).
+ * subscribed-context gate and the CLIENT_PUBSUB flag (which puts a
+ * subscriber in the pubsub class of client-output-buffer-limit).
  *
  * Three namespaces (channels, patterns, shard channels), each a table from
  * name to the subscribers in subscription order (global), and per client a

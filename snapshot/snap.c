@@ -257,13 +257,8 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     }
     pt_retained_peak_reset();
     if (ser_start(job, server.loop, on_forkless_done, err, errlen) != 0) {
-        for (int i = 0; i < job->ndb; i++) {
-            vt_save_end(job->dbs[i].table);
-            free(job->dbs[i].segs);
-        }
-        release_aux(&job->aux);
-        free(job->dbs);
-        free(job);
+        for (int i = 0; i < job->ndb; i++) vt_save_end(job->dbs[i].table);
+        uv_close((uv_handle_t *)&job->done, on_job_closed); /* frees the job */
         return -1;
     }
     S.job = job;

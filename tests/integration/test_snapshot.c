@@ -1046,6 +1046,60 @@ START_TEST(flushall_saves_with_save_points)
 }
 END_TEST
 
+/* ------------------------------- 6: the serializer thread cannot start */
+
+#ifndef VERSO_THREADFAIL_SHIM
+#error "build with -DVERSO_THREADFAIL_SHIM='\"<absolute path of tests/integration/threadfail.so>\"'"
+#endif
+
+/* pthread_create fails (tests/integration/threadfail.so, while a file
+ * exists): BGSAVE answers the error, the server goes on serving with
+ * nothing of the failed job left behind, and once threads start again a
+ * BGSAVE succeeds. Freed memory is filled (MALLOC_PERTURB_, or ASan's
+ * max_free_fill_size), so that libuv (not instrumented) touching a handle
+ * in freed memory crashes the server instead of reading stale bytes. */
+START_TEST(serializer_thread_fails)
+{
+    char flag[4096], asan[2048];
+    snprintf(flag, sizeof flag, "/tmp/verso-threadfail-%d", (int)getpid());
+    unlink(flag);
+    setenv("THREADFAIL_FILE", flag, 1);
+    setenv("MALLOC_PERTURB_", "165", 1);
+    h_preload_on(VERSO_THREADFAIL_SHIM);
+    snprintf(asan, sizeof asan, "%s:max_free_fill_size=1048576", getenv("ASAN_OPTIONS"));
+    setenv("ASAN_OPTIONS", asan, 1);
+    srv *s = start_srv("--bgsave-method forkless");
+    static const char *const vars[] = { "THREADFAIL_FILE", "MALLOC_PERTURB_", NULL };
+    h_preload_off(vars);
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "DEBUG POPULATE 1000 k");
+    long long saves = pinfo(c, "rdb_saves");
+    FILE *f = fopen(flag, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    for (int i = 0; i < 3; i++) {
+        redisReply *r = cmd(c, "BGSAVE");
+        ck_assert_msg(r->type == REDIS_REPLY_ERROR &&
+                      strstr(r->str, "Can't start the serializer thread"),
+                      "BGSAVE %d: type %d '%s'", i, r->type, r->str ? r->str : "");
+        freeReplyObject(r);
+        ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 0);
+        h_sleep_ms(50); /* loop iterations: the closed handle is processed */
+        expect_status(c, "PONG", "PING");
+    }
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "err");
+    unlink(flag);
+    expect_status(c, "OK", "SET k:1 changed");
+    expect_status(c, "Background saving started", "BGSAVE");
+    wait_save_done(c, 20000);
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "ok");
+    ck_assert_int_eq(pinfo(c, "rdb_saves"), saves + 1);
+    ck_assert_int_eq(count_temp_files(s->dir), 0);
+    expect_int(c, 1000, "DBSIZE");
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ main */
 
 int main(void)
@@ -1066,5 +1120,6 @@ int main(void)
     h_add_dropall(su, "shutdown_saves_when_it_should", shutdown_saves_when_it_should, 60);
     h_add_dropall(su, "expired_keys_skipped_at_load", expired_keys_skipped_at_load, 60);
     h_add_dropall(su, "flushall_saves_with_save_points", flushall_saves_with_save_points, 60);
+    h_add_dropall(su, "serializer_thread_fails", serializer_thread_fails, 60);
     return h_main(su);
 }

@@ -25,7 +25,8 @@ static struct {
     snap_req *head;           /* waiting: by kind, first come first within one */
     snap_req *running;        /* the request whose save runs, or NULL */
     void *running_priv;       /* its priv when it started */
-    int in_done;              /* a done callback runs: nothing starts */
+    int in_callback;          /* a begin or done callback runs: nothing
+                                 starts (a submit from one waits) */
 } Q;
 
 const snap_kind_info *snapq_kind(int kind) {
@@ -37,7 +38,7 @@ int snapq_running_kind(void) { return Q.running ? Q.running->kind : -1; }
 
 int snap_queued(const snap_req *r) { return r->queued; }
 
-static int busy(void) { return Q.running != NULL || Q.in_done; }
+static int busy(void) { return Q.running != NULL || Q.in_callback; }
 
 int snapq_refuse(const snap_req *asking, char *err, size_t errlen) {
     if (asking && asking->kind == SNAP_TO_FILE && snapq_running_kind() == SNAP_TO_AOF_BASE)
@@ -69,9 +70,9 @@ void snap_withdraw(snap_req *r) {
 }
 
 static void call_done(snap_req *r, void *priv, const snap_result *res) {
-    Q.in_done++;
+    Q.in_callback++;
     r->done(priv, res);
-    Q.in_done--;
+    Q.in_callback--;
 }
 
 /* Starts r's save now: begin fills the target, snap.c starts it. On
@@ -84,7 +85,12 @@ static int start(snap_req *r, char *err, size_t errlen) {
     t.method = kinds[r->kind].may_fork && server.cfg.bgsave_method == BGSAVE_FORK
                    ? SNAP_FORK : SNAP_FORKLESS;
     void *priv = r->priv;
-    int rc = r->begin ? r->begin(priv, &t, err, errlen) : 0;
+    int rc = 0;
+    if (r->begin) {
+        Q.in_callback++;
+        rc = r->begin(priv, &t, err, errlen);
+        Q.in_callback--;
+    }
     if (rc == 0) rc = snap_run(&t, err, errlen);
     if (rc != 0) {
         snap_result res = {.started = 0, .status = -1, .err = err, .method = t.method};

@@ -104,7 +104,8 @@ enum snap_when {
  * save already in progress", or for a BGSAVE while an AOF base is being
  * written, Redis's "ERR An AOF log rewriting in progress..."), or it could
  * not start (then done has run, with started 0). Starting now ignores
- * ready. */
+ * ready. From inside a begin or done callback nothing starts: the request
+ * waits (SNAP_NOW is refused). */
 int snap_submit(snap_req *r, int when, char *err, size_t errlen);
 /* Takes r out of the queue, if it waits there (a running save goes on). */
 void snap_withdraw(snap_req *r);

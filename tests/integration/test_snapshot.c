@@ -709,6 +709,40 @@ START_TEST(bgsave_busy_schedule_lastsave)
 }
 END_TEST
 
+/* The save queue's order (doc/design.md, "The save queue"): while a BGSAVE
+ * runs, BGSAVE SCHEDULE and then BGREWRITEAOF both wait; when it ends the
+ * AOF rewrite's base goes first, then the scheduled BGSAVE (the base's
+ * save has ended by then; its manifest may still be on its way). */
+START_TEST(queue_order_rewrite_then_bgsave)
+{
+    srv *s = start_srv("--appendonly yes --rdb-key-save-delay 1000");
+    redisContext *c = srv_connect(s);
+    h_wait_info(c, "persistence", "aof_rewrite_in_progress", 0, 20000);
+    expect_status(c, "OK", "DEBUG POPULATE 500 k");
+    long long saves = pinfo(c, "rdb_saves");
+    expect_status(c, "Background saving started", "BGSAVE");
+    expect_status(c, "Background saving scheduled", "BGSAVE SCHEDULE");
+    expect_status(c, "Background append only file rewriting scheduled", "BGREWRITEAOF");
+    ck_assert_int_eq(pinfo(c, "aof_rewrite_scheduled"), 1);
+    ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 1);
+    long long end = h_now_ms() + 30000;
+    while (pinfo(c, "rdb_saves") < saves + 2 || pinfo(c, "rdb_bgsave_in_progress") ||
+           pinfo(c, "aof_rewrite_scheduled") || pinfo(c, "aof_rewrite_in_progress")) {
+        ck_assert_msg(h_now_ms() < end, "the queued saves did not run");
+        h_sleep_ms(20);
+    }
+    char *log = srv_log_read(s);
+    const char *first = strstr(log, "Background saving (forkless) terminated with success");
+    const char *base = first ? strstr(first, "AOF base write started") : NULL;
+    const char *second = base ? strstr(base, "Background saving started") : NULL;
+    ck_assert_msg(second, "want BGSAVE, AOF base, scheduled BGSAVE in that order:\n%s", log);
+    free(log);
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "ok");
+    expect_pinfo_str(c, "aof_last_bgrewrite_status", "ok");
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------------- 5: a failing background save */
 
 static void obstacle(const srv *s, long long pid, const char *suffix, int make)
@@ -1110,6 +1144,7 @@ int main(void)
     h_add_dropall(su, "flush_aborts_forkless", flush_aborts_forkless, 60);
     h_add_dropall(su, "flush_aborts_fork", flush_aborts_fork, 60);
     h_add_dropall(su, "bgsave_busy_schedule_lastsave", bgsave_busy_schedule_lastsave, 60);
+    h_add_dropall(su, "queue_order_rewrite_then_bgsave", queue_order_rewrite_then_bgsave, 60);
     h_add_dropall(su, "failed_save_forkless", failed_save_forkless, 60);
     h_add_dropall(su, "failed_save_fork", failed_save_fork, 60);
     h_add_dropall(su, "damaged_dump_flipped_lz4", damaged_dump_flipped_lz4, 60);

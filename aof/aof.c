@@ -565,12 +565,17 @@ static int rewrite_ready(void *priv) {
     return A.on && !A.rewriting && mono_ms() >= A.retry_after_ms;
 }
 
+/* Submits the base's request to the save queue (snap_submit's `when`),
+ * tagged with this rewrite's number. */
+static int submit_rewrite(int when, char *err, size_t errlen) {
+    A.req.priv = (void *)(uintptr_t)A.rewrite_gen;
+    return snap_submit(&A.req, when, err, errlen);
+}
+
 /* Puts the base's request in the save queue, to start when rewrite_ready. */
 static void schedule_rewrite(void) {
     char err[512];
-    if (!A.on) return;
-    A.req.priv = (void *)(uintptr_t)A.rewrite_gen;
-    (void)snap_submit(&A.req, SNAP_QUEUE, err, sizeof err); /* never fails: it waits */
+    if (A.on) (void)submit_rewrite(SNAP_QUEUE, err, sizeof err); /* never fails: it waits */
 }
 
 /* The base's completion (main thread, called back by the save queue). The
@@ -578,7 +583,7 @@ static void schedule_rewrite(void) {
  * manifest) since this rewrite started: then it is stale and changes
  * nothing. A base that never started (the INCR file or the serializer
  * thread could not be made) changes nothing either: BGREWRITEAOF answers
- * the error. */
+ * the error, and the log says it. */
 static void on_rewrite_done(void *priv, const snap_result *r) {
     int status = r->status;
     const char *why = r->err;
@@ -654,9 +659,7 @@ int aof_rewrite(char *err, size_t errlen) {
                               "CONFIG SET appendonly yes (which writes a base)");
         return -1;
     }
-    /* started now, else scheduled: waiting in the save queue */
-    A.req.priv = (void *)(uintptr_t)A.rewrite_gen;
-    return snap_submit(&A.req, SNAP_NOW_OR_QUEUE, err, errlen);
+    return submit_rewrite(SNAP_NOW_OR_QUEUE, err, errlen); /* else scheduled: waiting */
 }
 
 /* ---- on / off ---- */
@@ -783,8 +786,7 @@ void aof_cron(void) {
         (size - base) * 100 / base >= (uint64_t)perc) {
         char err[512];
         unsigned long long growth = (size - base) * 100 / base;
-        A.req.priv = (void *)(uintptr_t)A.rewrite_gen;
-        if (snap_submit(&A.req, SNAP_NOW, err, sizeof err) == 0)
+        if (submit_rewrite(SNAP_NOW, err, sizeof err) == 0)
             log_notice("Starting automatic rewriting of AOF on %llu%% growth", growth);
     }
     on_progress(NULL); /* everysec: release what the timer fsynced */

@@ -250,7 +250,8 @@ static void on_save_done(void *priv, const snap_result *r) {
     }
 }
 
-/* Whether the request in the save queue may start (see the top). */
+/* 1 when the payload goes to every waiting replica diskless, EOF-marked
+ * (repl-diskless-sync, and each said capa eof). */
 static int sync_eof(void) {
     int eof = server.cfg.repl_diskless_sync;
     for (size_t i = 0; i < F.nwait; i++) eof &= F.wait[i]->rl->capa_eof;
@@ -259,6 +260,7 @@ static int sync_eof(void) {
 
 static int drained(const client *c) { return net_pending_output(c) == 0 && !c->writing; }
 
+/* The request's ready predicate: whether the save may start (see the top). */
 static int sync_ready(void *priv) {
     (void)priv;
     if (F.state != FS_IDLE || !F.nwait) return 0;
@@ -345,7 +347,7 @@ static int sync_begin(void *priv, snap_target *t, char *err, size_t errlen) {
 static void keepalive(void) {
     for (size_t i = 0; i < F.nwait; i++) {
         client *c = F.wait[i]->rl->c;
-        if (net_pending_output(c) == 0 && !c->writing && write(c->fd, "\n", 1) < 0) {
+        if (drained(c) && write(c->fd, "\n", 1) < 0) {
             /* EAGAIN: the next second; a dead peer shows on its reads */
         }
     }

@@ -739,6 +739,19 @@ START_TEST(queue_order_rewrite_then_bgsave)
     free(log);
     expect_pinfo_str(c, "rdb_last_bgsave_status", "ok");
     expect_pinfo_str(c, "aof_last_bgrewrite_status", "ok");
+
+    /* while an AOF base is written, BGSAVE answers as Redis's does */
+    expect_status(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    expect_error(c, "ERR An AOF log rewriting in progress: can't BGSAVE right now. Use "
+                    "BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.",
+                 "BGSAVE");
+    ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 0);
+    expect_status(c, "Background saving scheduled", "BGSAVE SCHEDULE");
+    end = h_now_ms() + 30000;
+    while (pinfo(c, "rdb_saves") < saves + 3 || pinfo(c, "rdb_bgsave_in_progress")) {
+        ck_assert_msg(h_now_ms() < end, "the scheduled save did not run");
+        h_sleep_ms(20);
+    }
     redisFree(c);
 }
 END_TEST

@@ -6,7 +6,13 @@
  * the save queue's (savequeue.h: the AOF's base and the full sync's
  * payload are requests there too); the forkless serializer thread is in
  * serializer.c, the fork child in forksave.c. See doc/design.md for the
- * protocol. Main thread only unless stated. */
+ * protocol. Main thread only unless stated.
+ *
+ * FLUSHALL/FLUSHDB (the before_flush hook) abort a running file save or
+ * AOF base cleanly (not a failure; a replication save goes on). A forkless
+ * save whose thread has already finished but whose completion has not run
+ * yet counts as aborted too (no success recorded; an AOF base it renamed
+ * into place is removed, the rewrite is told status 1). */
 #ifndef VERSO_SNAP_H
 #define VERSO_SNAP_H
 
@@ -62,12 +68,6 @@ void snap_after_flushall(void);
  * still reads it (it is freed once the save has ended), 0 when the caller
  * frees it now. */
 int snap_keep_retired_table(vt *t);
-/* FLUSHALL/FLUSHDB abort a running file save or AOF base cleanly (not a
- * failure; a replication save goes on), through the before_flush hook. A
- * forkless save whose thread has already finished but whose completion
- * has not run yet counts as aborted too (no success recorded; an AOF base
- * it renamed into place is removed, the rewrite is told status 1). */
-
 /* Save points, child reaping, progress and the queue's waiting requests;
  * called by the server cron. */
 void snap_cron(void);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "restore.h"
+#include "savequeue.h"
 #include "snap.h"
 #include "syncsave.h"
 #include "rewrite.h"
@@ -51,11 +52,14 @@ static struct {
     uint64_t incr_size_before; /* INCR bytes in files before the current one */
     uint64_t cur_incr_start;   /* `submitted` when the current INCR began */
     uint64_t size_after_rewrite;
-    /* rewrite */
-    int rewriting, scheduled;
-    uint64_t rewrite_gen;     /* the running rewrite's number; turning the
-                                 AOF off bumps it, so a completion that
-                                 arrives later is recognised as stale */
+    /* rewrite: the base is a request of the save queue (savequeue.h),
+     * waiting there while aof_rewrite_scheduled */
+    int rewriting;
+    snap_req req;
+    uint64_t rewrite_gen;     /* the rewrite's number, its request's priv;
+                                 turning the AOF off bumps it, so a
+                                 completion that arrives later is
+                                 recognised as stale */
     int64_t rewrite_start_us;
     long long last_rewrite_sec;
     int last_rewrite_ok;
@@ -87,13 +91,18 @@ static _Atomic uint64_t published_seq;
 
 static void on_progress(void *priv);
 static void finish_rewrite(void);
-static void on_rewrite_done(void *priv, int status, const char *err, uint64_t bytes);
+static int rewrite_ready(void *priv);
+static void schedule_rewrite(void);
+static int start_rewrite(void *priv, snap_target *t, char *err, size_t errlen);
+static void on_rewrite_done(void *priv, const snap_result *r);
 static const hooks aof_hooks;
 
 void aof_init(void) {
     A.last_db = -1;
     A.last_rewrite_sec = -1;
     A.last_rewrite_ok = 1;
+    A.req = (snap_req){.kind = SNAP_TO_AOF_BASE, .ready = rewrite_ready, .begin = start_rewrite,
+                       .done = on_rewrite_done};
     aofm_init(&A.m);
     aof_register_commands();
     hooks_register(&aof_hooks);
@@ -471,9 +480,11 @@ static uint64_t current_size(void) {
     return A.base_size + A.incr_size_before + (stream_end() - A.cur_incr_start);
 }
 
-/* Switches appends to a new INCR file at this instant and starts writing
- * the BASE of the same instant with the forkless serializer. */
-static int start_rewrite(char *err, size_t errlen) {
+/* The save queue starts the rewrite's base (the request's begin): switches
+ * appends to a new INCR file at this instant and names the BASE that the
+ * forkless serializer then writes, of the same instant. */
+static int start_rewrite(void *priv, snap_target *t, char *err, size_t errlen) {
+    (void)priv;
     aof_before_sleep(); /* everything before E goes to the old file */
     /* An INCR file that nothing was appended to since it began (a failed
      * rewrite's, say) can follow the base of this instant as it is: reused,
@@ -503,13 +514,11 @@ static int start_rewrite(char *err, size_t errlen) {
     char *base_path = aof_path(base);
     snprintf(A.tmp, sizeof A.tmp, "temp-rewriteaof-bg-%d.aof", (int)getpid());
     char *tmp_path = aof_path(A.tmp);
-    A.rewrite_gen++;
-    int rc = snap_start_aof_base(tmp_path, base_path, preamble ? NULL : aofrw_key,
-                                 on_rewrite_done, (void *)(uintptr_t)A.rewrite_gen, err,
-                                 errlen);
+    snprintf(t->u.aof.path, sizeof t->u.aof.path, "%s", base_path);
+    snprintf(t->u.aof.tmp, sizeof t->u.aof.tmp, "%s", tmp_path);
+    t->u.aof.cmds = preamble ? NULL : aofrw_key;
     free(base_path);
     free(tmp_path);
-    if (rc != 0) { free(base); free(incr); return -1; }
     free(A.rw_incr);
     free(A.rw_base);
     A.rw_incr = incr;
@@ -545,10 +554,10 @@ static void finish_rewrite(void) {
 static void rewrite_failed(const char *why) {
     A.last_rewrite_ok = 0;
     A.rw_failures++;
-    A.scheduled = A.on;
     if (!A.have_base) {
         snprintf(A.base_error, sizeof A.base_error, "%s", why);
         A.retry_after_ms = mono_ms() + 5000;
+        schedule_rewrite();
         if (always()) fail_held(aof_write_gate());
         return;
     }
@@ -560,12 +569,43 @@ static void rewrite_failed(const char *why) {
                     "one in %lld minutes", A.rw_failures, (long long)(delay / 60000));
     }
     A.retry_after_ms = mono_ms() + delay;
+    schedule_rewrite();
 }
 
-/* The base's completion (main thread). The AOF may have been turned off
- * (and on again, with a new writer and manifest) since this rewrite
- * started: then it is stale and changes nothing. */
-static void on_rewrite_done(void *priv, int status, const char *why, uint64_t bytes) {
+/* The base's request waits in the save queue for the running save to end
+ * and, after a failure, for the retry delay. */
+static int rewrite_ready(void *priv) {
+    (void)priv;
+    return A.on && !A.rewriting && mono_ms() >= A.retry_after_ms;
+}
+
+/* Submits the base's request to the save queue (snap_submit's `when`),
+ * tagged with this rewrite's number. */
+static int submit_rewrite(int when, char *err, size_t errlen) {
+    A.req.priv = (void *)(uintptr_t)A.rewrite_gen;
+    return snap_submit(&A.req, when, err, errlen);
+}
+
+/* Puts the base's request in the save queue, to start when rewrite_ready. */
+static void schedule_rewrite(void) {
+    char err[512];
+    if (A.on) (void)submit_rewrite(SNAP_QUEUE, err, sizeof err); /* never fails: it waits */
+}
+
+/* The base's completion (main thread, called back by the save queue). The
+ * AOF may have been turned off (and on again, with a new writer and
+ * manifest) since this rewrite started: then it is stale and changes
+ * nothing. A base that never started (the INCR file or the serializer
+ * thread could not be made) changes nothing either: BGREWRITEAOF answers
+ * the error, and the log says it. */
+static void on_rewrite_done(void *priv, const snap_result *r) {
+    int status = r->status;
+    const char *why = r->err;
+    if (!r->started) {
+        A.rewriting = 0;
+        log_warning("AOF rewrite: %s", why);
+        return;
+    }
     if ((uint64_t)(uintptr_t)priv != A.rewrite_gen || !A.rewriting) {
         log_notice("Background AOF rewrite %s after the AOF was turned off: discarded",
                    status == 0 ? "completed" : status == 1 ? "aborted" : "failed");
@@ -577,8 +617,8 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
         A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
         log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
         if (status == 1) { /* aborted (FLUSHALL) is not a failure: again at once */
-            A.scheduled = A.on;
             A.retry_after_ms = mono_ms();
+            schedule_rewrite();
         } else {
             rewrite_failed(why);
         }
@@ -614,7 +654,7 @@ static void on_rewrite_done(void *priv, int status, const char *why, uint64_t by
     }
     aofm_free(&old);
     A.m = next;
-    A.base_size = bytes;
+    A.base_size = r->bytes;
     A.incr_size_before = 0;
     A.size_after_rewrite = current_size();
     if (first) {
@@ -633,11 +673,7 @@ int aof_rewrite(char *err, size_t errlen) {
                               "CONFIG SET appendonly yes (which writes a base)");
         return -1;
     }
-    if (snap_in_progress()) {
-        A.scheduled = 1;
-        return 1;
-    }
-    return start_rewrite(err, errlen);
+    return submit_rewrite(SNAP_NOW_OR_QUEUE, err, errlen); /* else scheduled: waiting */
 }
 
 /* ---- on / off ---- */
@@ -678,13 +714,12 @@ static void disable(void) {
     A.on = 0;
     A.base_error[0] = '\0';
     prop_remove(aof_feed, NULL);
-    if (A.rewriting) snap_abort("appendonly turned off");
+    snap_cancel(&A.req, "appendonly turned off"); /* waiting or running */
     /* The rewrite is abandoned: its completion, whenever it comes, is stale,
      * and a manifest it queued on this writer no longer ends anything. */
     A.rewriting = 0;
     A.rewrite_gen++;
     A.publish_wait = 0;
-    A.scheduled = 0;
     aofw_stop(A.w);
     A.w = NULL;
     assert(A.buf.len == 0);
@@ -755,21 +790,18 @@ void aof_cron(void) {
         restart_after_sync = 0; /* turned off meanwhile */
     }
     if (!A.on) return;
-    if (A.scheduled && !snap_in_progress() && !A.rewriting && mono_ms() >= A.retry_after_ms) {
-        char err[512];
-        A.scheduled = 0;
-        if (start_rewrite(err, sizeof err) != 0) log_warning("AOF rewrite: %s", err);
-        return;
-    }
+    /* A scheduled rewrite waits in the save queue (rewrite_ready). An
+     * automatic one starts only when no save runs (else the save queue
+     * refuses it, and a later cron tick asks again), as Redis's. */
     long long perc = server.cfg.auto_aof_rewrite_percentage;
     uint64_t size = current_size(), base = A.size_after_rewrite ? A.size_after_rewrite : 1;
-    if (perc && !A.rewriting && !snap_in_progress() && mono_ms() >= A.retry_after_ms &&
+    if (perc && !A.rewriting && !snap_queued(&A.req) && mono_ms() >= A.retry_after_ms &&
         size > (uint64_t)server.cfg.auto_aof_rewrite_min_size &&
         (size - base) * 100 / base >= (uint64_t)perc) {
         char err[512];
-        log_notice("Starting automatic rewriting of AOF on %llu%% growth",
-                   (unsigned long long)((size - base) * 100 / base));
-        if (start_rewrite(err, sizeof err) != 0) log_warning("AOF rewrite: %s", err);
+        unsigned long long growth = (size - base) * 100 / base;
+        if (submit_rewrite(SNAP_NOW, err, sizeof err) == 0)
+            log_notice("Starting automatic rewriting of AOF on %llu%% growth", growth);
     }
     on_progress(NULL); /* everysec: release what the timer fsynced */
 }
@@ -965,7 +997,7 @@ void aof_info(vbuf *b) {
              "aof_pending_bio_fsync:%llu\r\naof_delayed_fsync:%llu\r\n"
              "aof_backlog_bytes:%llu\r\naof_parked_clients:%d\r\naof_parked_total:%llu\r\n"
              "aof_fsyncs:%llu\r\naof_last_fsync_usec:%lld\r\naof_inflight_keys:%d\r\n",
-             A.on, A.rewriting, A.scheduled, A.last_rewrite_sec,
+             A.on, A.rewriting, snap_queued(&A.req), A.last_rewrite_sec,
              A.rewriting ? (long long)((mono_us() - A.rewrite_start_us) / 1000000) : -1LL,
              A.last_rewrite_ok ? "ok" : "err", A.rewrites, A.rw_failures,
              st.write_ok ? "ok" : "err",

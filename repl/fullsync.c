@@ -1,11 +1,14 @@
 /* fullsync: the snapshot of a full resynchronization (see repl_int.h).
  *
  * Replicas that asked for a full sync wait in F.wait (RS_WAIT_BGSAVE_START,
- * a "\n" keepalive every second) until a save may start: none runs (a
- * BGSAVE or AOF rewrite makes them wait, as Redis), the output of each is
- * drained, and for a diskless save repl-diskless-sync-delay has passed
- * since the first one came or repl-diskless-sync-max-replicas wait. Then,
- * on the main thread between two commands, every ready replica gets its
+ * a "\n" keepalive every second), and one request for them waits in the
+ * save queue (savequeue.h: F.req) until a save may start: none runs (a
+ * BGSAVE or AOF rewrite makes them wait, as Redis), and, as its ready
+ * predicate says, no payload of ours is still being sent, the output of
+ * one at least is drained, and for a diskless save
+ * repl-diskless-sync-delay has passed since the first one came or
+ * repl-diskless-sync-max-replicas wait. Then the queue calls sync_begin,
+ * on the main thread between two commands: every drained replica gets its
  * cut (primary_sync_cut) and one save starts for all of them:
  *
  *  - diskless (repl-diskless-sync yes and every one said capa eof): the
@@ -25,10 +28,11 @@
  * fails.
  *
  * Threads: the serializer (or the fork child) owns F.out between
- * snap_start_sink and the done callback; the sender thread owns its
+ * sync_begin and on_save_done; the sender thread owns its
  * fan-out sink between its start and F.sent (uv_async_t); the main thread
  * reads their per-target errors after they are done. Everything else here
  * is main thread only. */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -41,8 +45,7 @@
 #include <uv.h>
 
 #include "rdb_io.h"
-#include "snap.h"
-#include "hooks.h"
+#include "savequeue.h"
 #include "log.h"
 #include "net.h"
 #include "util.h"
@@ -66,8 +69,7 @@ static struct {
     int64_t wait_since_ms;    /* mono ms the first of them came */
     int64_t last_keepalive_ms;
     int state;                /* FS_* */
-    int forked;               /* the running save is a fork child's: no
-                                 per-replica errors to read back */
+    snap_req req;             /* the save queue's request for F.wait */
     fs_target **cur;          /* the running save's replicas */
     size_t ncur;
     sink *out;                /* the save's sink (fan-out or temp file) */
@@ -102,8 +104,10 @@ void fullsync_request(replica_link *rl) {
     }
     if (!F.nwait) F.wait_since_ms = mono_ms();
     F.wait[F.nwait++] = t;
-    /* the save starts before the loop sleeps (before_sleep), not inside
-     * the PSYNC that asked for it */
+    /* the save starts before the loop sleeps (the queue's SNAP_QUEUE), not
+     * inside the PSYNC that asked for it */
+    char err[256];
+    (void)snap_submit(&F.req, SNAP_QUEUE, err, sizeof err); /* never fails: it waits */
 }
 
 void fullsync_drop(replica_link *rl) {
@@ -115,6 +119,7 @@ void fullsync_drop(replica_link *rl) {
         if (F.wait[i] != t) continue;
         wait_remove(i);
         free(t);
+        if (!F.nwait) snap_withdraw(&F.req);
         return;
     }
     /* in the running save: the thread's next write on the dup fails */
@@ -209,18 +214,23 @@ static void start_sending(uint64_t bytes) {
 
 /* ---- the save ---- */
 
-static void try_start(void);
-
-/* snap.c: the replication save ended (main thread). */
-static void on_save_done(void *priv, int status, const char *why, uint64_t bytes) {
-    const char *err = why;
+/* The replication save ended (the save queue calls back, main thread), or
+ * never started (sync_begin or the save's start failed). */
+static void on_save_done(void *priv, const snap_result *r) {
+    int status = r->status;
+    const char *err = r->err;
     (void)priv;
     sink *out = F.out;
     F.out = NULL;
-    if (F.state == FS_SOCKET) {
+    if (!r->started) {
+        sink_free(out);
+        if (F.state == FS_DISK_SAVE) unlink(F.tmp);
+        finish_targets(0, err, NULL);
+    } else if (F.state == FS_SOCKET) {
         if (status == 0) log_notice("Diskless replication payload sent: %llu bytes",
-                                    (unsigned long long)bytes);
-        finish_targets(status == 0, err, F.forked ? NULL : out);
+                                    (unsigned long long)r->bytes);
+        /* a fork child's copy of the sink had the per-replica errors */
+        finish_targets(status == 0, err, r->method == SNAP_FORK ? NULL : out);
         sink_free(out);
     } else {
         /* the file is complete (a fork child wrote it through its own copy
@@ -238,12 +248,56 @@ static void on_save_done(void *priv, int status, const char *why, uint64_t bytes
             start_sending((uint64_t)st.st_size);
         }
     }
-    try_start();
 }
 
-/* Starts one save for targets F.cur (their cut is now). */
-static void start_save(int eof) {
-    char err[512], mark[REPL_ID_LEN + 1];
+/* 1 when the payload goes to every waiting replica diskless, EOF-marked
+ * (repl-diskless-sync, and each said capa eof). */
+static int sync_eof(void) {
+    int eof = server.cfg.repl_diskless_sync;
+    for (size_t i = 0; i < F.nwait; i++) eof &= F.wait[i]->rl->capa_eof;
+    return eof;
+}
+
+static int drained(const client *c) { return net_pending_output(c) == 0 && !c->writing; }
+
+/* The request's ready predicate: whether the save may start (see the top). */
+static int sync_ready(void *priv) {
+    (void)priv;
+    if (F.state != FS_IDLE || !F.nwait) return 0;
+    if (sync_eof()) {
+        int max = server.cfg.repl_diskless_sync_max_replicas;
+        int64_t waited = mono_ms() - F.wait_since_ms;
+        if (waited < (int64_t)server.cfg.repl_diskless_sync_delay * 1000 &&
+            !(max > 0 && F.nwait >= (size_t)max))
+            return 0;
+    }
+    for (size_t i = 0; i < F.nwait; i++)
+        if (drained(F.wait[i]->rl->c)) return 1;
+    return 0;
+}
+
+/* The save starts (the queue's begin, once sync_ready said so): the
+ * drained replicas become F.cur, each gets its cut now, and t names the
+ * sink the save writes. Those still waiting keep a request queued. */
+static int sync_begin(void *priv, snap_target *t, char *err, size_t errlen) {
+    (void)priv;
+    int eof = sync_eof();
+    F.cur = xrealloc(F.cur, F.nwait * sizeof *F.cur);
+    F.ncur = 0;
+    for (size_t i = 0; i < F.nwait;) {
+        if (drained(F.wait[i]->rl->c)) {
+            F.cur[F.ncur++] = F.wait[i];
+            wait_remove(i);
+        } else {
+            i++;
+        }
+    }
+    assert(F.ncur > 0); /* sync_ready */
+    if (F.nwait) {
+        F.wait_since_ms = mono_ms();
+        (void)snap_submit(&F.req, SNAP_QUEUE, err, errlen); /* waits */
+    }
+    char mark[REPL_ID_LEN + 1];
     sink *out;
     if (eof) {
         repl_new_id(mark);
@@ -251,33 +305,29 @@ static void start_save(int eof) {
         sink_fanout_set_suffix(out, mark, REPL_ID_LEN);
     } else {
         snprintf(F.tmp, sizeof F.tmp, "temp-%d-repl.rdb", (int)getpid());
-        out = sink_file_open(F.tmp, NULL, err, sizeof err);
-        if (!out) {
-            finish_targets(0, err, NULL);
-            return;
-        }
+        out = sink_file_open(F.tmp, NULL, err, errlen);
+        if (!out) return -1; /* on_save_done fails F.cur */
     }
     for (size_t i = 0; i < F.ncur; i++) {
-        fs_target *t = F.cur[i];
-        replica_link *rl = t->rl;
-        t->eof = eof;
-        t->idx = i;
-        t->fd = fcntl(rl->c->fd, F_DUPFD_CLOEXEC, 0);
-        if (t->fd < 0) log_warning("Full sync: dup of a replica's socket: %s", strerror(errno));
+        fs_target *ft = F.cur[i];
+        replica_link *rl = ft->rl;
+        ft->eof = eof;
+        ft->idx = i;
+        ft->fd = fcntl(rl->c->fd, F_DUPFD_CLOEXEC, 0);
+        if (ft->fd < 0) log_warning("Full sync: dup of a replica's socket: %s", strerror(errno));
         primary_sync_cut(rl);
-        if (rl->old_sync) t->prefix[0] = '\0';
-        else snprintf(t->prefix, sizeof t->prefix, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
+        if (rl->old_sync) ft->prefix[0] = '\0';
+        else snprintf(ft->prefix, sizeof ft->prefix, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
         if (eof) {
-            char prefix[sizeof t->prefix + 64];
-            int len = snprintf(prefix, sizeof prefix, "%s$EOF:%s\r\n", t->prefix, mark);
+            char prefix[sizeof ft->prefix + 64];
+            int len = snprintf(prefix, sizeof prefix, "%s$EOF:%s\r\n", ft->prefix, mark);
             char name[96];
             snprintf(name, sizeof name, "replica %s", rl->c->addr);
             /* a failed dup makes a target whose first write fails */
-            sink_fanout_add(out, t->fd, name, prefix, (size_t)len);
+            sink_fanout_add(out, ft->fd, name, prefix, (size_t)len);
         }
     }
     F.state = eof ? FS_SOCKET : FS_DISK_SAVE;
-    F.forked = server.cfg.bgsave_method == BGSAVE_FORK;
     F.out = out;
     /* where the stream after the cut goes on: the master link's database on
      * a chained replica (it proxies bytes it cannot prefix with SELECT),
@@ -285,42 +335,11 @@ static void start_save(int eof) {
     rdb_repl_aux ra = {.set = 1, .stream_db = server.upstream ? replica_stream_db() : 0,
                        .offset = R.offset};
     memcpy(ra.id, R.replid, sizeof ra.id);
-    if (snap_start_sink(out, &ra, on_save_done, NULL, err, sizeof err) != 0) {
-        F.out = NULL;
-        if (!eof) unlink(F.tmp);
-        sink_free(out);
-        finish_targets(0, err, NULL);
-        return;
-    }
+    t->u.replicas.out = out;
+    t->u.replicas.repl = ra;
     log_notice("Starting BGSAVE for SYNC with target: %s (%zu replicas)",
                eof ? "replicas sockets" : "disk", F.ncur);
-}
-
-/* Starts a save for the replicas waiting when it may (see the top). */
-static void try_start(void) {
-    if (F.state != FS_IDLE || !F.nwait || snap_in_progress()) return;
-    int eof = server.cfg.repl_diskless_sync;
-    for (size_t i = 0; i < F.nwait; i++) eof &= F.wait[i]->rl->capa_eof;
-    if (eof) {
-        int max = server.cfg.repl_diskless_sync_max_replicas;
-        int64_t waited = mono_ms() - F.wait_since_ms;
-        if (waited < (int64_t)server.cfg.repl_diskless_sync_delay * 1000 &&
-            !(max > 0 && F.nwait >= (size_t)max))
-            return;
-    }
-    F.cur = xrealloc(F.cur, F.nwait * sizeof *F.cur);
-    F.ncur = 0;
-    for (size_t i = 0; i < F.nwait;) {
-        client *c = F.wait[i]->rl->c;
-        if (net_pending_output(c) == 0 && !c->writing) {
-            F.cur[F.ncur++] = F.wait[i];
-            wait_remove(i);
-        } else {
-            i++;
-        }
-    }
-    if (F.nwait) F.wait_since_ms = mono_ms();
-    if (F.ncur) start_save(eof);
+    return 0;
 }
 
 /* "\n" to the replicas waiting for their payload, as Redis: one
@@ -328,7 +347,7 @@ static void try_start(void) {
 static void keepalive(void) {
     for (size_t i = 0; i < F.nwait; i++) {
         client *c = F.wait[i]->rl->c;
-        if (net_pending_output(c) == 0 && !c->writing && write(c->fd, "\n", 1) < 0) {
+        if (drained(c) && write(c->fd, "\n", 1) < 0) {
             /* EAGAIN: the next second; a dead peer shows on its reads */
         }
     }
@@ -345,21 +364,12 @@ void fullsync_cron(void) {
         F.last_keepalive_ms = now;
         keepalive();
     }
-    try_start();
 }
-
-static void before_sleep(void) {
-    if (F.nwait) try_start();
-}
-
-static const hooks fullsync_hooks = {
-    .name = "replication (full sync)",
-    .before_sleep = before_sleep,
-};
 
 void fullsync_init(void) {
     uv_async_init(server.loop, &F.sent, on_sent);
     uv_unref((uv_handle_t *)&F.sent);
     F.sent_init = 1;
-    hooks_register(&fullsync_hooks);
+    F.req = (snap_req){.kind = SNAP_TO_REPLICAS, .ready = sync_ready, .begin = sync_begin,
+                       .done = on_save_done};
 }

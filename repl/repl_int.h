@@ -141,7 +141,8 @@ void fullsync_request(replica_link *rl);
  * so that a thread writing to it fails; the save goes on for the others,
  * or is aborted when none is left). */
 void fullsync_drop(replica_link *rl);
-/* Cron: the sync delay, "\n" keepalives to replicas waiting, progress. */
+/* Cron: "\n" keepalives to replicas waiting (their save is a request in
+ * the save queue, which starts it when the sync delay allows). */
 void fullsync_cron(void);
 /* 1 while a replication save runs (BGSAVE then answers that one is in
  * progress, as Redis). */

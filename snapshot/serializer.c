@@ -256,8 +256,9 @@ int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, siz
     int rc = pthread_create(&job->thread, &attr, ser_main, job);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
+        /* job->done stays open: the caller closes it, and the job is freed
+         * in the close callback (libuv holds the handle until then) */
         snprintf(err, errlen, "Can't start the serializer thread: %s", strerror(rc));
-        uv_close((uv_handle_t *)&job->done, NULL);
         pthread_mutex_destroy(&job->q_lock);
         return -1;
     }

@@ -84,7 +84,11 @@ typedef struct ser_job {
  * map fails) the thread gets the default stack. */
 void ser_init(void);
 /* Main thread: starts the job (which must be set up with its tables in
- * vt_save_begin state); on_done runs on the loop when the thread ends. */
+ * vt_save_begin state); on_done runs on the loop when the thread ends.
+ * -1 with err when the thread cannot start: job->done is initialised all
+ * the same, and the caller closes it (uv_close) and frees the job in the
+ * close callback, as after a job that ran (never before: libuv keeps the
+ * handle in its closing list until the callback has run). */
 int ser_start(ser_job *job, uv_loop_t *loop, uv_async_cb on_done, char *err, size_t errlen);
 /* Main thread: the tables' capture callback (priv is a ser_db). */
 void ser_capture(void *priv, obj *val, int64_t expire);

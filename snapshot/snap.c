@@ -1,6 +1,8 @@
 /* snap: the main-thread side of snapshots (see snap.h): starting and
- * finishing forkless and fork saves, SAVE, save points, aborts on FLUSHALL,
- * restore on startup, INFO persistence. Main thread only. */
+ * finishing forkless and fork saves of every target the save queue
+ * (savequeue.c) hands over, BGSAVE and save points (the file's requests),
+ * SAVE, aborts on FLUSHALL, restore on startup, INFO persistence. Main
+ * thread only. */
 #include "snap.h"
 
 #include <assert.h>
@@ -22,6 +24,7 @@
 #include "util.h"
 #include "forksave.h"
 #include "restore.h"
+#include "savequeue.h"
 #include "serializer.h"
 #include "syncsave.h"
 
@@ -29,6 +32,7 @@
 
 static struct {
     int type;                 /* SNAP_NONE / SNAP_FORKLESS / SNAP_FORK running */
+    int kind;                 /* the running save's target (enum snap_kind) */
     uint64_t epoch;           /* last save epoch used */
     int64_t start_mono_us;
     int64_t stall_us;         /* main thread's time to start the last save */
@@ -40,15 +44,7 @@ static struct {
     int aborted;              /* FLUSHALL asked to stop the running save */
     vt **retired;             /* tables replaced while the save reads them */
     int nretired;
-    int scheduled;            /* BGSAVE SCHEDULE */
     int save_after_abort;     /* FLUSHALL aborted a save: save when it ends */
-    snap_done_fn aof_done;    /* running forkless job writes an AOF base */
-    void *aof_priv;
-    snap_done_fn sink_done;   /* running save streams into a sink (a
-                                 replication save, snap_start_sink) */
-    void *sink_priv;
-    rdb_repl_aux repl;        /* the replication save being started: its
-                                 AUX fields (fill_aux copies it) */
     snap_repl_info_fn repl_info; /* the replication history a save records */
     rdb_repl_aux loaded_repl; /* what the snapshot loaded at startup said */
     /* results */
@@ -113,14 +109,16 @@ int snap_rdb_flags(int aof_base) {
 
 /* used_mem -1 leaves it to the writer's thread, which reads the counted
  * objects and table slabs itself (serializer.c); otherwise INFO's
- * used_memory, read from counters (info.c). */
-static void fill_aux(rdb_aux *aux, int measure_mem) {
+ * used_memory, read from counters (info.c). repl: a replication payload's
+ * AUX fields, or NULL. */
+static void fill_aux(rdb_aux *aux, int measure_mem, const rdb_repl_aux *repl) {
     aux->redis_ver = VERSO_REDIS_VERSION;
     aux->ctime = wall_ms() / 1000;
     aux->used_mem = measure_mem ? (int64_t)info_used_memory() : -1;
     aux->aof_base = 0;
     aux->as_commands = NULL; /* an RDB; the AOF sets commands itself */
-    aux->repl = S.repl;      /* set only while snap_start_sink starts one */
+    if (repl) aux->repl = *repl;
+    else memset(&aux->repl, 0, sizeof aux->repl);
     /* any other save records the history its data is at (a replica's:
      * it resumes from there after a restart) */
     if (!aux->repl.set && S.repl_info) S.repl_info(&aux->repl);
@@ -164,6 +162,24 @@ static void on_job_closed(uv_handle_t *h) {
     free(job);
 }
 
+/* Every save's end, forkless or fork, once the engine's state is idle
+ * again: the queue calls the requester back; then, when FLUSHALL with
+ * save points deferred its save until this one ended, that save runs
+ * (the empty dataset replaces whatever the aborted save wrote, also a
+ * dump it had already renamed into place). */
+static void save_ended(const snap_result *r) {
+    assert(S.type == SNAP_NONE);
+    if (snapq_kind(S.kind)->is_bgsave) {
+        S.last_time_sec = r->duration_us / 1000000;
+        S.last_keys = r->keys;
+    }
+    snapq_ended(r);
+    if (S.save_after_abort && S.type == SNAP_NONE) {
+        S.save_after_abort = 0;
+        snap_after_flushall();
+    }
+}
+
 /* Runs on the loop when the serializer thread has ended (or directly from
  * snap_shutdown, after it asked the thread to stop). The state may have
  * moved on since the thread finished: FLUSHALL/FLUSHDB or AOF off asked for
@@ -184,67 +200,44 @@ static void on_forkless_done(uv_async_t *a) {
     S.type = SNAP_NONE;
     S.job = NULL;
     S.aborted = 0;
-    if (S.sink_done) {
-        snap_done_fn done = S.sink_done;
-        S.sink_done = NULL;
-        S.last_time_sec = job->duration_us / 1000000;
-        S.last_keys = atomic_load(&job->keys_done);
-        done(S.sink_priv, aborted ? 1 : job->status, aborted ? "aborted" : job->err,
-             job->file_bytes);
-    } else if (S.aof_done) {
-        snap_done_fn done = S.aof_done;
-        S.aof_done = NULL;
-        /* A base renamed into place after the abort is listed by no
-         * manifest: it goes. */
-        if (aborted && job->status == 0 && unlink(job->path) != 0)
-            log_warning("Removing the aborted AOF base %s: %s", job->path, strerror(errno));
-        done(S.aof_priv, aborted ? 1 : job->status, aborted ? "aborted" : job->err,
-             job->file_bytes);
-    } else {
-        S.last_time_sec = job->duration_us / 1000000;
-        S.last_keys = atomic_load(&job->keys_done);
-        S.last_cow = 0;
-        if (aborted) {
-            log_notice("Background saving (forkless) aborted");
-        } else if (job->status == 0) {
-            log_notice("Background saving (forkless) terminated with success: %llu keys, "
-                       "%.3f s, peak retained %zu bytes", (unsigned long long)S.last_keys,
-                       (double)job->duration_us / 1e6, peak);
-            record_result(SNAP_FORKLESS, 1, S.dirty_at_start);
-        } else {
-            log_warning("Background saving (forkless) error: %s", job->err);
-            record_result(SNAP_FORKLESS, 0, 0);
-        }
-    }
-    uv_close((uv_handle_t *)&job->done, on_job_closed);
-    /* FLUSHALL with save points: the empty dataset replaces whatever the
-     * aborted job wrote, also a dump it had already renamed into place. */
-    if (S.save_after_abort && S.type == SNAP_NONE) {
-        S.save_after_abort = 0;
-        snap_after_flushall();
-    }
+    /* A base renamed into place after the abort is listed by no manifest:
+     * it goes. */
+    if (S.kind == SNAP_TO_AOF_BASE && aborted && job->status == 0 && unlink(job->path) != 0)
+        log_warning("Removing the aborted AOF base %s: %s", job->path, strerror(errno));
+    snap_result r = {.started = 1, .status = aborted ? 1 : job->status,
+                     .err = aborted ? "aborted" : job->err, .method = SNAP_FORKLESS,
+                     .bytes = job->file_bytes, .keys = atomic_load(&job->keys_done),
+                     .duration_us = job->duration_us, .peak_extra = peak};
+    save_ended(&r);
+    uv_close((uv_handle_t *)&job->done, on_job_closed); /* r.err lived in the job */
 }
 
-/* Starts the serializer on every table at a new epoch, writing tmp then
- * path. The instant this returns is the snapshot's point in time. */
-static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_cmds_fn cmds,
-                          sink *out, char *err, size_t errlen) {
+/* Starts the serializer on every table at a new epoch, writing t's target.
+ * The instant this returns is the snapshot's point in time. */
+static int start_forkless(const snap_target *t, char *err, size_t errlen) {
     int64_t t0 = mono_us();
+    int aof_base = t->kind == SNAP_TO_AOF_BASE;
+    sink *out = t->kind == SNAP_TO_REPLICAS ? t->u.replicas.out : NULL;
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
     job->ndb = server.cfg.databases;
     job->dbs = xcalloc((size_t)job->ndb, sizeof(ser_db));
-    snprintf(job->path, sizeof job->path, "%s", path);
-    snprintf(job->tmp, sizeof job->tmp, "%s", tmp);
+    if (aof_base) {
+        snprintf(job->path, sizeof job->path, "%s", t->u.aof.path);
+        snprintf(job->tmp, sizeof job->tmp, "%s", t->u.aof.tmp);
+    } else if (!out) {
+        snprintf(job->path, sizeof job->path, "%s", server.cfg.dbfilename);
+        snprintf(job->tmp, sizeof job->tmp, "temp-%d-forkless.rdb", (int)getpid());
+    }
     /* An AOF base stays a plain RDB so that redis-check-aof and redis-server
      * read the AOF directory as it is (snap_rdb_flags). */
     job->compress = snap_rdb_flags(aof_base || out); /* a replica may be redis-server */
     job->out = out;
     if (out) sink_fanout_set_stop(out, &job->abort); /* a shutdown's abort */
-    fill_aux(&job->aux, 0); /* the serializer measures used-mem */
+    fill_aux(&job->aux, 0, out ? &t->u.replicas.repl : NULL); /* the serializer measures used-mem */
     job->aux.aof_base = aof_base;
     if (aof_base) memset(&job->aux.repl, 0, sizeof job->aux.repl); /* as Redis's AOF preamble */
-    job->aux.as_commands = cmds;
+    job->aux.as_commands = aof_base ? t->u.aof.cmds : NULL;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
         d->job = job;
@@ -257,13 +250,8 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     }
     pt_retained_peak_reset();
     if (ser_start(job, server.loop, on_forkless_done, err, errlen) != 0) {
-        for (int i = 0; i < job->ndb; i++) {
-            vt_save_end(job->dbs[i].table);
-            free(job->dbs[i].segs);
-        }
-        release_aux(&job->aux);
-        free(job->dbs);
-        free(job);
+        for (int i = 0; i < job->ndb; i++) vt_save_end(job->dbs[i].table);
+        uv_close((uv_handle_t *)&job->done, on_job_closed); /* frees the job */
         return -1;
     }
     S.job = job;
@@ -272,39 +260,28 @@ static int start_forkless(const char *path, const char *tmp, int aof_base, rdb_c
     S.stall_us = mono_us() - t0;
     latency_add_us("forkless-save-start", S.stall_us); /* the main thread's cost */
     log_notice("%s started (forkless, epoch %llu, %llu keys, start took %lld us)",
-               aof_base ? "AOF base write" : out ? "Replication save" : "Background saving", (unsigned long long)job->epoch, (unsigned long long)job->keys_total,
-               (long long)S.stall_us);
+               snapq_kind(t->kind)->name, (unsigned long long)job->epoch,
+               (unsigned long long)job->keys_total, (long long)S.stall_us);
     return 0;
 }
 
 /* ---- fork ---- */
 
 static void finish_fork(const fork_result *r) {
-    S.last_time_sec = (mono_us() - S.start_mono_us) / 1000000;
     S.last_cow = r->cow_bytes;
-    S.last_keys = r->keys;
-    snap_done_fn sink_done = S.sink_done;
-    S.sink_done = NULL;
-    if (sink_done) {
-        log_notice("Replication save (fork) %s", r->ok ? "terminated with success"
-                                                       : S.aborted ? "aborted" : r->err);
-    } else if (r->ok) {
-        log_notice("Background saving (fork) terminated with success");
-        record_result(SNAP_FORK, 1, S.dirty_at_start);
-    } else if (S.aborted) {
-        log_notice("Background saving (fork) aborted");
-        unlink(S.tmp);
-    } else {
-        log_warning("Background saving (fork) error: %s", r->err);
-        unlink(S.tmp);
-        record_result(SNAP_FORK, 0, 0);
-    }
+    if (S.kind != SNAP_TO_FILE) /* a file save's end is logged by its done */
+        log_notice("%s (fork) %s", snapq_kind(S.kind)->name,
+                   r->ok ? "terminated with success" : S.aborted ? "aborted" : r->err);
+    if (!r->ok && S.tmp[0]) unlink(S.tmp);
+    snap_result res = {.started = 1, .status = r->ok ? 0 : S.aborted ? 1 : -1,
+                       .err = r->ok ? "" : S.aborted ? "aborted" : r->err,
+                       .method = SNAP_FORK, .keys = r->keys,
+                       .duration_us = mono_us() - S.start_mono_us};
     S.type = SNAP_NONE;
     S.child = 0;
-    int aborted = S.aborted;
     S.aborted = 0;
     server.fork_child = 0;
-    if (sink_done) sink_done(S.sink_priv, r->ok ? 0 : aborted ? 1 : -1, r->ok ? "" : r->err, 0);
+    save_ended(&res);
 }
 
 static void poll_child(void) {
@@ -318,13 +295,24 @@ static void on_sigchld(uv_signal_t *s, int sig) {
     poll_child();
 }
 
-static int start_fork(char *err, size_t errlen) {
+/* A child writes t's target (the dump file, or a replication payload into
+ * its copy of the sink). */
+static int start_fork(const snap_target *t, char *err, size_t errlen) {
+    int file = t->kind == SNAP_TO_FILE;
+    assert(file || t->kind == SNAP_TO_REPLICAS); /* the kinds that may fork */
     rdb_aux aux;
-    fill_aux(&aux, 1);
-    snprintf(S.tmp, sizeof S.tmp, "temp-%d-fork.rdb", (int)getpid());
+    fill_aux(&aux, 1, file ? NULL : &t->u.replicas.repl);
     int64_t fork_us;
-    pid_t pid = forksave_start(S.tmp, server.cfg.dbfilename, snap_rdb_flags(0),
-                               &aux, &fork_us, err, errlen);
+    pid_t pid;
+    if (file) {
+        snprintf(S.tmp, sizeof S.tmp, "temp-%d-fork.rdb", (int)getpid());
+        pid = forksave_start(S.tmp, server.cfg.dbfilename, snap_rdb_flags(0), &aux, &fork_us,
+                             err, errlen);
+    } else {
+        S.tmp[0] = '\0';
+        pid = forksave_start_sink(t->u.replicas.out, snap_rdb_flags(1), &aux, &fork_us, err,
+                                  errlen);
+    }
     release_aux(&aux); /* the child has its copy */
     if (pid < 0) return -1;
     S.child = pid;
@@ -334,100 +322,78 @@ static int start_fork(char *err, size_t errlen) {
     S.stall_us = fork_us;
     S.total_forks++;
     S.keys_total = 0;
-    for (int i = 0; i < server.cfg.databases; i++) S.keys_total += vt_size(db_get(i)->t);
-    log_notice("Background saving started by pid %d (fork took %lld us)", (int)pid,
+    for (int i = 0; file && i < server.cfg.databases; i++) S.keys_total += vt_size(db_get(i)->t);
+    log_notice("%s started by pid %d (fork took %lld us)", snapq_kind(t->kind)->name, (int)pid,
                (long long)fork_us);
     return 0;
 }
 
-int snap_start_aof_base(const char *tmp, const char *path, rdb_cmds_fn cmds, snap_done_fn done,
-                        void *priv, char *err, size_t errlen) {
-    if (S.type != SNAP_NONE) {
-        snprintf(err, errlen, "ERR Background save already in progress");
-        return -1;
-    }
+/* ---- the save queue's engine (savequeue.h) ---- */
+
+int snap_run(const snap_target *t, char *err, size_t errlen) {
+    assert(S.type == SNAP_NONE);
+    S.kind = t->kind;
     S.start_mono_us = mono_us();
     S.aborted = 0;
-    if (start_forkless(path, tmp, 1, cmds, NULL, err, errlen) != 0) return -1;
-    S.aof_done = done;
-    S.aof_priv = priv;
-    return 0;
+    return t->method == SNAP_FORK ? start_fork(t, err, errlen) : start_forkless(t, err, errlen);
 }
 
-static int start_sink(sink *out, char *err, size_t errlen);
-
-int snap_start_sink(sink *out, const rdb_repl_aux *repl, snap_done_fn done, void *priv,
-                    char *err, size_t errlen) {
-    if (S.type != SNAP_NONE) {
-        snprintf(err, errlen, "ERR Background save already in progress");
-        return -1;
+void snap_run_abort(const char *why) {
+    if (S.type == SNAP_NONE || S.aborted) return;
+    S.aborted = 1;
+    log_notice("Aborting the background save: %s", why);
+    if (S.type == SNAP_FORKLESS) {
+        atomic_store(&S.job->abort, 1);
+    } else {
+        forksave_kill(S.child);
+        fork_result r = {0};
+        finish_fork(&r);
     }
-    S.repl = *repl;
-    int rc = start_sink(out, err, errlen);
-    memset(&S.repl, 0, sizeof S.repl);
-    if (rc != 0) return -1;
-    S.sink_done = done;
-    S.sink_priv = priv;
-    return 0;
 }
 
-static int start_sink(sink *out, char *err, size_t errlen) {
-    S.start_mono_us = mono_us();
-    S.aborted = 0;
-    if (server.cfg.bgsave_method == BGSAVE_FORK) {
-        rdb_aux aux;
-        fill_aux(&aux, 1);
-        int64_t fork_us;
-        pid_t pid = forksave_start_sink(out, snap_rdb_flags(1), &aux, &fork_us, err, errlen);
-        release_aux(&aux);
-        if (pid < 0) return -1;
-        S.child = pid;
-        S.type = SNAP_FORK;
-        server.fork_child = 1;
-        S.latest_fork_usec = S.stall_us = fork_us;
-        S.total_forks++;
-        S.keys_total = 0;
-        S.tmp[0] = '\0';
-        log_notice("Replication save started by pid %d (fork took %lld us)", (int)pid,
-                   (long long)fork_us);
-    } else if (start_forkless(NULL, "", 0, NULL, out, err, errlen) != 0) {
-        return -1;
-    }
-    return 0;
-}
+/* ---- the file's saves: BGSAVE, BGSAVE SCHEDULE, save points ---- */
 
-int snap_aof_base_running(void) { return S.type == SNAP_FORKLESS && S.aof_done != NULL; }
-
-/* ---- commands' entry points ---- */
-
-int snap_bgsave(char *err, size_t errlen) {
-    if (S.type != SNAP_NONE) {
-        snprintf(err, errlen, "ERR Background save already in progress");
-        return -1;
-    }
-    S.start_mono_us = mono_us();
+/* The instant a file save starts (from the command, or from the queue). */
+static int file_begin(void *priv, snap_target *t, char *err, size_t errlen) {
+    (void)priv, (void)t, (void)err, (void)errlen;
     S.last_try_ms = mono_ms();
     S.dirty_at_start = server.dirty;
-    S.aborted = 0;
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "temp-%d-forkless.rdb", (int)getpid());
-    int rc = server.cfg.bgsave_method == BGSAVE_FORK
-                 ? start_fork(err, errlen)
-                 : start_forkless(server.cfg.dbfilename, tmp, 0, NULL, NULL, err, errlen);
-    if (rc != 0) {
-        log_warning("Can't save in background: %s", err);
-        record_result(server.cfg.bgsave_method == BGSAVE_FORK ? SNAP_FORK : SNAP_FORKLESS, 0, 0);
+    return 0;
+}
+
+static void file_saved(void *priv, const snap_result *r) {
+    (void)priv;
+    const char *how = type_name(r->method);
+    if (r->started && r->method == SNAP_FORKLESS) S.last_cow = 0;
+    if (!r->started) {
+        log_warning("Can't save in background: %s", r->err);
+        record_result(r->method, 0, 0);
+    } else if (r->status == 1) {
+        log_notice("Background saving (%s) aborted", how);
+    } else if (r->status != 0) {
+        log_warning("Background saving (%s) error: %s", how, r->err);
+        record_result(r->method, 0, 0);
+    } else {
+        if (r->method == SNAP_FORKLESS)
+            log_notice("Background saving (forkless) terminated with success: %llu keys, "
+                       "%.3f s, peak retained %zu bytes", (unsigned long long)r->keys,
+                       (double)r->duration_us / 1e6, r->peak_extra);
+        else
+            log_notice("Background saving (fork) terminated with success");
+        record_result(r->method, 1, S.dirty_at_start);
     }
-    return rc;
+}
+
+static snap_req file_req = {.kind = SNAP_TO_FILE, .begin = file_begin, .done = file_saved};
+
+int snap_bgsave(int schedule, char *err, size_t errlen) {
+    return snap_submit(&file_req, schedule ? SNAP_NOW_OR_QUEUE : SNAP_NOW, err, errlen);
 }
 
 int snap_save_sync(char *err, size_t errlen) {
-    if (S.type != SNAP_NONE) {
-        snprintf(err, errlen, "ERR Background save already in progress");
-        return -1;
-    }
+    if (S.type != SNAP_NONE) return snapq_refuse(NULL, err, errlen);
     rdb_aux aux;
-    fill_aux(&aux, 1);
+    fill_aux(&aux, 1, NULL);
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-%d.rdb", (int)getpid());
     int64_t start = mono_us();
@@ -464,23 +430,11 @@ void snap_after_flushall(void) {
     server.dirty = dirty;
 }
 
-static void abort_running(const char *why) {
-    if (S.type == SNAP_NONE || S.aborted) return;
-    S.aborted = 1;
-    log_notice("Aborting the background save: %s", why);
-    if (S.type == SNAP_FORKLESS) {
-        atomic_store(&S.job->abort, 1);
-    } else {
-        forksave_kill(S.child);
-        fork_result r = {0};
-        finish_fork(&r);
-    }
-}
-
-void snap_abort(const char *why) {
-    if (S.sink_done) return; /* a replication save outlives a FLUSHALL: the
-                                FLUSHALL follows its cut in the stream */
-    abort_running(why);
+/* FLUSHALL/FLUSHDB: a running save of a kind that a flush aborts (not a
+ * replication save) stops cleanly. */
+static void abort_on_flush(void) {
+    int kind = snapq_running_kind();
+    if (kind >= 0 && snapq_kind(kind)->flush_aborts) snap_run_abort("FLUSHALL/FLUSHDB");
 }
 
 int snap_keep_retired_table(vt *t) {
@@ -509,25 +463,21 @@ static int savepoint_due(void) {
 
 void snap_cron(void) {
     poll_child();
+    snapq_run_next();
     if (S.type != SNAP_NONE) return;
     char err[SNAP_ERRLEN];
-    if (S.scheduled) {
-        S.scheduled = 0;
-        snap_bgsave(err, sizeof err);
-    } else if (savepoint_due()) {
-        snap_bgsave(err, sizeof err);
-    }
+    if (savepoint_due()) snap_bgsave(0, err, sizeof err);
 }
-
-void snap_schedule(void) { S.scheduled = 1; }
 
 int snap_shutdown(int nosave, int save, char *err, size_t errlen) {
     /* The running save ends here, completely (a failed final save leaves the
-     * server running): the fork child is killed and reaped by snap_abort;
-     * the serializer is told to stop and its completion runs now (it joins
-     * the thread; the pending wake-up dies with the closed handle). */
+     * server running): the fork child is killed and reaped by
+     * snap_run_abort; the serializer is told to stop and its completion
+     * runs now (it joins the thread; the pending wake-up dies with the
+     * closed handle). Nothing waiting starts meanwhile: the queue starts
+     * saves only before the loop sleeps and from the cron. */
     S.save_after_abort = 0; /* the final save below, if any, replaces it */
-    if (S.type != SNAP_NONE) abort_running("shutdown");
+    if (S.type != SNAP_NONE) snap_run_abort("shutdown");
     if (S.type == SNAP_FORKLESS) on_forkless_done(&S.job->done);
     assert(S.type == SNAP_NONE);
     if (nosave || (!save && server.cfg.nsave == 0)) return 0;
@@ -616,7 +566,8 @@ void snap_info(vbuf *b) {
              "forkless_copied_nodes:%llu\r\n"
              "latest_fork_usec:%lld\r\ntotal_forks:%llu\r\n"
              "rdb_last_load_keys_loaded:%llu\r\nrdb_last_load_keys_expired:%llu\r\n",
-             server.dirty, S.type != SNAP_NONE && !S.aof_done, (long long)S.lastsave,
+             server.dirty, S.type != SNAP_NONE && snapq_kind(S.kind)->is_bgsave,
+             (long long)S.lastsave,
              S.last_ok ? "ok" : "err", S.last_time_sec, cur, (unsigned long long)S.saves,
              (unsigned long long)S.last_cow, type_name(S.last_type), type_name(S.type),
              (unsigned long long)S.last_keys, (long long)S.stall_us,
@@ -631,7 +582,7 @@ void snap_info(vbuf *b) {
 
 /* ---- registration with the core (hooks.h) ---- */
 
-static void before_flush_hook(void) { snap_abort("FLUSHALL/FLUSHDB"); }
+static void before_flush_hook(void) { abort_on_flush(); }
 
 static void after_flush_hook(int all) {
     (void)all; /* FLUSHDB saves too, as before this hook existed */
@@ -646,6 +597,7 @@ static const hooks snap_hooks = {
     .name = "snapshot",
     .write_gate = misconf_gate,
     .cron = snap_cron,
+    .before_sleep = snapq_run_next,
     .before_flush = before_flush_hook,
     .keep_retired_table = snap_keep_retired_table,
     .not_counted_memory = snap_retained_bytes,

@@ -17,22 +17,10 @@ void cmd_bgsave(client *c) {
         if (!arg_is(&c->argv[1], "schedule")) { reply_syntax_error(c); return; }
         schedule = 1;
     }
-    if (snap_aof_base_running() && !schedule) {
-        reply_error(c, "ERR An AOF log rewriting in progress: can't BGSAVE right now. Use "
-                       "BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
-        return;
-    }
-    if (snap_in_progress()) {
-        if (schedule) {
-            snap_schedule();
-            reply_status(c, "Background saving scheduled");
-        } else {
-            reply_error(c, "ERR Background save already in progress");
-        }
-        return;
-    }
     char err[SNAP_ERRLEN];
-    if (snap_bgsave(err, sizeof err) == 0) reply_status(c, "Background saving started");
+    int rc = snap_bgsave(schedule, err, sizeof err);
+    if (rc == 0) reply_status(c, "Background saving started");
+    else if (rc == 1) reply_status(c, "Background saving scheduled");
     else reply_error(c, err);
 }
 

@@ -699,6 +699,53 @@ START_TEST(bgsave_busy_schedule_lastsave)
 }
 END_TEST
 
+/* The save queue's order (doc/design.md, "The save queue"): while a BGSAVE
+ * runs, BGSAVE SCHEDULE and then BGREWRITEAOF both wait; when it ends the
+ * AOF rewrite's base goes first, then the scheduled BGSAVE (the base's
+ * save has ended by then; its manifest may still be on its way). */
+START_TEST(queue_order_rewrite_then_bgsave)
+{
+    srv *s = start_srv("--appendonly yes --rdb-key-save-delay 1000");
+    redisContext *c = srv_connect(s);
+    h_wait_info(c, "persistence", "aof_rewrite_in_progress", 0, 20000);
+    expect_status(c, "OK", "DEBUG POPULATE 500 k");
+    long long saves = pinfo(c, "rdb_saves");
+    expect_status(c, "Background saving started", "BGSAVE");
+    expect_status(c, "Background saving scheduled", "BGSAVE SCHEDULE");
+    expect_status(c, "Background append only file rewriting scheduled", "BGREWRITEAOF");
+    ck_assert_int_eq(pinfo(c, "aof_rewrite_scheduled"), 1);
+    ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 1);
+    long long end = h_now_ms() + 30000;
+    while (pinfo(c, "rdb_saves") < saves + 2 || pinfo(c, "rdb_bgsave_in_progress") ||
+           pinfo(c, "aof_rewrite_scheduled") || pinfo(c, "aof_rewrite_in_progress")) {
+        ck_assert_msg(h_now_ms() < end, "the queued saves did not run");
+        h_sleep_ms(20);
+    }
+    char *log = srv_log_read(s);
+    const char *first = strstr(log, "Background saving (forkless) terminated with success");
+    const char *base = first ? strstr(first, "AOF base write started") : NULL;
+    const char *second = base ? strstr(base, "Background saving started") : NULL;
+    ck_assert_msg(second, "want BGSAVE, AOF base, scheduled BGSAVE in that order:\n%s", log);
+    free(log);
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "ok");
+    expect_pinfo_str(c, "aof_last_bgrewrite_status", "ok");
+
+    /* while an AOF base is written, BGSAVE answers as Redis's does */
+    expect_status(c, "Background append only file rewriting started", "BGREWRITEAOF");
+    expect_error(c, "ERR An AOF log rewriting in progress: can't BGSAVE right now. Use "
+                    "BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.",
+                 "BGSAVE");
+    ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 0);
+    expect_status(c, "Background saving scheduled", "BGSAVE SCHEDULE");
+    end = h_now_ms() + 30000;
+    while (pinfo(c, "rdb_saves") < saves + 3 || pinfo(c, "rdb_bgsave_in_progress")) {
+        ck_assert_msg(h_now_ms() < end, "the scheduled save did not run");
+        h_sleep_ms(20);
+    }
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------------- 5: a failing background save */
 
 static void obstacle(const srv *s, long long pid, const char *suffix, int make)
@@ -1036,6 +1083,60 @@ START_TEST(flushall_saves_with_save_points)
 }
 END_TEST
 
+/* ------------------------------- 6: the serializer thread cannot start */
+
+#ifndef VERSO_THREADFAIL_SHIM
+#error "VERSO_THREADFAIL_SHIM comes from tests/lib/test_paths.h (Makefile.am writes it)"
+#endif
+
+/* pthread_create fails (tests/integration/threadfail.so, while a file
+ * exists): BGSAVE answers the error, the server goes on serving with
+ * nothing of the failed job left behind, and once threads start again a
+ * BGSAVE succeeds. Freed memory is filled (MALLOC_PERTURB_, or ASan's
+ * max_free_fill_size), so that libuv (not instrumented) touching a handle
+ * in freed memory crashes the server instead of reading stale bytes. */
+START_TEST(serializer_thread_fails)
+{
+    char flag[4096], asan[2048];
+    snprintf(flag, sizeof flag, "/tmp/verso-threadfail-%d", (int)getpid());
+    unlink(flag);
+    setenv("THREADFAIL_FILE", flag, 1);
+    setenv("MALLOC_PERTURB_", "165", 1);
+    h_preload_on(VERSO_THREADFAIL_SHIM);
+    snprintf(asan, sizeof asan, "%s:max_free_fill_size=1048576", getenv("ASAN_OPTIONS"));
+    setenv("ASAN_OPTIONS", asan, 1);
+    srv *s = start_srv("--bgsave-method forkless");
+    static const char *const vars[] = { "THREADFAIL_FILE", "MALLOC_PERTURB_", NULL };
+    h_preload_off(vars);
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "DEBUG POPULATE 1000 k");
+    long long saves = pinfo(c, "rdb_saves");
+    FILE *f = fopen(flag, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    for (int i = 0; i < 3; i++) {
+        redisReply *r = cmd(c, "BGSAVE");
+        ck_assert_msg(r->type == REDIS_REPLY_ERROR &&
+                      strstr(r->str, "Can't start the serializer thread"),
+                      "BGSAVE %d: type %d '%s'", i, r->type, r->str ? r->str : "");
+        freeReplyObject(r);
+        ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 0);
+        h_sleep_ms(50); /* loop iterations: the closed handle is processed */
+        expect_status(c, "PONG", "PING");
+    }
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "err");
+    unlink(flag);
+    expect_status(c, "OK", "SET k:1 changed");
+    expect_status(c, "Background saving started", "BGSAVE");
+    wait_save_done(c, 20000);
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "ok");
+    ck_assert_int_eq(pinfo(c, "rdb_saves"), saves + 1);
+    ck_assert_int_eq(count_temp_files(s->dir), 0);
+    expect_int(c, 1000, "DBSIZE");
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ main */
 
 int main(void)
@@ -1046,6 +1147,7 @@ int main(void)
     h_add_dropall(su, "flush_aborts_forkless", flush_aborts_forkless, 60);
     h_add_dropall(su, "flush_aborts_fork", flush_aborts_fork, 60);
     h_add_dropall(su, "bgsave_busy_schedule_lastsave", bgsave_busy_schedule_lastsave, 60);
+    h_add_dropall(su, "queue_order_rewrite_then_bgsave", queue_order_rewrite_then_bgsave, 60);
     h_add_dropall(su, "failed_save_forkless", failed_save_forkless, 60);
     h_add_dropall(su, "failed_save_fork", failed_save_fork, 60);
     h_add_dropall(su, "damaged_dump_flipped_lz4", damaged_dump_flipped_lz4, 60);
@@ -1056,5 +1158,6 @@ int main(void)
     h_add_dropall(su, "shutdown_saves_when_it_should", shutdown_saves_when_it_should, 60);
     h_add_dropall(su, "expired_keys_skipped_at_load", expired_keys_skipped_at_load, 60);
     h_add_dropall(su, "flushall_saves_with_save_points", flushall_saves_with_save_points, 60);
+    h_add_dropall(su, "serializer_thread_fails", serializer_thread_fails, 60);
     return h_main(su);
 }

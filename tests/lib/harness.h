@@ -225,7 +225,7 @@ int h_dir_entries(const char *path);
  * rename over it fails (a failed save on demand). */
 void h_break_dump(const srv *s);
 
-/* ---- LD_PRELOAD shims (bench/fsyncdelay.so, diskfull.so) ---- */
+/* ---- LD_PRELOAD shims (bench/fsyncdelay.so, diskfull.so, threadfail.so) ---- */
 /* Servers started from now on run with LD_PRELOAD=shim and ASAN_OPTIONS
  * extended with verify_asan_link_order=0 (a shim preloaded ahead of the
  * ASan runtime); the shim's own variables are the caller's to set.

@@ -134,7 +134,7 @@ static int write_bucket(ser_job *job, rdb_writer *w, int db, vt_bucket *b) {
  * alone). 0: the main thread's own priority. When both share a core (a
  * server pinned to one CPU), the main thread gets the CPU back through the
  * serializer's yields (SER_YIELD_BUCKETS) and its own short scheduler slice
- * (main.c), not through priority: nice 10 measured SET/s 0.83x during a
+ * (shorten_main_slice, server.c), not through priority: nice 10 measured SET/s 0.83x during a
  * save but a save 2.6x the fork's (doc/benchmarks.md). */
 #define SER_NICE 0
 

@@ -28,12 +28,14 @@
  *                  pause_init     "pause"
  *                  lazyfree_init  "lazyfree": shutdown
  *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
- *                  "snapshot": write_gate (MISCONF, a failed save)
+ *                  "snapshot": write_gate (MISCONF, a failed save),
+ *                  before_sleep and cron (the save queue starts what
+ *                  waits: savequeue.h)
  *   aof_init:      BGREWRITEAOF; "aof": write_gate (MISCONF, a failed AOF
  *                  write), before_command (parks writes), reply_held
  *   repl_init:     PSYNC SYNC REPLCONF WAIT REPLICAOF SLAVEOF ROLE;
  *                  "replication", "replication (primary)": client_gate
- *                  (NOREPLICAS), "replication (full sync)", "replica":
+ *                  (NOREPLICAS), "replica":
  *                  client_gate (READONLY, MASTERDOWN); snap_set_repl_info
  *   server_setup_done: cmdstats_init "introspect" (cron), scriptl_init
  *                  "scripting": client_gate (BUSY), monitor_init

@@ -12,7 +12,7 @@ run_check() { # build-dir [make args...]
     local dir=$1; shift
     if ! make -C "$dir" -j"$jobs" check "$@"; then
         for log in "$dir"/tests/*/*.log; do
-            grep -q -E '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "== $log"; tail -50 "$log"; }
+            grep -q -E '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "== $log"; tail -50 "$log"; }
         done
         exit 1
     fi

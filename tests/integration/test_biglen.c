@@ -40,6 +40,17 @@ static int have_memory(const char *test, long long need)
     return ok;
 }
 
+/* Each command here copies or faults in gigabytes (a SETRANGE past 4 GiB
+ * reallocates the value: under ASan a fresh 4 GiB copy), which took over
+ * the connection's 20 s read timeout under ASan with another test running
+ * beside it: these replies get 60 s, scaled for sanitizers. */
+static void allow_slow_replies(redisContext *c)
+{
+    int ms = h_scaled_ms(60000);
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    ck_assert_int_eq(redisSetTimeout(c, tv), REDIS_OK);
+}
+
 /* The bytes of a value: byte i is 'a' + i % 26. */
 #define PATTERN_CHUNK (26 * 40000)
 
@@ -86,6 +97,7 @@ START_TEST(debug_populate_over_4gib)
     if (srv_is_reference())
         return; /* see above: Redis allocates and zeroes, or dies */
     redisContext *c = h_c;
+    allow_slow_replies(c);
     const long long n = 4 * GIB + 10;
     expect_error(c, "ERR string exceeds maximum allowed size (proto-max-bulk-len)",
                  "DEBUG POPULATE 1 key %lld", n);
@@ -116,6 +128,7 @@ START_TEST(set_over_4gib)
     if (!have_memory("set_over_4gib", 14 * GIB))
         return;
     redisContext *c = h_c;
+    allow_slow_replies(c);
     const long long n = 4 * GIB + 10;
     expect_status(c, "OK", "CONFIG SET proto-max-bulk-len 8gb");
     expect_status(c, "OK", "CONFIG SET client-query-buffer-limit 16gb");
@@ -180,6 +193,7 @@ START_TEST(reply_over_4gib)
 {
     if (!have_memory("reply_over_4gib", 9 * GIB))
         return;
+    allow_slow_replies(h_c);
     const long long vlen = 512LL * 1024 * 1024;
     raw_set(h_srv->port, "k", vlen);
     int fd = raw_connect(h_srv->port);

@@ -6,11 +6,12 @@
  * categories, key specs (Redis 7) and documentation; containers (CONFIG,
  * CLIENT, COMMAND, OBJECT) list their subcommands. The dispatcher, COMMAND
  * and its subcommands, and the AOF's in-flight key tracking all read it.
- * cmd_dispatch asks the subsystems' hooks (hooks.h) whether the command runs
- * now, checks existence, arity, authentication and the gates (hooks.h),
- * runs the handler, propagates its changes (propagate.h) and counts
- * statistics. Handlers write their reply with the reply_*
- * helpers below. Main thread only. */
+ * cmd_dispatch takes a request through the stages that the list at the top
+ * of cmd.c numbers, in that order (lookup, CLIENT PAUSE, MULTI queueing,
+ * the hooks' parking, the checks and gates, the call with its propagation
+ * and statistics, blocking); when several checks refuse, the first in that
+ * list answers. Handlers write their reply with the reply_* helpers below.
+ * Main thread only. */
 #ifndef VERSO_CMD_H
 #define VERSO_CMD_H
 

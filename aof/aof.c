@@ -647,7 +647,16 @@ static void on_rewrite_done(void *priv, const snap_result *r) {
         int rc = manifest_job_fn(j, 1);
         manifest_job_fn(j, 0);
         if (rc != 0) {
+            /* The rewrite is over, failed: its base is listed by no
+             * manifest and goes; the retry writes a new one. */
             aofm_free(&next);
+            char *base = aof_path(A.rw_base);
+            if (unlink(base) != 0)
+                log_warning("Removing the unlisted AOF base %s: %s", base, strerror(errno));
+            free(base);
+            A.rewriting = 0;
+            A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
+            log_warning("Background AOF rewrite failed: can't write the AOF manifest");
             rewrite_failed("can't write the AOF manifest");
             return;
         }

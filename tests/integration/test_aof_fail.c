@@ -41,19 +41,23 @@ static void shim_off(void)
     h_preload_off(vars);
 }
 
-/* The next server starts under the shim: rewrite temp files fail while
- * g_full exists (it does not yet), after delay_us. */
-static void shim_on(long delay_us)
+/* The next server starts under the shim: files whose path contains match
+ * fail to be created while g_full exists (it does not yet), after
+ * delay_us. */
+static void shim_on_match(long delay_us, const char *match)
 {
     char d[32];
     snprintf(d, sizeof d, "%ld", delay_us);
     setenv("DISKFULL_DELAY_US", d, 1);
     snprintf(g_full, sizeof g_full, "/tmp/verso-diskfull-%d", (int)getpid());
     unlink(g_full);
-    setenv("DISKFULL_MATCH", "temp-rewriteaof", 1);
+    setenv("DISKFULL_MATCH", match, 1);
     setenv("DISKFULL_FILE", g_full, 1);
     h_preload_on(VERSO_DISKFULL_SHIM);
 }
+
+/* The rewrite's temp files (the base) fail. */
+static void shim_on(long delay_us) { shim_on_match(delay_us, "temp-rewriteaof"); }
 
 static void disk_full(int on)
 {
@@ -292,6 +296,50 @@ START_TEST(first_base_fails_always)
 }
 END_TEST
 
+/* Files in s's appendonlydir whose name contains part. */
+static int dir_count(const srv *s, const char *part)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/appendonlydir", s->dir);
+    DIR *d = opendir(path);
+    ck_assert_msg(d != NULL, "opendir %s", path);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, part) != NULL;
+    closedir(d);
+    return n;
+}
+
+/* The first base was written but its manifest could not be: the rewrite
+ * failed, and must not stay "in progress" (it did: the retry never came and
+ * BGREWRITEAOF answered "already in progress" for good). Once the disk has
+ * room, the retried base and its manifest make the AOF whole. */
+START_TEST(first_manifest_fails)
+{
+    shim_on_match(0, "temp-appendonly.aof.manifest");
+    srv *s = start_srv("%s", "");
+    shim_off();
+    redisContext *c = srv_connect(s);
+    disk_full(1);
+    expect_status(c, "OK", "CONFIG SET appendonly yes");
+    h_wait_info_str(c, "persistence", "aof_last_bgrewrite_status", "err", 20000);
+    wait_idle(c); /* the failed rewrite is over */
+    ck_assert_int_eq(dir_count(s, ".base."), 0); /* its base, unlisted, is gone */
+    disk_full(0);
+    /* retried 5 s after the failure, as a failed first base is */
+    h_wait_info_str(c, "persistence", "aof_last_bgrewrite_status", "ok", 30000);
+    wait_idle(c);
+    expect_status(c, "OK", "SET k 1");
+    ck_assert_int_eq(dir_count(s, ".base."), 1);
+    srv_kill9(s);
+    redisFree(c);
+    srv *s2 = start_srv("--dir '%s' --appendonly yes", s->dir);
+    c = srv_connect(s2);
+    expect_bulk(c, "1", "GET k");
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ main */
 
 int main(void)
@@ -303,6 +351,7 @@ int main(void)
     tcase_add_test(tc, many_incrs_deleted);
     tcase_add_test(tc, failed_rewrites_add_no_files);
     tcase_add_test(tc, first_base_fails_always);
+    tcase_add_test(tc, first_manifest_fails);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

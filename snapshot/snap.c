@@ -234,7 +234,8 @@ static int start_forkless(const snap_target *t, char *err, size_t errlen) {
     job->compress = snap_rdb_flags(aof_base || out); /* a replica may be redis-server */
     job->out = out;
     if (out) sink_fanout_set_stop(out, &job->abort); /* a shutdown's abort */
-    fill_aux(&job->aux, 0, out ? &t->u.replicas.repl : NULL); /* the serializer measures used-mem */
+    /* the serializer measures used-mem */
+    fill_aux(&job->aux, 0, out ? &t->u.replicas.repl : NULL);
     job->aux.aof_base = aof_base;
     if (aof_base) memset(&job->aux.repl, 0, sizeof job->aux.repl); /* as Redis's AOF preamble */
     job->aux.as_commands = aof_base ? t->u.aof.cmds : NULL;

@@ -26,8 +26,9 @@
  *     NOREPLICAS, MASTERDOWN, the subscribed context), f. loading. A
  *     refused command is counted as rejected and goes on at stage 7.
  *  6. The call (cmd_call, also EXEC's and scripts' way to run a command),
- *     with server.current_client = c: a. a propagation batch opens, b. the handler runs, c. the keys a
- *     tracking client read are remembered, d. statistics, slow log,
+ *     with server.current_client = c: a. a propagation batch opens, b. the
+ *     handler runs, c. the keys a tracking client read are remembered,
+ *     d. statistics, slow log,
  *     latency, MONITOR, e. propagation: the command itself when it is a
  *     write that changed something and its handler propagated no form of
  *     its own (cmd_propagate); the batch closes and goes to the consumers

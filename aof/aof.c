@@ -592,6 +592,20 @@ static void schedule_rewrite(void) {
     if (A.on) (void)submit_rewrite(SNAP_QUEUE, err, sizeof err); /* never fails: it waits */
 }
 
+/* A rewrite that ran ended without a new manifest: aborted (status 1,
+ * FLUSHALL: not a failure, again at once) or failed (-1). */
+static void rewrite_not_done(int status, const char *why) {
+    A.rewriting = 0;
+    A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
+    log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
+    if (status == 1) {
+        A.retry_after_ms = mono_ms();
+        schedule_rewrite();
+    } else {
+        rewrite_failed(why);
+    }
+}
+
 /* The base's completion (main thread, called back by the save queue). The
  * AOF may have been turned off (and on again, with a new writer and
  * manifest) since this rewrite started: then it is stale and changes
@@ -613,15 +627,7 @@ static void on_rewrite_done(void *priv, const snap_result *r) {
     }
     assert(A.on && A.w);
     if (status != 0) {
-        A.rewriting = 0;
-        A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
-        log_warning("Background AOF rewrite %s: %s", status == 1 ? "aborted" : "failed", why);
-        if (status == 1) { /* aborted (FLUSHALL) is not a failure: again at once */
-            A.retry_after_ms = mono_ms();
-            schedule_rewrite();
-        } else {
-            rewrite_failed(why);
-        }
+        rewrite_not_done(status, why);
         return;
     }
     /* New manifest: the new base and the INCR that started at its epoch. */
@@ -654,10 +660,7 @@ static void on_rewrite_done(void *priv, const snap_result *r) {
             if (unlink(base) != 0)
                 log_warning("Removing the unlisted AOF base %s: %s", base, strerror(errno));
             free(base);
-            A.rewriting = 0;
-            A.last_rewrite_sec = (mono_us() - A.rewrite_start_us) / 1000000;
-            log_warning("Background AOF rewrite failed: can't write the AOF manifest");
-            rewrite_failed("can't write the AOF manifest");
+            rewrite_not_done(-1, "can't write the AOF manifest");
             return;
         }
     }

@@ -852,7 +852,8 @@ END_TEST
  * write waits for its fsync under always: each gets its error, nothing
  * looks at the keys of a refused command (a GET with no key used to abort
  * the server in the AOF's read wait), and the write is still acknowledged
- * after its fsync. Checked against redis-server too. */
+ * after its fsync; then the same under everysec and no. Checked against
+ * redis-server too. */
 START_TEST(refused_among_inflight_writes)
 {
     const long long F = h_scaled_ms(200);
@@ -886,8 +887,19 @@ START_TEST(refused_among_inflight_writes)
                       "%s: %s", refused[i][0], ra->str);
         freeReplyObject(ra);
     }
+    /* and under the other policies */
+    static const char *const policies[] = {"everysec", "no"};
+    for (size_t p = 0; p < 2; p++) {
+        expect_status(b, "OK", "CONFIG SET appendfsync %s", policies[p]);
+        send_only(a, "SET inflight %s", policies[p]);
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+            expect_error(b, refused[i][1], "%s", refused[i][0]);
+        redisReply *ra = reply_of(a);
+        ck_assert_msg(ra->type == REDIS_REPLY_STATUS && !strcmp(ra->str, "OK"), "SET failed");
+        freeReplyObject(ra);
+    }
     expect_status(b, "PONG", "PING");
-    expect_bulk(b, "v", "GET inflight");
+    expect_bulk(b, "no", "GET inflight");
     redisFree(a);
     redisFree(b);
 }

@@ -6,8 +6,10 @@
  * one line or one stage_ function per stage, and the dispatcher's
  * functions are labelled with the number of their stage. A stage that
  * refuses or parks the command ends the request there (a refusal still
- * gets 7 and 9), so when several refusals apply the first one in this list
- * is the reply (Redis's processCommand order):
+ * gets 9, not 6 to 8), so when several refusals apply the first one in this
+ * list is the reply (Redis's processCommand order). Past stage 5 only a
+ * command that passed its checks goes on: nothing after it (a hook, a
+ * consumer, a gate's key lookup) sees a refused command or its keys.
  *
  *  1. Lookup: the command, or a container's subcommand. Unknown: the error
  *     (counted as a command), and a transaction in progress fails at EXEC.
@@ -24,7 +26,7 @@
  *     gates, in one call: the write gates (MISCONF) for a write or an EXEC
  *     of writes, not from the master, then the client gates (READONLY,
  *     NOREPLICAS, MASTERDOWN, the subscribed context), f. loading. A
- *     refused command is counted as rejected and goes on at stage 7.
+ *     refused command is counted as rejected and goes on at stage 9.
  *  6. The call (cmd_call, also EXEC's and scripts' way to run a command),
  *     with server.current_client = c: a. a propagation batch opens, b. the
  *     handler runs, c. the keys a tracking client read are remembered,
@@ -33,7 +35,7 @@
  *     write that changed something and its handler propagated no form of
  *     its own (cmd_propagate); the batch closes and goes to the consumers
  *     (propagate.h).
- *  7. The subsystems' after_command hooks (also after a refusal at 5).
+ *  7. The subsystems' after_command hooks, for a command that ran.
  *  8. Blocking: a command that blocked on keys is parked (blocking.c serves
  *     it); the keys this command created serve the clients blocked on them.
  *  9. client_command_done, for a command that ran or was refused, not for
@@ -320,6 +322,7 @@ static int spec_keys(const cmd_def *d, const cmd_key_spec *s, int argc, const ar
  * arguments that are not keys (SPUBLISH's shard channel) are skipped, as
  * Redis's default search does. */
 int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) {
+    assert(cmd_arity_ok(d, argc)); /* a refused command has no keys */
     out->n = 0;
     int varflags = 0;
     for (int j = 0; j < d->nkey_specs; j++) varflags |= d->key_specs[j].flags & KS_VARIABLE_FLAGS;
@@ -392,7 +395,7 @@ static void reply_unknown(client *c) {
                  (int)(c->argv[0].len > 128 ? 128 : c->argv[0].len), c->argv[0].p, args);
 }
 
-static int arity_ok(const cmd_def *d, int argc) {
+int cmd_arity_ok(const cmd_def *d, int argc) {
     return d->arity > 0 ? argc == d->arity : argc >= -d->arity;
 }
 
@@ -417,7 +420,7 @@ static int protected_allowed(const client *c) {
  * to 5f), as Redis's processCommand; the gates (5e: hooks.h's write_gate,
  * then client_gate) answer in the order hooks.h gives. */
 static int may_run(client *c, const cmd_def *d) {
-    if (!arity_ok(d, c->argc)) {
+    if (!cmd_arity_ok(d, c->argc)) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->fullname);
         return 0;
     }
@@ -561,10 +564,7 @@ static int dispatch(client *c) {
     server.stat.commands++;
     c->cmd = d;
     c->lastcmd = d;
-    if (!stage_checks(c, d)) {                          /* 5 */
-        hooks_after_command(c, d);                      /* 7, for a refusal */
-        return CMD_RAN;
-    }
+    if (!stage_checks(c, d)) return CMD_RAN;            /* 5: refused, on to 9 */
     server.current_client = c;
     cmd_call(c, d);                                     /* 6 */
     server.current_client = NULL;

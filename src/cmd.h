@@ -177,10 +177,14 @@ const cmd_def *cmd_lookup_sub(const cmd_def *parent, const char *name, size_t le
  * argc >= 2; NULL when unknown (*container set when argv[0] is a container
  * whose subcommand is unknown). */
 const cmd_def *cmd_lookup_argv(int argc, const arg *argv, const cmd_def **container);
+/* Whether argc (the name included) fits d's arity: the first check of
+ * every command (a refusal at dispatch, in a script, COMMAND GETKEYS). */
+int cmd_arity_ok(const cmd_def *d, int argc);
 /* The keys of argv for command d, from its key specs (or its getkeys).
  * Returns 1, or 0 when a spec cannot be applied (a bad numkeys...): then
- * out->n is 0. Positions past argc are skipped (variadic commands report
- * their own errors). Free with cmd_keys_free. */
+ * out->n is 0. argc must fit d's arity (cmd_arity_ok): only a command that
+ * passed its checks has keys. Positions past argc are skipped (variadic
+ * commands report their own errors). Free with cmd_keys_free. */
 int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out);
 void cmd_keys_add(cmd_keyrefs *k, int pos, int flags);
 void cmd_keys_free(cmd_keyrefs *k);

@@ -88,7 +88,9 @@ typedef struct hooks {
      * gates; it must return at once when it does not apply (it is on every
      * command's path). */
     const char *(*client_gate)(const client *c, const cmd_def *d);
-    /* A command ran (or was refused before running). */
+    /* A command ran (cmd.c's stage 7). Never called for one refused by
+     * the checks (arity, auth, OOM, a gate...): its arguments may not fit
+     * its key specs, and it read and wrote nothing. */
     void (*after_command)(client *c, const cmd_def *d);
     /* 1 while c's replies must not be sent yet; the subsystem calls
      * net_want_write(c) when they may go. */

@@ -307,7 +307,7 @@ static void command_getkeys(client *c, int with_flags) {
         reply_error(c, "ERR The command has no key arguments");
         return;
     }
-    if ((d->arity > 0 && d->arity != argc) || argc < -d->arity) {
+    if (!cmd_arity_ok(d, argc)) {
         reply_error(c, "ERR Invalid number of arguments specified for command");
         return;
     }

@@ -19,7 +19,11 @@
  * loop is polled between inputs so that it completes. After each input the
  * collections under the vocabulary's keys are checked (check_collections:
  * pt_check of every tree, the hash prefixes of hash/set keys, length
- * commands against full reads). Left out: SHUTDOWN, DEBUG SLEEP, CONFIG
+ * commands against full reads). The AOF is on under appendfsync always
+ * (start_aof), and its writer thread's fsyncs are reported to the loop
+ * only between inputs: every write of an input stays in flight for the rest
+ * of it, so the commands after it, refused ones included (wrong arity,
+ * unknown), take the AOF's read-wait path (its key lookups). Left out: SHUTDOWN, DEBUG SLEEP, CONFIG
  * (only GET, HELP and SET of a collection shape limit run), BGREWRITEAOF,
  * DEBUG POPULATE / SETRANGE sizes that would allocate megabytes and random
  * counts beyond 100000. Every 256 inputs the databases are emptied, so
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aof.h"
 #include "snap.h"
 #include "cmd.h"
 #include "blocking.h"
@@ -354,6 +359,7 @@ static void check_collections(void) {
  * ptree's blobs, which LeakSanitizer is told to ignore: see ptree_node.c). */
 static void free_keyspace(void) {
     if (!fake.argv) return;
+    aof_shutdown();
     char err[256];
     (void)snap_shutdown(1, 0, err, sizeof err);
     for (int i = 0; i < server.cfg.databases; i++) db_flush(db_get(i));
@@ -452,6 +458,23 @@ static void repeat(cmdv *c, argbuf *b, size_t count) {
     }
 }
 
+/* The AOF on under appendfsync always, its first base written (the
+ * in-process server has no CONFIG SET hook of the server's: aof.h's calls
+ * directly), with a backlog as large as an input can make, so that no
+ * write parks. */
+static void start_aof(void) {
+    char err[256];
+    server.cfg.aof_max_backlog = 1LL << 30;
+    server.cfg.appendfsync = FSYNC_ALWAYS;
+    aof_set_fsync(FSYNC_ALWAYS);
+    server.cfg.appendonly = 1;
+    if (aof_set_enabled(1, err, sizeof err) != 0) {
+        fprintf(stderr, "fuzz_cmds: turning the AOF on: %s\n", err);
+        abort();
+    }
+    while (snap_in_progress()) uv_run(server.loop, UV_RUN_ONCE);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_init_server();
     if (!fake.argv) {
@@ -461,6 +484,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         snprintf(fake.addr, sizeof fake.addr, "127.0.0.1:1");
         snprintf(fake.laddr, sizeof fake.laddr, "127.0.0.1:6379");
         fake.fd = -1;
+        start_aof();
     }
     uv_run(server.loop, UV_RUN_NOWAIT); /* a finished save reports back */
     if (++inputs % 256 == 0) {

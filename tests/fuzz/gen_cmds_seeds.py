@@ -227,6 +227,24 @@ CONFIG SET hash-max-listpack-value 64
 CONFIG SET set-max-intset-entries 512
 CONFIG SET list-max-listpack-size -2
 """,
+    # refused commands (wrong arity, unknown) right after writes that are
+    # in flight under appendfsync always (a key-less GET used to abort)
+    "refused-inflight": """
+SET k0 v
+GET
+HSET h0 f v
+HKEYS
+RPUSH l0 a
+LLEN
+SADD s0 m
+SCARD
+MGET
+NOSUCHCMD k0
+SET k1
+EVAL
+EXEC
+GET k0
+""",
 }
 
 

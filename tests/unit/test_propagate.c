@@ -215,6 +215,11 @@ START_TEST(test_hooks_called_by_the_core) {
     ck_assert_int_eq(run(c, "GET parked"), CMD_RAN);
     ck_assert_int_eq(after_calls, 1); /* GET ran; the parked SET did not */
     park_writes = 0;
+    /* refused by the checks (arity, unknown): no after_command */
+    ck_assert_int_eq(run(c, "GET"), CMD_RAN);
+    ck_assert_int_eq(run(c, "SET k"), CMD_RAN);
+    ck_assert_int_eq(run(c, "NOSUCH k"), CMD_RAN);
+    ck_assert_int_eq(after_calls, 1);
     ck_assert_int_eq(run(c, "SET parked v"), CMD_RAN);
     ck_assert_int_eq(run(c, "FLUSHALL"), CMD_RAN);
     ck_assert_int_eq(kept, server.cfg.databases); /* every replaced table offered */

@@ -289,14 +289,12 @@ static int evict_random(int p) {
         vt_entry *e = NULL;
         if (allkeys && !only_saved(t)) {
             e = vt_random(t);
-        } else if (allkeys) {
-            vt_entry *one[1]; /* a saved key (only_saved), from a random place */
-            e = sample(t, 1, 0, one) ? one[0] : NULL;
-        } else if (vt_expires(t)) {
+        } else if (allkeys ? vt_size(t) : vt_expires(t)) {
             /* one of a few found from a random place (less biased towards
-             * keys that follow a long run without an expire) */
+             * keys that follow a long run without an expire, or of keys
+             * the save has not written: only_saved) */
             vt_entry *s[16];
-            size_t n = sample(t, 16, 1, s);
+            size_t n = sample(t, 16, !allkeys, s);
             e = n ? s[(size_t)(rand01() * (double)n) % n] : NULL;
         }
         if (e) {

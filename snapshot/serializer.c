@@ -20,8 +20,11 @@ static size_t item_bytes(const ser_item *it) {
     return sizeof *it + obj_mem(it->val); /* the value holds its key */
 }
 
+/* The item is the save's own allocation: counted with the value it holds
+ * (obj_mem_total and q_obj_bytes), so that used_memory and maxmemory see
+ * all that the queue keeps alive. */
 static size_t item_obj_bytes(const ser_item *it) {
-    return obj_alloc_size(it->val);
+    return it->self_bytes + obj_alloc_size(it->val);
 }
 
 /* Main thread, with the bucket lock of the entry held by vt. */
@@ -34,6 +37,7 @@ void ser_capture(void *priv, obj *val, int64_t expire) {
     it->db = d->id;
     it->val = val;
     it->expire = expire;
+    it->self_bytes = (unsigned)obj_mem_account_add(it);
     size_t bytes = item_bytes(it), obj_bytes = item_obj_bytes(it);
     pthread_mutex_lock(&job->q_lock);
     assert(*job->q_tail == NULL); /* q_tail points at the list's end */
@@ -83,6 +87,7 @@ static void free_items(ser_item *it) {
     while (it) {
         ser_item *next = it->next;
         obj_decref(it->val);
+        obj_mem_account_sub(it);
         free(it);
         it = next;
     }

@@ -30,6 +30,8 @@
 typedef struct ser_item {
     struct ser_item *next;
     int db;
+    unsigned self_bytes;      /* this item's allocator bytes, counted in
+                                 obj_mem_total (used_memory) while queued */
     obj *val;                 /* a kv: the key is in it (obj.h) */
     int64_t expire;           /* at capture */
 } ser_item;
@@ -64,8 +66,9 @@ typedef struct ser_job {
     size_t q_bytes;           /* under q_lock: bytes held by queued items */
     size_t q_peak;            /* under q_lock: peak of q_bytes */
     size_t q_obj_bytes;       /* under q_lock: allocator bytes of the queued
-                                 keys and values (obj_alloc_size), which
-                                 maxmemory leaves out (evict.c) */
+                                 items, keys and values (obj_alloc_size),
+                                 which maxmemory leaves out unless
+                                 maxmemory-include-save (evict.c) */
     /* control and progress */
     atomic_int abort;         /* atomic: main asks the thread to stop */
     _Atomic uint64_t keys_done; /* atomic: keys written so far */

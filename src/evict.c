@@ -123,11 +123,19 @@ static size_t tables_mem(void) {
     return n;
 }
 
+/* maxmemory-include-save yes: a save's retained bytes are counted, so
+ * eviction during a save takes only keys the save has written (see
+ * only_saved). */
+static int include_save(void) { return server.cfg.maxmemory_include_save; }
+
 size_t evict_counted_memory(void) {
     size_t used = E.base + obj_mem_total() + tables_mem();
+    if (include_save()) return used;
     size_t retained = hooks_not_counted_memory();
     return used > retained ? used - retained : 0;
 }
+
+size_t evict_save_retained(void) { return hooks_not_counted_memory(); }
 
 static void on_timer(uv_timer_t *t);
 
@@ -189,15 +197,32 @@ static void pool_insert(int dbid, const vt_entry *e, uint64_t idle) {
     pool[k].key = xstrndup(key, klen);
 }
 
+/* Whether candidates must be keys that a running save of t has written.
+ * With maxmemory-include-save the bytes a save retains are counted, and
+ * evicting a key the save still owes frees nothing: its value moves to
+ * the save's queue (vt_delete hands it over) and stays counted until the
+ * serializer has written it. Taking such keys would evict without
+ * progress, key after key, until the table was empty. A key in a bucket
+ * the save has passed is freed at once, so each eviction lowers the
+ * figure by that key's size, as without a save; when no such key is found
+ * eviction fails (EVICT_FAIL: deny-oom commands get the OOM error) until
+ * the serializer has walked further or drained what it holds. */
+static int only_saved(vt *t) { return include_save() && vt_saving(t); }
+
 /* Up to k entries of t (with an expire when vol). The walk is bounded by
  * about 10 times the buckets needed on average (more when keys with an
  * expire are rare); when it found nothing (a table emptied by deletions,
  * or keys with an expire clustered away from the random start) the walk
- * goes on until it finds some: 0 only when t has no candidate at all. */
+ * goes on until it finds some: 0 only when t has no candidate at all.
+ * Restricted to saved keys (only_saved) it does not go on: the unsaved part
+ * of the table may be all of it, and every command would walk it; 0 then
+ * means none found in the bounded walk. */
 static size_t sample(vt *t, size_t k, int vol, vt_entry **out) {
     size_t ratio = vol ? (vt_size(t) + vt_expires(t) - 1) / vt_expires(t) : 1;
-    size_t n = vt_sample(t, k, vol, 10 * k * ratio, out);
-    return n ? n : vt_sample(t, k, vol, SIZE_MAX, out);
+    int saved = only_saved(t);
+    int flags = (vol ? VT_SAMPLE_VOLATILE : 0) | (saved ? VT_SAMPLE_SAVED : 0);
+    size_t n = vt_sample(t, k, flags, 10 * k * ratio, out);
+    return n || saved ? n : vt_sample(t, k, flags, SIZE_MAX, out);
 }
 
 /* Samples one database into the pool. */
@@ -242,8 +267,11 @@ static int evict_pool(int p) {
         for (int k = EVPOOL_SIZE - 1; k >= 0; k--) {
             pool_entry *pe = &E.pool[k];
             if (!pe->key) continue;
-            vt_entry *e = vt_find(db_get(pe->db)->t, pe->key, pe->len);
-            int ok = e && (allkeys || vt_expire(e) != VT_NO_EXPIRE);
+            vt *t = db_get(pe->db)->t;
+            vt_entry *e = vt_find(t, pe->key, pe->len);
+            /* a key pooled before a save started may be one it still owes */
+            int ok = e && (allkeys || vt_expire(e) != VT_NO_EXPIRE) &&
+                     !(only_saved(t) && vt_owed_to_save(t, pe->key, pe->len));
             if (ok) evict_key(pe->db, pe->key, pe->len);
             pool_drop(pe);
             if (ok) return 1;
@@ -259,13 +287,14 @@ static int evict_random(int p) {
         int j = E.next_db = (E.next_db + 1) % server.cfg.databases;
         vt *t = db_get(j)->t;
         vt_entry *e = NULL;
-        if (allkeys) {
+        if (allkeys && !only_saved(t)) {
             e = vt_random(t);
-        } else if (vt_expires(t)) {
+        } else if (allkeys ? vt_size(t) : vt_expires(t)) {
             /* one of a few found from a random place (less biased towards
-             * keys that follow a long run without an expire) */
+             * keys that follow a long run without an expire, or of keys
+             * the save has not written: only_saved) */
             vt_entry *s[16];
-            size_t n = sample(t, 16, 1, s);
+            size_t n = sample(t, 16, !allkeys, s);
             e = n ? s[(size_t)(rand01() * (double)n) % n] : NULL;
         }
         if (e) {
@@ -382,9 +411,11 @@ void evict_info_memory(vbuf *b, size_t used_memory) {
     size_t counted = evict_counted_memory();
     int n = snprintf(line, sizeof line,
                      "maxmemory:%lld\r\nmaxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
-                     "mem_counted_for_evict:%zu\r\nmem_not_counted_for_evict:%zu\r\n",
+                     "mem_counted_for_evict:%zu\r\nmem_not_counted_for_evict:%zu\r\n"
+                     "mem_save_retained:%zu\r\n",
                      server.cfg.maxmemory, hm, policy_name(server.cfg.maxmemory_policy),
-                     counted, used_memory > counted ? used_memory - counted : 0);
+                     counted, used_memory > counted ? used_memory - counted : 0,
+                     evict_save_retained());
     if (n > 0) vbuf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 

@@ -15,9 +15,13 @@
  * What is counted (evict_counted_memory): every key and value object (their
  * allocator size, counted by obj.c as they are allocated and freed, on any
  * thread), the tables' structure, and the fixed overhead measured at
- * startup; minus what a running forkless save alone keeps alive (pre-images
- * in its queue: see doc/design.md, "Eviction during a save"). Not counted:
- * client buffers and the AOF buffer (as Redis leaves the AOF buffer out).
+ * startup; minus, under maxmemory-include-save no (the default), what a
+ * running forkless save alone keeps alive (pre-images in its queue, tree
+ * nodes it retained). Under yes those are counted too, and while a save
+ * runs eviction takes only keys the save has written, since evicting one
+ * it still owes frees nothing before the serializer writes it (see
+ * doc/design.md, "Eviction during a save"). Not counted: client buffers and
+ * the AOF buffer (as Redis leaves the AOF buffer out).
  *
  * Main thread only. */
 #ifndef VERSO_EVICT_H
@@ -46,6 +50,9 @@ void evict_limit_changed(void);
 
 /* The bytes compared with maxmemory (see above). */
 size_t evict_counted_memory(void);
+/* Allocator bytes that a running forkless save alone keeps alive (INFO
+ * mem_save_retained; 0 when none runs), counted or not by the setting. */
+size_t evict_save_retained(void);
 
 /* Access clock of a key, on lookups (LRU: now; LFU: logarithmic counter
  * incremented, decayed by lfu-decay-time) and at creation. Not while a
@@ -67,8 +74,9 @@ int evict_policy_lfu(void);
 uint64_t evict_idle_ms(const vt_entry *e);
 int evict_lfu_freq(const vt_entry *e);
 
-/* INFO memory fields (maxmemory..., mem_counted_for_evict, and
- * mem_not_counted_for_evict: used_memory minus the counted figure), and
+/* INFO memory fields (maxmemory..., mem_counted_for_evict,
+ * mem_not_counted_for_evict: used_memory minus the counted figure, and
+ * mem_save_retained: evict_save_retained), and
  * INFO stats' total/current_eviction_exceeded_time (ms). */
 void evict_info_memory(vbuf *b, size_t used_memory);
 void evict_exceeded_ms(uint64_t *total, uint64_t *current);

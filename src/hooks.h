@@ -113,8 +113,9 @@ typedef struct hooks {
      * (the AOF starts a rewrite). */
     void (*dataset_replaced)(void);
     /* Bytes of keys and values the subsystem alone keeps alive (a forkless
-     * save's queue): maxmemory does not count them, as Redis does not count
-     * a fork child's copy-on-write (doc/eviction.md). */
+     * save's queue): maxmemory does not count them (unless
+     * maxmemory-include-save), as Redis does not count a fork child's
+     * copy-on-write (doc/eviction.md). */
     size_t (*not_counted_memory)(void);
     /* ---- the operator's surface ---- */
     /* INFO: append this subsystem's fields to section `section` (lower

@@ -697,8 +697,16 @@ vt_entry *vt_random(vt *t) {
     return random_walk(t, rng_next(t));
 }
 
-size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
-                 vt_entry **out) {
+/* Whether b is one the running save has not saved: the test of
+ * VT_SAMPLE_SAVED and vt_owed_to_save. */
+static int bucket_owed(const vt *t, vt_bucket *b) {
+    return t->save_epoch &&
+           atomic_load_explicit(&b->version, memory_order_acquire) < t->save_epoch;
+}
+
+size_t vt_sample(vt *t, size_t k, int flags, size_t max_buckets, vt_entry **out) {
+    int volatile_only = (flags & VT_SAMPLE_VOLATILE) != 0;
+    int saved_only = (flags & VT_SAMPLE_SAVED) != 0;
     if (!t->size || !k || (volatile_only && !t->expires)) return 0;
     size_t total = t->nsegs * VT_SEG_BUCKETS;
     if (max_buckets > total) max_buckets = total;
@@ -707,7 +715,8 @@ size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
     size_t n = 0;
     for (size_t i = 0; i < max_buckets && n < k; i++) {
         vt_bucket *b = &t->segs[pos / VT_SEG_BUCKETS]->buckets[pos % VT_SEG_BUCKETS];
-        for (unsigned j = 0; j < b->used && n < k; j++) {
+        int skip = saved_only && bucket_owed(t, b);
+        for (unsigned j = 0; !skip && j < b->used && n < k; j++) {
             vt_entry *e = &b->slots[j];
             if (!volatile_only || vt_expire(e) != VT_NO_EXPIRE) out[n++] = e;
         }
@@ -734,6 +743,16 @@ void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,
     t->capture_priv = priv;
     *segs = v;
     *nsegs = t->nsegs;
+}
+
+int vt_saving(const vt *t) { return t->save_epoch != 0; }
+
+int vt_owed_to_save(vt *t, const char *key, size_t len) {
+    if (!t->save_epoch) return 0;
+    uint64_t h = vt_hash(key, len);
+    size_t idx;
+    vt_bucket *b;
+    return seg_find(home_seg(t, h, &idx), h, key, len, &b) && bucket_owed(t, b);
 }
 
 void vt_save_end(vt *t) {

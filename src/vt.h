@@ -197,11 +197,26 @@ vt_entry *vt_random(vt *t);
 /* Up to k entries (pointers into out, valid until the next change to the
  * table) from a random place: a random segment and bucket, then the
  * following buckets in segment-list order (wrapping), until k entries were
- * collected or max_buckets buckets (at most all of them) were walked. With
- * volatile_only, only entries with an expire. As Redis's dictGetSomeKeys:
- * not uniform, O(max_buckets) at worst. Used by eviction (evict.c). */
-size_t vt_sample(vt *t, size_t k, int volatile_only, size_t max_buckets,
-                 vt_entry **out);
+ * collected or max_buckets buckets (at most all of them) were walked. As
+ * Redis's dictGetSomeKeys: not uniform, O(max_buckets) at worst. Used by
+ * eviction (evict.c). Flags:
+ *   VT_SAMPLE_VOLATILE: only entries with an expire;
+ *   VT_SAMPLE_SAVED: while a save runs, only entries of buckets it has
+ *     saved (version >= its epoch: walked by the serializer, or in a
+ *     segment split off during the save). Deleting one hands nothing to the
+ *     save, so its value is freed at once (unless something else shares
+ *     it, such as the serializer for the instant it encodes that bucket);
+ *     deleting an unsaved entry frees nothing until the serializer has
+ *     written it. No effect when no save runs. Unsaved buckets count
+ *     towards max_buckets (one atomic load each). */
+enum { VT_SAMPLE_VOLATILE = 1, VT_SAMPLE_SAVED = 2 };
+size_t vt_sample(vt *t, size_t k, int flags, size_t max_buckets, vt_entry **out);
+/* 1 while a save runs on t (vt_save_begin .. vt_save_end). */
+int vt_saving(const vt *t);
+/* 1 when a save runs and key is in a bucket it has not saved (deleting the
+ * key now hands its value to the save: VT_SAMPLE_SAVED's test); 0 when no
+ * save runs, the bucket is saved, or the key is absent. */
+int vt_owed_to_save(vt *t, const char *key, size_t len);
 
 /* Start a save at epoch E (greater than any epoch used before on this
  * table): records the capture callback and returns, in *segs / *nsegs, a

@@ -412,6 +412,9 @@ static const conf_param params[] = {
     {"maxmemory-samples", P_INT, 0, FIELD(maxmemory_samples), .min = 1, .max = INT_MAX, .def = 5},
     {"maxmemory-eviction-tenacity", P_INT, 0, FIELD(maxmemory_eviction_tenacity), .min = 0,
      .max = 100, .def = 10},
+    /* verso: count what a running forkless save retains (doc/design.md,
+     * "Eviction during a save"); no: Redis's rule, as fork copy-on-write */
+    {"maxmemory-include-save", P_BOOL, 0, FIELD(maxmemory_include_save), .def = 0},
     {"lfu-log-factor", P_INT, 0, FIELD(lfu_log_factor), .min = 0, .max = INT_MAX, .def = 10},
     {"lfu-decay-time", P_INT, 0, FIELD(lfu_decay_time), .min = 0, .max = INT_MAX, .def = 1},
     /* collections (the *-ziplist-* names are Redis's aliases: same field) */

@@ -101,6 +101,9 @@ typedef struct conf {
     int maxmemory_policy;               /* maxmemory-policy (noeviction) */
     int maxmemory_samples;              /* maxmemory-samples (5) */
     int maxmemory_eviction_tenacity;    /* maxmemory-eviction-tenacity (10) */
+    int maxmemory_include_save;         /* maxmemory-include-save (no): verso's;
+                                           yes counts the versions a forkless
+                                           save retains (evict.c) */
     int lfu_log_factor;                 /* lfu-log-factor (10) */
     int lfu_decay_time;                 /* lfu-decay-time (1) */
     /* collections: where Redis would switch to the big encoding (t_*.c use

@@ -355,7 +355,10 @@ size_t obj_coll_mem(const obj *o) {
     return m;
 }
 
-void obj_mem_account_add(void *p) { count_add(p); }
+size_t obj_mem_account_add(void *p) {
+    count_add(p);
+    return alloc_bytes(p);
+}
 void obj_mem_account_sub(void *p) { count_sub(p); }
 
 obj *obj_copy(obj *o) {

@@ -225,8 +225,9 @@ obj *obj_coll_writable(obj *o);
  * obj_mem of a collection is its header alone, O(1)). */
 size_t obj_coll_mem(const obj *o);
 /* Allocation accounting for memory an obj owns outside its own block (ptree
- * nodes): adds / removes p's allocator size to obj_mem_total. Any thread. */
-void obj_mem_account_add(void *p);
+ * nodes, a save's queue items): adds / removes p's allocator size to
+ * obj_mem_total (add returns it). Any thread. */
+size_t obj_mem_account_add(void *p);
 void obj_mem_account_sub(void *p);
 
 /* Copy-on-write for in-place edits (APPEND, SETRANGE): returns `o` itself when

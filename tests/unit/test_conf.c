@@ -198,8 +198,9 @@ START_TEST(test_get_patterns)
     ck_assert(has_name(&g, "appenddirname") && has_name(&g, "appendfilename"));
     g.n = 0;
     conf_get(&c, "*MAX*", collect, &g); /* patterns ignore case */
-    ck_assert_int_eq(g.n, 32); /* 7 + the collections' 11 + replication's 5 (aliases
-                                  included) + slowlog-max-len, tracking-table-max-keys +
+    ck_assert_int_eq(g.n, 33); /* 8 (with maxmemory-include-save) + the collections'
+                                  11 + replication's 5 (aliases included) +
+                                  slowlog-max-len, tracking-table-max-keys +
                                   the compatibility ones: acllog-max-len,
                                   active-defrag-cycle-max, active-defrag-max-scan-fields,
                                   maxmemory-clients, hll-sparse-max-bytes,

@@ -464,6 +464,104 @@ START_TEST(test_sample_and_access) {
 }
 END_TEST
 
+/* VT_SAMPLE_SAVED and vt_owed_to_save, what eviction under
+ * maxmemory-include-save relies on: during a save, sampling with the flag
+ * returns only keys of saved buckets, deleting one of them hands nothing to
+ * the save (its value is freed at once), deleting an owed key hands it
+ * over; keys split off into a new segment during the save are saved; with
+ * no save the flag changes nothing. */
+static void count_capture(void *priv, obj *v, int64_t ex) {
+    (void)ex;
+    (*(size_t *)priv)++;
+    obj_decref(v);
+}
+
+START_TEST(test_sample_saved) {
+    const uint32_t K = 6000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    for (uint32_t id = 0; id < K / 2; id++) op_set(t, &m, id);
+    vt_entry **out = malloc(K * sizeof *out);
+    ck_assert_uint_eq(vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out), m.size);
+    size_t handed = 0;
+    vt_seg **segs;
+    size_t nsegs;
+    vt_save_begin(t, 7, count_capture, &handed, &segs, &nsegs);
+    ck_assert(vt_saving(t));
+    /* nothing saved yet: no candidate, every key owed */
+    ck_assert_uint_eq(vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out), 0);
+    for (uint32_t id = 0; id < K / 2; id++) {
+        char k[16];
+        REQ(vt_owed_to_save(t, k, key_of(k, id)));
+    }
+    /* the serializer passes the first half of the buckets */
+    size_t nb = nsegs * VT_SEG_BUCKETS, passed = 0;
+    vt_captured cap[VT_BUCKET_SLOTS];
+    for (size_t i = 0; i < nb / 2; i++) {
+        size_t n = vt_capture_bucket(vt_seg_bucket(segs[i / VT_SEG_BUCKETS],
+                                                   (unsigned)(i % VT_SEG_BUCKETS)), 7, cap);
+        for (size_t j = 0; j < n; j++) obj_decref(cap[j].val);
+        passed += n;
+    }
+    ck_assert_uint_gt(passed, 0);
+    size_t n = vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out);
+    ck_assert_uint_eq(n, passed);
+    size_t owed = 0;
+    for (uint32_t id = 0; id < K / 2; id++) {
+        char k[16];
+        owed += (size_t)vt_owed_to_save(t, k, key_of(k, id));
+    }
+    ck_assert_uint_eq(owed, m.size - passed);
+    /* a bounded walk finds saved keys or none, never owed ones */
+    for (int i = 0; i < 200; i++) {
+        size_t got = vt_sample(t, 5, VT_SAMPLE_SAVED, 10, out);
+        for (size_t j = 0; j < got; j++) {
+            size_t len;
+            const char *k = vt_key(out[j], &len);
+            REQ(!vt_owed_to_save(t, k, len));
+        }
+    }
+    /* deleting the saved keys hands nothing over */
+    n = vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out);
+    char (*keys)[16] = malloc(n * sizeof *keys);
+    for (size_t j = 0; j < n; j++) {
+        size_t len;
+        const char *k = vt_key(out[j], &len);
+        memcpy(keys[j], k, len);
+        keys[j][len] = '\0';
+    }
+    for (size_t j = 0; j < n; j++) ck_assert_int_eq(vt_delete(t, keys[j], strlen(keys[j])), 1);
+    free(keys);
+    ck_assert_uint_eq(handed, 0);
+    /* deleting an owed key hands it over, once */
+    uint32_t id = 0;
+    char k[16];
+    while (!vt_owed_to_save(t, k, key_of(k, id))) id++;
+    ck_assert_int_eq(vt_delete(t, k, key_of(k, id)), 1);
+    ck_assert_uint_eq(handed, 1);
+    ck_assert(!vt_owed_to_save(t, k, key_of(k, id))); /* absent now */
+    /* new keys split segments: what moves out of owed buckets is handed
+     * over, and the new segments are saved */
+    size_t before = vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out);
+    for (uint32_t nid = K / 2; nid < K; nid++) {
+        vt_wr w;
+        vt_entry *e = vt_write(t, k, key_of(k, nid), 1, &w, NULL);
+        vt_set_val(&w, e, val_new(nid));
+        vt_write_done(&w);
+    }
+    ck_assert_uint_gt(vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out), before);
+    vt_save_end(t);
+    ck_assert(!vt_saving(t));
+    ck_assert_uint_eq(vt_sample(t, K, VT_SAMPLE_SAVED, SIZE_MAX, out), vt_size(t));
+    REQ(!vt_owed_to_save(t, k, key_of(k, K - 1)));
+    free(segs);
+    free(out);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
 /* Inserting n keys into vt_reserve(n) splits nothing. vt.c aims at 4..8 keys
  * per 14-slot bucket: 65537 and 100000 keys both get 256 segments (4.0 and
  * 6.1 keys per bucket). With two candidate buckets per key the fullest
@@ -920,6 +1018,7 @@ static Suite *vt_suite(void) {
     tcase_add_test(ts, test_scan_small_and_empty);
     tcase_add_test(ts, test_random);
     tcase_add_test(ts, test_sample_and_access);
+    tcase_add_test(ts, test_sample_saved);
     tcase_add_test(ts, test_reserve);
     tcase_add_test(ts, test_fill_factor);
     tcase_add_test(ts, test_insert_hashed);

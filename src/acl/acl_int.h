@@ -1,0 +1,88 @@
+/* acl_int: the structures the acl/ files share (not for other modules:
+ * they see acl.h). Main thread only. */
+#ifndef VERSO_ACL_INT_H
+#define VERSO_ACL_INT_H
+
+#include <stdint.h>
+
+#include "acl.h"
+#include "cmd.h"
+
+enum { USER_ON = 1 << 0, USER_OFF = 1 << 1, USER_NOPASS = 1 << 2,
+       USER_SKIP_SANITIZE = 1 << 3, USER_SANITIZE = 1 << 4 };
+enum { SEL_ROOT = 1 << 0, SEL_ALLKEYS = 1 << 1, SEL_ALLCHANNELS = 1 << 2,
+       SEL_ALLCOMMANDS = 1 << 3 };
+enum { KEY_R = 1, KEY_W = 2, KEY_RW = 3 };
+
+typedef struct acl_str { char *p; size_t len; int flags; } acl_str; /* flags: KEY_* */
+typedef struct acl_firstarg { unsigned id; char *arg; } acl_firstarg;
+
+typedef struct acl_sel {
+    int flags;                 /* SEL_* */
+    int future;                /* +@all: commands not in the table too */
+    uint64_t *bits;            /* one bit per cmd_def id (cmd_at_all) */
+    acl_firstarg *fa;          /* +cmd|arg of commands whose bit is off */
+    size_t nfa;
+    acl_str *keys;             /* key patterns, flags KEY_* */
+    size_t nkeys;
+    acl_str *chans;            /* channel patterns */
+    size_t nchans;
+} acl_sel;
+
+struct acl_user {
+    char *name;
+    size_t namelen;
+    int flags;                 /* USER_* */
+    char (*pass)[65];          /* hex SHA-256 of each password */
+    size_t npass;
+    acl_sel *sel;              /* sel[0]: the root selector */
+    size_t nsel;
+};
+
+/* acl.c */
+acl_user *acl_user_new(const char *name, size_t len);
+void acl_user_free(acl_user *u);
+/* A deep copy; acl_user_move puts src's permissions into dst (keeping
+ * dst's address, which clients hold) and frees src. */
+acl_user *acl_user_dup(const acl_user *u);
+void acl_user_move(acl_user *dst, acl_user *src);
+/* One rule (ACL SETUSER's word). 0, or -1 with *why Redis's reason. */
+int acl_set_rule(acl_user *u, const char *op, size_t len, const char **why);
+/* Rules in words (ACL SETUSER's args, a config or aclfile line's): the
+ * selector words "(a" "b)" merged first. 0, or -1 with err (Redis's whole
+ * text for ACL SETUSER, ERR included) and *bad the word refused (-1 for
+ * an unbalanced parenthesis). */
+int acl_set_rules(acl_user *u, int argc, const arg *argv, char *err, size_t errlen);
+/* "on #... ~* &* +@all (...)": ACL LIST's description, on the heap. */
+char *acl_describe_user(const acl_user *u);
+/* A selector's parts as GETUSER shows them, on the heap. */
+char *acl_describe_commands(const acl_sel *s);
+char *acl_describe_keys(const acl_sel *s);
+char *acl_describe_channels(const acl_sel *s);
+/* The users, by name. */
+size_t acl_nusers(void);
+acl_user *acl_user_at(size_t i);
+/* Adds u (a name not taken). */
+void acl_add_user(acl_user *u);
+/* Removes u from the users, disconnects its clients and frees it. */
+void acl_delete_user(acl_user *u);
+/* Replaces every user with the set given (the default user keeps its
+ * address and takes the new default's permissions); the clients of the
+ * users replaced are disconnected. */
+void acl_replace_users(acl_user **users, size_t n);
+/* ACL SETUSER's new permissions nu against u's: the subscribers of u whose
+ * channels or patterns nu no longer allows are closed, as Redis 7.0's
+ * ACLKillPubsubClientsIfNeeded. */
+void acl_kill_pubsub_changed(const acl_user *nu, const acl_user *u);
+
+/* Whether name may be a user name (no spaces or NUL). */
+int acl_valid_name(const char *p, size_t len);
+
+/* acl_file.c: the aclfile (server.cfg.compat.aclfile, not empty). load:
+ * every user of the file replaces the users (none changes on an error);
+ * save: ACL LIST's lines, written to a temporary file renamed over it.
+ * 0, or -1 with err (Redis's text, without "ERR "). */
+int acl_file_load(char *err, size_t errlen);
+int acl_file_save(char *err, size_t errlen);
+
+#endif

@@ -493,6 +493,7 @@ static const cmd_def *stage_lookup(client *c) {
  * counted as a command here: EXEC counts each one it runs. */
 static int stage_queue(client *c, const cmd_def *d) {
     c->cmd = d;
+    c->lastcmd = d; /* CLIENT LIST's (and ACL LOG's) cmd=, as Redis */
     if (may_run(c, d)) {
         multi_queue(c, d);
     } else {

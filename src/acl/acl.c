@@ -206,7 +206,8 @@ static void strs_add(acl_str **v, size_t *n, const char *p, size_t len, int flag
 }
 
 static const char *const E_SYNTAX = "Syntax error";
-static const char *const E_UNKNOWN = "Unknown command or category name in ACL";
+const char *const acl_err_unknown = "Unknown command or category name in ACL";
+#define E_UNKNOWN acl_err_unknown
 static const char *const E_KEYS_ALL =
     "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not "
     "have any effect. Try 'resetkeys' to start with an empty list of patterns";
@@ -470,45 +471,53 @@ int acl_set_rule(acl_user *u, const char *op, size_t len, const char **why) {
     return 0;
 }
 
-int acl_set_rules(acl_user *u, int argc, const arg *argv, char *err, size_t errlen) {
-    int i = 0;
+int acl_set_rules(acl_user *u, int argc, const arg *argv, acl_rule_err *e,
+                  acl_rule_err_fn *on_err, void *priv) {
+    int i = 0, failed = 0;
     while (i < argc) {
         const arg *a = &argv[i];
-        char *op;
-        size_t len;
+        vbuf b = {0};
         if (a->len && a->p[0] == '(' && a->p[a->len - 1] != ')') {
             /* "(a" "b" "c)": one selector of the words up to the one that
              * closes it */
             int j = i + 1;
             while (j < argc && !(argv[j].len && argv[j].p[argv[j].len - 1] == ')')) j++;
             if (j == argc) {
-                snprintf(err, errlen, "ERR Unmatched parenthesis in acl selector starting at '%.*s'.",
-                         (int)a->len, a->p);
+                snprintf(e->op, sizeof e->op, "%.*s", (int)a->len, a->p);
+                e->why = NULL;
+                e->unmatched = 1;
                 return -1;
             }
-            vbuf b = {0};
             for (int k = i; k <= j; k++) {
                 if (k > i) vbuf_append(&b, " ", 1);
                 vbuf_append(&b, argv[k].p, argv[k].len);
             }
-            len = b.len;
-            op = dupn(b.data, b.len);
-            vbuf_free(&b);
             i = j + 1;
         } else {
-            op = dupn(a->p, a->len);
-            len = a->len;
+            vbuf_append(&b, a->p, a->len);
             i++;
         }
+        vbuf_append(&b, "", 1); /* rules read op[len - 1] and compare words */
         const char *why = NULL;
-        int rc = acl_set_rule(u, op, len, &why);
-        if (rc != 0)
-            snprintf(err, errlen, "ERR Error in ACL SETUSER modifier '%.*s': %s", (int)len, op,
-                     why);
-        free(op);
-        if (rc != 0) return -1;
+        int rc = acl_set_rule(u, b.data, b.len - 1, &why);
+        if (rc != 0) {
+            snprintf(e->op, sizeof e->op, "%.*s", (int)(b.len - 1), b.data);
+            e->why = why;
+            e->unmatched = 0;
+            failed = 1;
+            if (on_err) on_err(priv, e);
+        }
+        vbuf_free(&b);
+        if (rc != 0 && !on_err) return -1;
     }
-    return 0;
+    return failed ? -1 : 0;
+}
+
+void acl_rule_err_text(const acl_rule_err *e, char *buf, size_t len) {
+    if (e->unmatched)
+        snprintf(buf, len, "ERR Unmatched parenthesis in acl selector starting at '%s'.", e->op);
+    else
+        snprintf(buf, len, "ERR Error in ACL SETUSER modifier '%s': %s", e->op, e->why);
 }
 
 /* ---- the users' table ---- */

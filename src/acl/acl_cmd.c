@@ -36,8 +36,10 @@ static void acl_setuser(client *c) {
     }
     acl_user *u = acl_find(name->p, name->len);
     acl_user *tmp = u ? acl_user_dup(u) : acl_user_new(name->p, name->len);
-    char err[1024];
-    if (acl_set_rules(tmp, c->argc - 3, c->argv + 3, err, sizeof err) != 0) {
+    acl_rule_err e;
+    if (acl_set_rules(tmp, c->argc - 3, c->argv + 3, &e, NULL, NULL) != 0) {
+        char err[1200];
+        acl_rule_err_text(&e, err, sizeof err);
         acl_user_free(tmp);
         reply_error(c, err);
         return;

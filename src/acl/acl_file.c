@@ -57,11 +57,15 @@ static int load_conf_lines(void) {
             acl_add_user(u);
         }
         arg *a = args_of(l->argc - 1, l->argv + 1);
-        char err[1024];
-        int rc = acl_set_rules(u, l->argc - 1, a, err, sizeof err);
+        acl_rule_err e;
+        int rc = acl_set_rules(u, l->argc - 1, a, &e, NULL, NULL);
         free(a);
-        if (rc != 0) {
-            log_warning("Error loading ACL rules for the user named '%s': %s", l->argv[0], err + 4);
+        if (rc != 0 && e.unmatched) {
+            log_warning("Unmatched parenthesis in acl selector starting at '%s'.", e.op);
+            return -1;
+        } else if (rc != 0) {
+            log_warning("Error loading ACL rule '%s' for the user named '%s': %s", e.op,
+                        l->argv[0], e.why);
             return -1;
         }
         if (u->flags & USER_OFF)
@@ -120,6 +124,25 @@ static char *trim(char *s) {
     return s;
 }
 
+/* The errors of one line, as Redis's ACLLoadFromFile words them: every
+ * unknown command or category, and the first other error. */
+typedef struct line_errs {
+    vbuf *e;
+    const char *file;
+    int linenum, syntax;
+} line_errs;
+
+static void line_err(void *priv, const acl_rule_err *re) {
+    line_errs *le = priv;
+    if (re->why == acl_err_unknown) {
+        vbuf_appendf(le->e, "%s:%d: Error in applying operation '%s': %s. ", le->file, le->linenum,
+                     re->op, re->why);
+    } else if (!le->syntax) {
+        vbuf_appendf(le->e, "%s:%d: %s. ", le->file, le->linenum, re->why);
+        le->syntax = 1;
+    }
+}
+
 /* One line of the file into *set; errors appended to e. */
 static void load_line(char *line, int linenum, const char *file, acl_user ***set, size_t *n,
                       vbuf *e) {
@@ -146,9 +169,10 @@ static void load_line(char *line, int linenum, const char *file, acl_user ***set
     }
     acl_user *u = acl_user_new(argv[1], strlen(argv[1]));
     arg *a = args_of(argc - 2, argv + 2);
-    char err[1024];
-    if (acl_set_rules(u, argc - 2, a, err, sizeof err) != 0)
-        vbuf_appendf(e, "%s:%d: %s. ", file, linenum, err + 4);
+    acl_rule_err re;
+    line_errs le = {e, file, linenum, 0};
+    if (acl_set_rules(u, argc - 2, a, &re, line_err, &le) != 0 && re.unmatched)
+        vbuf_appendf(e, "%s:%d: Unmatched parenthesis in selector definition.", file, linenum);
     free(a);
     free(argv);
     *set = xrealloc(*set, (*n + 1) * sizeof **set);

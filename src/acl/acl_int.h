@@ -48,11 +48,27 @@ acl_user *acl_user_dup(const acl_user *u);
 void acl_user_move(acl_user *dst, acl_user *src);
 /* One rule (ACL SETUSER's word). 0, or -1 with *why Redis's reason. */
 int acl_set_rule(acl_user *u, const char *op, size_t len, const char **why);
+/* Why a list of rules was refused: the rule (after merging a selector's
+ * words) and Redis's reason, or the word that opens a selector never
+ * closed (unmatched set). */
+typedef struct acl_rule_err {
+    char op[512];
+    const char *why;
+    int unmatched;
+} acl_rule_err;
 /* Rules in words (ACL SETUSER's args, a config or aclfile line's): the
- * selector words "(a" "b)" merged first. 0, or -1 with err (Redis's whole
- * text for ACL SETUSER, ERR included) and *bad the word refused (-1 for
- * an unbalanced parenthesis). */
-int acl_set_rules(acl_user *u, int argc, const arg *argv, char *err, size_t errlen);
+ * selector words "(a" "b)" merged first, then applied in order. 0, or -1
+ * with e filled (the rules before the one refused stay applied: callers
+ * work on a copy). With on_err, each refused rule is passed to it and the
+ * next ones are still applied (the aclfile reports them all). */
+typedef void acl_rule_err_fn(void *priv, const acl_rule_err *e);
+int acl_set_rules(acl_user *u, int argc, const arg *argv, acl_rule_err *e,
+                  acl_rule_err_fn *on_err, void *priv);
+/* The reason for an unknown command or category (the aclfile names the
+ * rule then). */
+extern const char *const acl_err_unknown;
+/* ACL SETUSER's text for e ("ERR ..."). */
+void acl_rule_err_text(const acl_rule_err *e, char *buf, size_t len);
 /* "on #... ~* &* +@all (...)": ACL LIST's description, on the heap. */
 char *acl_describe_user(const acl_user *u);
 /* A selector's parts as GETUSER shows them, on the heap. */

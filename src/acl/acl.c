@@ -108,7 +108,9 @@ static int category_of(const char *p, size_t len) {
 static void sel_init(acl_sel *s, int flags) {
     memset(s, 0, sizeof *s);
     s->flags = flags | (server.cfg.compat.acl_pubsub_default ? SEL_ALLCHANNELS : 0);
-    s->bits = xcalloc(nwords(), sizeof *s->bits);
+    s->bits = xcalloc(nwords(), sizeof *s->bits); /* (one word before cmd_init: the
+                                                     config file's rules are checked
+                                                     then, with no command known) */
 }
 
 static void strs_free(acl_str *v, size_t n) {
@@ -473,7 +475,7 @@ int acl_set_rule(acl_user *u, const char *op, size_t len, const char **why) {
 
 int acl_set_rules(acl_user *u, int argc, const arg *argv, acl_rule_err *e,
                   acl_rule_err_fn *on_err, void *priv) {
-    int i = 0, failed = 0;
+    int i = 0, failed = 0, merged = 0;
     while (i < argc) {
         const arg *a = &argv[i];
         vbuf b = {0};
@@ -486,6 +488,7 @@ int acl_set_rules(acl_user *u, int argc, const arg *argv, acl_rule_err *e,
                 snprintf(e->op, sizeof e->op, "%.*s", (int)a->len, a->p);
                 e->why = NULL;
                 e->unmatched = 1;
+                e->index = i;
                 return -1;
             }
             for (int k = i; k <= j; k++) {
@@ -504,10 +507,12 @@ int acl_set_rules(acl_user *u, int argc, const arg *argv, acl_rule_err *e,
             snprintf(e->op, sizeof e->op, "%.*s", (int)(b.len - 1), b.data);
             e->why = why;
             e->unmatched = 0;
+            e->index = merged;
             failed = 1;
             if (on_err) on_err(priv, e);
         }
         vbuf_free(&b);
+        merged++;
         if (rc != 0 && !on_err) return -1;
     }
     return failed ? -1 : 0;

@@ -23,6 +23,40 @@ typedef struct user_line {
 static user_line *lines;   /* the config file's user lines */
 static size_t nlines;
 
+static arg *args_of(int argc, char **argv);
+
+/* The first error that is not an unknown command (commands are known only
+ * later, as in Redis, where modules may add them). */
+static void first_bad(void *priv, const acl_rule_err *e) {
+    acl_rule_err *first = priv;
+    if (e->why != acl_err_unknown && !first->why) *first = *e;
+}
+
+/* The rules of a config line checked on a user of no consequence. 0, or
+ * -1 with Redis 7.0's message, which names the word at the refused rule's
+ * index in the whole line ("user" counts), as Redis's does. */
+static int check_line(int argc, char **argv, char *err, size_t errlen) {
+    acl_user *fake = acl_user_new(argv[0], strlen(argv[0]));
+    arg *a = args_of(argc - 1, argv + 1);
+    acl_rule_err e, first = {.why = NULL};
+    int rc = acl_set_rules(fake, argc - 1, a, &e, first_bad, &first);
+    free(a);
+    acl_user_free(fake);
+    if (rc != 0 && e.unmatched) {
+        int at = e.index;
+        snprintf(err, errlen, "Error in user declaration '%s': Unmatched parenthesis in acl "
+                              "selector starting at '%s'.", at == 0 ? "user" : argv[at - 1], e.op);
+        return -1;
+    }
+    if (first.why) {
+        int at = first.index;
+        snprintf(err, errlen, "Error in user declaration '%s': %s",
+                 at == 0 ? "user" : argv[at - 1], first.why);
+        return -1;
+    }
+    return 0;
+}
+
 int acl_conf_user_line(int argc, char **argv, char *err, size_t errlen) {
     for (size_t i = 0; i < nlines; i++) {
         if (!strcmp(lines[i].argv[0], argv[0])) {
@@ -31,6 +65,7 @@ int acl_conf_user_line(int argc, char **argv, char *err, size_t errlen) {
             return -1;
         }
     }
+    if (check_line(argc, argv, err, errlen) != 0) return -1;
     lines = xrealloc(lines, (nlines + 1) * sizeof *lines);
     user_line *l = &lines[nlines++];
     l->argc = argc;

@@ -55,6 +55,9 @@ typedef struct acl_rule_err {
     char op[512];
     const char *why;
     int unmatched;
+    int index;      /* the rule's index among the merged rules; for an
+                       unmatched parenthesis, the opening word's among the
+                       words given */
 } acl_rule_err;
 /* Rules in words (ACL SETUSER's args, a config or aclfile line's): the
  * selector words "(a" "b)" merged first, then applied in order. 0, or -1

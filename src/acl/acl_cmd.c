@@ -80,7 +80,7 @@ static void acl_getuser(client *c) {
     reply_bulk_str(c, "flags");
     long long nflags = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) nflags += (u->flags & names[i].flag) != 0;
-    reply_array(c, nflags);
+    reply_set(c, nflags); /* a set under RESP3, as Redis */
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (u->flags & names[i].flag) reply_bulk_str(c, names[i].name);
     reply_bulk_str(c, "passwords");

@@ -10,4 +10,10 @@
  * declared twice). */
 int acl_conf_user_line(int argc, char **argv, char *err, size_t errlen);
 
+/* CONFIG REWRITE: one `user name rules` line per user (ACL LIST's), each
+ * to be written (force), through fn; none when an aclfile holds the users
+ * (the file's old user lines are then dropped), as Redis 7.0. */
+void acl_conf_rewrite(void (*fn)(void *priv, const char *name, const char *line, int force),
+                      void *priv);
+
 #endif

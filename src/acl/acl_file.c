@@ -110,6 +110,22 @@ static int load_conf_lines(void) {
     return 0;
 }
 
+void acl_conf_rewrite(void (*fn)(void *priv, const char *name, const char *line, int force),
+                      void *priv) {
+    const char *file = server.cfg.compat.aclfile;
+    if (file && file[0]) return;
+    for (size_t i = 0; i < acl_nusers(); i++) {
+        const acl_user *u = acl_user_at(i);
+        char *d = acl_describe_user(u);
+        vbuf b = {0};
+        vbuf_appendf(&b, "user %s %s", u->name, d);
+        vbuf_append(&b, "", 1);
+        fn(priv, "user", b.data, 1);
+        vbuf_free(&b);
+        free(d);
+    }
+}
+
 int acl_load_startup(void) {
     const char *file = server.cfg.compat.aclfile;
     if (nlines && file[0]) {

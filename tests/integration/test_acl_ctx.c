@@ -14,10 +14,9 @@
 #include <unistd.h>
 
 static const redisReply *field(const redisReply *map, const char *name) {
-    for (size_t i = 0; i + 1 < map->elements; i += 2)
-        if (!strcmp(map->element[i]->str, name)) return map->element[i + 1];
-    ck_abort_msg("no field '%s'", name);
-    return NULL;
+    const redisReply *v = h_map_field(map, name);
+    ck_assert_msg(v, "no field '%s' in the reply", name);
+    return v;
 }
 
 /* Whether the server closed c (a command gets no reply). */

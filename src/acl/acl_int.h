@@ -39,7 +39,7 @@ struct acl_user {
     size_t nsel;
 };
 
-/* acl.c */
+/* acl_rules.c */
 acl_user *acl_user_new(const char *name, size_t len);
 void acl_user_free(acl_user *u);
 /* A deep copy; acl_user_move puts src's permissions into dst (keeping
@@ -78,7 +78,17 @@ char *acl_describe_user(const acl_user *u);
 char *acl_describe_commands(const acl_sel *s);
 char *acl_describe_keys(const acl_sel *s);
 char *acl_describe_channels(const acl_sel *s);
-/* The users, by name. */
+/* Whether name may be a user name (no spaces or NUL). */
+int acl_valid_name(const char *p, size_t len);
+/* Whether pass is one of u's passwords (any is, for nopass). */
+int acl_password_ok(const acl_user *u, const arg *pass);
+/* Channel patterns: whether one allows the channel (literal: the very
+ * pattern, for a PSUBSCRIBE pattern); adding one (flags or'ed into an equal
+ * one); freeing them. */
+int acl_chan_allowed(const acl_str *v, size_t n, const char *p, size_t len, int literal);
+void acl_strs_add(acl_str **v, size_t *n, const char *p, size_t len, int flags);
+void acl_strs_free(acl_str *v, size_t n);
+/* The users, by name (acl.c). */
 size_t acl_nusers(void);
 acl_user *acl_user_at(size_t i);
 /* Adds u (a name not taken). */
@@ -93,9 +103,6 @@ void acl_replace_users(acl_user **users, size_t n);
  * channels or patterns nu no longer allows are closed, as Redis 7.0's
  * ACLKillPubsubClientsIfNeeded. */
 void acl_kill_pubsub_changed(const acl_user *nu, const acl_user *u);
-
-/* Whether name may be a user name (no spaces or NUL). */
-int acl_valid_name(const char *p, size_t len);
 
 /* acl_file.c: the aclfile (server.cfg.compat.aclfile, not empty). load:
  * every user of the file replaces the users (none changes on an error);

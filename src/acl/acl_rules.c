@@ -310,9 +310,11 @@ static int sel_rule(acl_sel *s, const char *op, size_t len, const char **why) {
         if (has_spaces(op + 1, len - 1)) return *why = E_SYNTAX, -1;
         acl_strs_add(&s->chans, &s->nchans, op + 1, len - 1, 0);
         s->flags &= ~SEL_ALLCHANNELS;
-    } else if ((op[0] == '+' || op[0] == '-') && len >= 2 && op[1] != '@') {
+    } else if ((op[0] == '+' || op[0] == '-') && len == 1) {
+        return *why = E_UNKNOWN, -1; /* no command is named "" */
+    } else if ((op[0] == '+' || op[0] == '-') && op[1] != '@') {
         return sel_cmd_rule(s, op, len, why);
-    } else if ((op[0] == '+' || op[0] == '-') && len >= 2 && op[1] == '@') {
+    } else if ((op[0] == '+' || op[0] == '-') && op[1] == '@') {
         int cat = category_of(op + 2, len - 2);
         if (!cat) return *why = E_UNKNOWN, -1;
         change_category(s, cat, op[0] == '+');

@@ -35,7 +35,7 @@ acl_user *acl_find(const char *name, size_t len) {
 size_t acl_nusers(void) { return nusers; }
 acl_user *acl_user_at(size_t i) { return i < nusers ? users[i] : NULL; }
 acl_user *acl_default_user(void) { return default_user; }
-const char *acl_user_name(const acl_user *u) { return u ? u->name : "default"; }
+const char *acl_user_name(const acl_user *u) { return u ? u->name : "(superuser)"; }
 
 void acl_add_user(acl_user *u) {
     assert(!acl_find(u->name, u->namelen));

@@ -33,6 +33,8 @@ void acl_register_commands(void);
 void acl_init(void);
 acl_user *acl_default_user(void);
 acl_user *acl_find(const char *name, size_t len);
+/* u's name; "(superuser)" for NULL (CLIENT LIST's user= of the master
+ * link, as Redis). */
 const char *acl_user_name(const acl_user *u);
 /* Whether c must still authenticate before running commands (Redis's
  * authRequired: the default user has a password or is off, and c has not

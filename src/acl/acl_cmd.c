@@ -128,7 +128,10 @@ static void acl_list(client *c) {
     }
 }
 
-static void acl_whoami(client *c) { reply_bulk_str(c, acl_user_name(c->user)); }
+static void acl_whoami(client *c) {
+    if (c->user) reply_bulk_str(c, acl_user_name(c->user));
+    else reply_null(c); /* the server's own clients (a master's ACL WHOAMI) */
+}
 
 static void acl_cat(client *c) {
     if (c->argc > 3) {

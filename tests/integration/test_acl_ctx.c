@@ -198,6 +198,29 @@ START_TEST(pubsub_default_allchannels)
 }
 END_TEST
 
+/* The master link runs with every permission: CLIENT LIST names its user
+ * "(superuser)"; the master's user for the replica (masteruser) needs
+ * the replication commands. */
+START_TEST(master_link_superuser)
+{
+    srv *m = h_srv_start("%s", "");
+    redisContext *mc = srv_connect(m);
+    expect_status(mc, "OK", "ACL SETUSER repl on >rp +psync +replconf +ping");
+    expect_status(mc, "OK", "SET k v");
+    srv *r = h_srv_start("--replicaof 127.0.0.1 %d --masteruser repl --masterauth rp", m->port);
+    redisContext *rc = srv_connect(r);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
+    redisReply *l = cmd(rc, "CLIENT LIST TYPE master");
+    ck_assert_ptr_nonnull(strstr(l->str, " user=(superuser) "));
+    freeReplyObject(l);
+    l = cmd(mc, "CLIENT LIST TYPE replica");
+    ck_assert_ptr_nonnull(strstr(l->str, " user=repl "));
+    freeReplyObject(l);
+    redisFree(rc);
+    redisFree(mc);
+}
+END_TEST
+
 /* A scratch directory for files a server reads at startup. */
 static void scratch(char *dir, size_t cap) {
     snprintf(dir, cap, "/tmp/verso-acl-XXXXXX");
@@ -379,5 +402,6 @@ int main(void)
     tcase_add_test(tc, config_rewrite_users);
     tcase_add_test(tc, aclfile_load_save);
     suite_add_tcase(s, tc);
+    h_add_dropall(s, "master_link_superuser", master_link_superuser, 60);
     return h_main(s);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acl.h"
 #include "aof.h"
 #include "repl.h"
 #include "snap.h"
@@ -65,6 +66,7 @@ int main(int argc, char **argv) {
     aof_init();
     repl_init();
     server_setup_done();
+    if (acl_load_startup() != 0) return 1; /* the config's user lines or the aclfile */
     rc = server_listen();
     if (rc != 0) return rc;
     char err[1024];

@@ -21,12 +21,14 @@
  *     command (the AOF's full backlog). Past this point the command counts
  *     (total_commands_processed) and is c->cmd and c->lastcmd.
  *  5. The checks, the first that refuses answers: a. arity, b. protected
- *     (enable-debug-command), c. authentication, d. OOM (maxmemory:
- *     evicts first, then refuses deny-oom commands), e. the subsystems'
- *     gates, in one call: the write gates (MISCONF) for a write or an EXEC
- *     of writes, not from the master, then the client gates (READONLY,
- *     NOREPLICAS, MASTERDOWN, the subscribed context), f. loading. A
- *     refused command is counted as rejected and goes on at stage 9.
+ *     (enable-debug-command), c. authentication, d. the user's ACL
+ *     permissions (acl.h: the command, its keys, its channels; NOPERM,
+ *     logged in ACL LOG), e. OOM (maxmemory: evicts first, then refuses
+ *     deny-oom commands), f. the subsystems' gates, in one call: the write
+ *     gates (MISCONF) for a write or an EXEC of writes, not from the
+ *     master, then the client gates (READONLY, NOREPLICAS, MASTERDOWN, the
+ *     subscribed context), g. loading. A refused command is counted as
+ *     rejected and goes on at stage 9.
  *  6. The call (cmd_call, also EXEC's and scripts' way to run a command),
  *     with server.current_client = c: a. a propagation batch opens, b. the
  *     handler runs, c. the keys a tracking client read are remembered,
@@ -54,6 +56,7 @@
 #include <math.h>
 #include <limits.h>
 
+#include "acl.h"
 #include "blocking.h"
 #include "evict.h"
 #include "hooks.h"
@@ -132,6 +135,7 @@ static void derive_legacy_range(cmd_def *d) {
 }
 
 static void add_all(cmd_def *d) {
+    d->id = (unsigned)nall;
     all = xrealloc(all, (nall + 1) * sizeof *all);
     all[nall++] = d;
 }
@@ -417,7 +421,7 @@ static int protected_allowed(const client *c) {
 /* 5. The checks that refuse a command before it runs (stage 3 runs them
  * too, on a command MULTI queues); 1 when it may run, else 0 with the
  * error replied. The first that refuses answers, in the list's order (5a
- * to 5f), as Redis's processCommand; the gates (5e: hooks.h's write_gate,
+ * to 5g), as Redis's processCommand; the gates (5f: hooks.h's write_gate,
  * then client_gate) answer in the order hooks.h gives. */
 static int may_run(client *c, const cmd_def *d) {
     if (!cmd_arity_ok(d, c->argc)) {
@@ -431,10 +435,14 @@ static int may_run(client *c, const cmd_def *d) {
                        "and then restart the server.");
         return 0;
     }
-    if (!(c->flags & CLIENT_AUTHED) && !(d->flags & CMD_NOAUTH)) {
+    if (acl_auth_required(c) && !(d->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
         return 0;
     }
+    /* the user's permissions (acl.h): command, keys, channels */
+    if (c->user && !acl_check_client(c, d, (c->flags & CLIENT_MULTI) ? ACL_CTX_MULTI
+                                                                   : ACL_CTX_TOPLEVEL))
+        return 0;
     /* maxmemory (evict.h): evicts first; refuses deny-oom commands when
      * nothing more can be evicted. One branch when maxmemory is 0. */
     int master = (c->flags & CLIENT_MASTER) != 0; /* obeyed as Redis obeys its master */
@@ -488,6 +496,7 @@ static const cmd_def *stage_lookup(client *c) {
  * counted as a command here: EXEC counts each one it runs. */
 static int stage_queue(client *c, const cmd_def *d) {
     c->cmd = d;
+    c->lastcmd = d; /* CLIENT LIST's (and ACL LOG's) cmd=, as Redis */
     if (may_run(c, d)) {
         multi_queue(c, d);
     } else {

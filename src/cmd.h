@@ -138,6 +138,7 @@ struct cmd_def {
     const cmd_arg *args;
     cmd_def *subcmds;           /* container: its subcommands, ending with name NULL */
     /* set by cmd_init */
+    unsigned id;                /* its index in cmd_at_all: the ACL's bit */
     cmd_def *parent;
     char *fullname;             /* "config|get"; the name for a command */
     int legacy_first, legacy_last, legacy_step; /* COMMAND INFO's, from the specs */
@@ -308,6 +309,9 @@ cmd_proc cmd_client, cmd_reset;
 /* CLIENT SETNAME's check and store (HELLO SETNAME too): 1, or 0 after
  * replying the error. */
 int client_set_name(client *c, const arg *a);
+/* c's line of CLIENT LIST (with its '\n'), appended to b (ACL LOG's
+ * client-info too). */
+void client_info_line(vbuf *b, const client *c);
 /* After each command that ran (cmd_dispatch): CLIENT REPLY OFF/SKIP drop
  * what it wrote from reply_at on, SKIP moves on, CLIENT CACHING ends, and
  * tracking messages for c follow its reply. */

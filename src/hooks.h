@@ -39,8 +39,10 @@
  *                  client_gate (READONLY, MASTERDOWN); snap_set_repl_info
  *   server_setup_done: cmdstats_init "introspect" (cron), scriptl_init
  *                  "scripting": client_gate (BUSY), monitor_init
- *                  "monitor": client_gate, client_closed; then cmd_init
- *                  builds the command lookup from every row registered.
+ *                  "monitor": client_gate, client_closed;
+ *                  acl_register_commands: ACL; then cmd_init builds the
+ *                  command lookup from every row registered; acl_init
+ *                  "acl": config_changed (requirepass).
  * Where the order matters:
  *   - the gates: the first error wins (hooks_gates_error): every
  *     write_gate (snapshot's MISCONF, then the AOF's), then every
@@ -51,8 +53,9 @@
  *     stops the walk; the hooks after it see the command when it is
  *     resumed. Tracking's (which trims its table) runs before the AOF's.
  *   - the command rows: COMMAND, COMMAND INFO/DOCS/LIST and INFO
- *     commandstats list the core's table, then the snapshot's, the AOF's
- *     and replication's rows; cmd_init must come after all of them.
+ *     commandstats list the core's table, then the snapshot's, the AOF's,
+ *     replication's and the ACL's rows; cmd_init must come after all of
+ *     them.
  *   - shutdown: the lazyfree thread stops before the AOF flushes and the
  *     replica drops its master.
  * Elsewhere nothing is known to depend on the order; keep it.

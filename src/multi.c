@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "cmd.h"
 #include "db.h"
 #include "resp.h"
@@ -244,6 +245,13 @@ static int watched_key_expired(const client *c) {
     return 0;
 }
 
+/* The reason EXEC gives for a queued command the user may no longer run. */
+static const char *exec_denied_reason(int verdict) {
+    if (verdict == ACL_DENIED_CMD) return "no permission to execute the command or subcommand";
+    if (verdict == ACL_DENIED_KEY) return "no permission to touch the specified keys";
+    return "no permission to access one of the channels used as arguments";
+}
+
 void cmd_exec(client *c) {
     if (!(c->flags & CLIENT_MULTI)) {
         reply_error(c, "ERR EXEC without MULTI");
@@ -270,6 +278,16 @@ void cmd_exec(client *c) {
         c->argv = m->argv;
         c->cmd = m->d;
         m->db = c->db;
+        /* the user's permissions again: they may have changed since the
+         * command was queued (Redis 7.0's execCommand) */
+        int pos, v = acl_check(c->user, m->d, m->argc, m->argv, &pos);
+        if (v != ACL_OK) {
+            acl_log_denied(c, v, ACL_CTX_MULTI, m->d, m->argv, pos);
+            reply_errorf(c, "NOPERM ACLs rules changed between the moment the transaction was "
+                            "accumulated and the EXEC call. This command is no longer allowed "
+                            "for the following reason: %s", exec_denied_reason(v));
+            continue;
+        }
         server.stat.commands++;
         cmd_call(c, m->d);
     }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "blocking.h"
 #include "cmd.h"
 #include "hooks.h"
@@ -103,7 +104,10 @@ static void client_link(client *c) {
     c->resp = 2;
     c->id = ++server.next_client_id;
     c->ctime_ms = c->last_ms = mono_ms();
-    if (!server.cfg.requirepass[0]) c->flags |= CLIENT_AUTHED;
+    /* the default user; authenticated already when it needs no password
+     * (the master link has no user: every permission) */
+    if (!(c->flags & CLIENT_MASTER)) c->user = acl_default_user();
+    if (!acl_auth_required(c)) c->flags |= CLIENT_AUTHED;
     resp_req_init(&c->req);
     c->next = server.clients;
     if (server.clients) server.clients->prev = c;
@@ -166,7 +170,7 @@ static void accepted(client *c) {
         reject(c, "-ERR max number of clients reached\r\n");
         return;
     }
-    if (server.cfg.protected_mode && !server.cfg.requirepass[0] && !is_loopback(&peer)) {
+    if (server.cfg.protected_mode && acl_default_nopass() && !is_loopback(&peer)) {
         server.stat.rejected_conn++;
         reject(c, "-DENIED Running in protected mode because protected mode is enabled "
                   "and no password is set for the default user. Use CONFIG SET "
@@ -406,7 +410,7 @@ void net_process_input(client *c) {
         if (!c->req_ready) {
             const char *err = NULL;
             /* per command: an AUTH earlier in the pipeline lifts it */
-            lim.unauthenticated = !(c->flags & CLIENT_AUTHED);
+            lim.unauthenticated = acl_auth_required(c);
             int rc = resp_parse(&c->req, c->in.data + c->qpos, c->in.len - c->qpos, &lim, &err);
             if (rc == RESP_MORE) break;
             if (rc == RESP_ERROR) {

@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "acl.h"
 #include "cmd.h"
 #include "hooks.h"
 #include "multi.h"
@@ -98,7 +99,7 @@ int pause_postpones(client *c, const cmd_def *d) {
     if (c->tcp.data != c) return 0; /* no connection (in-process clients): nobody waits */
     if (kind == PAUSE_WRITE && !may_write(c, d)) return 0;
     /* what is refused before the pause in Redis is answered now */
-    if (!cmd_arity_ok(d, c->argc) || (!(c->flags & CLIENT_AUTHED) && !(d->flags & CMD_NOAUTH))) return 0;
+    if (!cmd_arity_ok(d, c->argc) || (acl_auth_required(c) && !(d->flags & CMD_NOAUTH))) return 0;
     if (P.n == P.cap) {
         P.cap = P.cap ? P.cap * 2 : 8;
         P.waiting = xrealloc(P.waiting, P.cap * sizeof *P.waiting);

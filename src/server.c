@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "blocking.h"
+#include "acl.h"
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
@@ -259,7 +260,9 @@ void server_setup_done(void) {
     cmdstats_init();
     scriptl_init();  /* BUSY answers after replication's gates */
     monitor_init();  /* and a monitor's refusal after BUSY */
+    acl_register_commands();
     cmd_init();      /* every command registered: the lookup */
+    acl_init();      /* the default user: its command bits need the lookup */
 }
 
 int server_listen(void) {

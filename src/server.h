@@ -103,6 +103,10 @@ typedef struct client {
     int argv_cap;
     int req_ready;                /* req holds a whole command not yet run
                                      (it was parked) */
+    struct acl_user *user;        /* acl/: its user (the default one until
+                                     AUTH/HELLO), NULL for the server's own
+                                     clients (master link, AOF loader),
+                                     which have every permission */
     const cmd_def *cmd;           /* running command */
     const cmd_def *lastcmd;
     struct multi_state *mstate;   /* multi.c: queued commands, watched keys

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "blocking.h"
 #include "cmd.h"
 #include "introspect.h"
@@ -60,7 +61,7 @@ static size_t argv_mem(const client *c) {
     return n;
 }
 
-static void client_line(vbuf *b, const client *c) {
+void client_info_line(vbuf *b, const client *c) {
     int64_t now = mono_ms();
     char flags[16];
     client_flags(c, flags);
@@ -76,13 +77,14 @@ static void client_line(vbuf *b, const client *c) {
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
              "sub=%zu psub=%zu ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=%zu "
              "multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s "
-             "user=default redir=%lld resp=%d\n",
+             "user=%s redir=%lld resp=%d\n",
              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
              flags, c->db, sub, psub, ssub, multi_queued(c), c->in.len, c->in.cap - c->in.len,
              argv_mem(c), c->reply.cap, c->reply.cap, c->reply.len, c->inflight.len,
              c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c, events,
-             c->lastcmd ? c->lastcmd->fullname : "NULL", tracking_redir(c), c->resp);
+             c->lastcmd ? c->lastcmd->fullname : "NULL", acl_user_name(c->user), tracking_redir(c),
+             c->resp);
 }
 
 /* CLIENT KILL's types (TYPE normal|master|replica|slave|pubsub), as
@@ -110,6 +112,7 @@ typedef struct kill_filter {
     int type;                /* KILL_ANY or a type */
     const arg *addr, *laddr; /* NULL: any */
     int skipme;
+    const struct acl_user *user; /* NULL: any */
 } kill_filter;
 
 static int arg_eq_str(const arg *a, const char *s) {
@@ -137,7 +140,8 @@ static int kill_parse(client *c, kill_filter *f) {
         } else if (arg_is(k, "laddr")) {
             f->laddr = v;
         } else if (arg_is(k, "user")) {
-            if (!arg_eq_str(v, "default")) { /* verso's only user (no ACL yet) */
+            f->user = acl_find(v->p, v->len);
+            if (!f->user) {
                 reply_errorf(c, "ERR No such user '%.*s'", (int)v->len, v->p);
                 return 0;
             }
@@ -158,7 +162,7 @@ static int kill_parse(client *c, kill_filter *f) {
  * number killed), as Redis 7.0's clientKillCommand. The caller itself is
  * closed after its reply. */
 static void client_kill(client *c) {
-    kill_filter f = {0, KILL_ANY, NULL, NULL, 1};
+    kill_filter f = {0, KILL_ANY, NULL, NULL, 1, NULL};
     if (c->argc == 3) {
         f.addr = &c->argv[2];
         f.skipme = 0;
@@ -172,6 +176,7 @@ static void client_kill(client *c) {
         if (f.laddr && !arg_eq_str(f.laddr, o->laddr)) continue;
         if (f.type != KILL_ANY && client_type(o) != f.type) continue;
         if (f.id && o->id != (uint64_t)f.id) continue;
+        if (f.user && o->user != f.user) continue;
         if (o == c && f.skipme) continue;
         if (o == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         else net_close_client(o);
@@ -201,7 +206,7 @@ static void client_list(client *c) {
             return;
         }
         for (client *o = oldest(); o; o = o->prev)
-            if (client_type(o) == type) client_line(&b, o);
+            if (client_type(o) == type) client_info_line(&b, o);
     } else if (c->argc >= 4 && arg_is(&c->argv[2], "id")) {
         long long id;
         for (int j = 3; j < c->argc; j++) {
@@ -214,13 +219,13 @@ static void client_list(client *c) {
         for (int j = 3; j < c->argc; j++) {
             str_to_ll(c->argv[j].p, c->argv[j].len, &id);
             for (client *o = server.clients; o; o = o->next)
-                if (o->id == (uint64_t)id) client_line(&b, o);
+                if (o->id == (uint64_t)id) client_info_line(&b, o);
         }
     } else if (c->argc != 2) {
         reply_syntax_error(c);
         return;
     } else {
-        for (client *o = oldest(); o; o = o->prev) client_line(&b, o);
+        for (client *o = oldest(); o; o = o->prev) client_info_line(&b, o);
     }
     reply_verbatim(c, b.data ? b.data : "", b.len, "txt");
     vbuf_free(&b);
@@ -373,7 +378,7 @@ void cmd_client(client *c) {
         client_list(c);
     } else if (arg_is(sub, "info")) {
         vbuf b = {0};
-        client_line(&b, c);
+        client_info_line(&b, c);
         reply_verbatim(c, b.data, b.len, "txt");
         vbuf_free(&b);
     } else if (arg_is(sub, "kill")) {
@@ -433,7 +438,7 @@ void client_command_done(client *c, size_t reply_at) {
 /* RESET, as Redis 7.0's clearClientConnectionState: the transaction and
  * watches, subscriptions, tracking, CLIENT REPLY OFF/SKIP, name, protocol
  * (2), database (0) and authentication (the default user: unauthenticated
- * again when requirepass is set) go back to a new connection's. CLIENT
+ * again unless it needs no password) go back to a new connection's. CLIENT
  * NO-EVICT stays, as in Redis 7.0. */
 void cmd_reset(client *c) {
     if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER)) {
@@ -444,7 +449,9 @@ void cmd_reset(client *c) {
     monitor_remove(c);
     c->db = 0;
     c->resp = 2;
-    if (server.cfg.requirepass[0]) c->flags &= ~CLIENT_AUTHED;
+    c->user = acl_default_user(); /* authenticated if it needs no password */
+    c->flags &= ~CLIENT_AUTHED;
+    if (!acl_auth_required(c)) c->flags |= CLIENT_AUTHED;
     multi_client_free(c); /* the queue and the watches */
     c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
     pubsub_client_closed(c);

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "cmd.h"
 #include "conf.h"
 #include "db.h"
@@ -51,24 +52,18 @@ void cmd_quit(client *c) {
 
 /* ---- AUTH / HELLO ---- */
 
-/* 1 when user/password match the default user (any password when
- * requirepass is empty: Redis's default user is then "nopass"); replies
- * the error if not. */
+/* 1 when user (NULL: the default user) exists, is on and takes the
+ * password (acl.h: c is then authenticated as that user); else replies
+ * WRONGPASS (the failure is in ACL LOG). */
 static int check_password(client *c, const arg *user, const arg *pass) {
-    const char *want = server.cfg.requirepass;
-    int ok = (!user || arg_is(user, "default")) &&
-             (!want[0] || (pass->len == strlen(want) && memcmp(pass->p, want, pass->len) == 0));
-    if (!ok) {
-        reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
-        return 0;
-    }
-    c->flags |= CLIENT_AUTHED;
-    return 1;
+    if (acl_authenticate(c, user, pass)) return 1;
+    reply_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
+    return 0;
 }
 
 void cmd_auth(client *c) {
     if (c->argc > 3) { reply_syntax_error(c); return; }
-    if (c->argc == 2 && !server.cfg.requirepass[0]) {
+    if (c->argc == 2 && acl_default_nopass()) {
         reply_error(c, "ERR AUTH <password> called without any password configured for the "
                        "default user. Are you sure your configuration is correct?");
         return;
@@ -115,7 +110,7 @@ void cmd_hello(client *c) {
             return;
         }
     }
-    if (!(c->flags & CLIENT_AUTHED)) {
+    if (acl_auth_required(c)) {
         reply_error(c, "NOAUTH HELLO must be called with the client already authenticated, "
                        "otherwise the HELLO AUTH <user> <pass> option can be used to "
                        "authenticate the client and select the RESP protocol version at the "

@@ -11,6 +11,7 @@
  * is in conf_int.h. Main thread only. */
 #include "conf.h"
 #include "conf_int.h"
+#include "acl_conf.h"
 #include "log.h"
 #include "notify.h"
 #include "util.h"
@@ -834,6 +835,9 @@ int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen)
     if (argc < 1) return fail(err, errlen, "Bad directive or wrong number of arguments");
     const conf_param *p = param_find(argv[0]);
     if (!p && is_deprecated(argc, argv)) return 0;
+    /* "user name rules...": ACL users, applied at startup (acl_file.c) */
+    if (!p && !strcasecmp(argv[0], "user") && argc >= 2)
+        return acl_conf_user_line(argc - 1, argv + 1, err, errlen);
     if (!p) return fail(err, errlen, "Bad directive or wrong number of arguments");
     if (!(p->flags & PF_MULTI) && argc != 2) return fail(err, errlen, "wrong number of arguments");
     return param_set(c, p, argc - 1, argv + 1, 1, err, errlen);

@@ -52,11 +52,11 @@
     {"bind-source-addr", P_STR, NE, FIELD(compat.bind_source_addr), .sdef = ""},
     {"io-threads", P_INT, NE_IMM, FIELD(compat.io_threads), .min = 1, .max = 128, .def = 1},
     {"io-threads-do-reads", P_BOOL, NE_IMM, FIELD(compat.io_threads_do_reads), .def = 0},
-    /* ACL */
-    {"aclfile", P_STR, NE_IMM, FIELD(compat.aclfile), .sdef = ""},
-    {"acllog-max-len", P_INT, NE, FIELD(compat.acllog_max_len), .min = 0, .max = LONG_MAX,
+    /* ACL (honoured: src/acl/ reads these fields) */
+    {"aclfile", P_STR, PF_IMMUTABLE, FIELD(compat.aclfile), .sdef = ""},
+    {"acllog-max-len", P_INT, 0, FIELD(compat.acllog_max_len), .min = 0, .max = LONG_MAX,
      .def = 128},
-    {"acl-pubsub-default", P_ENUM, NE, FIELD(compat.acl_pubsub_default), .def = 0,
+    {"acl-pubsub-default", P_ENUM, 0, FIELD(compat.acl_pubsub_default), .def = 0,
      .enums = conf_acl_pubsub_enum},
     /* memory and allocator */
     {"activedefrag", P_BOOL, NE, FIELD(compat.activedefrag), .def = 0,

@@ -132,6 +132,16 @@ void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub) {
     *ssub = count_of(c, PS_SHARD);
 }
 
+void pubsub_each_name(const client *c, void (*fn)(void *priv, int pattern, const char *p,
+                                                  size_t len), void *priv) {
+    if (!c->pubsub) return;
+    for (int k = 0; k < PS_KINDS; k++) {
+        const ps_map *m = &c->pubsub->mine[k];
+        for (size_t i = 0; i < m->nb; i++)
+            for (const ps_node *n = m->b[i]; n; n = n->next) fn(priv, k == PS_PAT, n->name, n->len);
+    }
+}
+
 void pubsub_stats(size_t *channels, size_t *patterns, size_t *shard_channels) {
     *channels = all[PS_CHAN].n;
     *patterns = all[PS_PAT].n;

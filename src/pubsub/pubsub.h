@@ -16,6 +16,10 @@ void pubsub_init(void);
 void pubsub_client_closed(client *c);
 /* Delivers a message; returns the number of receivers (PUBLISH's reply). */
 long long pubsub_publish(const char *channel, size_t clen, const char *msg, size_t mlen);
+/* Calls fn for each channel, pattern (pattern = 1) and shard channel c is
+ * subscribed to (ACL: a user's subscribers that lose a channel). */
+void pubsub_each_name(const client *c, void (*fn)(void *priv, int pattern, const char *p,
+                                                  size_t len), void *priv);
 /* c's channels, patterns and shard channels (CLIENT LIST's sub= psub= ssub=). */
 void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub);
 /* Channels, patterns and shard channels with at least one subscriber

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "acl.h"
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
@@ -79,11 +80,26 @@ static int push_err_raise(lua_State *L, const char *msg, int raise) {
 
 /* The checks of Redis's scriptCall before a command runs from a script:
  * NULL, or the error text (a static or gate string). */
-static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, int *gate) {
+static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, const arg *argv,
+                                int *gate) {
     if (!d) return "Unknown Redis command called from script";
-    if ((d->arity > 0 && d->arity != argc) || argc < -d->arity)
+    if (!cmd_arity_ok(d, argc))
         return "Wrong number of args calling Redis command from script";
     if (d->flags & CMD_NOSCRIPT) return "This Redis command is not allowed from script";
+    if (fake->user) { /* the caller's permissions (acl.h), logged as Lua's */
+        int pos;
+        int v = acl_check(fake->user, d, argc, argv, &pos);
+        if (v != ACL_OK) {
+            acl_log_denied(r->caller, v, ACL_CTX_LUA, d, argv, pos);
+            if (v == ACL_DENIED_CMD)
+                return "The user executing the script can't run this command or subcommand";
+            if (v == ACL_DENIED_KEY)
+                return "The user executing the script can't access at least one of the keys "
+                       "mentioned in the command arguments";
+            return "The user executing the script can't publish to the channel mentioned in "
+                   "the command";
+        }
+    }
     if (d->flags & CMD_WRITE) {
         if (r->ro || (r->flags & SCRIPT_FLAG_NO_WRITES))
             return "Write commands are not allowed from read-only scripts.";
@@ -127,7 +143,7 @@ static int generic_call(lua_State *L, int raise) {
     }
     const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
     int gate = 0;
-    const char *why = call_refused(r, d, argc, &gate);
+    const char *why = call_refused(r, d, argc, argv, &gate);
     if (why) {
         free(argv);
         if (!gate) return push_err_raise(L, why, raise);
@@ -268,16 +284,30 @@ static int l_debug(lua_State *L) {
     return 0;
 }
 
-/* ACL: every command is allowed (verso has no ACL users), unknown ones
- * raise as Redis's does. */
+/* redis.acl_check_cmd(cmd, args...): whether the script's user may run
+ * it (acl.h), unknown commands raise as Redis's does. */
 static int l_acl_check_cmd(lua_State *L) {
     int argc = lua_gettop(L);
     if (argc == 0)
         return push_err_raise(L, "Please specify at least one argument for this redis lib call", 1);
-    size_t len;
-    const char *s = lua_tolstring(L, 1, &len);
-    if (!s || !cmd_lookup(s, len)) return push_err_raise(L, "Invalid command passed to redis.acl_check_cmd()", 1);
-    lua_pushboolean(L, 1);
+    arg *argv = xmalloc(sizeof(arg) * (size_t)argc);
+    for (int j = 0; j < argc; j++) {
+        argv[j].p = lua_tolstring(L, j + 1, &argv[j].len);
+        if (!argv[j].p) {
+            free(argv);
+            return push_err_raise(L, "Lua redis lib command arguments must be strings or integers",
+                                  1);
+        }
+    }
+    const cmd_def *d = cmd_lookup_argv(argc, argv, NULL);
+    if (!d) {
+        free(argv);
+        return push_err_raise(L, "Invalid command passed to redis.acl_check_cmd()", 1);
+    }
+    int pos;
+    int ok = acl_check(fake ? fake->user : NULL, d, argc, argv, &pos) == ACL_OK;
+    free(argv);
+    lua_pushboolean(L, ok);
     return 1;
 }
 
@@ -731,11 +761,13 @@ void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags
     fake->db = c->db;
     /* the master's scripts pass the gates as its commands do */
     fake->flags = CLIENT_SCRIPT | CLIENT_AUTHED | (c->flags & CLIENT_MASTER);
+    fake->user = c->user; /* redis.call runs under the caller's user */
     cur = &r;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
     int err = lua_pcall(L, nparams, 1, -(nparams + 2));
     lua_sethook(L, NULL, 0, 0);
     cur = NULL;
+    fake->user = NULL; /* no user outlives its script here (ACL DELUSER) */
     if (r.timedout) {
         log_warning("Slow script finished after %lld milliseconds",
                     (long long)(mono_ms() - r.start_ms));

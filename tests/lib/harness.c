@@ -1191,6 +1191,15 @@ void h_send(redisContext *c, const char *fmt, ...)
     while (!done) ck_assert_int_eq(redisBufferWrite(c, &done), REDIS_OK);
 }
 
+const redisReply *h_map_field(const redisReply *m, const char *name)
+{
+    if (!m || m->type != REDIS_REPLY_ARRAY) return NULL;
+    for (size_t i = 0; i + 1 < m->elements; i += 2)
+        if (m->element[i]->type == REDIS_REPLY_STRING && !strcmp(m->element[i]->str, name))
+            return m->element[i + 1];
+    return NULL;
+}
+
 redisReply *h_next_reply(redisContext *c)
 {
     void *r = NULL;

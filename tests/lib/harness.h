@@ -176,6 +176,9 @@ redisReply *h_cmd(const char *file, int line, redisContext *c,
 redisReply *h_expect(const char *file, int line, redisContext *c, h_want w,
                      const char *fmt, ...);
 void h_check(const char *file, int line, const redisReply *r, h_want w);
+/* The value of a map reply's field (RESP2: a flat array of name, value),
+ * or NULL when it has none. */
+const redisReply *h_map_field(const redisReply *m, const char *name);
 /* "status 'OK'", "int 3", "bulk 'x'", ... into buf, for messages. */
 const char *h_reply_str(const redisReply *r, char *buf, size_t cap);
 

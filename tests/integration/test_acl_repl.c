@@ -103,6 +103,8 @@ static void expect_replica_client(redisContext *m) {
 
 static void acl_repl_case(int redis_master) {
     srv *m = h_srv_start_conf(redis_master, MASTER_CONF, "--repl-diskless-sync-delay 0");
+    redisContext *mc = connect_admin(m);
+    ru_preload(mc, 1); /* what the full sync carries */
     /* the three replicas at once, each syncing from its start */
     srv *ok = h_srv_start("--replicaof 127.0.0.1 %d --masteruser repl --masterauth secret",
                           m->port);
@@ -111,7 +113,6 @@ static void acl_repl_case(int redis_master) {
     srv *nopsync = h_srv_start(
         "--replicaof 127.0.0.1 %d --masteruser norepl --masterauth secret", m->port);
 
-    redisContext *mc = connect_admin(m);
     expect_refused(badpass, "Unable to AUTH to MASTER: -WRONGPASS invalid username-password "
                             "pair or user is disabled.");
     wait_acl_log(mc, "auth", "AUTH", "repl");
@@ -127,7 +128,10 @@ static void acl_repl_case(int redis_master) {
     h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
     h_wait_info(mc, "replication", "connected_slaves", 1, 10000);
     expect_replica_client(mc);
-    ru_preload(mc, 1);
+    ru_wait_caught_up(mc, rc, 20000);
+    ck_assert_uint_gt(ru_same_data(mc, rc, 2000), 1000);
+    expect_status(mc, "OK", "FLUSHALL");
+    ru_preload(mc, 1); /* again, through the stream */
     expect_status(mc, "OK", "SET after-sync 1");
     ru_wait_caught_up(mc, rc, 20000);
     ru_same_data(mc, rc, 2000);

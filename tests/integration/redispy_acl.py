@@ -652,18 +652,29 @@ def part_aclfile(r):
             "user default off nopass sanitize-payload ~* &* +@all",
             "user reader on #%s ~data:* resetchannels -@all +@read" % sha256("rpw"),
             "user %s on #%s resetchannels -@all +ping" % (USER, sha256("pw"))], saved
-        # LOAD replaces the users with the file's
+        # LOAD replaces the users with the file's, and closes the connections
+        # of every user but the default one (replies first)
         assert r.acl_deluser(USER) == 1
         assert r.acl_setuser("transient")
+        rd = client(username="reader", password="rpw")
+        assert rd.get("data:1") is None
+        old_ids = {int(c["id"]) for c in r.client_list()}
+        assert len(old_ids) == 2, old_ids
         assert r.acl_load()
+        r.connection_pool.disconnect()
+        rd.close()
         assert r.acl_users() == ["admin", "default", "reader", USER], r.acl_users()
+        left = [(c["id"], c["user"]) for c in r.client_list()]
+        assert len(left) == 1 and int(left[0][0]) not in old_ids, (left, old_ids)
         u = client(username=USER, password="pw")
         assert u.ping()
         u.close()
         # a broken file: LOAD fails and the users stay as they were
         with open(path, "a") as f:
             f.write("user broken on +nosuchcmd\n")
+        mine = r.client_id()
         e = raises(ResponseError, r.acl_load)
+        assert r.client_id() == mine
         assert e == ("%s:5: Error in applying operation '+nosuchcmd': Unknown command or "
                      "category name in ACL. WARNING: ACL errors detected, no change to the "
                      "previously active ACL rules was performed" % path), e
@@ -674,6 +685,7 @@ def part_aclfile(r):
                     "user reader on >rpw ~data:* +@read\n"
                     "user default off nopass sanitize-payload ~* &* +@all\n")
         r.acl_load()
+        r.connection_pool.disconnect()
         r.acl_log_reset()
 
 

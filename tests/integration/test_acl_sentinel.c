@@ -6,14 +6,18 @@
  * its replica (which replicates as user repl, masteruser / masterauth) are
  * the server under test, with config files that Sentinel rewrites.
  *
- * One test, in phases on shared nodes: a sentinel with a wrong password
- * leaves an `auth` entry in the master's ACL LOG and sees the master down;
- * two sentinels with the right one see the master ok, its replica and each
- * other (their hellos go through PUBLISH / SUBSCRIBE as sentinel-user); a
- * SENTINEL FAILOVER promotes the replica and turns the old master into its
- * replica; no node logged an ACL denial of anything Sentinel sent. Bounded
+ * sentinel_auth_user runs in phases on shared nodes: a sentinel with a
+ * wrong password leaves an `auth` entry in the master's ACL LOG and sees
+ * the master down; two sentinels with the right one see the master ok, its
+ * replica and each other (their hellos go through PUBLISH / SUBSCRIBE as
+ * sentinel-user); a SENTINEL FAILOVER promotes the replica and turns the
+ * old master into its replica, Sentinel's CONFIG REWRITE keeping the user
+ * lines; no node logged an ACL denial of anything Sentinel sent.
+ * sentinel_auth_pass is the same with requirepass and `sentinel auth-pass`
+ * alone (no ACL LOG, no users to check): what a deployment without users
+ * does, and what verso can do before it has ACL. Bounded
  * (down-after-milliseconds 1000; the slowest step is Sentinel's 8 s wait
- * before it converts the old master). */
+ * before it converts the old master: about 13 s a test). */
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,14 +27,37 @@
 
 #include "harness.h"
 
-#define NODE_CONF                                                                                \
-    "user default off\n"                                                                         \
-    "user admin on >adminpw ~* &* +@all\n"                                                       \
-    "user repl on >secret +psync +replconf +ping\n"                                              \
-    "user sentinel-user on >pw allchannels +multi +slaveof +ping +exec +subscribe "              \
-    "+config|rewrite +role +publish +info +client|setname +client|kill +script|kill\n"           \
-    "masteruser repl\n"                                                                          \
-    "masterauth secret\n"
+/* How the nodes authenticate: users (the case the file is about), or
+ * only requirepass with `sentinel auth-pass` (which verso has without ACL). */
+typedef struct auth_case {
+    const char *node_conf;
+    const char *admin_user; /* NULL: AUTH admin_pass (the default user) */
+    const char *admin_pass;
+    const char *sentinel_user; /* NULL: no auth-user line */
+    int has_acl;               /* ACL LOG and user lines to check */
+} auth_case;
+
+static const auth_case users_case = {
+    .node_conf = "user default off\n"
+                 "user admin on >adminpw ~* &* +@all\n"
+                 "user repl on >secret +psync +replconf +ping\n"
+                 "user sentinel-user on >pw allchannels +multi +slaveof +ping +exec +subscribe "
+                 "+config|rewrite +role +publish +info +client|setname +client|kill "
+                 "+script|kill\n"
+                 "masteruser repl\n"
+                 "masterauth secret\n",
+    .admin_user = "admin",
+    .admin_pass = "adminpw",
+    .sentinel_user = "sentinel-user",
+    .has_acl = 1,
+};
+
+static const auth_case requirepass_case = {
+    .node_conf = "requirepass pw\nmasterauth pw\n",
+    .admin_pass = "pw",
+};
+
+static const auth_case *ac; /* the running test's */
 
 typedef struct sentinel {
     pid_t pid;
@@ -54,7 +81,9 @@ static redisContext *try_connect(int port, int auth) {
     }
     redisSetTimeout(c, tv);
     if (auth) {
-        redisReply *r = redisCommand(c, "AUTH admin adminpw");
+        redisReply *r = ac->admin_user
+                            ? redisCommand(c, "AUTH %s %s", ac->admin_user, ac->admin_pass)
+                            : redisCommand(c, "AUTH %s", ac->admin_pass);
         int ok = r && r->type == REDIS_REPLY_STATUS;
         if (r) freeReplyObject(r);
         if (!ok) {
@@ -120,11 +149,11 @@ static void sentinel_start(sentinel *s, const srv *node, int master_port, const 
     fprintf(f,
             "port %d\nbind 127.0.0.1\ndir %s\n"
             "sentinel monitor mymaster 127.0.0.1 %d 2\n"
-            "sentinel auth-user mymaster sentinel-user\n"
             "sentinel auth-pass mymaster %s\n"
             "sentinel down-after-milliseconds mymaster 1000\n"
             "sentinel failover-timeout mymaster 10000\n",
             s->port, s->dir, master_port, pass);
+    if (ac->sentinel_user) fprintf(f, "sentinel auth-user mymaster %s\n", ac->sentinel_user);
     ck_assert_int_eq(fclose(f), 0);
     const char *argv[] = {"redis-sentinel", conf, NULL};
     s->pid = h_spawn(argv, s->log);
@@ -213,10 +242,35 @@ static int settled(int master_port, int replica_port) {
     return !strcmp(v, "up");
 }
 
-START_TEST(sentinel_auth_user) {
-    srv *m = h_srv_start_conf(0, NODE_CONF, "--repl-diskless-sync-delay 0");
-    srv *r = h_srv_start_conf(0, NODE_CONF, "--repl-diskless-sync-delay 0 --replicaof 127.0.0.1 %d",
-                              m->port);
+/* The entries of the ACL LOG of c hold an auth refusal of the sentinel's
+ * user. */
+static void expect_auth_refused(redisContext *c) {
+    redisReply *log = expect_array(c, -1, "ACL LOG");
+    char want[128];
+    snprintf(want, sizeof want, "reason=auth,context=toplevel,object=AUTH,username=%s,",
+             ac->sentinel_user);
+    int auth_seen = 0;
+    for (size_t i = 0; i < log->elements; i++) {
+        const redisReply *e = log->element[i];
+        char line[256] = "";
+        for (size_t j = 0; j + 1 < e->elements; j += 2)
+            if (e->element[j + 1]->type == REDIS_REPLY_STRING) {
+                size_t n = strlen(line);
+                snprintf(line + n, sizeof line - n, "%s=%s,", e->element[j]->str,
+                         e->element[j + 1]->str);
+            }
+        auth_seen |= strstr(line, want) != NULL;
+    }
+    ck_assert_msg(auth_seen, "no ACL LOG entry %s", want);
+    freeReplyObject(log);
+    expect_status(c, "OK", "ACL LOG RESET");
+}
+
+static void sentinel_case(const auth_case *which) {
+    ac = which;
+    srv *m = h_srv_start_conf(0, ac->node_conf, "--repl-diskless-sync-delay 0");
+    srv *r = h_srv_start_conf(0, ac->node_conf,
+                              "--repl-diskless-sync-delay 0 --replicaof 127.0.0.1 %d", m->port);
     sentinel_start(&sents[2], m, m->port, "wrong");
     for (int i = 0; i < 2; i++) sentinel_start(&sents[i], m, m->port, "pw");
     for (int i = 0; i < NSENT; i++) sentinel_wait_up(&sents[i]);
@@ -228,24 +282,8 @@ START_TEST(sentinel_auth_user) {
     char want[256];
     snprintf(want, sizeof want, "name=mymaster,status=sdown,address=127.0.0.1:%d", m->port);
     wait_master0(&sents[2], want, 10000);
-    redisReply *log = expect_array(mc, -1, "ACL LOG");
-    int auth_seen = 0;
-    for (size_t i = 0; i < log->elements; i++) {
-        const redisReply *e = log->element[i];
-        char line[256] = "";
-        for (size_t j = 0; j + 1 < e->elements; j += 2)
-            if (e->element[j + 1]->type == REDIS_REPLY_STRING) {
-                size_t n = strlen(line);
-                snprintf(line + n, sizeof line - n, "%s=%s,", e->element[j]->str,
-                         e->element[j + 1]->str);
-            }
-        auth_seen |= strstr(line, "reason=auth,context=toplevel,object=AUTH,"
-                                  "username=sentinel-user,") != NULL;
-    }
-    ck_assert_msg(log->elements >= 1 && auth_seen, "no auth entry for sentinel-user");
-    freeReplyObject(log);
     sentinel_stop(&sents[2]);
-    expect_status(mc, "OK", "ACL LOG RESET");
+    if (ac->has_acl) expect_auth_refused(mc);
 
     /* the right one: master, replica and the other sentinel seen */
     snprintf(want, sizeof want, "name=mymaster,status=ok,address=127.0.0.1:%d,slaves=1,sentinels=2",
@@ -256,9 +294,12 @@ START_TEST(sentinel_auth_user) {
     freeReplyObject(numsub);
     redisReply *cl = cmd(mc, "CLIENT LIST");
     ck_assert_int_eq(cl->type, REDIS_REPLY_STRING);
+    char user_field[64];
+    snprintf(user_field, sizeof user_field, " user=%s ",
+             ac->sentinel_user ? ac->sentinel_user : "default");
     int named = 0;
-    for (const char *p = cl->str; (p = strstr(p, " user=sentinel-user ")) != NULL; p++) named++;
-    ck_assert_msg(named >= 4, "%d connections of sentinel-user:\n%s", named, cl->str);
+    for (const char *p = cl->str; (p = strstr(p, user_field)) != NULL; p++) named++;
+    ck_assert_msg(named >= 4, "%d connections with%s:\n%s", named, user_field, cl->str);
     ck_assert_msg(strstr(cl->str, "-cmd ") && strstr(cl->str, "-pubsub "), "%s", cl->str);
     freeReplyObject(cl);
     redisFree(mc);
@@ -294,27 +335,36 @@ START_TEST(sentinel_auth_user) {
     expect_status(nc, "OK", "SET after-failover 1");
     expect_int(nc, 1, "WAIT 1 %d", h_scaled_ms(5000));
     redisFree(nc);
-    expect_no_denials(m->port);
-    expect_no_denials(r->port);
-    /* Sentinel's CONFIG REWRITE (in the transaction of its SLAVEOF) kept
-     * the users and wrote the new roles */
+    /* Sentinel's CONFIG REWRITE (in the transaction of its SLAVEOF) wrote
+     * the new roles and kept the users */
     char line[64];
     snprintf(line, sizeof line, "replicaof 127.0.0.1 %d", r->port);
     expect_conf_line(m, line, 1);
     expect_conf_line(r, "replicaof ", 0);
-    expect_conf_line(m, "user sentinel-user on ", 1);
-    expect_conf_line(r, "user sentinel-user on ", 1);
-    fprintf(stderr, "acl_sentinel: master, replica and sentinels seen in %lld ms, failover "
-                    "settled in %lld ms\n", seen_ms, failover_ms);
+    if (ac->has_acl) {
+        expect_no_denials(m->port);
+        expect_no_denials(r->port);
+        expect_conf_line(m, "user sentinel-user on ", 1);
+        expect_conf_line(r, "user sentinel-user on ", 1);
+    }
+    fprintf(stderr, "acl_sentinel (%s): master, replica and sentinels seen in %lld ms, failover "
+                    "settled in %lld ms\n", ac->has_acl ? "auth-user" : "auth-pass", seen_ms,
+            failover_ms);
 }
+
+START_TEST(sentinel_auth_user) { sentinel_case(&users_case); }
+END_TEST
+
+START_TEST(sentinel_auth_pass) { sentinel_case(&requirepass_case); }
 END_TEST
 
 int main(void) {
     Suite *s = suite_create("acl_sentinel");
-    TCase *tc = tcase_create("sentinel_auth_user");
+    TCase *tc = tcase_create("sentinel_auth");
     tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sentinel_auth_user);
+    tcase_add_test(tc, sentinel_auth_pass);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

@@ -1104,6 +1104,18 @@ int h_main(Suite *s)
 
 /* ------------------------------- more processes and logs (replication) */
 
+/* start_with on binary (NULL: srv_binary()), the server remembered for
+ * h_srv_drop_all. */
+static srv *start_tracked(const char *binary, const char *conf_text, const char *extra)
+{
+    ck_assert_int_lt(h_ntracked, H_MAX_TRACKED);
+    h_child_binary = binary;
+    srv *s = start_with(conf_text, extra);
+    h_child_binary = NULL;
+    h_tracked[h_ntracked++] = s;
+    return s;
+}
+
 srv *h_srv_start_redis(const char *extra_fmt, ...)
 {
     char extra[4096] = "";
@@ -1111,12 +1123,19 @@ srv *h_srv_start_redis(const char *extra_fmt, ...)
     va_start(ap, extra_fmt);
     vsnprintf(extra, sizeof extra, extra_fmt, ap);
     va_end(ap);
-    ck_assert_int_lt(h_ntracked, H_MAX_TRACKED);
-    h_child_binary = h_redis_binary();
-    srv *s = start_with(NULL, extra);
-    h_child_binary = NULL;
-    h_tracked[h_ntracked++] = s;
-    return s;
+    return start_tracked(h_redis_binary(), NULL, extra);
+}
+
+srv *h_srv_start_conf(int redis, const char *conf_text, const char *extra_fmt, ...)
+{
+    char extra[4096] = "";
+    if (extra_fmt) {
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
+    return start_tracked(redis ? h_redis_binary() : NULL, conf_text, extra);
 }
 
 pid_t h_spawn(const char *const argv[], const char *out_path)

@@ -260,6 +260,9 @@ int h_main(Suite *s);
 /* ---- more processes and logs (replication tests) ---- */
 /* srv_start_redis, and the server is remembered for h_srv_drop_all. */
 srv *h_srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
+/* srv_start_conf (redis: Redis's own binary, as srv_start_redis), the
+ * server remembered for h_srv_drop_all; extra_fmt may be NULL. */
+srv *h_srv_start_conf(int redis, const char *conf_text, const char *extra_fmt, ...);
 /* Starts argv (argv[0] looked up in PATH) in the background, stdin from
  * /dev/null, stdout+stderr appended to out_path; it dies with the test
  * process. Returns its pid (h_spawn_kill ends it). */

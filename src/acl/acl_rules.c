@@ -357,7 +357,7 @@ acl_user *acl_user_dup(const acl_user *u) {
     c->flags = u->flags;
     c->npass = u->npass;
     c->pass = xmalloc((u->npass ? u->npass : 1) * sizeof *c->pass);
-    memcpy(c->pass, u->pass, u->npass * sizeof *c->pass);
+    if (u->npass) memcpy(c->pass, u->pass, u->npass * sizeof *c->pass);
     c->nsel = u->nsel;
     c->sel = xmalloc(u->nsel * sizeof *c->sel);
     for (size_t i = 0; i < u->nsel; i++) sel_copy(&c->sel[i], &u->sel[i]);

@@ -242,6 +242,7 @@ START_TEST(include_save_holds_limit)
                   r.max_retained);
     /* the save freed what it held: a write is accepted again */
     expect_status(c, "OK", "SET after-save %s", "v");
+    redisFree(c);
 }
 END_TEST
 
@@ -263,6 +264,7 @@ START_TEST(exclude_save_exceeds_limit)
     ck_assert_msg(r.max_used > r.limit + r.gap + RETAINED_MIN,
                   "used_memory peaked at %lld, limit %lld: the retained versions did not "
                   "show above it", r.max_used, r.limit);
+    redisFree(c);
 }
 END_TEST
 
@@ -284,6 +286,7 @@ START_TEST(config_param)
     char *info = h_info(c, "memory");
     ck_assert_int_eq(field_ll(info, "mem_save_retained"), 0);
     free(info);
+    redisFree(c);
 }
 END_TEST
 

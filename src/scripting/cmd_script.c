@@ -6,7 +6,7 @@
  * thread only. */
 #include <assert.h>
 #include <ctype.h>
-#include <lua5.1/lauxlib.h>
+#include "lauxlib.h"
 #include <stdlib.h>
 #include <string.h>
 

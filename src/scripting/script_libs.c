@@ -13,7 +13,7 @@
  * Main thread only (the generator's state is global, as Redis's). */
 #include <ctype.h>
 #include <limits.h>
-#include <lua5.1/lauxlib.h>
+#include "lauxlib.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

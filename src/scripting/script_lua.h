@@ -31,7 +31,7 @@
 #ifndef VERSO_SCRIPT_LUA_H
 #define VERSO_SCRIPT_LUA_H
 
-#include <lua5.1/lua.h>
+#include "lua.h"
 #include <stddef.h>
 #include <stdint.h>
 

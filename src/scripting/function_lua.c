@@ -4,14 +4,14 @@
  * Main thread only. */
 #include "function_lua.h"
 
-#include "lauxlib.h"
-#include "lua.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cmd.h"
+#include "lauxlib.h"
+#include "lua.h"
 #include "script_lua.h"
 #include "util.h"
 

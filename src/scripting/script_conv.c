@@ -1,11 +1,11 @@
 /* script_conv: the type conversions between Redis replies and Lua values
  * both ways, as Redis 7.0's script_lua.c (redisProtocolToLuaType and
  * luaReplyToRedisReply), RESP2 and RESP3. Main thread only. */
-#include "lauxlib.h"
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "lauxlib.h"
 #include "script_int.h"
 #include "script_lua.h"
 #include "util.h"

@@ -5,10 +5,10 @@
 #ifndef VERSO_SCRIPT_INT_H
 #define VERSO_SCRIPT_INT_H
 
-#include "lua.h"
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lua.h"
 #include "server.h"
 
 /* Parses one RESP reply at p[0..len) (a whole reply: the fake client's

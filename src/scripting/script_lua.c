@@ -5,8 +5,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include "lauxlib.h"
-#include "lualib.h"
 #include <nettle/sha1.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +15,9 @@
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
+#include "lauxlib.h"
 #include "log.h"
+#include "lualib.h"
 #include "net.h"
 #include "script_int.h"
 #include "util.h"

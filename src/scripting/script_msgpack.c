@@ -9,11 +9,11 @@
  * 16 as nil, other types as nil. Decoding takes every MessagePack type but
  * ext. Main thread only. */
 #include <limits.h>
-#include "lauxlib.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "lauxlib.h"
 #include "script_int.h"
 #include "vbuf.h"
 

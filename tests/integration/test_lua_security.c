@@ -22,6 +22,11 @@ static void teardown(void) {
  * script's sha and line). */
 #define eval_error(c, want, script) expect_error_prefix(c, want, "EVAL %s 0", script)
 
+/* The error of a write to a read-only table: made by Lua code (with the
+ * script's position) and by a C function (rawset, table.insert...). */
+static const char ro[] = "ERR user_script:1: Attempt to modify a readonly table script: ";
+static const char ro_c[] = "ERR Attempt to modify a readonly table script: ";
+
 /* The server answers, on c and on a new connection. */
 static void still_up(redisContext *c) {
     expect_status(c, "PONG", "PING");
@@ -85,8 +90,6 @@ END_TEST
  * metatables of the basic types and the library tables are read only. */
 START_TEST(cve_2025_46818_basic_type_metatables) {
     redisContext *c = h_c;
-    const char *ro = "ERR user_script:1: Attempt to modify a readonly table script: ";
-    const char *ro_c = "ERR Attempt to modify a readonly table script: ";
     eval_error(c, ro, "getmetatable('').__index.upper = function() return 'HIJACKED' end");
     eval_error(c, ro, "getmetatable('').__index = {upper = function() return 'HIJACKED' end}");
     eval_error(c, ro, "getmetatable('').__add = function() return 1 end");
@@ -311,8 +314,6 @@ END_TEST
  * a local, by rawset, table.insert or setmetatable). */
 START_TEST(readonly_globals_and_libraries) {
     redisContext *c = h_c;
-    const char *ro = "ERR user_script:1: Attempt to modify a readonly table script: ";
-    const char *ro_c = "ERR Attempt to modify a readonly table script: ";
     eval_error(c, ro, "x = 1");
     eval_error(c, ro, "_G.x = 1");
     const char *libs[] = {"redis", "string", "table", "math", "cjson",

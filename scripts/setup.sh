@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages in scripts/packages that are missing, then
-# configures and builds verso out of tree in ./build (or in $BUILD_DIR with
+# Installs the Debian packages in scripts/packages that are missing, fetches
+# Lua's sources (scripts/fetch-lua.sh), then configures and builds verso out
+# of tree in ./build (or in $BUILD_DIR with
 # the extra configure flags in $CONFIGURE_FLAGS). Idempotent: a second run
 # only rebuilds what changed.
 set -euo pipefail
@@ -20,6 +21,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# Lua's sources (scripts/fetch-lua.sh): fetched once into deps/cache, which
+# every build directory shares; the build patches and compiles them.
+"$top/scripts/fetch-lua.sh" >/dev/null
 
 build=${BUILD_DIR:-build}
 [ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] \

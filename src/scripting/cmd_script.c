@@ -6,12 +6,12 @@
  * thread only. */
 #include <assert.h>
 #include <ctype.h>
-#include <lua5.1/lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "info.h"
+#include "lauxlib.h"
 #include "script_lua.h"
 #include "util.h"
 

@@ -4,14 +4,14 @@
  * Main thread only. */
 #include "function_lua.h"
 
-#include <lua5.1/lauxlib.h>
-#include <lua5.1/lua.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cmd.h"
+#include "lauxlib.h"
+#include "lua.h"
 #include "script_lua.h"
 #include "util.h"
 
@@ -66,8 +66,6 @@ static char *prefixed(const char *prefix, const char *msg) {
     return s;
 }
 
-static int ro_newindex(lua_State *L) { return luaL_error(L, "Attempt to modify a readonly table"); }
-
 /* luaProtectedTableError: __index of a table whose missing keys are errors. */
 static int missing_index(lua_State *L) {
     if (lua_gettop(L) != 2) return luaL_error(L, "Wrong number of arguments to luaProtectedTableError");
@@ -77,8 +75,9 @@ static int missing_index(lua_State *L) {
                       lua_tostring(L, -1));
 }
 
-/* Replaces the table on top with a read-only proxy whose reads go to it,
- * and gives the table the missing-key error. */
+/* Replaces the table on top with a read-only proxy (Lua's patch 0004:
+ * every write raises "Attempt to modify a readonly table") whose reads go
+ * to it, and gives the table the missing-key error. */
 static void push_readonly(lua_State *L) {
     lua_newtable(L);                       /* t's metatable */
     lua_pushcfunction(L, missing_index);
@@ -88,11 +87,10 @@ static void push_readonly(lua_State *L) {
     lua_newtable(L);                       /* proxy's metatable */
     lua_pushvalue(L, -3);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, ro_newindex);
-    lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
+    lua_enablereadonlytable(L, -1, 1);
     lua_remove(L, -2);
 }
 
@@ -238,13 +236,12 @@ void fnlua_init(void) {
     lua_newtable(L);                 /* its metatable */
     lua_rawgeti(L, LUA_REGISTRYINDEX, F.real_globals);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, ro_newindex);
-    lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_pushvalue(L, -1);
     F.globals_mt = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setmetatable(L, -2);
+    lua_enablereadonlytable(L, -1, 1); /* writes raise (Lua's patch 0004) */
     F.globals = luaL_ref(L, LUA_REGISTRYINDEX);
     F.L = L;
 }

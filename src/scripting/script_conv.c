@@ -1,11 +1,11 @@
 /* script_conv: the type conversions between Redis replies and Lua values
  * both ways, as Redis 7.0's script_lua.c (redisProtocolToLuaType and
  * luaReplyToRedisReply), RESP2 and RESP3. Main thread only. */
-#include <lua5.1/lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "lauxlib.h"
 #include "script_int.h"
 #include "script_lua.h"
 #include "util.h"
@@ -64,7 +64,9 @@ static void set_field_table(lua_State *L, const char *name) {
 
 static size_t parse_aggregate(lua_State *L, char type, long long n, const char *p, size_t len) {
     size_t used = 0;
-    lua_checkstack(L, 5);
+    /* a level of nesting takes stack slots: raise past the Lua stack's
+     * bound rather than write beyond it (CVE-2021-32626) */
+    luaL_checkstack(L, 5, "reached lua stack limit");
     lua_newtable(L);
     for (long long i = 0; i < n; i++) {
         if (type == '%') {

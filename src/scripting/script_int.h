@@ -5,10 +5,10 @@
 #ifndef VERSO_SCRIPT_INT_H
 #define VERSO_SCRIPT_INT_H
 
-#include <lua5.1/lua.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lua.h"
 #include "server.h"
 
 /* Parses one RESP reply at p[0..len) (a whole reply: the fake client's
@@ -27,11 +27,15 @@ void scriptl_error_reply(client *c, const char *s, int count);
  * then: Redis's ignore_error_stats_update), else 1. */
 int scriptl_error_counts(lua_State *L);
 
-/* Libraries that Redis embeds and Debian does not ship as C: struct and
- * cmsgpack (our own, Redis's API), opened as globals; math.random and
- * math.randomseed replaced by Redis's deterministic generator. */
+/* The libraries Redis embeds that are ours (Redis's API): struct,
+ * cmsgpack and bit (LuaBitOp's, script_bit.c), opened as globals;
+ * math.random and math.randomseed replaced by Redis's deterministic
+ * generator. cjson is lua-cjson's, built with Lua (Makefile.am's "Lua"
+ * part), which has no header for it. */
 int scriptl_open_struct(lua_State *L);
 int scriptl_open_cmsgpack(lua_State *L);
+int scriptl_open_bit(lua_State *L);
+int luaopen_cjson(lua_State *L);
 void scriptl_install_random(lua_State *L);
 /* redisSrand48, what math.randomseed calls (no script is reseeded before it
  * runs, as in Redis 7.0). */

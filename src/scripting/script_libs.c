@@ -1,11 +1,7 @@
-/* script_libs: the script libraries Redis embeds that Debian ships no C
- * module for, written here with Redis's API and behaviour:
+/* script_libs: script libraries Redis embeds, written here with Redis's
+ * API and behaviour (bit is in script_bit.c, cmsgpack in script_msgpack.c):
  * - struct (Redis's lua_struct: pack, unpack, size; formats > < ! x b B h
  *   H l L T i[n] I[n] f d s c[n]);
- * - cmsgpack (Redis's lua_cmsgpack: pack, unpack, unpack_one,
- *   unpack_limit; integers in their smallest form, floats as float32 when
- *   exact, str8 strings, tables as arrays when their keys are 1..n, nesting
- *   beyond 16 levels as nil);
  * - Redis's deterministic math.random / math.randomseed (redisLrand48, the
  *   drand48 generator, starting from Redis's initial state, rand.c's
  *   X0..X2, and not reseeded per script, as Redis 7.0: the same sequence
@@ -13,11 +9,11 @@
  * Main thread only (the generator's state is global, as Redis's). */
 #include <ctype.h>
 #include <limits.h>
-#include <lua5.1/lauxlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "lauxlib.h"
 #include "script_int.h"
 
 /* ---- math.random ---- */

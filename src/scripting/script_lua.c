@@ -5,10 +5,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <lua5.1/lauxlib.h>
-#include <lua5.1/lua-bitop.h>
-#include <lua5.1/lua-cjson.h>
-#include <lua5.1/lualib.h>
 #include <nettle/sha1.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +16,9 @@
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
+#include "lauxlib.h"
 #include "log.h"
+#include "lualib.h"
 #include "net.h"
 #include "script_int.h"
 #include "util.h"
@@ -384,6 +382,26 @@ static const char err_handler[] =
     "  return err\n"
     "end\n";
 
+/* The metatables of the types that are not tables (strings have one,
+ * with __index = the string library) are shared by every script of the
+ * state, and so by every client: read only (Lua's patch 0004), as Redis
+ * makes them since CVE-2025-46818, so that no script can change what
+ * ('x'):upper() does for the others. */
+static void protect_basic_metatables(lua_State *L) {
+    lua_pushnil(L);
+    lua_pushboolean(L, 0);
+    lua_pushnumber(L, 0);
+    lua_pushliteral(L, "");
+    lua_pushlightuserdata(L, NULL);
+    lua_pushcfunction(L, l_debug);
+    for (int idx = -6; idx < 0; idx++) {
+        if (!lua_getmetatable(L, idx)) continue;
+        lua_enablereadonlytable(L, -1, 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 6);
+}
+
 lua_State *scriptl_state_new(int kind) {
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -396,7 +414,7 @@ lua_State *scriptl_state_new(int kind) {
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_DBLIBNAME, luaopen_debug);
     open_lib(L, "cjson", luaopen_cjson);
-    open_lib(L, "bit", luaopen_bit);
+    open_lib(L, "bit", scriptl_open_bit);
     open_lib(L, "struct", scriptl_open_struct);
     open_lib(L, "cmsgpack", scriptl_open_cmsgpack);
     scriptl_install_random(L);
@@ -407,6 +425,7 @@ lua_State *scriptl_state_new(int kind) {
         lua_setglobal(L, removed[i]);
     }
     register_redis(L);
+    protect_basic_metatables(L);
     if (luaL_loadbuffer(L, err_handler, sizeof err_handler - 1, "@err_handler") ||
         lua_pcall(L, 0, 0, 0)) {
         log_warning("Lua: error handler: %s", lua_tostring(L, -1));
@@ -418,18 +437,22 @@ lua_State *scriptl_state_new(int kind) {
 
 /* The globals become an empty proxy: reads go to the real table (kept in
  * the registry as __real_G, where KEYS/ARGV are set) and raise on a missing
- * name; writes raise. Library tables get the same read-only proxy;
- * pairs/next/ipairs see through proxies. */
-/* The proxies' metamethods are C functions, so that the error handler
- * reports the script's line (it skips a C frame) as Redis does. */
-static int ro_newindex(lua_State *L) {
-    luaL_where(L, 1);
-    lua_pushstring(L, "Attempt to modify a readonly table");
-    lua_concat(L, 2);
-    return lua_error(L);
+ * name; the proxy is a read-only table (Lua's patch 0004), so writes raise
+ * "Attempt to modify a readonly table". Library tables get the same
+ * read-only proxy and are read only themselves; pairs/next/ipairs see
+ * through proxies. */
+
+/* freeze(t): makes t read only, returns it (protect_code's, which cannot). */
+static int l_freeze(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_enablereadonlytable(L, 1, 1);
+    return 1;
 }
 
-/* __index of the globals proxy: upvalue 1 is the real globals table. */
+/* __index of the globals proxy: upvalue 1 is the real globals table. A C
+ * function, so that the error handler reports the script's line (it
+ * skips a C frame) as Redis does. */
 static int globals_index(lua_State *L) {
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(1));
@@ -478,9 +501,10 @@ static int ro_rawget(lua_State *L) {
     return 1;
 }
 
-/* upvalue 2: the base library's setmetatable */
+/* upvalue 2: the base library's setmetatable (refused here for a read-only
+ * table too, so that the error is this C function's, as Redis's is) */
 static int ro_setmetatable(lua_State *L) {
-    if (lua_istable(L, 1) && is_proxy(L, 1)) return ro_error(L);
+    if (lua_istable(L, 1) && (is_proxy(L, 1) || lua_isreadonlytable(L, 1))) return ro_error(L);
     lua_pushvalue(L, lua_upvalueindex(2));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
@@ -488,35 +512,53 @@ static int ro_setmetatable(lua_State *L) {
 }
 
 static const char protect_code[] =
-    "local ro, gindex = ...\n"
+    "local freeze, gindex, libs = ...\n"
     "local G = _G\n"
     "local real = setmetatable({}, {__mode = 'k'})\n"
     "local rawget, rawset, error, type, tostring, setmetatable, next, ipairs ="
     "  rawget, rawset, error, type, tostring, setmetatable, next, ipairs\n"
     "local function proxy(t)\n"
-    "  local p = setmetatable({}, {__index = t, __newindex = ro, __metatable = false})\n"
+    "  local p = setmetatable({}, {__index = t, __metatable = false})\n"
     "  real[p] = t\n"
-    "  return p\n"
+    "  return freeze(p)\n"
     "end\n"
-    "for _, n in ipairs({'redis','string','table','math','cjson','bit','struct','cmsgpack','coroutine'}) do\n"
+    "for _, n in ipairs(libs) do\n"
     "  if type(rawget(G, n)) == 'table' then rawset(G, n, proxy(rawget(G, n))) end\n"
     "end\n"
     "local function unwrap(t) return real[t] or t end\n"
     "rawset(G, 'next', function(t, k) return next(unwrap(t), k) end)\n"
     "rawset(G, 'pairs', function(t) return next, unwrap(t), nil end)\n"
     "rawset(G, 'ipairs', function(t) return ipairs(unwrap(t)) end)\n"
-    "local P = setmetatable({}, {__index = gindex, __newindex = ro, __metatable = false})\n"
+    "local P = freeze(setmetatable({}, {__index = gindex, __metatable = false}))\n"
     "real[P] = G\n"
     "rawset(G, '_G', P)\n"
     "return P, G, real\n";
 
+/* The library tables are read only themselves (Lua's patch 0004): the
+ * proxies guard the names in the globals, the flag guards the tables
+ * wherever a script reaches them (getmetatable('').__index is string).
+ * Pushes the list of their names for protect_code. */
+static void protect_libraries(lua_State *L) {
+    static const char *const libs[] = {"redis", "string", "table", "math", "cjson", "bit",
+                                       "struct", "cmsgpack", "coroutine", NULL};
+    lua_newtable(L);
+    for (int i = 0; libs[i]; i++) {
+        lua_getglobal(L, libs[i]);
+        if (lua_istable(L, -1)) lua_enablereadonlytable(L, -1, 1);
+        lua_pop(L, 1);
+        lua_pushstring(L, libs[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
 void scriptl_protect_globals(lua_State *L) {
     int fail = luaL_loadbuffer(L, protect_code, sizeof protect_code - 1, "@protect");
     if (!fail) {
-        lua_pushcfunction(L, ro_newindex);
+        lua_pushcfunction(L, l_freeze);
         lua_pushvalue(L, LUA_GLOBALSINDEX);
         lua_pushcclosure(L, globals_index, 1);
-        fail = lua_pcall(L, 2, 3, 0);
+        protect_libraries(L);
+        fail = lua_pcall(L, 3, 3, 0);
     }
     if (fail) {
         log_warning("Lua: protecting globals: %s", lua_tostring(L, -1));
@@ -536,9 +578,14 @@ void scriptl_protect_globals(lua_State *L) {
     lua_replace(L, LUA_GLOBALSINDEX);              /* P */
 }
 
+/* A full collection first, while the state is whole: whatever a
+ * finalizer does then meets a working state, not one lua_close is tearing
+ * down (Redis's answer to CVE-2024-46981, SCRIPT FLUSH). */
 void scriptl_state_free(lua_State *L) {
     assert(!cur || cur->L != L);
-    if (L) lua_close(L);
+    if (!L) return;
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    lua_close(L);
 }
 
 size_t scriptl_state_memory(lua_State *L) {

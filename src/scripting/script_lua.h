@@ -31,10 +31,10 @@
 #ifndef VERSO_SCRIPT_LUA_H
 #define VERSO_SCRIPT_LUA_H
 
-#include <lua5.1/lua.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lua.h"
 #include "server.h"
 
 /* Script flags, Redis 7.0's SCRIPT_FLAG_* (shebang "flags=" for EVAL,

@@ -9,11 +9,11 @@
  * 16 as nil, other types as nil. Decoding takes every MessagePack type but
  * ext. Main thread only. */
 #include <limits.h>
-#include <lua5.1/lauxlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "lauxlib.h"
 #include "script_int.h"
 #include "vbuf.h"
 
@@ -189,7 +189,9 @@ static void dec_str(lua_State *L, mp_cur *c, size_t len) {
 }
 
 static void dec_array(lua_State *L, mp_cur *c, size_t n) {
-    luaL_checkstack(L, 4, "cmsgpack: too deep");
+    /* one table per level: the Lua stack bounds the nesting (and so the
+     * C recursion), with Redis's error (CVE-2021-32626) */
+    luaL_checkstack(L, 4, "in function mp_decode_to_lua_array");
     lua_newtable(L);
     for (size_t i = 1; i <= n && !c->err; i++) {
         dec_value(L, c);
@@ -199,7 +201,7 @@ static void dec_array(lua_State *L, mp_cur *c, size_t n) {
 }
 
 static void dec_map(lua_State *L, mp_cur *c, size_t n) {
-    luaL_checkstack(L, 4, "cmsgpack: too deep");
+    luaL_checkstack(L, 4, "in function mp_decode_to_lua_hash");
     lua_newtable(L);
     for (size_t i = 0; i < n && !c->err; i++) {
         dec_value(L, c);
@@ -276,7 +278,8 @@ static int mp_unpack_full(lua_State *L, lua_Integer limit, lua_Integer offset) {
     mp_cur c = {(const unsigned char *)s + offset, len - (size_t)offset, 0};
     int cnt = 0;
     while (c.left > 0 && cnt < limit) {
-        luaL_checkstack(L, 2, "too many return values at once");
+        luaL_checkstack(L, 2,
+                        "too many return values at once; use unpack_one or unpack_limit instead.");
         dec_value(L, &c);
         if (c.err == 1) return luaL_error(L, "Missing bytes in input.");
         if (c.err) return luaL_error(L, "Bad data format in input.");

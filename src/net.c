@@ -104,10 +104,9 @@ static void client_link(client *c) {
     c->resp = 2;
     c->id = ++server.next_client_id;
     c->ctime_ms = c->last_ms = mono_ms();
-    /* the default user; authenticated already when it needs no password
-     * (the master link has no user: every permission) */
-    if (!(c->flags & CLIENT_MASTER)) c->user = acl_default_user();
-    if (!acl_auth_required(c)) c->flags |= CLIENT_AUTHED;
+    /* the default user (the master link has none: every permission) */
+    if (!(c->flags & CLIENT_MASTER)) acl_client_default(c);
+    else c->flags |= CLIENT_AUTHED;
     resp_req_init(&c->req);
     c->next = server.clients;
     if (server.clients) server.clients->prev = c;

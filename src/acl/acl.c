@@ -139,6 +139,12 @@ int acl_auth_required(const client *c) {
     return !(d->flags & USER_NOPASS) || (d->flags & USER_OFF);
 }
 
+void acl_client_default(client *c) {
+    c->user = default_user;
+    c->flags &= ~CLIENT_AUTHED;
+    if (!acl_auth_required(c)) c->flags |= CLIENT_AUTHED;
+}
+
 int acl_default_nopass(void) { return !default_user || (default_user->flags & USER_NOPASS); }
 
 static int credentials_ok(const acl_user *u, const arg *pass) {

@@ -40,6 +40,9 @@ const char *acl_user_name(const acl_user *u);
  * authRequired: the default user has a password or is off, and c has not
  * authenticated). */
 int acl_auth_required(const client *c);
+/* c as a new connection is (and RESET makes it): the default user,
+ * authenticated when that user needs no password. */
+void acl_client_default(client *c);
 /* Whether the default user takes any password (protected-mode). */
 int acl_default_nopass(void);
 /* AUTH / HELLO AUTH: 1 and c authenticated as that user, or 0 (logged

@@ -449,9 +449,7 @@ void cmd_reset(client *c) {
     monitor_remove(c);
     c->db = 0;
     c->resp = 2;
-    c->user = acl_default_user(); /* authenticated if it needs no password */
-    c->flags &= ~CLIENT_AUTHED;
-    if (!acl_auth_required(c)) c->flags |= CLIENT_AUTHED;
+    acl_client_default(c);
     multi_client_free(c); /* the queue and the watches */
     c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
     pubsub_client_closed(c);

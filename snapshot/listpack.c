@@ -65,16 +65,6 @@ const char *blob_ent_str(const blob_ent *e, char *buf, size_t *len) {
 
 #define LP_EOF 0xFF
 
-/* Bytes of the back-length that follows an entry of l bytes
- * (lpEncodeBacklen's boundaries, `<` and not `<=` beyond the first). */
-static size_t lp_backlen_size(uint64_t l) {
-    if (l <= 127) return 1;
-    if (l < 16383) return 2;
-    if (l < 2097151) return 3;
-    if (l < 268435455) return 4;
-    return 5;
-}
-
 static void lp_put_backlen(vbuf *b, uint64_t l) {
     unsigned char t[5];
     size_t n = lp_backlen_size(l);
@@ -85,28 +75,6 @@ static void lp_put_backlen(vbuf *b, uint64_t l) {
         if (i > 0) t[i] |= 128;
     }
     vbuf_append(b, t, n);
-}
-
-/* Integer encoding size (header + data) as lpEncodeIntegerGetType. */
-static size_t lp_int_size(long long v) {
-    if (v >= 0 && v <= 127) return 1;
-    if (v >= -4096 && v <= 4095) return 2;
-    if (v >= -32768 && v <= 32767) return 3;
-    if (v >= -8388608 && v <= 8388607) return 4;
-    if (v >= -2147483648LL && v <= 2147483647LL) return 5;
-    return 9;
-}
-
-static size_t lp_str_size(size_t n) {
-    if (n < 64) return 1 + n;
-    if (n < 4096) return 2 + n;
-    return 5 + n;
-}
-
-size_t lp_entry_size(const char *p, size_t n) {
-    long long v;
-    size_t l = str_to_ll(p, n, &v) ? lp_int_size(v) : lp_str_size(n);
-    return l + lp_backlen_size(l);
 }
 
 void lp_begin(vbuf *b) {

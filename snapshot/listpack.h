@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lpsize.h"
 #include "vbuf.h"
 
 /* One entry of a blob: a string (p, n) or an integer (is_int, v). */
@@ -46,8 +47,7 @@ void lp_append_int(vbuf *b, long long v);
 /* Writes the header (total bytes, count or LP_COUNT_UNKNOWN) and the end
  * byte; count is the number of entries appended. */
 void lp_end(vbuf *b, uint64_t count);
-/* Bytes lp_append would add for this element (encoding, data, back-length). */
-size_t lp_entry_size(const char *p, size_t n);
+/* Bytes lp_append adds for an element: lpsize.h's lp_entry_size. */
 /* lp_begin + lp_end: the bytes of an empty listpack. */
 #define LP_EMPTY_SIZE 7
 

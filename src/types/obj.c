@@ -115,9 +115,15 @@ static obj *obj_alloc_kv(size_t cap, const char *key, size_t klen,
 
 static obj *obj_alloc_raw(size_t cap) { return obj_alloc_kv(cap, NULL, 0, NULL, 0, 0, 0); }
 
+/* Bytes a collection's data holds: its tree handles, and a stream's
+ * metadata after them. */
+static size_t coll_size(int type, size_t ntrees) {
+    return ntrees * sizeof(ptree) + (type == OBJ_STREAM ? OBJ_STREAM_META : 0);
+}
+
 /* Bytes of data an obj's content takes (what a move or copy carries). */
 static size_t obj_content(const obj *o) {
-    if (obj_is_coll(o)) return o->len * sizeof(ptree);
+    if (obj_is_coll(o)) return coll_size(o->type, o->len);
     if (o->enc == OBJ_ENC_INT) return sizeof(int64_t);
     return o->len + 1;
 }
@@ -150,8 +156,10 @@ obj *obj_kv_make(obj *val, const char *key, size_t klen, const obj_kvmeta *meta,
         count_sub(base);
         free(base);
     } else {
+        size_t trees = val->len * sizeof(ptree);
         for (size_t i = 0; i < val->len; i++)
             pt_share(obj_tree(n, (int)i), obj_ctree(val, (int)i));
+        memcpy(n->data + trees, val->data + trees, size - trees);
         obj_decref(val);
     }
     return n;
@@ -294,8 +302,11 @@ int obj_eq_bytes(const obj *o, const char *p, size_t len) {
 }
 
 const char *obj_type_name(int type) {
-    static const char *const names[OBJ_NTYPES] = {"string", "list", "set", "zset", "hash"};
-    assert(type >= 0 && type < OBJ_NTYPES);
+    static const char *const names[OBJ_NTYPES] = {
+        [OBJ_STRING] = "string", [OBJ_LIST] = "list", [OBJ_SET] = "set",
+        [OBJ_ZSET] = "zset", [OBJ_HASH] = "hash", [OBJ_STREAM] = "stream",
+    };
+    assert(type >= 0 && type < OBJ_NTYPES && names[type]);
     return names[type];
 }
 
@@ -314,14 +325,17 @@ const char *obj_encoding_name(const obj *o) {
         case OBJ_ENC_INTSET: return "intset";
         case OBJ_ENC_SKIPLIST: return "skiplist";
         case OBJ_ENC_QUICKLIST: return "quicklist";
+        case OBJ_ENC_STREAM: return "stream";
         default: return "unknown";
         }
     }
 }
 
 obj *obj_new_coll(int type, int enc, int ntrees, const int *kinds) {
-    assert(type != OBJ_STRING && type < OBJ_NTYPES && ntrees >= 1 && ntrees <= 2);
-    obj *o = obj_alloc_raw((size_t)ntrees * sizeof(ptree));
+    assert(type != OBJ_STRING && type < OBJ_NTYPES && ntrees >= 1 &&
+           ntrees <= (type == OBJ_STREAM ? OBJ_STREAM_TREES : 2));
+    obj *o = obj_alloc_raw(coll_size(type, (size_t)ntrees));
+    memset(o->data, 0, coll_size(type, (size_t)ntrees));
     o->type = (uint8_t)type;
     o->enc = (uint8_t)enc;
     o->len = (size_t)ntrees;
@@ -332,12 +346,13 @@ obj *obj_new_coll(int type, int enc, int ntrees, const int *kinds) {
 /* A new obj of o's type and encoding holding second handles on its trees,
  * carrying o's key and metadata when o is a kv and `keyed`. */
 static obj *coll_share(const obj *o, int keyed) {
-    size_t size = o->len * sizeof(ptree);
+    size_t size = coll_size(o->type, o->len), trees = o->len * sizeof(ptree);
     obj *n = keyed ? kv_alloc_like(o, size, 0) : obj_alloc_raw(size);
     n->type = o->type;
     n->enc = o->enc;
     n->len = o->len;
     for (size_t i = 0; i < o->len; i++) pt_share(obj_tree(n, (int)i), obj_ctree(o, (int)i));
+    memcpy(n->data + trees, o->data + trees, size - trees);
     return n;
 }
 

@@ -24,8 +24,12 @@
 
 #include "ptree.h"
 
-/* Value types, with Redis's numbering (RDB and DUMP use their own codes). */
-enum { OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_NTYPES };
+/* Value types, with Redis's numbering (RDB and DUMP use their own codes;
+ * 5 is Redis's module type, which verso has not). */
+enum {
+    OBJ_STRING = 0, OBJ_LIST = 1, OBJ_SET = 2, OBJ_ZSET = 3, OBJ_HASH = 4, OBJ_STREAM = 6,
+    OBJ_NTYPES
+};
 enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
 /* Collection encodings: what OBJECT ENCODING answers, the encoding Redis 7.0
  * would use for the same value. Every collection is stored as ptrees (see
@@ -34,7 +38,7 @@ enum { OBJ_ENC_RAW = 0, OBJ_ENC_INT = 1 };
  * the big form for good. */
 enum {
     OBJ_ENC_LISTPACK = 2, OBJ_ENC_HASHTABLE = 3, OBJ_ENC_INTSET = 4,
-    OBJ_ENC_SKIPLIST = 5, OBJ_ENC_QUICKLIST = 6,
+    OBJ_ENC_SKIPLIST = 5, OBJ_ENC_QUICKLIST = 6, OBJ_ENC_STREAM = 7,
 };
 
 /* Largest length an obj can describe (its size must fit in ptrdiff_t).
@@ -204,12 +208,16 @@ const char *obj_encoding_name(const obj *o);
 obj *obj_copy(obj *o);
 
 /* ---- collections ----
- * A collection (hash, list, set, sorted set) is an obj whose data holds
- * `len` ptree handles (1; the sorted set 2: by score and by member). Its
+ * A collection (hash, list, set, sorted set, stream) is an obj whose data
+ * holds `len` ptree handles (1; the sorted set 2: by score and by member;
+ * the stream OBJ_STREAM_TREES) and, for a stream, OBJ_STREAM_META bytes
+ * of metadata after them (t_stream.h), copied with the handles. Its
  * refcount works as a string's: the serializer takes a reference to the
  * obj; a write to a shared collection first makes a new obj sharing the
  * same trees (O(1), obj_coll_writable), then writes through it, which
  * copies only the shared nodes on its path (ptree.h). */
+#define OBJ_STREAM_TREES 6
+#define OBJ_STREAM_META 80
 obj *obj_new_coll(int type, int enc, int ntrees, const int *kinds);
 static inline ptree *obj_tree(obj *o, int i) { return (ptree *)(void *)o->data + i; }
 static inline const ptree *obj_ctree(const obj *o, int i) {

@@ -1,0 +1,59 @@
+/* stream_cmd: what the stream commands share (cmd_stream.c: entries,
+ * XADD XRANGE XREAD XTRIM XDEL XSETID...; cmd_stream_cg.c: consumer
+ * groups, XREADGROUP XACK XPENDING XCLAIM XAUTOCLAIM XGROUP XINFO): key
+ * lookup and write framing, Redis 7.0's id parsing with its error
+ * replies, and the entry replies. Main thread only. */
+#ifndef VERSO_STREAM_CMD_H
+#define VERSO_STREAM_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server.h"
+#include "t_stream.h"
+#include "vt.h"
+
+/* Redis 7.0's error texts shared by several commands. */
+#define STREAM_ERR_INVALID_ID "ERR Invalid stream ID specified as stream command argument"
+#define STREAM_ERR_NOGROUP_FMT                                                        \
+    "NOGROUP No such key '%.*s' or consumer group '%.*s' in %s command"
+
+/* The stream at k for a read (WRONGTYPE replied and *wrong set when
+ * another type); NULL when absent. */
+vt_entry *stream_lookup(client *c, const arg *k, int *wrong);
+/* The same for a command about to write: db_lookup_typed's write form. */
+vt_entry *stream_lookup_write(client *c, const arg *k, int *wrong);
+
+/* Begins a write to the stream at k: the writable stream, created empty
+ * when absent and `create` (NULL when absent and !create). End with
+ * stream_write_end (the stream is never deleted for being empty: Redis
+ * keeps empty streams). */
+obj *stream_write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry **ep);
+void stream_write_end(vt_wr *w);
+
+/* Parses an id as streamGenericParseIDOrReply: "-" (0-0) and "+" (max)
+ * unless strict, "ms" (seq = missing_seq) or "ms-seq"; seq_given (may be
+ * NULL) says whether the seq was there, and with seq_given "ms-*" is
+ * accepted (seq 0, *seq_given 0: XADD's). On error replies
+ * STREAM_ERR_INVALID_ID and returns 0. */
+int stream_parse_id(client *c, const arg *a, uint64_t missing_seq, int strict, int *seq_given,
+                    stream_id *out);
+/* A range bound of XRANGE / XPENDING / XAUTOCLAIM: "(" before an id
+ * makes it exclusive (streamParseIntervalIDOrReply: the id then moves one
+ * step inward; "-" and "+" may not be exclusive). `end`: 1 for the upper
+ * bound (missing seq UINT64_MAX, exclusive moves down). 0 with the reply
+ * sent on a bad id (STREAM_ERR_INVALID_ID) or an exclusive step past the
+ * edge ("ERR invalid start|end ID for the interval"). */
+int stream_parse_bound(client *c, const arg *a, int end, stream_id *out);
+
+/* Replies an id as a bulk "ms-seq". */
+void stream_reply_id(client *c, stream_id id);
+/* Replies the entry the iterator stands on: [id, [f1, v1, ...]]. */
+void stream_reply_entry(client *c, stream_iter *it, stream_id id, size_t nfields);
+/* Replies up to count (0: all) entries of [start, end] as an array (a
+ * deferred length, so no counting pass): XRANGE's reply. Returns the
+ * number replied; *last (may be NULL) the last id replied. */
+size_t stream_reply_range(client *c, const obj *s, stream_id start, stream_id end, size_t count,
+                          int reverse, stream_id *last);
+
+#endif

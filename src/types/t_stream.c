@@ -125,7 +125,8 @@ int sid_parse(const char *p, size_t len, uint64_t missing_seq, stream_id *out) {
 /* ==== key encodings ==== */
 
 /* An id as a key: for ms then seq, a length byte and the big-endian bytes
- * without leading zeros (memcmp order is numeric order). */
+ * without leading zeros (memcmp order is numeric order); a seq of 0 is
+ * left out (the shorter key sorts first, as 0 does). */
 #define IDKEY_MAX 18
 static size_t put_num(char *p, uint64_t v) {
     size_t n = 0;
@@ -144,11 +145,13 @@ static size_t get_num(const char *p, uint64_t *v) {
 }
 static size_t idkey(char *buf, stream_id id) {
     size_t n = put_num(buf, id.ms);
-    return n + put_num(buf + n, id.seq);
+    return id.seq ? n + put_num(buf + n, id.seq) : n;
 }
-static size_t idkey_get(const char *k, stream_id *id) {
+static void idkey_get(const char *k, size_t klen, stream_id *id) {
     size_t n = get_num(k, &id->ms);
-    return n + get_num(k + n, &id->seq);
+    id->seq = 0;
+    if (n < klen) n += get_num(k + n, &id->seq);
+    assert(n == klen);
 }
 
 /* A group or consumer number as 8 big-endian bytes. */
@@ -227,7 +230,7 @@ typedef struct node {
 } node;
 
 static void node_parse(const pt_item *it, uint64_t rank, node *n) {
-    idkey_get(it->key, &n->master);
+    idkey_get(it->key, it->klen, &n->master);
     const char *p = it->val;
     n->live = vget(&p);
     n->deleted = vget(&p);
@@ -306,7 +309,8 @@ static void node_entry_ranks(const obj *s, const node *n, uint64_t *lo, uint64_t
 
 /* ==== entries ====
  * Entry value: a flags byte (STREAM_FLAG_*), then the values (varint
- * length, bytes) when SAMEFIELDS, else varint nfields and the pairs. */
+ * length, bytes) when SAMEFIELDS, else varint nfields and the pairs; the
+ * last value without its length (it runs to the item's end). */
 
 int stream_append_fits(const stream_str *fv, size_t nfields) {
     size_t tot = 0;
@@ -363,7 +367,12 @@ static void entry_insert(obj *s, stream_id id, int flags, const stream_str *fv, 
     if (!(flags & STREAM_FLAG_SAMEFIELDS)) l += vput(p + l, nfields);
     for (size_t i = 0; i < nfields; i++) {
         if (!(flags & STREAM_FLAG_SAMEFIELDS)) l += vput_str(p + l, fv[2 * i]);
-        l += vput_str(p + l, fv[2 * i + 1]);
+        if (i + 1 < nfields) {
+            l += vput_str(p + l, fv[2 * i + 1]);
+        } else if (fv[2 * i + 1].len) {
+            memcpy(p + l, fv[2 * i + 1].p, fv[2 * i + 1].len);
+            l += fv[2 * i + 1].len;
+        }
     }
     uint64_t rank;
     int found = pt_seek(tr(s, ST_ENTRIES), key, kl, &rank, NULL);
@@ -487,7 +496,7 @@ static void iter_master(stream_iter *it) {
     it->master_n = (size_t)n.nmaster;
     pt_item next;
     if (pt_get(tr(it->s, ST_NODES), n.rank + 1, &next)) {
-        idkey_get(next.key, &it->node_hi);
+        idkey_get(next.key, next.klen, &it->node_hi);
         int more = sid_decr(&it->node_hi);
         assert(more);
     } else {
@@ -499,7 +508,7 @@ int stream_iter_next(stream_iter *it, stream_id *id, size_t *nfields) {
     pt_item item;
     while (!it->done && pt_iter_next(&it->it, &item)) {
         stream_id cur;
-        idkey_get(item.key, &cur);
+        idkey_get(item.key, item.klen, &cur);
         if (!it->reverse ? sid_cmp(cur, it->end) > 0 : sid_cmp(cur, it->start) < 0) break;
         int flags = (unsigned char)item.val[0];
         if ((flags & STREAM_FLAG_DELETED) && !it->raw) continue;
@@ -507,6 +516,7 @@ int stream_iter_next(stream_iter *it, stream_id *id, size_t *nfields) {
         it->flags = flags;
         it->samefields = flags & STREAM_FLAG_SAMEFIELDS;
         it->vp = item.val + 1;
+        it->vend = item.val + item.vlen;
         if (it->samefields) {
             iter_master(it);
             it->mp = it->master;
@@ -527,7 +537,12 @@ void stream_iter_field(stream_iter *it, stream_str *field, stream_str *value) {
     assert(it->field < it->nfields);
     it->field++;
     *field = vget_str(it->samefields ? &it->mp : &it->vp);
-    *value = vget_str(&it->vp);
+    if (it->field < it->nfields) {
+        *value = vget_str(&it->vp);
+    } else {
+        *value = (stream_str){it->vp, (size_t)(it->vend - it->vp)};
+        it->vp = it->vend;
+    }
 }
 
 /* ==== deletion and trimming ==== */
@@ -628,7 +643,7 @@ static stream_id node_last_id(const obj *s, const node *n) {
     pt_item it;
     pt_get(tr(s, ST_ENTRIES), hi - 1, &it);
     stream_id id;
-    idkey_get(it.key, &id);
+    idkey_get(it.key, it.klen, &id);
     return id;
 }
 
@@ -659,7 +674,7 @@ static uint64_t trim(obj *s, uint64_t maxlen, const stream_id *minid, int approx
         for (uint64_t r = lo; r < hi; r++) {
             pt_get(tr(s, ST_ENTRIES), r, &item);
             stream_id cur;
-            idkey_get(item.key, &cur);
+            idkey_get(item.key, item.klen, &cur);
             if (!minid ? m->length <= maxlen : sid_cmp(cur, *minid) >= 0) break;
             if (!((unsigned char)item.val[0] & STREAM_FLAG_DELETED)) {
                 entry_mark_deleted(s, r);
@@ -728,7 +743,7 @@ int stream_load_node(obj *s, stream_id master_id, const stream_str *fields, size
         if (ne) {
             pt_get(tr(s, ST_ENTRIES), ne - 1, &it);
             stream_id top;
-            idkey_get(it.key, &top);
+            idkey_get(it.key, it.klen, &top);
             if (sid_cmp(master_id, top) <= 0) return 0;
         }
     }
@@ -752,7 +767,7 @@ int stream_load_entry(obj *s, stream_id id, int flags, const stream_str *fv, siz
     if (ne) {
         pt_get(tr(s, ST_ENTRIES), ne - 1, &it);
         stream_id top;
-        idkey_get(it.key, &top);
+        idkey_get(it.key, it.klen, &top);
         if (sid_cmp(id, top) <= 0) return 0;
     }
     if (same_fields(&n, fv, nfields)) flags |= STREAM_FLAG_SAMEFIELDS;
@@ -783,7 +798,7 @@ int stream_load_check(const obj *s) {
         pt_item it;
         pt_get(tr(s, ST_ENTRIES), ne - 1, &it);
         stream_id top;
-        idkey_get(it.key, &top);
+        idkey_get(it.key, it.klen, &top);
         if (sid_cmp(top, m->last_id) > 0) return 0;
     }
     /* every pending entry has an owner */
@@ -1148,7 +1163,7 @@ int stream_pel_iter_next(stream_pel_iter *it, stream_id *id, stream_nack *n) {
         it->done = 1;
         return 0;
     }
-    idkey_get(item.key + plen, id);
+    idkey_get(item.key + plen, item.klen - plen, id);
     if (sid_cmp(*id, it->to) > 0) {
         it->done = 1;
         return 0;

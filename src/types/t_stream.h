@@ -36,7 +36,7 @@
  *
  * IDs in keys are encoded so that memcmp order is numeric order (a length
  * byte then the big-endian bytes without leading zeros, for ms and for
- * seq): 8 bytes for a current time-based id. */
+ * seq, a seq of 0 left out): 7 or 9 bytes for a current time-based id. */
 #ifndef VERSO_T_STREAM_H
 #define VERSO_T_STREAM_H
 
@@ -130,6 +130,7 @@ typedef struct stream_iter {
     stream_id id;
     size_t nfields, field;
     const char *vp;                /* next value / pair to decode */
+    const char *vend;              /* the entry item's end */
     const char *mp;                /* next master field (same-fields entry) */
     int samefields;
     stream_id node_lo, node_hi;    /* the ids the cached master fields serve */

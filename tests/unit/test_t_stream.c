@@ -4,7 +4,8 @@
  * -bytes) and listpack sizes, XDEL's marks and node removal with first_id
  * and max_deleted_id, trims (MAXLEN and MINID, exact and approximate,
  * LIMIT), groups, consumers and pending entries, loading node by node,
- * and a copy shared with a reader left untouched by writes. */
+ * a copy shared with a reader left untouched by writes, and random
+ * operations checked against a sorted-array model. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "inproc.h"
 #include "server.h"
 #include "t_stream.h"
+#include "testrand.h"
 
 static void setup(void) { inproc_conf(); }
 
@@ -381,6 +383,136 @@ START_TEST(load)
 }
 END_TEST
 
+
+/* ---- a random model: the live entries as a sorted array ---- */
+
+#define MODEL_MAX 4096
+typedef struct model {
+    stream_id id[MODEL_MAX];
+    int nf[MODEL_MAX];
+    size_t n;
+} model;
+
+/* Checks s against the model: live entries both ways (ids and fields),
+ * length, first id, node counts against the raw entries, stream_has. */
+static void check_model(const obj *s, const model *m) {
+    const stream_meta *meta = stream_meta_get(s);
+    ck_assert_uint_eq(meta->length, m->n);
+    if (m->n) ck_assert(sid_cmp(meta->first_id, m->id[0]) == 0);
+    else ck_assert(sid_is_zero(meta->first_id));
+    stream_iter it;
+    stream_id id;
+    size_t nf, k = 0;
+    stream_iter_init(&it, s, STREAM_ID_MIN, STREAM_ID_MAX, 0);
+    while (stream_iter_next(&it, &id, &nf)) {
+        ck_assert_uint_lt(k, m->n);
+        ck_assert(sid_cmp(id, m->id[k]) == 0);
+        ck_assert_uint_eq(nf, (size_t)m->nf[k]);
+        for (size_t f = 0; f < nf; f++) {
+            stream_str fs, vs;
+            stream_iter_field(&it, &fs, &vs);
+            char want[32];
+            snprintf(want, sizeof want, "v%llu", (unsigned long long)id.ms);
+            ck_assert(fs.len >= 2 && fs.p[0] == 'f' && (size_t)(fs.p[1] - '0') == f);
+            ck_assert(vs.len == strlen(want) && memcmp(vs.p, want, vs.len) == 0);
+        }
+        k++;
+    }
+    ck_assert_uint_eq(k, m->n);
+    stream_iter_init(&it, s, STREAM_ID_MIN, STREAM_ID_MAX, 1);
+    while (stream_iter_next(&it, &id, &nf)) ck_assert(sid_cmp(id, m->id[--k]) == 0);
+    ck_assert_uint_eq(k, 0);
+    /* nodes: live counts add up, live + deleted = the raw entries */
+    uint64_t live = 0, all = 0, raw = 0;
+    stream_node_iter ni;
+    stream_node nd;
+    stream_node_iter_init(&ni, s);
+    while (stream_node_iter_next(&ni, &nd)) {
+        live += nd.live;
+        all += nd.live + nd.deleted;
+        ck_assert(nd.live + nd.deleted > 0);
+    }
+    stream_iter_init_raw(&it, s, STREAM_ID_MIN);
+    while (stream_iter_next(&it, &id, &nf)) raw++;
+    ck_assert_uint_eq(live, m->n);
+    ck_assert_uint_eq(all, raw);
+    for (size_t i = 0; i < m->n; i += 7) ck_assert(stream_has(s, m->id[i]));
+}
+
+static void model_drop(model *m, size_t i) {
+    memmove(m->id + i, m->id + i + 1, (m->n - i - 1) * sizeof m->id[0]);
+    memmove(m->nf + i, m->nf + i + 1, (m->n - i - 1) * sizeof m->nf[0]);
+    m->n--;
+}
+
+/* Random appends, deletes and trims of every kind on a stream with small
+ * nodes, checked against the model after each step; now and then a
+ * shared copy is taken and checked later against the model of its time. */
+START_TEST(random_model)
+{
+    rnd_seed_env("random_model", "VT_TEST_SEED");
+    static model m, saved;
+    m.n = 0;
+    server.cfg.compat.stream_node_max_entries = (long long)rnd_in(0, 12);
+    server.cfg.compat.stream_node_max_bytes = rnd_int(2) ? 0 : (long long)rnd_in(40, 400);
+    obj *s = stream_new(), *snap = NULL;
+    uint64_t ms = 1;
+    for (int step = 0; step < 3000; step++) {
+        int op = rnd_int(100);
+        if (op < 55 && m.n < MODEL_MAX) {
+            ms += (uint64_t)rnd_in(0, 3);
+            uint64_t seq = stream_meta_get(s)->last_id.ms == ms
+                               ? stream_meta_get(s)->last_id.seq + 1 : 0;
+            int nf = 1 + rnd_int(3);
+            if (!snap && rnd_int(50) == 0) {
+                obj_incref(s);
+                snap = s;
+                saved = m;
+                s = obj_coll_writable(s);
+            }
+            add(s, ms, seq, nf);
+            m.id[m.n] = ID(ms, seq);
+            m.nf[m.n++] = nf;
+        } else if (op < 80) {
+            if (!m.n) continue;
+            size_t i = rnd_below(m.n);
+            ck_assert(stream_delete(s, m.id[i]));
+            ck_assert(sid_cmp(stream_meta_get(s)->max_deleted_id, m.id[i]) >= 0);
+            model_drop(&m, i);
+        } else if (op < 90) {
+            uint64_t maxlen = rnd_below(m.n + 2);
+            int approx = rnd_int(2);
+            uint64_t limit = approx && rnd_int(2) ? rnd_below(30) : 0;
+            uint64_t before = m.n, r = stream_trim_maxlen(s, maxlen, approx, limit);
+            ck_assert_uint_le(r, before);
+            if (!approx) ck_assert_uint_eq(before - r, before > maxlen ? maxlen : before);
+            else ck_assert(before - r >= (maxlen < before ? maxlen : before));
+            while (r--) model_drop(&m, 0);
+        } else {
+            stream_id minid = m.n ? m.id[rnd_below(m.n)] : ID(ms, 0);
+            int approx = rnd_int(2);
+            uint64_t r = stream_trim_minid(s, minid, approx, 0);
+            size_t below = 0;
+            while (below < m.n && sid_cmp(m.id[below], minid) < 0) below++;
+            if (!approx) ck_assert_uint_eq(r, below);
+            else ck_assert_uint_le(r, below);
+            while (r--) model_drop(&m, 0);
+        }
+        check_model(s, &m);
+        if (snap && rnd_int(200) == 0) {
+            check_model(snap, &saved);
+            obj_decref(snap);
+            snap = NULL;
+        }
+    }
+    if (snap) {
+        check_model(snap, &saved);
+        obj_decref(snap);
+    }
+    obj_decref(s);
+}
+END_TEST
+
 int main(void) {
     Suite *su = suite_create("t_stream");
     TCase *tc = tcase_create("t_stream");
@@ -393,6 +525,7 @@ int main(void) {
     tcase_add_test(tc, groups_pel);
     tcase_add_test(tc, shared_copy);
     tcase_add_test(tc, load);
+    tcase_add_test(tc, random_model);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

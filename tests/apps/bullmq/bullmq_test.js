@@ -227,7 +227,9 @@ async function partFlow() {
 }
 
 // QueueEvents (a stream read with XREAD BLOCK) hears 'added', 'completed'
-// and 'failed'; waitUntilFinished resolves or rejects on them.
+// and 'failed'; waitUntilFinished resolves or rejects on them; a listener
+// from '0-0' replays the stream, one from '$' (the default) hears only new
+// events.
 async function partEvents() {
   const q = queue();
   // From the start of the (still missing) stream, so that no event is
@@ -268,6 +270,19 @@ async function partEvents() {
   ev2.on('completed', (e) => replay.push(e.jobId));
   await waitFor(async () => replay.length === 1, "the replayed 'completed' event");
   eq(replay, [good.id], "replayed 'completed' events");
+  step = 'new events only';
+  // The default listener ('$') hears only what is added after its first
+  // XREAD: jobs are added until it hears one, none of the earlier ones.
+  const ev3 = track(new QueueEvents(qname, { connection }));
+  await ev3.waitUntilReady();
+  const fresh = [], late = [];
+  ev3.on('added', (e) => fresh.push(e.jobId));
+  await waitFor(async () => {
+    if (fresh.length === 0) late.push((await q.add('late', {})).id);
+    return fresh.length > 0;
+  }, "an 'added' event on the '$' listener", 5000);
+  check(fresh.every((id) => late.includes(id)),
+    `the '$' listener heard ${JSON.stringify(fresh)}, not only the later jobs ${JSON.stringify(late)}`);
 }
 
 const parts = { queue: partQueue, delayed: partDelayed, priority: partPriority, retry: partRetry,

@@ -16,7 +16,7 @@ static void bullmq_part(const char *part) {
     app_require("tests/apps/bullmq/node_modules/bullmq/package.json",
                 "scripts/setup.sh (npm ci in tests/apps/bullmq)");
     app_run_part(h_srv, "/usr/bin/node", "tests/apps/bullmq/bullmq_test.js", "bullmq", part,
-                 40000);
+                 50000);
 }
 
 #define PART(name)                \
@@ -37,6 +37,6 @@ int main(void) {
     const TTest *tests[] = {bullmq_queue, bullmq_delayed, bullmq_priority,
                             bullmq_retry, bullmq_flow, bullmq_events};
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
-        h_add_tcase(s, tests[i]->name, tests[i], 60, h_setup, h_teardown);
+        h_add_tcase(s, tests[i]->name, tests[i], 60 * h_time_scale(), h_setup, h_teardown);
     return h_main(s);
 }

@@ -12,7 +12,7 @@
 
 static void rq_part(const char *part) {
     app_require("tests/apps/rq/rq_jobs.py", "the source tree");
-    app_run_part(h_srv, "/usr/bin/python3", "tests/apps/rq/rq_test.py", "rq", part, 40000);
+    app_run_part(h_srv, "/usr/bin/python3", "tests/apps/rq/rq_test.py", "rq", part, 50000);
 }
 
 #define PART(name)            \
@@ -31,6 +31,6 @@ int main(void) {
     Suite *s = suite_create("rq");
     const TTest *tests[] = {rq_results, rq_failed, rq_retry, rq_depends, rq_scheduled};
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
-        h_add_tcase(s, tests[i]->name, tests[i], 60, h_setup, h_teardown);
+        h_add_tcase(s, tests[i]->name, tests[i], 60 * h_time_scale(), h_setup, h_teardown);
     return h_main(s);
 }

@@ -13,6 +13,10 @@ void app_run_part(const srv *s, const char *interp, const char *script, const ch
     snprintf(path, sizeof path, "%s/%s", VERSO_TOP_SRCDIR, script);
     snprintf(port, sizeof port, "%d", s->port);
     snprintf(ok, sizeof ok, "%s: ok %s\n", tag, part);
+    /* The program scales its own waits alike. */
+    char scale[16];
+    snprintf(scale, sizeof scale, "%d", h_time_scale());
+    ck_assert_int_eq(setenv("VERSO_TIME_SCALE", scale, 1), 0);
     const char *argv[] = {interp, path, port, part, NULL};
     int st = h_run(NULL, &out, h_scaled_ms(timeout_ms), argv);
     ck_assert_msg(out != NULL, "%s %s: no output collected", script, part);

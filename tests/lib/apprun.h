@@ -8,8 +8,10 @@
 #include "harness.h"
 
 /* Runs `interp script PORT part` (script relative to the source tree) for
- * at most timeout_ms (scaled by h_scaled_ms), then checks that the server
- * still answers PING. */
+ * at most h_scaled_ms(timeout_ms) (keep it under the test's own timeout,
+ * scaled alike, so that a hung program fails with its output), with
+ * VERSO_TIME_SCALE=h_time_scale() in its environment for its own waits;
+ * then checks that the server still answers PING. */
 void app_run_part(const srv *s, const char *interp, const char *script, const char *tag,
                   const char *part, int timeout_ms);
 

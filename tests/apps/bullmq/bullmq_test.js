@@ -12,6 +12,8 @@ const port = Number(process.argv[2]);
 const part = process.argv[3];
 const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
 const qname = `verso-${part}`;
+// The harness's time scale (5 under a sanitizer): every wait is scaled.
+const scale = Number(process.env.VERSO_TIME_SCALE) || 1;
 let step = 'start';
 const closers = [];
 
@@ -26,9 +28,9 @@ function eq(got, want, what) {
   const g = JSON.stringify(got), w = JSON.stringify(want);
   check(g === w, `${what}: got ${g}, want ${w}`);
 }
-// Resolves when pred() is true, polling every 20 ms; fails after ms.
+// Resolves when pred() is true, polling every 20 ms; fails after ms (scaled).
 async function waitFor(pred, what, ms = 10000) {
-  const end = Date.now() + ms;
+  const end = Date.now() + ms * scale;
   while (!(await pred())) {
     if (Date.now() > end) fail(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -100,8 +102,9 @@ async function partDelayed() {
   const w = worker(async (job) => ({ at: Date.now(), name: job.name }));
   await w.waitUntilReady();
   step = 'add';
+  const delay = 800 * scale;
   const t0 = Date.now();
-  const late = await q.add('late', {}, { delay: 800 });
+  const late = await q.add('late', {}, { delay });
   const now = await q.add('now', {});
   eq(await late.getState(), 'delayed', 'state of the delayed job');
   eq((await q.getDelayed()).map((j) => j.id), [late.id], 'getDelayed');
@@ -111,10 +114,10 @@ async function partDelayed() {
   step = 'delayed run';
   await waitFor(async () => (await late.getState()) === 'completed', 'the delayed job', 5000);
   const got = await q.getJob(late.id);
-  check(got.returnvalue.at - t0 >= 800,
-    `delayed job ran ${got.returnvalue.at - t0} ms after it was added (delay 800)`);
-  check(got.processedOn - got.timestamp >= 800,
-    `processedOn - timestamp = ${got.processedOn - got.timestamp} (delay 800)`);
+  check(got.returnvalue.at - t0 >= delay,
+    `delayed job ran ${got.returnvalue.at - t0} ms after it was added (delay ${delay})`);
+  check(got.processedOn - got.timestamp >= delay,
+    `processedOn - timestamp = ${got.processedOn - got.timestamp} (delay ${delay})`);
   eq(await counts(q), { waiting: 0, active: 0, delayed: 0, prioritized: 0, completed: 2, failed: 0,
     'waiting-children': 0 }, 'getJobCounts after the run');
   await w.close();
@@ -250,10 +253,10 @@ async function partEvents() {
     if (job.name === 'bad') throw new Error('bad job');
     return job.data.x * 6;
   });
-  eq(await good.waitUntilFinished(ev, 10000), 42, 'waitUntilFinished of the good job');
+  eq(await good.waitUntilFinished(ev, 10000 * scale), 42, 'waitUntilFinished of the good job');
   let err = null;
   try {
-    await bad.waitUntilFinished(ev, 10000);
+    await bad.waitUntilFinished(ev, 10000 * scale);
   } catch (e) {
     err = e;
   }
@@ -290,7 +293,7 @@ const parts = { queue: partQueue, delayed: partDelayed, priority: partPriority, 
 
 async function main() {
   check(port > 0 && parts[part], `usage: bullmq_test.js PORT ${Object.keys(parts).join('|')}`);
-  setTimeout(() => fail(`timed out (30 s) at ${step}`), 30000).unref();
+  setTimeout(() => fail(`timed out (${30 * scale} s) at ${step}`), 30000 * scale).unref();
   await parts[part]();
   step = 'close';
   for (const c of closers.reverse()) await c.close();

@@ -26,6 +26,8 @@ import rq_jobs
 HERE = os.path.dirname(os.path.abspath(__file__))
 PORT = int(sys.argv[1])
 PART = sys.argv[2]
+# The harness's time scale (5 under a sanitizer): every wait is scaled.
+SCALE = int(os.environ.get('VERSO_TIME_SCALE') or 1)
 warnings.simplefilter('ignore', DeprecationWarning)   # job.result, job.exc_info
 
 
@@ -62,7 +64,7 @@ def part_results(r):
     check(j1.return_value() is None, 'a return value before the job ran')
     out = subprocess.run(['/usr/bin/rq', 'worker', '--burst', '--url',
                           'redis://127.0.0.1:%d' % PORT, '--path', HERE, 'verso'],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=30 * SCALE)
     check(out.returncode == 0, 'rq worker --burst exited %d:\n%s%s'
           % (out.returncode, out.stdout, out.stderr))
     eq(q.count, 0, 'queue length after the worker')
@@ -160,14 +162,14 @@ def part_scheduled(r):
     burst worker with the scheduler enqueues and runs it then."""
     q = Queue('verso', connection=r)
     t0 = time.time()
-    job = q.enqueue_in(timedelta(seconds=2), rq_jobs.add, 20, 22)
+    job = q.enqueue_in(timedelta(seconds=2 * SCALE), rq_jobs.add, 20, 22)
     eq(job.get_status(), JobStatus.SCHEDULED, 'status of the scheduled job')
     eq(ScheduledJobRegistry(queue=q).get_job_ids(), [job.id], 'ScheduledJobRegistry')
     eq(q.count, 0, 'queue length while the job is scheduled')
     burst(r, q, scheduler=True)
-    check(time.time() - t0 < 1.5, 'the first worker took %.1f s' % (time.time() - t0))
+    check(time.time() - t0 < 1.5 * SCALE, 'the first worker took %.1f s' % (time.time() - t0))
     eq(job.get_status(), JobStatus.SCHEDULED, 'status before it is due')
-    time.sleep(max(0.0, t0 + 2.1 - time.time()))
+    time.sleep(max(0.0, t0 + 2 * SCALE + 0.1 - time.time()))
     burst(r, q, scheduler=True)
     job = Job.fetch(job.id, connection=r)
     eq(job.get_status(), JobStatus.FINISHED, 'status after it was due')
@@ -181,6 +183,6 @@ PARTS = {'results': part_results, 'failed': part_failed, 'retry': part_retry,
 if __name__ == '__main__':
     if PART not in PARTS:
         fail('usage: rq_test.py PORT %s' % '|'.join(PARTS))
-    conn = Redis(host='127.0.0.1', port=PORT, socket_timeout=30)
+    conn = Redis(host='127.0.0.1', port=PORT, socket_timeout=30 * SCALE)
     PARTS[PART](conn)
     print('rq: ok %s' % PART)

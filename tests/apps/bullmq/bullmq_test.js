@@ -43,9 +43,9 @@ function track(x) {
 function queue() {
   return track(new Queue(qname, { connection }));
 }
-// A worker (concurrency 1 unless told) whose errors fail the part.
-function worker(fn, opts = {}) {
-  const w = new Worker(qname, fn, { connection, concurrency: 1, ...opts });
+// A worker of queue name (concurrency 1) whose errors fail the part.
+function worker(fn, name = qname) {
+  const w = new Worker(name, fn, { connection, concurrency: 1 });
   w.on('error', (e) => fail(`worker error at ${step}: ${e && e.stack}`));
   return track(w);
 }
@@ -218,7 +218,7 @@ async function partFlow() {
     return job.data.v;
   };
   worker(proc);
-  track(new Worker(other, proc, { connection, concurrency: 1 }));
+  worker(proc, other);
   await waitFor(async () => (await tree.job.getState()) === 'completed', 'the parent to complete');
   check(order.indexOf('parent') === 2 && order.includes('child1') && order.includes('child2'),
     `order of processing ${JSON.stringify(order)} (parent last)`);

@@ -7,6 +7,7 @@
  * keeps the members inside the shape, sorts them (geo_sort.h) and replies
  * or stores them. Main thread only. */
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,10 +94,16 @@ static int member_pos(const obj *z, const arg *m, double xy[2]) {
 
 /* ---- replies ---- */
 
-/* A distance, 4 decimals, as a bulk string in both protocols. */
+/* A distance with 4 decimals, a bulk string in both protocols, as Redis
+ * 7.0.15's fixedpoint_d2string writes it: d * 10^4 rounded to the nearest
+ * integer (llrint: ties to even), then split at the point. It differs from
+ * printf's "%.4f" where d is within an ulp of a tie. Distances are at most
+ * half the earth's circumference in feet: far from LLONG_MAX / 10^4. */
 static void reply_distance(client *c, double d) {
-    char buf[400];
-    int n = snprintf(buf, sizeof buf, "%.4f", d);
+    long long s = llrint(d * 10000.0);
+    unsigned long long u = s < 0 ? 0 - (unsigned long long)s : (unsigned long long)s;
+    char buf[48];
+    int n = snprintf(buf, sizeof buf, "%s%llu.%04llu", s < 0 ? "-" : "", u / 10000, u % 10000);
     assert(n > 0 && (size_t)n < sizeof buf);
     reply_bulk(c, buf, (size_t)n);
 }

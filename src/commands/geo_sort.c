@@ -1,7 +1,8 @@
-/* geo_sort: see geo_sort.h. The partial sort follows the steps of Redis's
- * pqsort (pivot choice, three-way partition, insertion sort below 7
- * elements or after a partition that swapped nothing) on geo_point
- * elements, so that equal distances end where Redis puts them. */
+/* geo_sort: see geo_sort.h. The partial sort follows the steps of Redis
+ * 7.0's pqsort (pivot choice, three-way partition, insertion sort below 7
+ * elements; no early exit on input already in order, which later Redis
+ * versions added) on geo_point elements, so that equal distances end where
+ * Redis 7.0 puts them. */
 #include "geo_sort.h"
 
 #include <assert.h>
@@ -65,29 +66,18 @@ static void pqsort(geo_point *a, size_t n, cmp_fn *cmp, const geo_point *lo, con
         swap(a, pm);
         /* [a+1, pa) and (pd, a+n) collect the pivot's equals */
         geo_point *pa = a + 1, *pb = a + 1, *pc = a + n - 1, *pd = a + n - 1;
-        int swapped = 0, r;
+        int r;
         for (;;) {
             while (pb <= pc && (r = cmp(pb, a)) <= 0) {
-                if (r == 0) {
-                    swapped = 1;
-                    swap(pa++, pb);
-                }
+                if (r == 0) swap(pa++, pb);
                 pb++;
             }
             while (pb <= pc && (r = cmp(pc, a)) >= 0) {
-                if (r == 0) {
-                    swapped = 1;
-                    swap(pc, pd--);
-                }
+                if (r == 0) swap(pc, pd--);
                 pc--;
             }
             if (pb > pc) break;
             swap(pb++, pc--);
-            swapped = 1;
-        }
-        if (!swapped) { /* already partitioned: finish by insertion */
-            insertion(a, n, cmp);
-            return;
         }
         geo_point *pn = a + n;
         size_t m = (size_t)(pa - a) < (size_t)(pb - pa) ? (size_t)(pa - a) : (size_t)(pb - pa);

@@ -54,10 +54,10 @@ static void repr(const redisReply *r, tbuf *b) {
 /* Runs one line (arguments split at spaces) and returns its reply. */
 static redisReply *run_line(redisContext *c, const char *line) {
     char *copy = strdup(line);
-    const char *argv[64];
+    const char *argv[128];
     int argc = 0;
     for (char *t = strtok(copy, " "); t; t = strtok(NULL, " ")) {
-        ck_assert_int_lt(argc, 64);
+        ck_assert_int_lt(argc, 128);
         argv[argc++] = t;
     }
     redisReply *r = redisCommandArgv(c, argc, argv, NULL);

@@ -96,6 +96,7 @@ static void pqsort(geo_point *a, size_t n, cmp_fn *cmp, const geo_point *lo, con
 
 void geo_sort(geo_point *v, size_t n, int desc, size_t count) {
     assert(count <= n);
+    if (n == 0) return;
     if (count == n) {
         qsort(v, n, sizeof *v, desc ? qs_desc : qs_asc);
         return;

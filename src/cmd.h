@@ -354,6 +354,10 @@ cmd_proc cmd_bzmpop, cmd_bzpopmax, cmd_bzpopmin, cmd_zadd, cmd_zcard,
     cmd_zremrangebylex, cmd_zremrangebyrank, cmd_zremrangebyscore,
     cmd_zrevrange, cmd_zrevrangebylex, cmd_zrevrangebyscore, cmd_zrevrank,
     cmd_zscan, cmd_zscore, cmd_zunion, cmd_zunionstore;
+/* cmd_geo.c */
+cmd_proc cmd_geoadd, cmd_geodist, cmd_geohash, cmd_geopos, cmd_geosearch,
+    cmd_geosearchstore, cmd_georadius, cmd_georadius_ro, cmd_georadiusbymember,
+    cmd_georadiusbymember_ro;
 /* cmd_memory.c */
 cmd_proc cmd_memory;
 /* pubsub.c */

@@ -757,6 +757,41 @@ static const cmd_key_spec pfmerge_keys[] = {
 static const cmd_key_spec pfdebug_keys[] = {
     {.flags = KS_RW | KS_ACCESS, BS_INDEX(2), FK_RANGE(0, 1, 0)},
 };
+static const cmd_key_spec geoadd_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec geodist_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec geohash_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec geopos_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec geosearch_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec geosearchstore_keys[] = {
+    {.flags = KS_OW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec georadius_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_UPDATE, BS_KEYWORD("STORE", 6), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_UPDATE, BS_KEYWORD("STOREDIST", 6), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec georadius_ro_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec georadiusbymember_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_UPDATE, BS_KEYWORD("STORE", 5), FK_RANGE(0, 1, 0)},
+    {.flags = KS_OW | KS_UPDATE, BS_KEYWORD("STOREDIST", 5), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec georadiusbymember_ro_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
 static const cmd_key_spec lcs_keys[] = {
     {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(1, 1, 0)},
 };
@@ -1609,6 +1644,60 @@ static cmd_def table[] = {
      .group = "hyperloglog", .since = "2.8.9",
      .summary = "An internal command for testing HyperLogLog values", .complexity = "N/A",
      .doc_flags = DOC_SYSCMD},
+    {.name = "geoadd", .proc = cmd_geoadd, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_GEO | CAT_SLOW, KEY_SPECS(geoadd_keys),
+     .group = "geo", .since = "3.2.0",
+     .summary = "Add one or more geospatial items in the geospatial index represented using a sorted set",
+     .complexity = "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+     .history = geoadd_history, .args = geoadd_args},
+    {.name = "geodist", .proc = cmd_geodist, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_GEO | CAT_SLOW, KEY_SPECS(geodist_keys),
+     .group = "geo", .since = "3.2.0",
+     .summary = "Returns the distance between two members of a geospatial index",
+     .complexity = "O(log(N))", .args = geodist_args},
+    {.name = "geohash", .proc = cmd_geohash, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_GEO | CAT_SLOW, KEY_SPECS(geohash_keys),
+     .group = "geo", .since = "3.2.0",
+     .summary = "Returns members of a geospatial index as standard geohash strings",
+     .complexity = "O(log(N)) for each member requested, where N is the number of elements in the sorted set.",
+     .args = geohash_args},
+    {.name = "geopos", .proc = cmd_geopos, .arity = -2, .flags = CMD_READONLY, .acl = CAT_READ | CAT_GEO | CAT_SLOW, KEY_SPECS(geopos_keys),
+     .group = "geo", .since = "3.2.0",
+     .summary = "Returns longitude and latitude of members of a geospatial index",
+     .complexity = "O(N) where N is the number of members requested.", .args = geopos_args},
+    {.name = "geosearch", .proc = cmd_geosearch, .arity = -7, .flags = CMD_READONLY, .acl = CAT_READ | CAT_GEO | CAT_SLOW, KEY_SPECS(geosearch_keys),
+     .group = "geo", .since = "6.2.0",
+     .summary = "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.",
+     .complexity = "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape",
+     .history = geosearch_history, .args = geosearch_args},
+    {.name = "geosearchstore", .proc = cmd_geosearchstore, .arity = -8, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_GEO | CAT_SLOW, KEY_SPECS(geosearchstore_keys),
+     .group = "geo", .since = "6.2.0",
+     .summary = "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.",
+     .complexity = "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape",
+     .history = geosearchstore_history, .args = geosearchstore_args},
+    {.name = "georadius", .proc = cmd_georadius, .arity = -6, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_GEO | CAT_SLOW, KEY_SPECS(georadius_keys),
+     .group = "geo", .since = "3.2.0",
+     .summary = "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point",
+     .complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument",
+     .history = georadius_history, .args = georadius_args},
+    {.name = "georadius_ro", .proc = cmd_georadius_ro, .arity = -6, .flags = CMD_READONLY, .acl = CAT_READ | CAT_GEO | CAT_SLOW, KEY_SPECS(georadius_ro_keys),
+     .group = "geo", .since = "3.2.10", .summary = "A read-only variant for GEORADIUS",
+     .complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`GEOSEARCH` with the `BYRADIUS` argument", .history = georadius_ro_history,
+     .args = georadius_ro_args},
+    {.name = "georadiusbymember", .proc = cmd_georadiusbymember, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_GEO | CAT_SLOW, KEY_SPECS(georadiusbymember_keys),
+     .group = "geo", .since = "3.2.0",
+     .summary = "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member",
+     .complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments",
+     .history = georadiusbymember_history, .args = georadiusbymember_args},
+    {.name = "georadiusbymember_ro", .proc = cmd_georadiusbymember_ro, .arity = -5, .flags = CMD_READONLY, .acl = CAT_READ | CAT_GEO | CAT_SLOW, KEY_SPECS(georadiusbymember_ro_keys),
+     .group = "geo", .since = "3.2.10", .summary = "A read-only variant for GEORADIUSBYMEMBER",
+     .complexity = "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.",
+     .doc_flags = DOC_DEPRECATED, .deprecated_since = "6.2.0",
+     .replaced_by = "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments",
+     .args = georadiusbymember_ro_args},
     {.name = "lcs", .proc = cmd_lcs, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STRING | CAT_SLOW, KEY_SPECS(lcs_keys),
      .group = "string", .since = "7.0.0", .summary = "Find longest common substring",
      .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively",

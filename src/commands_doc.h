@@ -1249,6 +1249,254 @@ static const cmd_arg pfdebug_args[] = {
     {.name = "subcommand", .type = ARG_STRING, .key_spec_index = -1},
     {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
     {0}};
+static const char *const geoadd_history[] = {"6.2.0", "Added the `CH`, `NX` and `XX` options.", NULL};
+static const cmd_arg geoadd_condition_args[] = {
+    {.name = "nx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NX"},
+    {.name = "xx", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "XX"},
+    {0}};
+static const cmd_arg geoadd_longitude_latitude_member_args[] = {
+    {.name = "longitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "latitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg geoadd_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "condition", .type = ARG_ONEOF, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = geoadd_condition_args},
+    {.name = "change", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "CH", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "longitude_latitude_member", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = geoadd_longitude_latitude_member_args},
+    {0}};
+static const cmd_arg geodist_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg geodist_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member1", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "member2", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = geodist_unit_args},
+    {0}};
+static const cmd_arg geohash_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg geopos_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const geosearch_history[] = {"7.0.0", "Added support for uppercase unit names.", NULL};
+static const cmd_arg geosearch_from_longitude_latitude_args[] = {
+    {.name = "longitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "latitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg geosearch_from_args[] = {
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .token = "FROMMEMBER"},
+    {.name = "longitude_latitude", .type = ARG_BLOCK, .key_spec_index = -1, .token = "FROMLONLAT", .subargs = geosearch_from_longitude_latitude_args},
+    {0}};
+static const cmd_arg geosearch_by_circle_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg geosearch_by_circle_args[] = {
+    {.name = "radius", .type = ARG_DOUBLE, .key_spec_index = -1, .token = "BYRADIUS"},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearch_by_circle_unit_args},
+    {0}};
+static const cmd_arg geosearch_by_box_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg geosearch_by_box_args[] = {
+    {.name = "width", .type = ARG_DOUBLE, .key_spec_index = -1, .token = "BYBOX"},
+    {.name = "height", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearch_by_box_unit_args},
+    {0}};
+static const cmd_arg geosearch_by_args[] = {
+    {.name = "circle", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = geosearch_by_circle_args},
+    {.name = "box", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = geosearch_by_box_args},
+    {0}};
+static const cmd_arg geosearch_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg geosearch_count_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT"},
+    {.name = "any", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ANY", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg geosearch_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "from", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearch_from_args},
+    {.name = "by", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearch_by_args},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = geosearch_order_args},
+    {.name = "count", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = geosearch_count_args},
+    {.name = "withcoord", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCOORD", .flags = ARGF_OPTIONAL},
+    {.name = "withdist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHDIST", .flags = ARGF_OPTIONAL},
+    {.name = "withhash", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHHASH", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const geosearchstore_history[] = {"7.0.0", "Added support for uppercase unit names.", NULL};
+static const cmd_arg geosearchstore_from_longitude_latitude_args[] = {
+    {.name = "longitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "latitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {0}};
+static const cmd_arg geosearchstore_from_args[] = {
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1, .token = "FROMMEMBER"},
+    {.name = "longitude_latitude", .type = ARG_BLOCK, .key_spec_index = -1, .token = "FROMLONLAT", .subargs = geosearchstore_from_longitude_latitude_args},
+    {0}};
+static const cmd_arg geosearchstore_by_circle_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg geosearchstore_by_circle_args[] = {
+    {.name = "radius", .type = ARG_DOUBLE, .key_spec_index = -1, .token = "BYRADIUS"},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearchstore_by_circle_unit_args},
+    {0}};
+static const cmd_arg geosearchstore_by_box_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg geosearchstore_by_box_args[] = {
+    {.name = "width", .type = ARG_DOUBLE, .key_spec_index = -1, .token = "BYBOX"},
+    {.name = "height", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearchstore_by_box_unit_args},
+    {0}};
+static const cmd_arg geosearchstore_by_args[] = {
+    {.name = "circle", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = geosearchstore_by_circle_args},
+    {.name = "box", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = geosearchstore_by_box_args},
+    {0}};
+static const cmd_arg geosearchstore_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg geosearchstore_count_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT"},
+    {.name = "any", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ANY", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg geosearchstore_args[] = {
+    {.name = "destination", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "source", .type = ARG_KEY, .key_spec_index = 1},
+    {.name = "from", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearchstore_from_args},
+    {.name = "by", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = geosearchstore_by_args},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = geosearchstore_order_args},
+    {.name = "count", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = geosearchstore_count_args},
+    {.name = "storedist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "STOREDIST", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const georadius_history[] = {"6.2.0", "Added the `ANY` option for `COUNT`.", "7.0.0", "Added support for uppercase unit names.", NULL};
+static const cmd_arg georadius_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg georadius_count_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT"},
+    {.name = "any", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ANY", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg georadius_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg georadius_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "longitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "latitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "radius", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = georadius_unit_args},
+    {.name = "withcoord", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCOORD", .flags = ARGF_OPTIONAL},
+    {.name = "withdist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHDIST", .flags = ARGF_OPTIONAL},
+    {.name = "withhash", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHHASH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadius_count_args},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadius_order_args},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .token = "STORE", .flags = ARGF_OPTIONAL},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 2, .token = "STOREDIST", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const georadius_ro_history[] = {"6.2.0", "Added the `ANY` option for `COUNT`.", NULL};
+static const cmd_arg georadius_ro_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg georadius_ro_count_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT"},
+    {.name = "any", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ANY", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg georadius_ro_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg georadius_ro_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "longitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "latitude", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "radius", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = georadius_ro_unit_args},
+    {.name = "withcoord", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCOORD", .flags = ARGF_OPTIONAL},
+    {.name = "withdist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHDIST", .flags = ARGF_OPTIONAL},
+    {.name = "withhash", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHHASH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadius_ro_count_args},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadius_ro_order_args},
+    {0}};
+static const char *const georadiusbymember_history[] = {"7.0.0", "Added support for uppercase unit names.", NULL};
+static const cmd_arg georadiusbymember_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg georadiusbymember_count_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT"},
+    {.name = "any", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ANY", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg georadiusbymember_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg georadiusbymember_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "radius", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = georadiusbymember_unit_args},
+    {.name = "withcoord", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCOORD", .flags = ARGF_OPTIONAL},
+    {.name = "withdist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHDIST", .flags = ARGF_OPTIONAL},
+    {.name = "withhash", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHHASH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadiusbymember_count_args},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadiusbymember_order_args},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 1, .token = "STORE", .flags = ARGF_OPTIONAL},
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 2, .token = "STOREDIST", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg georadiusbymember_ro_unit_args[] = {
+    {.name = "m", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "M"},
+    {.name = "km", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "KM"},
+    {.name = "ft", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FT"},
+    {.name = "mi", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MI"},
+    {0}};
+static const cmd_arg georadiusbymember_ro_count_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT"},
+    {.name = "any", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ANY", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg georadiusbymember_ro_order_args[] = {
+    {.name = "asc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ASC"},
+    {.name = "desc", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "DESC"},
+    {0}};
+static const cmd_arg georadiusbymember_ro_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "member", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "radius", .type = ARG_DOUBLE, .key_spec_index = -1},
+    {.name = "unit", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = georadiusbymember_ro_unit_args},
+    {.name = "withcoord", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHCOORD", .flags = ARGF_OPTIONAL},
+    {.name = "withdist", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHDIST", .flags = ARGF_OPTIONAL},
+    {.name = "withhash", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "WITHHASH", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadiusbymember_ro_count_args},
+    {.name = "order", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = georadiusbymember_ro_order_args},
+    {0}};
 static const cmd_arg lcs_args[] = {
     {.name = "key1", .type = ARG_KEY, .key_spec_index = 0},
     {.name = "key2", .type = ARG_KEY, .key_spec_index = 0},

@@ -42,6 +42,7 @@
 #include "obj.h"
 #include "pubsub.h"
 #include "server.h"
+#include "t_stream.h"
 #include "util.h"
 #include "vt.h"
 #include "fuzz_common.h"
@@ -74,6 +75,15 @@ static const char *const vocab[] = {
     "hash-max-listpack-entries", "hash-max-listpack-value", "list-max-listpack-size",
     "set-max-intset-entries", "zset-max-listpack-entries", "zset-max-listpack-value",
     "list-compress-depth",
+    /* geo and streams (appended: the seeds index the words above) */
+    "x0", "g0", "13.361389", "38.115556", "180", "-85.05112878", "BYRADIUS", "BYBOX",
+    "FROMMEMBER", "FROMLONLAT", "WITHCOORD", "WITHDIST", "WITHHASH", "ANY", "STOREDIST", "km",
+    "mi", "ft", "STREAMS", "GROUP", "BLOCK", "NOACK", "NOMKSTREAM", "MINID", "~", "=", "$", ">",
+    "0-0", "1-1", "5-*", "18446744073709551615-18446744073709551615", "ENTRIESREAD", "MKSTREAM",
+    "CREATE", "SETID", "DESTROY", "CREATECONSUMER", "DELCONSUMER", "IDLE", "TIME",
+    "RETRYCOUNT", "FORCE", "JUSTID", "LASTID", "FULL", "ENTRIESADDED", "MAXDELETEDID",
+    "stream-node-max-entries", "stream-node-max-bytes", "consumers", "groups", "stream",
+    "g1", "c1",
 };
 #define NVOCAB (sizeof vocab / sizeof vocab[0])
 #define NVOCAB_OLD 83   /* the last old word is "\x00", one NUL byte */
@@ -86,7 +96,7 @@ enum { ARG_SPECIAL = 0xbc, ARG_LONG = 0xbc, ARG_HUGE = 0xbd, ARG_MEMBERS = 0xbe,
 enum { CMD_NAMED = 0xff };
 /* The keys the invariant check looks at after each input. */
 static const char *const check_keys[] = {
-    "k0", "k1", "k2", "k3", "{k}a", "k:0", "key:1", "", "h0", "l0", "s0", "z0",
+    "k0", "k1", "k2", "k3", "{k}a", "k:0", "key:1", "", "h0", "l0", "s0", "z0", "x0", "g0",
 };
 #define NCHECK (sizeof check_keys / sizeof check_keys[0])
 /* Most elements a repeat form adds; ARG_REPEAT count byte n gives n * 8. */
@@ -303,6 +313,25 @@ static void check_trees(const obj *o) {
     }
 }
 
+/* A stream: XLEN against its length, XRANGE - + against the entries its
+ * iteration gives (0 when it expired meanwhile). */
+static void check_stream(const obj *o, const char *key, size_t klen) {
+    uint64_t n = 0;
+    stream_iter it;
+    stream_id id;
+    size_t nf;
+    stream_iter_init(&it, o, STREAM_ID_MIN, STREAM_ID_MAX, 0);
+    while (stream_iter_next(&it, &id, &nf)) n++;
+    assert(n == stream_len(o));
+    run2("XLEN", key, klen);
+    long long len = reply_num(':');
+    if (len == 0) return;
+    assert((uint64_t)len == n);
+    arg v[4] = {{"XRANGE", 6}, {key, klen}, {"-", 1}, {"+", 1}};
+    run(4, v);
+    assert(reply_num('*') == len);
+}
+
 /* For each key of check_keys holding a collection in the current db: the
  * trees (check_trees), then its length command against the number of
  * elements its full read returns and the tree's count. */
@@ -328,6 +357,11 @@ static void check_collections(void) {
         obj *o = e->val;
         obj_incref(o); /* the commands below may expire the key */
         check_trees(o);
+        if (o->type == OBJ_STREAM) {
+            check_stream(o, key, klen);
+            obj_decref(o);
+            continue;
+        }
         uint64_t count = pt_count(obj_ctree(o, 0));
         int type = o->type;
         run2(len_cmd[type], key, klen);

@@ -43,7 +43,7 @@
 #include <strings.h>
 #include <sys/time.h>
 
-enum { SEGMENTS = 4, COMMANDS = 4000, HIST = 12, FILL = 240 };
+enum { SEGMENTS = 4, COMMANDS = 4000, HIST = 12, FILL = 360 };
 static long check_every = 50;
 
 typedef struct sbuf { char *p; size_t n, cap; } sbuf;

@@ -211,7 +211,7 @@ static void push_trim(sdcmd *c, int k, int always)
     int approx = pct(50);
     if (pct(70)) push(c, approx ? "~" : "=");
     if (minid) {
-        sid v = pct(80) ? old_id(k) : some_id(k);
+        sid v = pct(95) ? old_id(k) : some_id(k);
         char b[64];
         snprintf(b, sizeof b, "%" PRIu64 "-%" PRIu64, v.ms, v.seq);
         if (pct(3)) push(c, PICK(bad_ids));
@@ -219,7 +219,7 @@ static void push_trim(sdcmd *c, int k, int always)
     } else if (pct(3)) {
         push(c, PICK(((const char *[]){"-1", "x", "1.5"})));
     } else {
-        pushf(c, "%lld", pct(10) ? rn(50) : 200 + rn(600));
+        pushf(c, "%lld", pct(5) ? rn(50) : 200 + rn(600));
     }
     if (pct(approx ? 40 : 3)) { /* LIMIT needs ~ */
         push(c, "LIMIT");

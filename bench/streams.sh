@@ -115,6 +115,18 @@ verdict() {
         printf "  %-48s %-9.4g %s %-6s %s\n", n, v, op, l, ok ? "MET" : "MISSED" }'
 }
 
+# note_busy: % of all CPUs busy over 0.5 s before a leg, kept for the
+# conditions (other work on the machine skews every figure: the server's
+# core must be ours alone).
+note_busy() {
+    local a b ta=0 tb=0 i
+    a=($(head -1 /proc/stat)); sleep 0.5; b=($(head -1 /proc/stat))
+    for i in 1 2 3 4 5 6 7 8; do ta=$((ta + a[i])); tb=$((tb + b[i])); done
+    awk -v i=$(( (b[4] + b[5]) - (a[4] + a[5]) )) -v t=$((tb - ta)) \
+        'BEGIN { printf "%.0f\n", t ? 100 * (t - i) / t : 0 }' | tee -a "$WORK/busy.txt" |
+        awk '$1 >= 10 { print "streams.sh: warning: machine " $1 "% busy before this leg" > "/dev/stderr" }'
+}
+
 ORDER() { [ $(($1 % 2)) = 1 ] && echo "verso redis" || echo "redis verso"; }
 
 # ---------- save ----------
@@ -125,6 +137,7 @@ part_save() {
             fresh "$who"
             taskset -c 1 "$SL" --mode fill --port "$P" --entries "$N" --groups 2 --seed "$SEED" ||
                 die "fill of $who failed"
+            note_busy
             taskset -c 1 "$SL" --mode save --port "$P" --pid "$SERVER_PID" --entries "$N" \
                 --groups 2 --conns 8 --method "$who" --run "$r" --tsv "$TSV" --seed "$SEED" ||
                 { tail -5 "$D/server.log" >&2; die "save run $r of $who failed"; }
@@ -226,6 +239,7 @@ part_throughput() {
             # zero-padded digits, an ID of ms = that number (seq 0)
             [ "$(redis-cli -p "$P" xrange t 000000000005 + COUNT 1 | head -1)" = 5-1 ] ||
                 die "$who: XRANGE t 000000000005 + does not start at 5-1"
+            note_busy
             for pl in 1 16; do
                 R[$who,$pl,xadd,$r]=$(bench_rps "$P" "$pl" XADD bx '*' f1 $v20 f2 $v20 f3 $v20)
                 R[$who,$pl,xrange,$r]=$(bench_rps "$P" "$pl" XRANGE t __rand_int__ + COUNT 10)
@@ -270,6 +284,7 @@ part_restore() {
             local bin=$REDIS
             [ "$who" = verso ] && bin=$VERSO
             P=$(free_port)
+            note_busy
             taskset -c 1 python3 "$HERE/restoreprobe.py" "$bin" "$P" "$d" "$d/$who.log" \
                 | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >>"$d/$who.runs"
             sleep 1
@@ -287,6 +302,7 @@ part_restore() {
 }
 
 : >"$SUM"
+: >"$WORK/busy.txt"
 t0=$SECONDS
 for part in $PARTS; do
     echo "streams.sh: $part ($((SECONDS - t0)) s so far)" >&2
@@ -303,6 +319,7 @@ done
     echo "sizes     N=$N RUNS=$RUNS ROUNDS=$ROUNDS SMALL_KEYS=$SMALL_KEYS LARGE=$LARGE TPUT_N=$TPUT_N REQS=$REQS PENDING=$PENDING SEED=$SEED"
     echo "pinning   servers (and a fork child / serializer thread) taskset -c 0, load taskset -c 1; --save \"\" --appendonly no"
     echo "machine   $(nproc) CPU x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r), THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')"
+    echo "other load machine busy before each leg (0.5 s, % of all CPUs): median $(median <"$WORK/busy.txt")%, max $(sort -g "$WORK/busy.txt" | tail -1)% (should be ~0: the figures of a busy machine are noise)"
     echo "dirs      $WORK ($(stat -f -c %T "$WORK")); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "date      $(date -u +%Y-%m-%dT%H:%MZ), total time $((SECONDS - t0)) s"
 } | tee -a "$SUM"

@@ -286,7 +286,8 @@ part_restore() {
             P=$(free_port)
             note_busy
             taskset -c 1 python3 "$HERE/restoreprobe.py" "$bin" "$P" "$d" "$d/$who.log" \
-                | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >>"$d/$who.runs"
+                | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >>"$d/$who.runs" ||
+                { tail -5 "$d/$who.log" >&2; die "restore run $r of $who failed"; }
             sleep 1
         done
     done

@@ -490,16 +490,20 @@ static int xread_ids(client *c, const xread_args *x, stream_id *ids, char *is_do
     return 1;
 }
 
-/* Whether stream i has an entry after ids[i] (Redis compares its last
- * live entry), and its stream. only: the one key served (a blocked
- * XREAD run again), or NULL. */
+/* Whether stream i has an entry after ids[i], and its stream. only: the
+ * one key served (a blocked XREAD run again), or NULL. A first run
+ * compares the last live entry, a blocked one the last id (Redis 7.0's
+ * serveClientsBlockedOnStreamKey: entries added and deleted since answer
+ * an empty list). */
 static const obj *xread_servable(client *c, const xread_args *x, int i, const stream_id *ids,
                                  const arg *only) {
     const arg *k = &c->argv[x->first + i];
     if (only && !(only->len == k->len && memcmp(only->p, k->p, k->len) == 0)) return NULL;
     vt_entry *e = db_lookup_notouch(db_get(c->db), k->p, k->len);
-    if (!e || e->val->type != OBJ_STREAM || stream_len(e->val) == 0) return NULL;
-    stream_id top;
+    if (!e || e->val->type != OBJ_STREAM) return NULL;
+    stream_id top = stream_meta_get(e->val)->last_id;
+    if (only) return sid_cmp(top, ids[i]) > 0 ? e->val : NULL;
+    if (stream_len(e->val) == 0) return NULL;
     stream_last_valid_id(e->val, &top);
     return sid_cmp(top, ids[i]) > 0 ? e->val : NULL;
 }

@@ -119,6 +119,15 @@ START_TEST(several_keys) {
     expect_repr(h_c, "[3-0,4-0]", "EXEC");
     next_repr(b, "[[b,[[3-0,[y,3]]]]]");
     expect_int(b, 1, "EXISTS a");
+    /* another key of the command now of another type: the ready one is
+     * served all the same */
+    block(b, 1, "XREAD BLOCK 0 STREAMS a b $ $");
+    expect_int(h_c, 1, "DEL b");
+    expect_status(h_c, "OK", "SET b str");
+    expect_bulk(h_c, "5-0", "XADD a 5-0 x 5");
+    next_repr(b, "[[a,[[5-0,[x,5]]]]]");
+    expect_error(b, "WRONGTYPE Operation against a key holding the wrong kind of value",
+                 "XREAD BLOCK 0 STREAMS a b $ $");
     redisFree(b);
 }
 END_TEST

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "repl_util.h"
 #include "reply_repr.h"
 
 static void teardown(void) {
@@ -743,6 +744,46 @@ START_TEST(aof_forms) {
 }
 END_TEST
 
+/* ---- propagation: a replica whose nodes are shaped otherwise ---- */
+
+/* The replica ends its nodes after 1 entry, the primary after 3: only the
+ * rewritten exact trims (and the propagated ids) give it the same stream. */
+START_TEST(replica_forms) {
+    srv *p = h_srv_start("--stream-node-max-entries 3");
+    srv *r = h_srv_start("--stream-node-max-entries 1 --replicaof 127.0.0.1 %d", p->port);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 10000);
+    char want[32];
+    for (int i = 1; i <= 10; i++) {
+        snprintf(want, sizeof want, "%d-1", i);
+        expect_bulk(pc, want, "XADD s %d-1 a b", i);
+    }
+    redisReply *x = cmd(pc, "XADD s MAXLEN ~ 5 * a b");
+    freeReplyObject(x);
+    x = cmd(pc, "XADD s MAXLEN ~ 2 LIMIT 3 * c d"); /* one node of 3 */
+    freeReplyObject(x);
+    for (int i = 1; i <= 7; i++) {
+        x = cmd(pc, "XADD t * f %d", i);
+        freeReplyObject(x);
+    }
+    expect_int(pc, 6, "XTRIM t MAXLEN ~ 1");
+    ru_wait_caught_up(pc, rc, 10000);
+    static char a[8192], b[8192];
+    x = cmd(pc, "XRANGE s - +");
+    h_repr(x, a, sizeof a);
+    freeReplyObject(x);
+    expect_repr(rc, a, "XRANGE s - +");
+    expect_int(rc, 3, "XLEN s");
+    x = cmd(pc, "XRANGE t - +");
+    h_repr(x, b, sizeof b);
+    freeReplyObject(x);
+    expect_repr(rc, b, "XRANGE t - +");
+    expect_int(rc, 1, "XLEN t");
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -764,6 +805,7 @@ int main(void) {
     tcase_add_test(tc, keyspace_events);
     tcase_add_test(tc, scripts_and_multi);
     tcase_add_test(tc, aof_forms);
+    tcase_add_test(tc, replica_forms);
     suite_add_tcase(s, tc);
     return h_main(s);
 }

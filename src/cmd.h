@@ -358,6 +358,9 @@ cmd_proc cmd_bzmpop, cmd_bzpopmax, cmd_bzpopmin, cmd_zadd, cmd_zcard,
 cmd_proc cmd_geoadd, cmd_geodist, cmd_geohash, cmd_geopos, cmd_geosearch,
     cmd_geosearchstore, cmd_georadius, cmd_georadius_ro, cmd_georadiusbymember,
     cmd_georadiusbymember_ro;
+/* cmd_stream.c */
+cmd_proc cmd_xadd, cmd_xdel, cmd_xlen, cmd_xrange, cmd_xread, cmd_xrevrange, cmd_xsetid,
+    cmd_xtrim;
 /* cmd_memory.c */
 cmd_proc cmd_memory;
 /* pubsub.c */

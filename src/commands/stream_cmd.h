@@ -56,4 +56,19 @@ void stream_reply_entry(client *c, stream_iter *it, stream_id id, size_t nfields
 size_t stream_reply_range(client *c, const obj *s, stream_id start, stream_id end, size_t count,
                           int reverse, stream_id *last);
 
+/* Redis 7.0's streamRangeHasTombstones: whether an entry deleted from
+ * the stream (its max_deleted_id) may lie in [start, end] (end NULL: to
+ * the top). */
+int stream_range_has_tombstones(const obj *s, stream_id start, const stream_id *end);
+/* Redis 7.0's streamEstimateDistanceFromFirstEverEntry: the entries-read
+ * counter of a group whose last delivered id is id, or
+ * STREAM_ENTRIES_READ_INVALID when it cannot be known. */
+int64_t stream_estimate_entries_read(const obj *s, stream_id id);
+/* Redis 7.0's consumer group lag (XINFO GROUPS, XINFO STREAM FULL): 1 and
+ * *lag, or 0 when unknown (replied as a nil). */
+int stream_group_lag(const obj *s, const stream_group *g, int64_t *lag);
+/* addReplySubcommandSyntaxError: "ERR unknown subcommand or wrong number
+ * of arguments for '<argv[1]>'. Try <CMD> HELP." */
+void stream_reply_sub_syntax(client *c, const char *cmd);
+
 #endif

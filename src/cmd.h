@@ -358,6 +358,9 @@ cmd_proc cmd_bzmpop, cmd_bzpopmax, cmd_bzpopmin, cmd_zadd, cmd_zcard,
     cmd_zremrangebylex, cmd_zremrangebyrank, cmd_zremrangebyscore,
     cmd_zrevrange, cmd_zrevrangebylex, cmd_zrevrangebyscore, cmd_zrevrank,
     cmd_zscan, cmd_zscore, cmd_zunion, cmd_zunionstore;
+/* cmd_stream.c */
+cmd_proc cmd_xadd, cmd_xdel, cmd_xlen, cmd_xrange, cmd_xread, cmd_xrevrange, cmd_xsetid,
+    cmd_xtrim;
 /* cmd_stream_cg.c */
 cmd_proc cmd_xack, cmd_xautoclaim, cmd_xclaim, cmd_xgroup, cmd_xinfo, cmd_xpending,
     cmd_xreadgroup;

@@ -585,6 +585,31 @@ static const cmd_key_spec zintercard_keys[] = {
 static const cmd_key_spec zscan_keys[] = {
     {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
+/* streams: entries (cmd_stream.c) */
+static const cmd_key_spec xadd_keys[] = {
+    {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xdel_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xlen_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xread_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_KEYWORD("STREAMS", 1), FK_RANGE(-1, 1, 2)},
+};
+static const cmd_key_spec xrevrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xsetid_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xtrim_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
 /* streams: consumer groups (cmd_stream_cg.c) */
 static const cmd_key_spec xack_keys[] = {
     {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
@@ -1564,6 +1589,44 @@ static cmd_def table[] = {
      .summary = "Incrementally iterate sorted sets elements and associated scores",
      .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
      .args = zscan_args},
+    /* streams: entries (cmd_stream.c) */
+    {.name = "xadd", .proc = cmd_xadd, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xadd_keys),
+     .tips = xadd_tips, .group = "stream", .since = "5.0.0",
+     .summary = "Appends a new entry to a stream",
+     .complexity = "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
+     .history = xadd_history, .args = xadd_args},
+    {.name = "xdel", .proc = cmd_xdel, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xdel_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.",
+     .complexity = "O(1) for each single item to delete in the stream, regardless of the stream size.",
+     .args = xdel_args},
+    {.name = "xlen", .proc = cmd_xlen, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_STREAM | CAT_FAST, KEY_SPECS(xlen_keys),
+     .group = "stream", .since = "5.0.0", .summary = "Return the number of entries in a stream",
+     .complexity = "O(1)", .args = xlen_args},
+    {.name = "xrange", .proc = cmd_xrange, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xrange_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return a range of elements in a stream, with IDs matching the specified IDs interval",
+     .complexity = "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+     .history = xrange_history, .args = xrange_args},
+    {.name = "xread", .proc = cmd_xread, .arity = -4, .flags = CMD_READONLY | CMD_BLOCKING, .acl = CAT_READ | CAT_STREAM | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(xread_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.",
+     .complexity = "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.",
+     .args = xread_args},
+    {.name = "xrevrange", .proc = cmd_xrevrange, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xrevrange_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE",
+     .complexity = "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+     .history = xrevrange_history, .args = xrevrange_args},
+    {.name = "xsetid", .proc = cmd_xsetid, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xsetid_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "An internal command for replicating stream values", .complexity = "O(1)",
+     .history = xsetid_history, .args = xsetid_args},
+    {.name = "xtrim", .proc = cmd_xtrim, .arity = -4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xtrim_keys),
+     .tips = xtrim_tips, .group = "stream", .since = "5.0.0",
+     .summary = "Trims the stream to (approximately if '~' is passed) a certain size",
+     .complexity = "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
+     .history = xtrim_history, .args = xtrim_args},
     /* streams: consumer groups (cmd_stream_cg.c) */
 
     {.name = "xack", .proc = cmd_xack, .arity = -4, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xack_keys),

@@ -1018,6 +1018,95 @@ static const cmd_arg zscan_args[] = {
     {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "MATCH", .flags = ARGF_OPTIONAL},
     {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
     {0}};
+/* streams: entries (cmd_stream.c) */
+static const char *const xadd_tips[] = {"nondeterministic_output", NULL};
+static const char *const xadd_history[] = {"6.2.0", "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option.", "7.0.0", "Added support for the `<ms>-*` explicit ID form.", NULL};
+static const cmd_arg xadd_trim_strategy_args[] = {
+    {.name = "maxlen", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAXLEN"},
+    {.name = "minid", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MINID", .since = "6.2.0"},
+    {0}};
+static const cmd_arg xadd_trim_operator_args[] = {
+    {.name = "equal", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "="},
+    {.name = "approximately", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "~"},
+    {0}};
+static const cmd_arg xadd_trim_args[] = {
+    {.name = "strategy", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xadd_trim_strategy_args},
+    {.name = "operator", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xadd_trim_operator_args},
+    {.name = "threshold", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "LIMIT", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xadd_id_or_auto_args[] = {
+    {.name = "auto_id", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "*"},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg xadd_field_value_args[] = {
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg xadd_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "nomkstream", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NOMKSTREAM", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "trim", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xadd_trim_args},
+    {.name = "id_or_auto", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xadd_id_or_auto_args},
+    {.name = "field_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = xadd_field_value_args},
+    {0}};
+static const cmd_arg xdel_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg xlen_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const xrange_history[] = {"6.2.0", "Added exclusive ranges.", NULL};
+static const cmd_arg xrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "end", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xread_streams_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg xread_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "BLOCK", .flags = ARGF_OPTIONAL},
+    {.name = "streams", .type = ARG_BLOCK, .key_spec_index = -1, .token = "STREAMS", .subargs = xread_streams_args},
+    {0}};
+static const char *const xrevrange_history[] = {"6.2.0", "Added exclusive ranges.", NULL};
+static const cmd_arg xrevrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "end", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const xsetid_history[] = {"7.0.0", "Added the `entries_added` and `max_deleted_entry_id` arguments.", NULL};
+static const cmd_arg xsetid_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "last-id", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "entries_added", .type = ARG_INTEGER, .key_spec_index = -1, .token = "ENTRIESADDED", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "max_deleted_entry_id", .type = ARG_STRING, .key_spec_index = -1, .token = "MAXDELETEDID", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const xtrim_tips[] = {"nondeterministic_output", NULL};
+static const char *const xtrim_history[] = {"6.2.0", "Added the `MINID` trimming strategy and the `LIMIT` option.", NULL};
+static const cmd_arg xtrim_trim_strategy_args[] = {
+    {.name = "maxlen", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAXLEN"},
+    {.name = "minid", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MINID", .since = "6.2.0"},
+    {0}};
+static const cmd_arg xtrim_trim_operator_args[] = {
+    {.name = "equal", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "="},
+    {.name = "approximately", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "~"},
+    {0}};
+static const cmd_arg xtrim_trim_args[] = {
+    {.name = "strategy", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xtrim_trim_strategy_args},
+    {.name = "operator", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xtrim_trim_operator_args},
+    {.name = "threshold", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "LIMIT", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xtrim_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "trim", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = xtrim_trim_args},
+    {0}};
 static const char *const memory_doctor_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
 static const char *const memory_purge_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
 static const char *const memory_malloc_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};

@@ -336,7 +336,8 @@ void cmd_xgroup(client *c) {
 typedef struct xrg_args {
     const arg *group, *consumer;
     long long count;     /* 0: no limit */
-    int64_t block_ms;    /* -1: no BLOCK */
+    int block;           /* BLOCK given */
+    int64_t deadline;    /* its deadline, 0: none */
     int noack;
     int streams_arg, nstreams;
 } xrg_args;
@@ -345,7 +346,6 @@ typedef struct xrg_args {
  * replying an error. */
 static int xrg_parse(client *c, xrg_args *a) {
     memset(a, 0, sizeof *a);
-    a->block_ms = -1;
     for (int i = 1; i < c->argc; i++) {
         int more = c->argc - i - 1;
         const arg *o = &c->argv[i];
@@ -355,15 +355,8 @@ static int xrg_parse(client *c, xrg_args *a) {
                              clamp_len(c->argv[0].len), c->argv[0].p);
                 return 0;
             }
-            long long ms;
-            if (!arg_ll_msg(c, &c->argv[++i], "ERR timeout is not an integer or out of range",
-                            &ms))
-                return 0;
-            if (ms < 0) {
-                reply_error(c, "ERR timeout is negative");
-                return 0;
-            }
-            a->block_ms = ms;
+            if (!block_parse_timeout_ms(c, &c->argv[++i], &a->deadline)) return 0;
+            a->block = 1;
         } else if (arg_is(o, "count") && more) {
             if (!arg_ll(c, &c->argv[++i], &a->count)) return 0;
             if (a->count < 0) a->count = 0;
@@ -400,9 +393,8 @@ static int xrg_parse(client *c, xrg_args *a) {
 }
 
 /* Whether stream i of the command is to be served now: an explicit id
- * always (the consumer's history), ">" when the stream has entries past
- * the group's last delivered id. ids[i]: the parsed id, or the max for
- * ">". */
+ * always (the consumer's history), ">" when the stream's last live entry
+ * is past the group's last delivered id (streamLastValidID). */
 static int xrg_ready(client *c, const xrg_args *a, int i, int newonly) {
     const arg *k = &c->argv[a->streams_arg + i];
     int wrong;
@@ -411,7 +403,8 @@ static int xrg_ready(client *c, const xrg_args *a, int i, int newonly) {
     if (!newonly) return 1;
     stream_group g;
     if (!stream_group_get(e->val, a->group->p, a->group->len, &g)) return 0;
-    return sid_cmp(stream_meta_get(e->val)->last_id, g.last_id) > 0;
+    stream_id top;
+    return stream_last_valid_id(e->val, &top) && sid_cmp(top, g.last_id) > 0;
 }
 
 /* The consumer's history from after `after`: its pending ids, each
@@ -514,9 +507,53 @@ static void xrg_serve(client *c, const xrg_args *a, int i, int newonly, stream_i
     server_dirty(1);
 }
 
+/* Redis's XREAD_BLOCKED_DEFAULT_COUNT: a blocked reader without COUNT is
+ * served at most this many entries. */
+#define XRG_BLOCKED_COUNT 1000
+
+/* The blocked command runs again because `only` got entries (or its group
+ * was destroyed): that stream alone is served, as Redis 7.0 serves a
+ * blocked XREADGROUP; nothing ready (another consumer took the entries)
+ * blocks again in its place. */
+static void xrg_rerun(client *c, xrg_args *a, const arg *only) {
+    int i = 0;
+    while (i < a->nstreams) {
+        const arg *k = &c->argv[a->streams_arg + i];
+        if (k->len == only->len && memcmp(k->p, only->p, k->len) == 0) break;
+        i++;
+    }
+    assert(i < a->nstreams);
+    int wrong;
+    vt_entry *e = stream_lookup(c, only, &wrong);
+    stream_group g;
+    if (wrong || !e || !stream_group_get(e->val, a->group->p, a->group->len, &g)) {
+        if (!wrong)
+            reply_error(c, "NOGROUP the consumer group this client was blocked on no longer "
+                           "exists");
+        return;
+    }
+    if (a->count == 0) a->count = XRG_BLOCKED_COUNT;
+    if (!xrg_ready(c, a, i, 1)) {
+        block_on_streams(c, only, 1, a->deadline, BLOCK_STREAM_GROUP);
+        return;
+    }
+    if (c->resp == 2)
+        reply_array(c, 1);
+    else
+        reply_map(c, 1);
+    xrg_serve(c, a, i, 1, STREAM_ID_MAX, wall_ms());
+}
+
 void cmd_xreadgroup(client *c) {
     xrg_args a;
     if (!xrg_parse(c, &a)) return;
+    arg served;
+    const arg *only = block_served_key(c, &served);
+    if (only) {
+        xrg_rerun(c, &a, only);
+        cmd_propagate_none(c);
+        return;
+    }
     int n = a.nstreams;
     stream_id *ids = xmalloc((size_t)n * sizeof *ids);
     char *newonly = xmalloc((size_t)n);
@@ -555,11 +592,10 @@ void cmd_xreadgroup(client *c) {
             reply_map(c, ready);
         for (int i = 0; i < n; i++)
             if (xrg_ready(c, &a, i, newonly[i])) xrg_serve(c, &a, i, newonly[i], ids[i], now);
-    } else if (a.block_ms >= 0 && block_allowed(c)) {
-        int64_t deadline = a.block_ms ? wall_ms() + a.block_ms : 0;
-        block_on_keys(c, &c->argv[a.streams_arg], n, deadline, BLOCK_NIL_ARRAY);
+    } else if (a.block && block_allowed(c)) {
+        block_on_streams(c, &c->argv[a.streams_arg], n, a.deadline, BLOCK_STREAM_GROUP);
     } else {
-        reply_nil_array(c);
+        reply_nil_array(c); /* nothing, or may not wait (MULTI): as on timeout */
     }
 done:
     cmd_propagate_none(c);

@@ -63,6 +63,15 @@ int stream_parse_bound(client *c, const arg *a, int end, stream_id *out) {
     return stream_parse_id(c, a, end ? UINT64_MAX : 0, 0, NULL, out);
 }
 
+int stream_last_valid_id(const obj *s, stream_id *out) {
+    stream_iter it;
+    size_t nf;
+    stream_iter_init(&it, s, STREAM_ID_MIN, STREAM_ID_MAX, 1);
+    if (stream_iter_next(&it, out, &nf)) return 1;
+    *out = STREAM_ID_MIN;
+    return 0;
+}
+
 void stream_reply_id(client *c, stream_id id) {
     char buf[STREAM_ID_STRMAX];
     size_t n = sid_format(buf, id);

@@ -46,6 +46,10 @@ int stream_parse_id(client *c, const arg *a, uint64_t missing_seq, int strict, i
  * edge ("ERR invalid start|end ID for the interval"). */
 int stream_parse_bound(client *c, const arg *a, int end, stream_id *out);
 
+/* The id of the last live entry (Redis's streamLastValidID): 1, or 0
+ * (and 0-0) when the stream is empty. O(log n). */
+int stream_last_valid_id(const obj *s, stream_id *out);
+
 /* Replies an id as a bulk "ms-seq". */
 void stream_reply_id(client *c, stream_id id);
 /* Replies the entry the iterator stands on: [id, [f1, v1, ...]]. */

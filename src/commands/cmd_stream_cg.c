@@ -180,7 +180,7 @@ static int xgroup_options(client *c, int create, int *mkstream, int64_t *entries
     return 1;
 }
 
-static void xgroup_create(client *c, const obj *rs, int mkstream, int64_t entries_read) {
+static void xgroup_create(client *c, const obj *rs, int64_t entries_read) {
     const arg *k = &c->argv[2], *gname = &c->argv[3];
     stream_group g = {0, STREAM_ID_MIN, entries_read};
     if (arg_is(&c->argv[4], "$")) {
@@ -194,7 +194,7 @@ static void xgroup_create(client *c, const obj *rs, int mkstream, int64_t entrie
     }
     vt_wr w;
     vt_entry *e;
-    obj *s = stream_write_begin(c, k, mkstream, &w, &e);
+    obj *s = rs ? stream_write_groups(c, k, &w, &e) : stream_write_begin(c, k, 1, &w, &e);
     assert(s);
     int ok = stream_group_create(s, gname->p, gname->len, &g);
     assert(ok);
@@ -214,7 +214,7 @@ static void xgroup_setid(client *c, const obj *rs, stream_group g, int64_t entri
     g.entries_read = entries_read;
     vt_wr w;
     vt_entry *e;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     stream_group_update(s, gname->p, gname->len, &g);
     stream_write_end(&w);
     reply_ok(c);
@@ -232,7 +232,7 @@ static void xgroup_destroy(client *c, int have_group) {
     }
     vt_wr w;
     vt_entry *e;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     stream_group_destroy(s, gname->p, gname->len);
     stream_write_end(&w);
     reply_int(c, 1);
@@ -251,7 +251,7 @@ static void xgroup_createconsumer(client *c, const obj *rs, const stream_group *
     }
     vt_wr w;
     vt_entry *e;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     cons.seen_time = wall_ms();
     stream_consumer_create(s, g->gid, name->p, name->len, &cons);
     stream_write_end(&w);
@@ -269,7 +269,7 @@ static void xgroup_delconsumer(client *c, const obj *rs, const stream_group *g) 
     }
     vt_wr w;
     vt_entry *e;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     int64_t pending = stream_consumer_delete(s, g->gid, name->p, name->len);
     stream_write_end(&w);
     assert(pending >= 0);
@@ -314,7 +314,7 @@ void cmd_xgroup(client *c) {
             stream_reply_sub_syntax(c, "XGROUP");
             return;
         }
-        xgroup_create(c, rs, mkstream, entries_read);
+        xgroup_create(c, rs, entries_read);
     } else if (setid) {
         if (c->argc != 5 && c->argc != 7) {
             stream_reply_sub_syntax(c, "XGROUP");
@@ -488,7 +488,7 @@ static void xrg_serve(client *c, const xrg_args *a, int i, int newonly, stream_i
     const arg *k = &c->argv[a->streams_arg + i];
     vt_wr w;
     vt_entry *e;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     assert(s);
     stream_group g;
     int ok = stream_group_get(s, a->group->p, a->group->len, &g);
@@ -626,7 +626,7 @@ void cmd_xack(client *c) {
     }
     long long acked = 0;
     vt_wr w;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     for (int j = 0; j < n; j++) acked += stream_pel_del(s, g.gid, ids[j]);
     stream_write_end(&w);
     free(ids);
@@ -827,7 +827,7 @@ void cmd_xclaim(client *c) {
     if (o.delivery_time < 0 || o.delivery_time > now) o.delivery_time = now;
 
     vt_wr w;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     if (prop_last) stream_group_update(s, gname->p, gname->len, &g);
     id_list claimed = {0};
     int have_cons = 0;
@@ -938,7 +938,7 @@ void cmd_xautoclaim(client *c) {
         return;
     }
     vt_wr w;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     int64_t now = wall_ms();
     long long attempts = count * XAUTOCLAIM_ATTEMPTS;
     id_list claimed = {0}, deleted = {0};

@@ -1,10 +1,12 @@
 /* cmd_stream_util: the stream commands' shared parts (stream_cmd.h): key
  * lookup and write framing, id parsing with Redis 7.0's error replies,
  * and the entry replies. Main thread only. */
+#include <assert.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "stream_cmd.h"
 
 vt_entry *stream_lookup(client *c, const arg *k, int *wrong) {
@@ -26,6 +28,17 @@ obj *stream_write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry 
 }
 
 void stream_write_end(vt_wr *w) { vt_write_done(w); }
+
+obj *stream_write_groups(client *c, const arg *k, vt_wr *w, vt_entry **ep) {
+    int made;
+    /* the table's own write: db_write would also tell the watchers */
+    vt_entry *e = vt_write(db_get(c->db)->t, k->p, k->len, 0, w, &made);
+    assert(e && !made && e->val->type == OBJ_STREAM);
+    evict_touch(e);
+    e->val = obj_coll_writable(e->val);
+    *ep = e;
+    return e->val;
+}
 
 int stream_parse_id(client *c, const arg *a, uint64_t missing_seq, int strict, int *seq_given,
                     stream_id *out) {

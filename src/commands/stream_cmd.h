@@ -30,6 +30,13 @@ vt_entry *stream_lookup_write(client *c, const arg *k, int *wrong);
  * keeps empty streams). */
 obj *stream_write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry **ep);
 void stream_write_end(vt_wr *w);
+/* Begins a write to the existing stream at k (the caller has just found
+ * it with stream_lookup*, so it is not expired) that changes only its
+ * consumer groups: as Redis 7.0's group commands (XGROUP SETID, XACK,
+ * XREADGROUP, XCLAIM...) it does not count as a modification of the key
+ * (no signalModifiedKey: WATCH and client-side caching are not told).
+ * End with stream_write_end. */
+obj *stream_write_groups(client *c, const arg *k, vt_wr *w, vt_entry **ep);
 
 /* Parses an id as streamGenericParseIDOrReply: "-" (0-0) and "+" (max)
  * unless strict, "ms" (seq = missing_seq) or "ms-seq"; seq_given (may be

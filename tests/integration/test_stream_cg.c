@@ -1000,6 +1000,42 @@ START_TEST(multi_and_eval)
 }
 END_TEST
 
+/* Redis's group commands do not count as changes of the key: a WATCH of
+ * it survives them (XGROUP CREATE MKSTREAM, which makes the key, does not). */
+START_TEST(watch_and_group_writes)
+{
+    redisContext *c = h_c;
+    redisContext *w = srv_connect(h_srv);
+    const char *ops[] = {"XGROUP SETID s g 0", "XREADGROUP GROUP g c STREAMS s >",
+                         "XREADGROUP GROUP g c STREAMS s 0", "XCLAIM s g d 0 1-0",
+                         "XAUTOCLAIM s g e 0 0", "XACK s g 1-0", "XGROUP CREATECONSUMER s g z",
+                         "XGROUP DELCONSUMER s g z", "XGROUP CREATE s g2 0", NULL};
+    add_entries(c, "s", 1, 2);
+    expect_status(c, "OK", "XGROUP CREATE s g 0");
+    for (int i = 0; ops[i]; i++) {
+        expect_status(w, "OK", "WATCH s");
+        redisReply *r = cmd(c, ops[i]);
+        ck_assert_msg(r->type != REDIS_REPLY_ERROR, "%s: %s", ops[i], r->str);
+        freeReplyObject(r);
+        expect_status(w, "OK", "MULTI");
+        expect_status(w, "QUEUED", "PING");
+        expect_r(w, "[PONG]", "EXEC");
+    }
+    /* XADD does change it */
+    expect_status(w, "OK", "WATCH s");
+    add_entries(c, "s", 3, 3);
+    expect_status(w, "OK", "MULTI");
+    expect_status(w, "QUEUED", "PING");
+    expect_r(w, "nil", "EXEC");
+    expect_status(w, "OK", "WATCH n");
+    expect_status(c, "OK", "XGROUP CREATE n g $ MKSTREAM");
+    expect_status(w, "OK", "MULTI");
+    expect_status(w, "QUEUED", "PING");
+    expect_r(w, "nil", "EXEC");
+    redisFree(w);
+}
+END_TEST
+
 /* ---- XREADGROUP BLOCK ---------------------------------------------------------- */
 
 START_TEST(xreadgroup_block)
@@ -1092,6 +1128,7 @@ int main(void)
     tcase_add_test(tc, xinfo_stream_forms);
     tcase_add_test(tc, xinfo_radix_tree_nodes);
     tcase_add_test(tc, multi_and_eval);
+    tcase_add_test(tc, watch_and_group_writes);
     tcase_add_test(tc, xreadgroup_block);
     suite_add_tcase(s, tc);
     h_add_dropall(s, "propagation_in_the_aof", propagation_in_the_aof, 60);

@@ -407,6 +407,55 @@ static int xrg_ready(client *c, const xrg_args *a, int i, int newonly) {
     return stream_last_valid_id(e->val, &top) && sid_cmp(top, g.last_id) > 0;
 }
 
+/* The id the group's last delivered id becomes when ">" is served from
+ * `last` with count (0: no limit): the count-th live entry after it, or
+ * the last one. */
+static stream_id xrg_last_after(const obj *s, stream_id last, long long count) {
+    stream_iter it;
+    stream_id id, out = last;
+    size_t nf;
+    if (!sid_incr(&last)) return out;
+    stream_iter_init(&it, s, last, STREAM_ID_MAX, 0);
+    for (long long k = 0; (count == 0 || k < count) && stream_iter_next(&it, &id, &nf); k++)
+        out = id;
+    return out;
+}
+
+/* Which streams are served (ready[i]), in order as Redis decides them one
+ * after the other: a key named twice with ">" sees the group as its
+ * earlier occurrence leaves it. Returns how many. */
+static int xrg_plan(client *c, const xrg_args *a, const char *newonly, char *ready) {
+    int n = a->nstreams, nready = 0;
+    for (int i = 0; i < n; i++) {
+        ready[i] = (char)xrg_ready(c, a, i, newonly[i]);
+        const arg *k = &c->argv[a->streams_arg + i];
+        if (!newonly[i]) {
+            nready += ready[i];
+            continue;
+        }
+        /* an earlier ">" on the same key moved the group on */
+        int wrong;
+        vt_entry *e = stream_lookup(c, k, &wrong);
+        stream_group g;
+        if (!e || !stream_group_get(e->val, a->group->p, a->group->len, &g)) continue;
+        stream_id last = g.last_id;
+        int seen = 0;
+        for (int j = 0; j < i; j++) {
+            const arg *kj = &c->argv[a->streams_arg + j];
+            if (ready[j] && newonly[j] && kj->len == k->len && !memcmp(kj->p, k->p, k->len)) {
+                last = xrg_last_after(e->val, last, a->count);
+                seen = 1;
+            }
+        }
+        if (seen) {
+            stream_id top;
+            ready[i] = (char)(stream_last_valid_id(e->val, &top) && sid_cmp(top, last) > 0);
+        }
+        nready += ready[i];
+    }
+    return nready;
+}
+
 /* The consumer's history from after `after`: its pending ids, each
  * replied with its entry (delivery count + 1, delivery time now) or, when
  * the entry was deleted, as [id, nil]. */
@@ -582,21 +631,22 @@ void cmd_xreadgroup(client *c) {
             goto done;
         }
     }
-    int ready = 0;
-    for (int i = 0; i < n; i++) ready += xrg_ready(c, &a, i, newonly[i]);
-    if (ready) {
+    char *ready = xmalloc((size_t)n);
+    int nready = xrg_plan(c, &a, newonly, ready);
+    if (nready) {
         int64_t now = wall_ms();
         if (c->resp == 2)
-            reply_array(c, ready);
+            reply_array(c, nready);
         else
-            reply_map(c, ready);
+            reply_map(c, nready);
         for (int i = 0; i < n; i++)
-            if (xrg_ready(c, &a, i, newonly[i])) xrg_serve(c, &a, i, newonly[i], ids[i], now);
+            if (ready[i]) xrg_serve(c, &a, i, newonly[i], ids[i], now);
     } else if (a.block && block_allowed(c)) {
         block_on_streams(c, &c->argv[a.streams_arg], n, a.deadline, BLOCK_STREAM_GROUP);
     } else {
         reply_nil_array(c); /* nothing, or may not wait (MULTI): as on timeout */
     }
+    free(ready);
 done:
     cmd_propagate_none(c);
     free(ids);

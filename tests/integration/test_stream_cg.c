@@ -308,6 +308,12 @@ START_TEST(xreadgroup_new_and_history)
     add_entries(c, "t", 1, 1);
     expect_status(c, "OK", "XGROUP CREATE t g $");
     expect_r(c, "[[s,[[3-0,[f,3]]]]]", "XREADGROUP GROUP g c2 COUNT 1 STREAMS t s > >");
+    /* a key named twice: the second ">" sees what the first left */
+    expect_r(c, "[[s,[[4-0,[f,4]]]],[s,[[5-0,[f,5]]]]]",
+             "XREADGROUP GROUP g c2 COUNT 1 STREAMS s s > >");
+    expect_r(c, "nil", "XREADGROUP GROUP g c2 STREAMS s s > >");
+    add_entries(c, "s", 6, 6);
+    expect_r(c, "[[s,[[6-0,[f,6]]]]]", "XREADGROUP GROUP g c2 STREAMS s s > >");
 }
 END_TEST
 

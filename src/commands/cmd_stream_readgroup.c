@@ -267,7 +267,10 @@ static void xrg_rerun(client *c, xrg_args *a, const arg *only) {
         return;
     }
     if (a->count == 0) a->count = XRG_BLOCKED_COUNT;
-    if (!xrg_ready(c, a, i, 1)) {
+    /* served when the stream's last id passed the group's, as Redis 7.0's
+     * serveClientsBlockedOnStreamKey: entries added and deleted since
+     * answer an empty list */
+    if (sid_cmp(stream_meta_get(e->val)->last_id, g.last_id) <= 0) {
         block_on_streams(c, only, 1, a->deadline, BLOCK_STREAM_GROUP);
         return;
     }

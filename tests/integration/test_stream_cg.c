@@ -1193,6 +1193,26 @@ START_TEST(xreadgroup_block)
     ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
     freeReplyObject(r);
     expect_r(c, "[1,3-0,3-0,[[c1,1]]]", "XPENDING s g");
+    /* an entry added and deleted in one transaction: the blocked reader is
+     * served an empty list (Redis compares the stream's last id), its
+     * consumer made; not blocked, the same stream answers nil */
+    h_send(b, "XREADGROUP GROUP g late BLOCK 0 STREAMS s >");
+    h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "XADD s 9-0 f 9");
+    expect_status(c, "QUEUED", "XDEL s 9-0");
+    expect_r(c, "[9-0,1]", "EXEC");
+    r = h_next_reply(b);
+    sb = (sbuf){0};
+    render(&sb, r);
+    ck_assert_str_eq(sb.p, "[[s,[]]]");
+    free(sb.p);
+    freeReplyObject(r);
+    r = expect_array(c, 3, "XINFO CONSUMERS s g");
+    check_bulk(h_map_field(r->element[1], "name"), "late");
+    freeReplyObject(r);
+    expect_int(c, 1, "XDEL s 3-0");
+    expect_r(c, "nil", "XREADGROUP GROUP g other STREAMS s >");
     redisFree(b);
     redisFree(b2);
 }

@@ -395,6 +395,22 @@ START_TEST(xreadgroup_resp3)
     n = raw_read(fd, buf, sizeof buf - 1, strlen(want), 2000, &closed);
     buf[n] = '\0';
     ck_assert_str_eq(buf, want);
+    /* XINFO's records are maps */
+    expect_status(c, "OK", "XGROUP CREATE e g $ MKSTREAM");
+    ck_assert_int_eq(raw_send_str(fd, "XINFO GROUPS e\r\n"), 0);
+    want = "*1\r\n%6\r\n$4\r\nname\r\n$1\r\ng\r\n$9\r\nconsumers\r\n:0\r\n"
+           "$7\r\npending\r\n:0\r\n$17\r\nlast-delivered-id\r\n$3\r\n0-0\r\n"
+           "$12\r\nentries-read\r\n_\r\n$3\r\nlag\r\n:0\r\n";
+    n = raw_read(fd, buf, sizeof buf - 1, strlen(want), 2000, &closed);
+    ck_assert_str_eq(buf, want);
+    ck_assert_int_eq(raw_send_str(fd, "XINFO STREAM e\r\n"), 0);
+    want = "%10\r\n$6\r\nlength\r\n:0\r\n$15\r\nradix-tree-keys\r\n:0\r\n"
+           "$16\r\nradix-tree-nodes\r\n:1\r\n$17\r\nlast-generated-id\r\n$3\r\n0-0\r\n"
+           "$20\r\nmax-deleted-entry-id\r\n$3\r\n0-0\r\n$13\r\nentries-added\r\n:0\r\n"
+           "$23\r\nrecorded-first-entry-id\r\n$3\r\n0-0\r\n$6\r\ngroups\r\n:1\r\n"
+           "$11\r\nfirst-entry\r\n_\r\n$10\r\nlast-entry\r\n_\r\n";
+    n = raw_read(fd, buf, sizeof buf - 1, strlen(want), 2000, &closed);
+    ck_assert_str_eq(buf, want);
     ck_assert_int_eq(raw_send_str(fd, "XINFO CONSUMERS s nog\r\n"), 0);
     want = "-NOGROUP No such consumer group 'nog' for key name 's'\r\n";
     n = raw_read(fd, buf, sizeof buf - 1, strlen(want), 2000, &closed);

@@ -77,21 +77,6 @@ static int xrg_parse(client *c, xrg_args *a) {
     return 1;
 }
 
-/* Whether stream i of the command is to be served now: an explicit id
- * always (the consumer's history), ">" when the stream's last live entry
- * is past the group's last delivered id (streamLastValidID). */
-static int xrg_ready(client *c, const xrg_args *a, int i, int newonly) {
-    const arg *k = &c->argv[a->streams_arg + i];
-    int wrong;
-    vt_entry *e = stream_lookup(c, k, &wrong);
-    if (!e) return 0;
-    if (!newonly) return 1;
-    stream_group g;
-    if (!stream_group_get(e->val, a->group->p, a->group->len, &g)) return 0;
-    stream_id top;
-    return stream_last_valid_id(e->val, &top) && sid_cmp(top, g.last_id) > 0;
-}
-
 /* The id the group's last delivered id becomes when ">" is served from
  * `last` with count (0: no limit): the count-th live entry after it, or
  * the last one. */
@@ -112,30 +97,28 @@ static stream_id xrg_last_after(const obj *s, stream_id last, long long count) {
 static int xrg_plan(client *c, const xrg_args *a, const char *newonly, char *ready) {
     int n = a->nstreams, nready = 0;
     for (int i = 0; i < n; i++) {
-        ready[i] = (char)xrg_ready(c, a, i, newonly[i]);
+        /* one read lookup per stream, as Redis's serving pass (its hits) */
         const arg *k = &c->argv[a->streams_arg + i];
-        if (!newonly[i]) {
-            nready += ready[i];
-            continue;
-        }
-        /* an earlier ">" on the same key moved the group on */
         int wrong;
         vt_entry *e = stream_lookup(c, k, &wrong);
         stream_group g;
+        ready[i] = 0;
         if (!e || !stream_group_get(e->val, a->group->p, a->group->len, &g)) continue;
+        if (!newonly[i]) { /* an id: the consumer's history, always */
+            ready[i] = 1;
+            nready++;
+            continue;
+        }
+        /* ">": an earlier ">" on the same key moved the group on */
         stream_id last = g.last_id;
-        int seen = 0;
         for (int j = 0; j < i; j++) {
             const arg *kj = &c->argv[a->streams_arg + j];
-            if (ready[j] && newonly[j] && kj->len == k->len && !memcmp(kj->p, k->p, k->len)) {
+            if (ready[j] && newonly[j] && kj->len == k->len && !memcmp(kj->p, k->p, k->len))
                 last = xrg_last_after(e->val, last, a->count);
-                seen = 1;
-            }
         }
-        if (seen) {
-            stream_id top;
-            ready[i] = (char)(stream_last_valid_id(e->val, &top) && sid_cmp(top, last) > 0);
-        }
+        /* entries past the group's last id (streamLastValidID) */
+        stream_id top;
+        ready[i] = (char)(stream_last_valid_id(e->val, &top) && sid_cmp(top, last) > 0);
         nready += ready[i];
     }
     return nready;

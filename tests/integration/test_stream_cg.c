@@ -356,6 +356,40 @@ START_TEST(xreadgroup_errors)
 }
 END_TEST
 
+/* Keyspace hits and misses as Redis counts them: XREADGROUP looks each
+ * key up when checking it and again when serving; the others once. */
+START_TEST(keyspace_hits)
+{
+    redisContext *c = h_c;
+    add_entries(c, "s", 1, 5);
+    expect_status(c, "OK", "XGROUP CREATE s g 0");
+    const struct {
+        const char *cmd;
+        long long hits, misses;
+    } t[] = {{"XREADGROUP GROUP g c COUNT 1 STREAMS s >", 2, 0},
+             {"XREADGROUP GROUP g c STREAMS s 0", 2, 0},
+             {"XREADGROUP GROUP g c COUNT 1 STREAMS s s > >", 4, 0},
+             {"XREADGROUP GROUP g c STREAMS s nokey > >", 1, 1},
+             {"XACK s g 1", 1, 0},
+             {"XPENDING nokey g", 0, 1},
+             {"XCLAIM s g c 0 1", 1, 0},
+             {"XAUTOCLAIM s g c 0 0", 1, 0},
+             {"XINFO STREAM s", 1, 0},
+             {"XINFO CONSUMERS s g", 1, 0},
+             {"XGROUP SETID s g 0", 0, 0}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        long long h0 = h_info_int(c, "stats", "keyspace_hits");
+        long long m0 = h_info_int(c, "stats", "keyspace_misses");
+        redisReply *r = cmd(c, t[i].cmd);
+        freeReplyObject(r);
+        ck_assert_msg(h_info_int(c, "stats", "keyspace_hits") - h0 == t[i].hits, "%s: hits",
+                      t[i].cmd);
+        ck_assert_msg(h_info_int(c, "stats", "keyspace_misses") - m0 == t[i].misses,
+                      "%s: misses", t[i].cmd);
+    }
+}
+END_TEST
+
 /* RESP3: a map of streams, a deleted history entry as [id, null]. */
 START_TEST(xreadgroup_resp3)
 {
@@ -1245,6 +1279,7 @@ int main(void)
     tcase_add_test(tc, xgroup_keyspace_events);
     tcase_add_test(tc, xreadgroup_new_and_history);
     tcase_add_test(tc, xreadgroup_errors);
+    tcase_add_test(tc, keyspace_hits);
     tcase_add_test(tc, xreadgroup_resp3);
     tcase_add_test(tc, xack_and_xpending);
     tcase_add_test(tc, xclaim_semantics);

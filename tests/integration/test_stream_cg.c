@@ -5,7 +5,8 @@
  * entries-read after XDEL / XTRIM / XSETID (the cases of Redis's
  * stream-cgroups.tcl), RESP3 shapes, keyspace events, propagation (the
  * AOF holds XCLAIM / XGROUP SETID / CREATECONSUMER forms and replays to
- * the same groups), MULTI/EXEC and EVAL, XREADGROUP BLOCK, and
+ * the same groups; a replica gets the same groups), WATCH and keyspace
+ * hits as Redis counts them, MULTI/EXEC and EVAL, XREADGROUP BLOCK, and
  * radix-tree-nodes against a model of Redis's rax. Run against
  * redis-server too (VERSO_SERVER). */
 #include "harness.h"
@@ -1111,6 +1112,50 @@ START_TEST(random_ops_replay_from_aof)
 }
 END_TEST
 
+/* A replica (synced while the keyspace is empty) gets the group commands'
+ * effects through their propagated forms: the same PELs, owners, delivery
+ * counts and last ids, consumers made by NOACK reads and claims. */
+START_TEST(replica_gets_the_groups)
+{
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0");
+    srv *r = h_srv_start("--repl-diskless-sync-delay 0");
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 60000);
+    add_entries(pc, "s", 1, 8);
+    expect_status(pc, "OK", "XGROUP CREATE s g 0");
+    expect_status(pc, "OK", "XGROUP CREATE s g2 $");
+    redisReply *x = expect_array(pc, 1, "XREADGROUP GROUP g a COUNT 3 STREAMS s >");
+    freeReplyObject(x);
+    x = expect_array(pc, 1, "XREADGROUP GROUP g b NOACK COUNT 2 STREAMS s >");
+    freeReplyObject(x);
+    x = expect_array(pc, 1, "XREADGROUP GROUP g c STREAMS s >");
+    freeReplyObject(x);
+    x = expect_array(pc, 1, "XREADGROUP GROUP g a STREAMS s 0"); /* not propagated */
+    freeReplyObject(x);
+    expect_int(pc, 1, "XDEL s 2-0");
+    x = expect_array(pc, 2, "XCLAIM s g d 0 1 2 6-0 RETRYCOUNT 4");
+    freeReplyObject(x);
+    x = expect_array(pc, 3, "XAUTOCLAIM s g e 0 0 COUNT 2 JUSTID");
+    freeReplyObject(x);
+    x = expect_array(pc, 1, "XCLAIM s g2 f 0 8 FORCE");
+    freeReplyObject(x);
+    expect_int(pc, 1, "XACK s g 7");
+    expect_int(pc, 1, "XGROUP CREATECONSUMER s g2 z");
+    expect_status(pc, "OK", "XGROUP SETID s g2 5-0 ENTRIESREAD 5");
+    char *want = groups_state_of(pc, "s", 0);
+    /* the replica catches up (its offset reaches the primary's) */
+    long long off = h_info_int(pc, "replication", "master_repl_offset");
+    h_wait_info_ge(rc, "replication", "slave_repl_offset", off, 10000);
+    char *got = groups_state_of(rc, "s", 0);
+    ck_assert_str_eq(got, want);
+    free(want);
+    free(got);
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
 /* MULTI/EXEC and EVAL: the commands run inside both; XREADGROUP BLOCK in
  * MULTI answers at once, in a script it is refused. */
 START_TEST(multi_and_eval)
@@ -1296,5 +1341,6 @@ int main(void)
     suite_add_tcase(s, tc);
     h_add_dropall(s, "propagation_in_the_aof", propagation_in_the_aof, 60);
     h_add_dropall(s, "random_ops_replay_from_aof", random_ops_replay_from_aof, 120);
+    h_add_dropall(s, "replica_gets_the_groups", replica_gets_the_groups, 120);
     return h_main(s);
 }

@@ -1,10 +1,12 @@
 /* cmd_stream_util: the stream commands' shared parts (stream_cmd.h): key
  * lookup and write framing, id parsing with Redis 7.0's error replies,
  * and the entry replies. Main thread only. */
+#include <assert.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "stream_cmd.h"
 
 vt_entry *stream_lookup(client *c, const arg *k, int *wrong) {
@@ -26,6 +28,17 @@ obj *stream_write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry 
 }
 
 void stream_write_end(vt_wr *w) { vt_write_done(w); }
+
+obj *stream_write_groups(client *c, const arg *k, vt_wr *w, vt_entry **ep) {
+    int made;
+    /* the table's own write: db_write would also tell the watchers */
+    vt_entry *e = vt_write(db_get(c->db)->t, k->p, k->len, 0, w, &made);
+    assert(e && !made && e->val->type == OBJ_STREAM);
+    evict_touch(e);
+    e->val = obj_coll_writable(e->val);
+    *ep = e;
+    return e->val;
+}
 
 int stream_parse_id(client *c, const arg *a, uint64_t missing_seq, int strict, int *seq_given,
                     stream_id *out) {
@@ -107,4 +120,51 @@ size_t stream_reply_range(client *c, const obj *s, stream_id start, stream_id en
         if (last) *last = id;
     }
     return n;
+}
+
+int stream_range_has_tombstones(const obj *s, stream_id start, const stream_id *end) {
+    const stream_meta *m = stream_meta_get(s);
+    if (m->length == 0 || sid_is_zero(m->max_deleted_id)) return 0;
+    if (sid_cmp(m->first_id, m->max_deleted_id) > 0) return 0; /* all before the first */
+    stream_id hi = end ? *end : STREAM_ID_MAX;
+    return sid_cmp(start, m->max_deleted_id) <= 0 && sid_cmp(m->max_deleted_id, hi) <= 0;
+}
+
+int64_t stream_estimate_entries_read(const obj *s, stream_id id) {
+    const stream_meta *m = stream_meta_get(s);
+    if (m->entries_added == 0) return 0;
+    if (m->length == 0 && sid_cmp(id, m->last_id) < 1) return (int64_t)m->entries_added;
+    int cmp_last = sid_cmp(id, m->last_id);
+    if (cmp_last == 0) return (int64_t)m->entries_added;
+    if (cmp_last > 0) return STREAM_ENTRIES_READ_INVALID; /* a future id */
+    if (sid_is_zero(m->max_deleted_id) || sid_cmp(m->max_deleted_id, m->first_id) < 0) {
+        /* no deletion ahead of the first entry: the count is exact */
+        int cmp_first = sid_cmp(id, m->first_id);
+        if (cmp_first < 0) return (int64_t)(m->entries_added - m->length);
+        if (cmp_first == 0) return (int64_t)(m->entries_added - m->length + 1);
+    }
+    return STREAM_ENTRIES_READ_INVALID;
+}
+
+int stream_group_lag(const obj *s, const stream_group *g, int64_t *lag) {
+    const stream_meta *m = stream_meta_get(s);
+    if (m->entries_added == 0) {
+        *lag = 0;
+        return 1;
+    }
+    if (g->entries_read != STREAM_ENTRIES_READ_INVALID &&
+        !stream_range_has_tombstones(s, g->last_id, NULL)) {
+        *lag = (int64_t)m->entries_added - g->entries_read;
+        return 1;
+    }
+    int64_t read = stream_estimate_entries_read(s, g->last_id);
+    if (read == STREAM_ENTRIES_READ_INVALID) return 0;
+    *lag = (int64_t)m->entries_added - read;
+    return 1;
+}
+
+void stream_reply_sub_syntax(client *c, const char *cmd) {
+    const arg *a = &c->argv[1];
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                 (int)(a->len > 128 ? 128 : a->len), a->p, cmd);
 }

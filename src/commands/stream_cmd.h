@@ -30,6 +30,13 @@ vt_entry *stream_lookup_write(client *c, const arg *k, int *wrong);
  * keeps empty streams). */
 obj *stream_write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry **ep);
 void stream_write_end(vt_wr *w);
+/* Begins a write to the existing stream at k (the caller has just found
+ * it with stream_lookup*, so it is not expired) that changes only its
+ * consumer groups: as Redis 7.0's group commands (XGROUP SETID, XACK,
+ * XREADGROUP, XCLAIM...) it does not count as a modification of the key
+ * (no signalModifiedKey: WATCH and client-side caching are not told).
+ * End with stream_write_end. */
+obj *stream_write_groups(client *c, const arg *k, vt_wr *w, vt_entry **ep);
 
 /* Parses an id as streamGenericParseIDOrReply: "-" (0-0) and "+" (max)
  * unless strict, "ms" (seq = missing_seq) or "ms-seq"; seq_given (may be
@@ -59,5 +66,20 @@ void stream_reply_entry(client *c, stream_iter *it, stream_id id, size_t nfields
  * number replied; *last (may be NULL) the last id replied. */
 size_t stream_reply_range(client *c, const obj *s, stream_id start, stream_id end, size_t count,
                           int reverse, stream_id *last);
+
+/* Redis 7.0's streamRangeHasTombstones: whether an entry deleted from
+ * the stream (its max_deleted_id) may lie in [start, end] (end NULL: to
+ * the top). */
+int stream_range_has_tombstones(const obj *s, stream_id start, const stream_id *end);
+/* Redis 7.0's streamEstimateDistanceFromFirstEverEntry: the entries-read
+ * counter of a group whose last delivered id is id, or
+ * STREAM_ENTRIES_READ_INVALID when it cannot be known. */
+int64_t stream_estimate_entries_read(const obj *s, stream_id id);
+/* Redis 7.0's consumer group lag (XINFO GROUPS, XINFO STREAM FULL): 1 and
+ * *lag, or 0 when unknown (replied as a nil). */
+int stream_group_lag(const obj *s, const stream_group *g, int64_t *lag);
+/* addReplySubcommandSyntaxError: "ERR unknown subcommand or wrong number
+ * of arguments for '<argv[1]>'. Try <CMD> HELP." */
+void stream_reply_sub_syntax(client *c, const char *cmd);
 
 #endif

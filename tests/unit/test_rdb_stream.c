@@ -11,6 +11,8 @@
  *     its DUMP decodes to what XRANGE / XPENDING / XINFO say and re-encodes
  *     to the same bytes; type 15 (Redis 5 to 6.2) loads with entries-added
  *     and entries-read derived as Redis 7.0 derives them;
+ * (4) the AOF rewrite of a stream (aof/rewrite.c): Redis 7.0's commands,
+ *     and redis-server running them rebuilds the stream it DUMPed;
  * (3) damaged payloads (crafted one fault at a time, and random damage)
  *     refused with a reason, never a crash (run it under ASan); type 21
  *     (7.2's) refused by name.
@@ -31,6 +33,7 @@
 #include "t_stream.h"
 #include "util.h"
 #include "vbuf.h"
+#include "rewrite.h"
 #include "harness.h"
 #include "rdb_testutil.h"
 #include "testrand.h"
@@ -48,7 +51,12 @@ static void put_id(vbuf *b, stream_id id) {
     vbuf_appendf(b, "%llu-%llu", (unsigned long long)id.ms, (unsigned long long)id.seq);
 }
 
-static char *render(const obj *s) {
+static char *render_seen(const obj *s, int seen);
+static char *render(const obj *s) { return render_seen(s, 1); }
+
+/* seen: with the consumers' seen-times (not when a server's commands
+ * rebuilt the stream: they set them to the time they ran). */
+static char *render_seen(const obj *s, int seen) {
     vbuf b;
     vbuf_init(&b);
     const stream_meta *m = stream_meta_get(s);
@@ -98,7 +106,7 @@ static char *render(const obj *s) {
         stream_consumer_iter_init(&ci, s, g.gid);
         while (stream_consumer_iter_next(&ci, &cname, &c)) {
             vbuf_appendf(&b, " consumer %.*s seen=%lld:", (int)cname.len, cname.p,
-                         (long long)c.seen_time);
+                         seen ? (long long)c.seen_time : 0LL);
             stream_pel_iter_init(&pi, s, g.gid, c.cid, STREAM_ID_MIN, STREAM_ID_MAX);
             while (stream_pel_iter_next(&pi, &id, &nk)) {
                 vbuf_append(&b, " ", 1);
@@ -776,6 +784,149 @@ START_TEST(test_crafted) {
 }
 END_TEST
 
+/* ==== (4) the AOF rewrite's commands ==== */
+
+static int collect(void *ctx, const void *p, size_t n) {
+    vbuf_append(ctx, p, n);
+    return 0;
+}
+
+/* The commands in RESP bytes as "ARG ARG ...\n" lines; *count: how many. */
+static char *resp_lines(const char *p, size_t n, int *count) {
+    vbuf b;
+    vbuf_init(&b);
+    const char *end = p + n;
+    *count = 0;
+    while (p < end) {
+        ck_assert(*p == '*');
+        long argc = strtol(p + 1, NULL, 10);
+        p = strchr(p, '\n') + 1;
+        for (long i = 0; i < argc; i++) {
+            ck_assert(*p == '$');
+            long len = strtol(p + 1, NULL, 10);
+            p = strchr(p, '\n') + 1;
+            vbuf_appendf(&b, "%s%.*s", i ? " " : "", (int)len, p);
+            p += len + 2;
+        }
+        vbuf_append(&b, "\n", 1);
+        (*count)++;
+    }
+    vbuf_append(&b, "", 1);
+    return b.data;
+}
+
+START_TEST(test_aof_rewrite_commands) {
+    inproc_conf();
+    obj *s = stream_new();
+    add(s, ID(5, 1), 2, 0);
+    add(s, ID(6, 0), 1, 1);
+    add(s, ID(7, 0), 1, 1);
+    stream_delete(s, ID(6, 0));
+    stream_meta_mut(s)->last_id = ID(9, 9);
+    uint64_t g = group(s, "g", ID(7, 0), 3);
+    uint64_t c = consumer(s, g, "c1", 10);
+    consumer(s, g, "c0", 10);
+    pend(s, g, c, ID(5, 1), 1700000000000LL, 2);
+    pend(s, g, c, ID(6, 0), 1700000000001LL, 1);
+    group(s, "h", ID(0, 0), STREAM_ENTRIES_READ_INVALID);
+    vbuf out;
+    vbuf_init(&out);
+    ck_assert(aofrw_key("k", 1, s, 1999999999999LL, collect, &out) == 0);
+    int n;
+    char *text = resp_lines(out.data, out.len, &n);
+    ck_assert_str_eq(text,
+        "XADD k 5-1 f0 35 f1 -100000\n"
+        "XADD k 7-0 g0 49\n"
+        "XSETID k 9-9 ENTRIESADDED 3 MAXDELETEDID 6-0\n"
+        "XGROUP CREATE k g 7-0 ENTRIESREAD 3\n"
+        "XGROUP CREATECONSUMER k g c0\n"
+        "XCLAIM k g c1 0 5-1 TIME 1700000000000 RETRYCOUNT 2 JUSTID FORCE\n"
+        "XCLAIM k g c1 0 6-0 TIME 1700000000001 RETRYCOUNT 1 JUSTID FORCE\n"
+        "XGROUP CREATE k h 0-0 ENTRIESREAD -1\n"
+        "PEXPIREAT k 1999999999999\n");
+    free(text);
+    vbuf_free(&out);
+    obj_decref(s);
+    /* an empty stream */
+    s = stream_new();
+    add(s, ID(3, 3), 1, 0);
+    stream_delete(s, ID(3, 3));
+    vbuf_init(&out);
+    ck_assert(aofrw_key("e", 1, s, -1, collect, &out) == 0);
+    text = resp_lines(out.data, out.len, &n);
+    ck_assert_str_eq(text, "XADD e MAXLEN 0 0-1 x y\nXSETID e 3-3 ENTRIESADDED 1 MAXDELETEDID 3-3\n");
+    free(text);
+    vbuf_free(&out);
+    obj_decref(s);
+    conf_free(&server.cfg);
+}
+END_TEST
+
+/* Redis runs our rewrite of a stream it DUMPed: the same stream (but the
+ * consumers' seen-times, which its commands set to now). */
+START_TEST(test_aof_rewrite_on_redis) {
+    inproc_conf();
+    redis_up();
+    for (int i = 0; i < 500; i++) rok("XADD st * f %d g v%d", i, i);
+    rok("XADD st MAXLEN = 450 * x y");
+    rok("XGROUP CREATE st g1 0");
+    rok("XGROUP CREATE st g2 $ ENTRIESREAD 7");
+    rok("XGROUP CREATECONSUMER st g2 lonely");
+    rok("XREADGROUP GROUP g1 alice COUNT 80 STREAMS st >");
+    rok("XREADGROUP GROUP g1 bob COUNT 90 STREAMS st >");
+    redisReply *r = rq("XRANGE st - + COUNT 40");
+    for (size_t i = 0; i < 40; i += 3) rok("XACK st g1 %s", r->element[i]->element[0]->str);
+    /* deleted entries acked first: Redis 7.0's XCLAIM drops a pending id
+     * whose entry is gone, so its own rewrite loses such ids too */
+    for (size_t i = 0; i < 40; i += 6) rok("XDEL st %s", r->element[i]->element[0]->str);
+    freeReplyObject(r);
+    rok("XGROUP CREATE st2 g 0 MKSTREAM");
+    const char *keys[] = {"st", "st2"};
+    for (int k = 0; k < 2; k++) {
+        size_t tn;
+        unsigned char *theirs = redis_dump(keys[k], &tn);
+        char err[RDB_ERRLEN];
+        obj *s = decode(theirs, tn, err, sizeof err);
+        ck_assert_msg(s != NULL, "%s", err);
+        free(theirs);
+        vbuf out;
+        vbuf_init(&out);
+        ck_assert(aofrw_key("copy", 4, s, -1, collect, &out) == 0);
+        rok("DEL copy");
+        int n;
+        free(resp_lines(out.data, out.len, &n));
+        ck_assert_int_eq(redisAppendFormattedCommand(rctx, out.data, out.len), REDIS_OK);
+        for (int i = 0; i < n; i++) {
+            void *rep;
+            ck_assert_int_eq(redisGetReply(rctx, &rep), REDIS_OK);
+            redisReply *x = rep;
+            ck_assert_msg(x->type != REDIS_REPLY_ERROR, "%s: command %d: %s", keys[k], i, x->str);
+            freeReplyObject(x);
+        }
+        vbuf_free(&out);
+        theirs = redis_dump("copy", &tn);
+        obj *back = decode(theirs, tn, err, sizeof err);
+        ck_assert_msg(back != NULL, "%s", err);
+        char *a = render_seen(s, 0), *b = render_seen(back, 0);
+        /* the rebuilt stream's nodes are cut where its XADDs cut them */
+        char *na = strstr(a, " nodes="), *nb = strstr(b, " nodes=");
+        memmove(na, strchr(na, '\n'), strlen(strchr(na, '\n')) + 1);
+        memmove(nb, strchr(nb, '\n'), strlen(strchr(nb, '\n')) + 1);
+        size_t d = 0;
+        while (a[d] && a[d] == b[d]) d++;
+        ck_assert_msg(a[d] == b[d], "%s: rebuilt stream differs at %zu: ours \"%.80s\" Redis's \"%.80s\"",
+                      keys[k], d, a + (d > 20 ? d - 20 : 0), b + (d > 20 ? d - 20 : 0));
+        free(a);
+        free(b);
+        free(theirs);
+        obj_decref(back);
+        obj_decref(s);
+    }
+    redis_down();
+    conf_free(&server.cfg);
+}
+END_TEST
+
 static void teardown(void) { redis_down(); }
 
 static Suite *stream_suite(void) {
@@ -783,12 +934,14 @@ static Suite *stream_suite(void) {
     TCase *tv = tcase_create("values");
     tcase_add_test(tv, test_roundtrip_shapes);
     tcase_add_test(tv, test_crafted);
+    tcase_add_test(tv, test_aof_rewrite_commands);
     tcase_set_timeout(tv, 120);
     suite_add_tcase(s, tv);
     TCase *tr = tcase_create("redis");
     tcase_add_checked_fixture(tr, NULL, teardown);
     tcase_add_test(tr, test_redis_same_bytes);
     tcase_add_test(tr, test_redis_groups);
+    tcase_add_test(tr, test_aof_rewrite_on_redis);
     tcase_set_timeout(tr, 180);
     suite_add_tcase(s, tr);
     return s;

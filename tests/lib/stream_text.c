@@ -39,7 +39,8 @@ static void render(vbuf *b, const redisReply *r, int mode, int skip) {
         if ((int)i == skip) continue;
         const redisReply *e = r->element[i];
         const redisReply *prev = i ? r->element[i - 1] : NULL;
-        if (mode != STREAM_TEXT_ALL && is_str(prev, "seen-time")) {
+        if ((mode != STREAM_TEXT_ALL && is_str(prev, "seen-time")) ||
+            (mode == STREAM_TEXT_REPLICA && (is_str(prev, "entries-read") || is_str(prev, "lag")))) {
             vbuf_append_str(b, "- ");
             continue;
         }
@@ -61,6 +62,14 @@ static void render(vbuf *b, const redisReply *r, int mode, int skip) {
         vbuf_append_str(b, i + 1 < r->elements && (i % 2) ? "\n" : " ");
     }
     vbuf_append_str(b, "]");
+}
+
+char *stream_text_of(const redisReply *r, int mode) {
+    vbuf b;
+    vbuf_init(&b);
+    render(&b, r, mode, -1);
+    vbuf_append(&b, "", 1);
+    return b.data;
 }
 
 char *stream_text(redisContext *c, const char *key, int mode) {
@@ -131,4 +140,43 @@ int stream_populate(redisContext *c, const char *tag, int n) {
     ok(c, "XACK %s:st:4 g 1-1", tag);
     ok(c, "XDEL %s:st:4 1-1 2-1", tag);
     return 5;
+}
+
+void stream_traffic(redisContext *c, const char *tag, int rounds) {
+    for (int k = 0; k < rounds; k++) {
+        ok(c, "XADD %s:st:0 * f %d g t%d", tag, k, k);
+        ok(c, "XADD %s:st:0 MAXLEN ~ 100000 * f %d", tag, k);
+        ok(c, "XADD %s:st:1 MAXLEN 30 * a %d", tag, k);
+        ok(c, "XREADGROUP GROUP g1 alice COUNT 3 STREAMS %s:st:0 >", tag);
+        ok(c, "XREADGROUP GROUP g1 dave COUNT 2 STREAMS %s:st:0 >", tag);
+        ok(c, "XREADGROUP GROUP g1 alice COUNT 2 STREAMS %s:st:0 0", tag);
+        ok(c, "XREADGROUP GROUP g3 carol NOACK COUNT 2 STREAMS %s:st:0 >", tag);
+        redisReply *p = cmd(c, "XPENDING %s:st:0 g1 - + 6", tag);
+        for (size_t i = 0; i < p->elements; i++) {
+            const char *id = p->element[i]->element[0]->str;
+            if (i % 3 == 0) ok(c, "XACK %s:st:0 g1 %s", tag, id);
+            else if (i % 3 == 1) ok(c, "XCLAIM %s:st:0 g1 bob 0 %s RETRYCOUNT 9", tag, id);
+            else ok(c, "XCLAIM %s:st:0 g1 erin 0 %s JUSTID", tag, id);
+        }
+        freeReplyObject(p);
+        ok(c, "XAUTOCLAIM %s:st:0 g1 frank 0 0-0 COUNT 3", tag);
+        ok(c, "XAUTOCLAIM %s:st:0 g1 frank 0 0-0 COUNT 2 JUSTID", tag);
+        redisReply *r = cmd(c, "XRANGE %s:st:0 - + COUNT 2", tag);
+        if (r->elements) ok(c, "XDEL %s:st:0 %s", tag, r->element[0]->element[0]->str);
+        freeReplyObject(r);
+        ok(c, "XGROUP CREATECONSUMER %s:st:0 g1 c%d", tag, k);
+        ok(c, "XGROUP DELCONSUMER %s:st:0 g1 c%d", tag, k - 1);
+        ok(c, "XGROUP CREATE %s:st:0 tmp%d $", tag, k);
+        if (k > 0) ok(c, "XGROUP DESTROY %s:st:0 tmp%d", tag, k - 1);
+        ok(c, "XGROUP SETID %s:st:2 late 5-1 ENTRIESREAD 1", tag);
+        ok(c, "XTRIM %s:st:1 MAXLEN ~ 10", tag);
+        ok(c, "XADD %s:st:3 * new %d", tag, k);
+        ok(c, "XREADGROUP GROUP g c STREAMS %s:st:3 >", tag);
+        if (k % 3 == 2) {
+            ok(c, "DEL %s:st:4", tag);
+            ok(c, "XGROUP CREATE %s:st:4 g $ MKSTREAM ENTRIESREAD 0", tag);
+            ok(c, "XADD %s:st:4 * again %d", tag, k);
+        }
+    }
+    ok(c, "XSETID %s:st:1 18446744073709551615-0", tag);
 }

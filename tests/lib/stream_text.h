@@ -14,11 +14,19 @@ enum {
     STREAM_TEXT_ALL = 0,       /* every field */
     STREAM_TEXT_NO_SEEN = 1,   /* without consumers' seen-time */
     STREAM_TEXT_NO_TIMES = 2,  /* without seen-time and delivery times */
+    STREAM_TEXT_REPLICA = 3,   /* without seen-time, and without a group's
+                                  entries-read and lag: Redis 7.0's
+                                  XREADGROUP propagates its effects as
+                                  XCLAIM ... LASTID, which leaves a
+                                  replica's entries-read unknown */
 };
 
 /* The stream at key as text (malloc'd); the test fails when the key is
  * not a stream. */
 char *stream_text(redisContext *c, const char *key, int mode);
+
+/* An XINFO STREAM ... FULL reply as stream_text renders it (malloc'd). */
+char *stream_text_of(const redisReply *r, int mode);
 
 /* Streams "<tag>:st:<i>" of every shape on c (XADD with and without trims,
  * XDEL, XTRIM, groups with XREADGROUP, XACK, XCLAIM, consumers without
@@ -26,5 +34,13 @@ char *stream_text(redisContext *c, const char *key, int mode);
  * were all deleted): n_entries entries in the biggest. Returns the number
  * of keys made. */
 int stream_populate(redisContext *c, const char *tag, int n_entries);
+
+/* Stream traffic on the streams stream_populate(c, tag, ...) made, of
+ * every command a replica or the AOF must replay deterministically:
+ * XADD (with trims), XDEL, XTRIM, XREADGROUP (new and history, NOACK),
+ * XACK, XCLAIM (with and without JUSTID, IDLE, RETRYCOUNT, FORCE),
+ * XAUTOCLAIM, XGROUP CREATE / SETID / DESTROY / CREATECONSUMER /
+ * DELCONSUMER, XSETID, DEL and re-create. rounds: how many times over. */
+void stream_traffic(redisContext *c, const char *tag, int rounds);
 
 #endif

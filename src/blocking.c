@@ -70,6 +70,7 @@ struct block_state {
     int reply;                  /* BLOCK_NIL_* (see block_on_keys) */
     int type;                   /* OBJ_* the command pops; -1: any */
     int db;
+    int flags;                  /* BLOCK_STREAM_GROUP */
 };
 
 static struct {
@@ -86,6 +87,8 @@ static struct {
     int64_t armed_for;          /* deadline the timer is set for, 0: none */
     size_t nblocked;
     client *rerun;              /* whose command runs again right now */
+    const bkey *served;         /* the ready key it runs again for */
+    size_t *groups_per_db;      /* BLOCK_STREAM_GROUP clients blocked per db */
     int handling;
 } B;
 
@@ -130,6 +133,21 @@ int block_parse_timeout(client *c, const arg *a, int64_t *deadline_ms) {
     int64_t now = wall_ms();
     /* Redis's sum overflows and the client waits for ever: so here too */
     *deadline_ms = t > INT64_MAX - now ? INT64_MAX : now + t;
+    return 1;
+}
+
+int block_parse_timeout_ms(client *c, const arg *a, int64_t *deadline_ms) {
+    long long t;
+    if (!str_to_ll(a->p, a->len, &t)) {
+        reply_error(c, "ERR timeout is not an integer or out of range");
+        return 0;
+    }
+    if (t < 0) {
+        reply_error(c, "ERR timeout is negative");
+        return 0;
+    }
+    int64_t now = wall_ms();
+    *deadline_ms = t == 0 ? 0 : t > INT64_MAX - now ? INT64_MAX : now + t;
     return 1;
 }
 
@@ -213,6 +231,18 @@ void block_signal_key(int dbid, const char *key, size_t len) {
     block_pending++;
 }
 
+void block_signal_deleted(int dbid, const char *key, size_t len) {
+    if (!B.groups_per_db || !B.groups_per_db[dbid]) return;
+    block_signal_key(dbid, key, len);
+}
+
+void block_signal_flushed(int dbid) {
+    if (!B.groups_per_db || !B.groups_per_db[dbid]) return;
+    for (size_t i = 0; i < B.nbuckets; i++)
+        for (bkey *k = B.buckets[i]; k; k = k->next)
+            if (k->db == dbid) block_signal_key(dbid, k->key, k->len);
+}
+
 /* ---- the timeout heap ---- */
 
 static int64_t deadline_at(size_t i) { return B.heap[i]->bstate->deadline; }
@@ -293,11 +323,14 @@ static void timer_arm(void) {
 static int wanted_type(const cmd_def *d) {
     if (d->acl & CAT_LIST) return OBJ_LIST;
     if (d->acl & CAT_SORTEDSET) return OBJ_ZSET;
+    if (d->acl & CAT_STREAM) return OBJ_STREAM;
     return -1;
 }
 
-void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms,
-                   int timeout_reply) {
+/* block_on_keys and block_on_streams: keep_argv (the command runs again
+ * with its whole argv, not narrowed to the ready key), flags. */
+static void block_common(client *c, const arg *keys, int nkeys, int64_t deadline_ms,
+                         int timeout_reply, int keep_argv, int flags) {
     assert(nkeys > 0 && block_allowed(c) && c->cmd);
     if (c == B.rerun) { /* served, found nothing after all: keeps its place */
         assert(c->bstate);
@@ -310,13 +343,21 @@ void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms,
     b->argc = c->argc;
     uintptr_t kp = (uintptr_t)keys, lo = (uintptr_t)c->argv,
               hi = (uintptr_t)(c->argv + c->argc);
-    b->first = kp >= lo && kp + (size_t)nkeys * sizeof(arg) <= hi ? (int)(keys - c->argv) : -1;
+    b->first = !keep_argv && kp >= lo && kp + (size_t)nkeys * sizeof(arg) <= hi
+                   ? (int)(keys - c->argv)
+                   : -1;
     b->nkeys = nkeys;
     b->cmd = c->cmd;
     b->deadline = deadline_ms;
     b->reply = timeout_reply;
     b->type = wanted_type(c->cmd);
     b->db = c->db;
+    b->flags = flags;
+    if (flags & BLOCK_STREAM_GROUP) {
+        if (!B.groups_per_db)
+            B.groups_per_db = xcalloc((size_t)server.cfg.databases, sizeof *B.groups_per_db);
+        B.groups_per_db[c->db]++;
+    }
     b->nodes = xcalloc((size_t)nkeys, sizeof *b->nodes);
     c->bstate = b;
     for (int i = 0; i < nkeys; i++) {
@@ -338,6 +379,33 @@ void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms,
     B.nblocked++;
 }
 
+void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms,
+                   int timeout_reply) {
+    block_common(c, keys, nkeys, deadline_ms, timeout_reply, 0, 0);
+}
+
+void block_on_streams(client *c, const arg *keys, int nkeys, int64_t deadline_ms, int flags) {
+    block_common(c, keys, nkeys, deadline_ms, BLOCK_NIL_ARRAY, 1, flags);
+}
+
+void block_set_arg(client *c, int i, const char *p, size_t len) {
+    struct block_state *b = c->bstate;
+    assert(b && c != B.rerun && i >= 0 && i < b->argc);
+    arg *v = xmalloc((size_t)b->argc * sizeof *v);
+    memcpy(v, b->argv, (size_t)b->argc * sizeof *v);
+    v[i] = (arg){p, len};
+    arg *copy = args_dup(b->argc, v);
+    free(v);
+    free(b->argv);
+    b->argv = copy;
+}
+
+const arg *block_served_key(const client *c, arg *out) {
+    if (c != B.rerun || !B.served) return NULL;
+    *out = (arg){B.served->key, B.served->len};
+    return out;
+}
+
 /* Removes c from every key and the heap; c is no longer blocked. */
 static void unblock(client *c) {
     struct block_state *b = c->bstate;
@@ -354,6 +422,7 @@ static void unblock(client *c) {
         heap_remove(c);
         timer_arm();
     }
+    if (b->flags & BLOCK_STREAM_GROUP) B.groups_per_db[b->db]--;
     free(b->nodes);
     free(b->argv);
     free(b);
@@ -443,6 +512,7 @@ static void serve_client(client *c, bkey *k) {
     c->argc = argc;
     c->flags &= ~CLIENT_BLOCKED;
     B.rerun = c;
+    B.served = k;
     /* Redis counts a blocking command once, when it first runs: its run
      * again adds time to its statistics, not a call */
     cmd_def *d = (cmd_def *)b->cmd;
@@ -453,6 +523,7 @@ static void serve_client(client *c, bkey *k) {
         server.stat.commands = commands;
     }
     B.rerun = NULL;
+    B.served = NULL;
     c->argv = own_argv;
     c->argc = own_argc;
     free(argv);
@@ -465,6 +536,15 @@ static void serve_client(client *c, bkey *k) {
     queue_resume(c);
 }
 
+/* A BLOCK_STREAM_GROUP client whose stream is gone (deleted, or now
+ * another type): Redis 7.0's unblockDeletedStreamReadgroupClients. */
+static void unblock_deleted(client *c) {
+    reply_error(c, "UNBLOCKED the stream key no longer exists");
+    unblock(c);
+    net_skip_pending(c);
+    queue_resume(c);
+}
+
 /* Serves k's clients, first blocked first, while k exists. */
 static void serve_key(bkey *k) {
     db *d = db_get(k->db);
@@ -472,10 +552,18 @@ static void serve_key(bkey *k) {
     for (bnode *n = k->head, *next; n; n = next) {
         next = n->next;
         vt_entry *e = db_lookup_notouch(d, k->key, k->len);
-        if (!e) break;
         client *c = n->c;
+        int gone = !e || (c->bstate->type >= 0 && e->val->type != c->bstate->type);
+        if (gone && (c->bstate->flags & BLOCK_STREAM_GROUP)) {
+            unblock_deleted(c);
+            continue;
+        }
+        if (!e) {
+            if (B.groups_per_db && B.groups_per_db[k->db]) continue; /* a group reader later */
+            break;
+        }
         if (c->flags & CLIENT_CLOSE_ASAP) continue; /* dying: what it popped would be lost */
-        if (c->bstate->type >= 0 && e->val->type != c->bstate->type) continue;
+        if (gone) continue;
         serve_client(c, k);
     }
     k->pinned = 0;

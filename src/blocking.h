@@ -1,10 +1,12 @@
 /* blocking: clients blocked on keys (BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP,
- * BZPOPMIN BZPOPMAX BZMPOP), as Redis 7.0 serves them.
+ * BZPOPMIN BZPOPMAX BZMPOP, XREAD and XREADGROUP with BLOCK), as Redis 7.0
+ * serves them.
  *
  * A blocking command that finds nothing to pop calls block_on_keys: the
  * client then runs nothing else (its further input waits) until it is
  * served, its timeout passes (the command's nil reply) or it disconnects.
- * Every path that creates a key (db.c) signals it with block_signal_key;
+ * Every path that creates a key (db.c) signals it with block_signal_key,
+ * and so does every write that adds entries to an existing stream (XADD);
  * after the current command ends (after EXEC for a transaction, so a push
  * and a pop in one transaction wake nobody), the clients blocked on each
  * signalled key are served in the order they blocked: each one's command
@@ -31,6 +33,11 @@ enum { BLOCK_NIL_ARRAY = 0, BLOCK_NIL_BULK = 1 };
  * error ("ERR timeout is not a float or out of range", "ERR timeout is
  * negative") and returns 0; 1 otherwise. */
 int block_parse_timeout(client *c, const arg *a, int64_t *deadline_ms);
+/* The same for a timeout in milliseconds (XREAD / XREADGROUP BLOCK): an
+ * integer ("ERR timeout is not an integer or out of range", "ERR timeout
+ * is negative"); a deadline past INT64_MAX waits for ever, as Redis 7.0's
+ * sum overflows. */
+int block_parse_timeout_ms(client *c, const arg *a, int64_t *deadline_ms);
 /* 0 when c must not block now (inside EXEC, or a script later; a client
  * without a connection: the AOF loader, in-process test clients). */
 int block_allowed(const client *c);
@@ -42,9 +49,45 @@ int block_allowed(const client *c);
  * (BLOCK_NIL_*) is the command's own nil, kept for the record: the timeout
  * answers a nil array (above). */
 void block_on_keys(client *c, const arg *keys, int nkeys, int64_t deadline_ms, int timeout_reply);
-/* A key of db was created (any type): blocked clients on it are served
- * after the current command. O(1) when nobody is blocked in that db. */
+/* A key of db was created (any type), or a stream got new entries (XADD;
+ * XGROUP DESTROY too, so that its readers learn it): blocked clients on it
+ * are served after the current command. O(1) when nobody is blocked in
+ * that db. */
 void block_signal_key(int db, const char *key, size_t len);
+
+/* ---- stream readers (XREAD, XREADGROUP) ----
+ * block_on_streams blocks as block_on_keys (keys: the STREAMS keys), with
+ * two differences. The command runs again with its whole argv (its ids
+ * follow the keys, so nothing is narrowed): block_served_key says which
+ * key is ready, and the command reads only that key, as Redis 7.0 serves
+ * a blocked XREAD with the one stream that got data. A timeout or CLIENT
+ * UNBLOCK answers a nil array (RESP3: null).
+ * flags BLOCK_STREAM_GROUP (XREADGROUP): when the key is deleted (DEL,
+ * UNLINK, expiry, eviction, RENAME or MOVE away, FLUSHDB/FLUSHALL) or
+ * overwritten with another type (SET...), the client is unblocked with
+ * Redis 7.0's "-UNBLOCKED the stream key no longer exists" after the
+ * command (db.c calls block_signal_deleted / block_signal_flushed); the
+ * groups code does nothing for it. When its group is destroyed, XGROUP
+ * DESTROY calls block_signal_key: the command runs again, sees
+ * block_served_key non-NULL with no group and answers Redis 7.0's
+ * "-NOGROUP the consumer group this client was blocked on no longer
+ * exists" itself. */
+enum { BLOCK_STREAM_GROUP = 1 };
+void block_on_streams(client *c, const arg *keys, int nkeys, int64_t deadline_ms, int flags);
+/* Replaces argument i of c's stored command (c just blocked, not a run
+ * again): XREAD's "$" becomes the id it stood for when the client
+ * blocked, so entries added later are delivered when it runs again. The
+ * bytes are copied. */
+void block_set_arg(client *c, int i, const char *p, size_t len);
+/* While c's blocked command runs again because a key is ready: that key
+ * (in *out, valid until the command returns), else NULL (a first run). */
+const arg *block_served_key(const client *c, arg *out);
+/* A key of db was deleted or overwritten (db.c): BLOCK_STREAM_GROUP
+ * clients on it are unblocked with the error above after the command. The
+ * same for every key of db (its table replaced: FLUSHDB, FLUSHALL, SWAPDB).
+ * O(1) when no such client is blocked in that db. */
+void block_signal_deleted(int db, const char *key, size_t len);
+void block_signal_flushed(int db);
 
 /* ---- the core's side (net.c, cmd.c, server.c) ---- */
 /* Ready keys plus served or timed-out clients whose input waits to be

@@ -371,6 +371,11 @@ void cmd_propagate(client *c, int argc, const arg *argv) {
     if (prop_active()) propagate(c->db, def_of(c, argc, argv), argc, argv);
 }
 
+void cmd_propagate_none(client *c) {
+    (void)c;
+    propagated = 1;
+}
+
 void cmd_propagate_raw(int dbid, int argc, const arg *argv) {
     if (prop_active()) propagate(dbid, def_of(NULL, argc, argv), argc, argv);
 }

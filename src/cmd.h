@@ -274,6 +274,10 @@ int arg_mpop(client *c, int ni, const char *first, const char *second, int *nkey
  * cmd_propagate with the replacement, possibly several times (one command
  * each); the original is then not propagated. */
 void cmd_propagate(client *c, int argc, const arg *argv);
+/* The running command propagates nothing, though it changed something
+ * (Redis's preventCommandPropagation: XREADGROUP serving a consumer's
+ * history, whose changes Redis does not replay). */
+void cmd_propagate_none(client *c);
 /* Propagates a command the server itself issues (the DEL of an expired
  * key), outside of any handler's own propagation. */
 void cmd_propagate_raw(int db, int argc, const arg *argv);
@@ -354,6 +358,12 @@ cmd_proc cmd_bzmpop, cmd_bzpopmax, cmd_bzpopmin, cmd_zadd, cmd_zcard,
     cmd_zremrangebylex, cmd_zremrangebyrank, cmd_zremrangebyscore,
     cmd_zrevrange, cmd_zrevrangebylex, cmd_zrevrangebyscore, cmd_zrevrank,
     cmd_zscan, cmd_zscore, cmd_zunion, cmd_zunionstore;
+/* cmd_stream.c */
+cmd_proc cmd_xadd, cmd_xdel, cmd_xlen, cmd_xrange, cmd_xread, cmd_xrevrange, cmd_xsetid,
+    cmd_xtrim;
+/* cmd_stream_cg.c */
+cmd_proc cmd_xack, cmd_xautoclaim, cmd_xclaim, cmd_xgroup, cmd_xinfo, cmd_xpending,
+    cmd_xreadgroup;
 /* cmd_memory.c */
 cmd_proc cmd_memory;
 /* pubsub.c */

@@ -585,6 +585,108 @@ static const cmd_key_spec zintercard_keys[] = {
 static const cmd_key_spec zscan_keys[] = {
     {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
 };
+/* streams: entries (cmd_stream.c) */
+static const cmd_key_spec xadd_keys[] = {
+    {.notes = "UPDATE instead of INSERT because of the optional trimming feature", .flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xdel_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xlen_keys[] = {
+    {.flags = KS_RO, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xread_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_KEYWORD("STREAMS", 1), FK_RANGE(-1, 1, 2)},
+};
+static const cmd_key_spec xrevrange_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xsetid_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xtrim_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+/* streams: consumer groups (cmd_stream_cg.c) */
+static const cmd_key_spec xack_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xautoclaim_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xclaim_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xgroup_setid_keys[] = {
+    {.flags = KS_RW | KS_UPDATE, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xgroup_delconsumer_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xgroup_create_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xgroup_destroy_keys[] = {
+    {.flags = KS_RW | KS_DELETE, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xgroup_createconsumer_keys[] = {
+    {.flags = KS_RW | KS_INSERT, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static cmd_def xgroup_subcmds[] = {
+    {.name = "setid", .proc = cmd_xgroup, .arity = -5, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xgroup_setid_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Set a consumer group to an arbitrary last delivered ID value.",
+     .complexity = "O(1)", .history = xgroup_setid_history, .args = xgroup_setid_args},
+    {.name = "delconsumer", .proc = cmd_xgroup, .arity = 5, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xgroup_delconsumer_keys),
+     .group = "stream", .since = "5.0.0", .summary = "Delete a consumer from a consumer group.",
+     .complexity = "O(1)", .args = xgroup_delconsumer_args},
+    {.name = "create", .proc = cmd_xgroup, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xgroup_create_keys),
+     .group = "stream", .since = "5.0.0", .summary = "Create a consumer group.",
+     .complexity = "O(1)", .history = xgroup_create_history, .args = xgroup_create_args},
+    {.name = "destroy", .proc = cmd_xgroup, .arity = 4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xgroup_destroy_keys),
+     .group = "stream", .since = "5.0.0", .summary = "Destroy a consumer group.",
+     .complexity = "O(N) where N is the number of entries in the group's pending entries list (PEL).",
+     .args = xgroup_destroy_args},
+    {.name = "createconsumer", .proc = cmd_xgroup, .arity = 5, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xgroup_createconsumer_keys),
+     .group = "stream", .since = "6.2.0", .summary = "Create a consumer in a consumer group.",
+     .complexity = "O(1)", .args = xgroup_createconsumer_args},
+    {.name = "help", .proc = cmd_xgroup, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_STREAM | CAT_SLOW,
+     .group = "stream", .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {0}};
+static const cmd_key_spec xinfo_groups_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xinfo_consumers_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xinfo_stream_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(2), FK_RANGE(0, 1, 0)},
+};
+static cmd_def xinfo_subcmds[] = {
+    {.name = "groups", .proc = cmd_xinfo, .arity = 3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xinfo_groups_keys),
+     .group = "stream", .since = "5.0.0", .summary = "List the consumer groups of a stream",
+     .complexity = "O(1)", .history = xinfo_groups_history, .args = xinfo_groups_args},
+    {.name = "consumers", .proc = cmd_xinfo, .arity = 4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xinfo_consumers_keys),
+     .tips = xinfo_consumers_tips, .group = "stream", .since = "5.0.0",
+     .summary = "List the consumers in a consumer group", .complexity = "O(1)",
+     .args = xinfo_consumers_args},
+    {.name = "stream", .proc = cmd_xinfo, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xinfo_stream_keys),
+     .group = "stream", .since = "5.0.0", .summary = "Get information about a stream",
+     .complexity = "O(1)", .history = xinfo_stream_history, .args = xinfo_stream_args},
+    {.name = "help", .proc = cmd_xinfo, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .acl = CAT_STREAM | CAT_SLOW,
+     .group = "stream", .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {0}};
+static const cmd_key_spec xpending_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_INDEX(1), FK_RANGE(0, 1, 0)},
+};
+static const cmd_key_spec xreadgroup_keys[] = {
+    {.flags = KS_RO | KS_ACCESS, BS_KEYWORD("STREAMS", 4), FK_RANGE(-1, 1, 2)},
+};
 static const cmd_key_spec memory_usage_keys[] = {
     {.flags = KS_RO, BS_INDEX(2), FK_RANGE(0, 1, 0)},
 };
@@ -1487,6 +1589,77 @@ static cmd_def table[] = {
      .summary = "Incrementally iterate sorted sets elements and associated scores",
      .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
      .args = zscan_args},
+    /* streams: entries (cmd_stream.c) */
+    {.name = "xadd", .proc = cmd_xadd, .arity = -5, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xadd_keys),
+     .tips = xadd_tips, .group = "stream", .since = "5.0.0",
+     .summary = "Appends a new entry to a stream",
+     .complexity = "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
+     .history = xadd_history, .args = xadd_args},
+    {.name = "xdel", .proc = cmd_xdel, .arity = -3, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xdel_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.",
+     .complexity = "O(1) for each single item to delete in the stream, regardless of the stream size.",
+     .args = xdel_args},
+    {.name = "xlen", .proc = cmd_xlen, .arity = 2, .flags = CMD_READONLY | CMD_FAST, .acl = CAT_READ | CAT_STREAM | CAT_FAST, KEY_SPECS(xlen_keys),
+     .group = "stream", .since = "5.0.0", .summary = "Return the number of entries in a stream",
+     .complexity = "O(1)", .args = xlen_args},
+    {.name = "xrange", .proc = cmd_xrange, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xrange_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return a range of elements in a stream, with IDs matching the specified IDs interval",
+     .complexity = "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+     .history = xrange_history, .args = xrange_args},
+    {.name = "xread", .proc = cmd_xread, .arity = -4, .flags = CMD_READONLY | CMD_BLOCKING, .acl = CAT_READ | CAT_STREAM | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(xread_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.",
+     .complexity = "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.",
+     .args = xread_args},
+    {.name = "xrevrange", .proc = cmd_xrevrange, .arity = -4, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xrevrange_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE",
+     .complexity = "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+     .history = xrevrange_history, .args = xrevrange_args},
+    {.name = "xsetid", .proc = cmd_xsetid, .arity = -3, .flags = CMD_WRITE | CMD_DENYOOM | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xsetid_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "An internal command for replicating stream values", .complexity = "O(1)",
+     .history = xsetid_history, .args = xsetid_args},
+    {.name = "xtrim", .proc = cmd_xtrim, .arity = -4, .flags = CMD_WRITE, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW, KEY_SPECS(xtrim_keys),
+     .tips = xtrim_tips, .group = "stream", .since = "5.0.0",
+     .summary = "Trims the stream to (approximately if '~' is passed) a certain size",
+     .complexity = "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
+     .history = xtrim_history, .args = xtrim_args},
+    /* streams: consumer groups (cmd_stream_cg.c) */
+
+    {.name = "xack", .proc = cmd_xack, .arity = -4, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xack_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.",
+     .complexity = "O(1) for each message ID processed.", .args = xack_args},
+    {.name = "xautoclaim", .proc = cmd_xautoclaim, .arity = -6, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xautoclaim_keys),
+     .tips = xautoclaim_tips, .group = "stream", .since = "6.2.0",
+     .summary = "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.",
+     .complexity = "O(1) if COUNT is small.", .history = xautoclaim_history,
+     .args = xautoclaim_args},
+    {.name = "xclaim", .proc = cmd_xclaim, .arity = -6, .flags = CMD_WRITE | CMD_FAST, .acl = CAT_WRITE | CAT_STREAM | CAT_FAST, KEY_SPECS(xclaim_keys),
+     .tips = xclaim_tips, .group = "stream", .since = "5.0.0",
+     .summary = "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.",
+     .complexity = "O(log N) with N being the number of messages in the PEL of the consumer group.",
+     .args = xclaim_args},
+    {.name = "xgroup", .proc = cmd_xgroup, .arity = -2, .flags = 0, .acl = CAT_SLOW,
+     .group = "stream", .since = "5.0.0", .summary = "A container for consumer groups commands",
+     .complexity = "Depends on subcommand.", .subcmds = xgroup_subcmds},
+    {.name = "xinfo", .proc = cmd_xinfo, .arity = -2, .flags = 0, .acl = CAT_SLOW,
+     .group = "stream", .since = "5.0.0",
+     .summary = "A container for stream introspection commands",
+     .complexity = "Depends on subcommand.", .subcmds = xinfo_subcmds},
+    {.name = "xpending", .proc = cmd_xpending, .arity = -3, .flags = CMD_READONLY, .acl = CAT_READ | CAT_STREAM | CAT_SLOW, KEY_SPECS(xpending_keys),
+     .tips = xpending_tips, .group = "stream", .since = "5.0.0",
+     .summary = "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.",
+     .complexity = "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.",
+     .history = xpending_history, .args = xpending_args},
+    {.name = "xreadgroup", .proc = cmd_xreadgroup, .arity = -7, .flags = CMD_WRITE | CMD_BLOCKING, .acl = CAT_WRITE | CAT_STREAM | CAT_SLOW | CAT_BLOCKING, KEY_SPECS(xreadgroup_keys),
+     .group = "stream", .since = "5.0.0",
+     .summary = "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.",
+     .complexity = "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.",
+     .args = xreadgroup_args},
     {.name = "memory", .proc = cmd_memory, .arity = -2, .flags = 0, .acl = CAT_SLOW,
      .group = "server", .since = "4.0.0",
      .summary = "A container for memory diagnostics commands",

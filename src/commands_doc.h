@@ -1018,6 +1018,95 @@ static const cmd_arg zscan_args[] = {
     {.name = "pattern", .type = ARG_PATTERN, .key_spec_index = -1, .token = "MATCH", .flags = ARGF_OPTIONAL},
     {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
     {0}};
+/* streams: entries (cmd_stream.c) */
+static const char *const xadd_tips[] = {"nondeterministic_output", NULL};
+static const char *const xadd_history[] = {"6.2.0", "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option.", "7.0.0", "Added support for the `<ms>-*` explicit ID form.", NULL};
+static const cmd_arg xadd_trim_strategy_args[] = {
+    {.name = "maxlen", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAXLEN"},
+    {.name = "minid", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MINID", .since = "6.2.0"},
+    {0}};
+static const cmd_arg xadd_trim_operator_args[] = {
+    {.name = "equal", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "="},
+    {.name = "approximately", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "~"},
+    {0}};
+static const cmd_arg xadd_trim_args[] = {
+    {.name = "strategy", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xadd_trim_strategy_args},
+    {.name = "operator", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xadd_trim_operator_args},
+    {.name = "threshold", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "LIMIT", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xadd_id_or_auto_args[] = {
+    {.name = "auto_id", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "*"},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg xadd_field_value_args[] = {
+    {.name = "field", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg xadd_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "nomkstream", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NOMKSTREAM", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "trim", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xadd_trim_args},
+    {.name = "id_or_auto", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xadd_id_or_auto_args},
+    {.name = "field_value", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_MULTIPLE, .subargs = xadd_field_value_args},
+    {0}};
+static const cmd_arg xdel_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg xlen_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const xrange_history[] = {"6.2.0", "Added exclusive ranges.", NULL};
+static const cmd_arg xrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "end", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xread_streams_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg xread_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "BLOCK", .flags = ARGF_OPTIONAL},
+    {.name = "streams", .type = ARG_BLOCK, .key_spec_index = -1, .token = "STREAMS", .subargs = xread_streams_args},
+    {0}};
+static const char *const xrevrange_history[] = {"6.2.0", "Added exclusive ranges.", NULL};
+static const cmd_arg xrevrange_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "end", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const xsetid_history[] = {"7.0.0", "Added the `entries_added` and `max_deleted_entry_id` arguments.", NULL};
+static const cmd_arg xsetid_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "last-id", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "entries_added", .type = ARG_INTEGER, .key_spec_index = -1, .token = "ENTRIESADDED", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {.name = "max_deleted_entry_id", .type = ARG_STRING, .key_spec_index = -1, .token = "MAXDELETEDID", .since = "7.0.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const xtrim_tips[] = {"nondeterministic_output", NULL};
+static const char *const xtrim_history[] = {"6.2.0", "Added the `MINID` trimming strategy and the `LIMIT` option.", NULL};
+static const cmd_arg xtrim_trim_strategy_args[] = {
+    {.name = "maxlen", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MAXLEN"},
+    {.name = "minid", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MINID", .since = "6.2.0"},
+    {0}};
+static const cmd_arg xtrim_trim_operator_args[] = {
+    {.name = "equal", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "="},
+    {.name = "approximately", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "~"},
+    {0}};
+static const cmd_arg xtrim_trim_args[] = {
+    {.name = "strategy", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xtrim_trim_strategy_args},
+    {.name = "operator", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xtrim_trim_operator_args},
+    {.name = "threshold", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "LIMIT", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xtrim_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "trim", .type = ARG_BLOCK, .key_spec_index = -1, .subargs = xtrim_trim_args},
+    {0}};
 static const char *const memory_doctor_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
 static const char *const memory_purge_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
 static const char *const memory_malloc_stats_tips[] = {"nondeterministic_output", "request_policy:all_shards", "response_policy:special", NULL};
@@ -1345,6 +1434,121 @@ static const cmd_arg client_pause_mode_args[] = {
 static const cmd_arg client_pause_args[] = {
     {.name = "timeout", .type = ARG_INTEGER, .key_spec_index = -1},
     {.name = "mode", .type = ARG_ONEOF, .key_spec_index = -1, .since = "6.2.0", .flags = ARGF_OPTIONAL, .subargs = client_pause_mode_args},
+    {0}};
+
+/* streams: consumer groups (cmd_stream_cg.c) */
+static const cmd_arg xack_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "group", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const char *const xautoclaim_tips[] = {"nondeterministic_output", NULL};
+static const char *const xautoclaim_history[] = {"7.0.0", "Added an element to the reply array, containing deleted entries the command cleared from the PEL", NULL};
+static const cmd_arg xautoclaim_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "group", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "consumer", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "min-idle-time", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {.name = "justid", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "JUSTID", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const xclaim_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg xclaim_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "group", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "consumer", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "min-idle-time", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {.name = "ms", .type = ARG_INTEGER, .key_spec_index = -1, .token = "IDLE", .flags = ARGF_OPTIONAL},
+    {.name = "unix-time-milliseconds", .type = ARG_UNIX_TIME, .key_spec_index = -1, .token = "TIME", .flags = ARGF_OPTIONAL},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "RETRYCOUNT", .flags = ARGF_OPTIONAL},
+    {.name = "force", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FORCE", .flags = ARGF_OPTIONAL},
+    {.name = "justid", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "JUSTID", .flags = ARGF_OPTIONAL},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .token = "LASTID", .flags = ARGF_OPTIONAL},
+    {0}};
+static const char *const xgroup_setid_history[] = {"7.0.0", "Added the optional `entries_read` argument.", NULL};
+static const cmd_arg xgroup_setid_id_args[] = {
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "new_id", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "$"},
+    {0}};
+static const cmd_arg xgroup_setid_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "groupname", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "id", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xgroup_setid_id_args},
+    {.name = "entries_read", .type = ARG_INTEGER, .key_spec_index = -1, .token = "ENTRIESREAD", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xgroup_delconsumer_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "groupname", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "consumername", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const xgroup_create_history[] = {"7.0.0", "Added the `entries_read` named argument.", NULL};
+static const cmd_arg xgroup_create_id_args[] = {
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "new_id", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "$"},
+    {0}};
+static const cmd_arg xgroup_create_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "groupname", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "id", .type = ARG_ONEOF, .key_spec_index = -1, .subargs = xgroup_create_id_args},
+    {.name = "mkstream", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "MKSTREAM", .flags = ARGF_OPTIONAL},
+    {.name = "entries_read", .type = ARG_INTEGER, .key_spec_index = -1, .token = "ENTRIESREAD", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xgroup_destroy_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "groupname", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg xgroup_createconsumer_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "groupname", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "consumername", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const xinfo_groups_history[] = {"7.0.0", "Added the `entries-read` and `lag` fields", NULL};
+static const cmd_arg xinfo_groups_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {0}};
+static const char *const xinfo_consumers_tips[] = {"nondeterministic_output", NULL};
+static const cmd_arg xinfo_consumers_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "groupname", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const char *const xinfo_stream_history[] = {"6.0.0", "Added the `FULL` modifier.", "7.0.0", "Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields", NULL};
+static const cmd_arg xinfo_stream_full_args[] = {
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xinfo_stream_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "full", .type = ARG_BLOCK, .key_spec_index = -1, .token = "FULL", .flags = ARGF_OPTIONAL, .subargs = xinfo_stream_full_args},
+    {0}};
+static const char *const xpending_tips[] = {"nondeterministic_output", NULL};
+static const char *const xpending_history[] = {"6.2.0", "Added the `IDLE` option and exclusive range intervals.", NULL};
+static const cmd_arg xpending_filters_args[] = {
+    {.name = "min-idle-time", .type = ARG_INTEGER, .key_spec_index = -1, .token = "IDLE", .since = "6.2.0", .flags = ARGF_OPTIONAL},
+    {.name = "start", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "end", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "consumer", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg xpending_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0},
+    {.name = "group", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "filters", .type = ARG_BLOCK, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = xpending_filters_args},
+    {0}};
+static const cmd_arg xreadgroup_group_consumer_args[] = {
+    {.name = "group", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "consumer", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg xreadgroup_streams_args[] = {
+    {.name = "key", .type = ARG_KEY, .key_spec_index = 0, .flags = ARGF_MULTIPLE},
+    {.name = "id", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
+    {0}};
+static const cmd_arg xreadgroup_args[] = {
+    {.name = "group_consumer", .type = ARG_BLOCK, .key_spec_index = -1, .token = "GROUP", .subargs = xreadgroup_group_consumer_args},
+    {.name = "count", .type = ARG_INTEGER, .key_spec_index = -1, .token = "COUNT", .flags = ARGF_OPTIONAL},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "BLOCK", .flags = ARGF_OPTIONAL},
+    {.name = "noack", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "NOACK", .flags = ARGF_OPTIONAL},
+    {.name = "streams", .type = ARG_BLOCK, .key_spec_index = -1, .token = "STREAMS", .subargs = xreadgroup_streams_args},
     {0}};
 
 #endif

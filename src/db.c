@@ -44,6 +44,7 @@ int db_remove(db *d, const char *key, size_t len, int lazy) {
     int deleted = vt_delete(d->t, key, len);
     assert(deleted);
     lazyfree_drop(val, lazy);
+    block_signal_deleted(d->id, key, len); /* XREADGROUP BLOCK readers learn it */
     return deleted;
 }
 
@@ -142,7 +143,10 @@ void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
     vt_set_val(&w, e, val);
     if (expire != DB_KEEPTTL) vt_set_expire(&w, e, expire);
     vt_write_done(&w);
-    if (old) lazyfree_drop(old, server.cfg.lazyfree_lazy_server_del);
+    if (old) {
+        lazyfree_drop(old, server.cfg.lazyfree_lazy_server_del);
+        block_signal_deleted(d->id, key, len); /* overwritten: as deleted for XREADGROUP */
+    }
 }
 
 void db_set_bytes(db *d, const char *key, size_t len, const char *p, size_t n, int64_t expire) {
@@ -172,6 +176,7 @@ int db_delete(db *d, const char *key, size_t len) {
 
 void db_replace_table(db *d, vt *t, int lazy) {
     multi_touch_flush(d); /* WATCH: every watched key of d that exists */
+    block_signal_flushed(d->id);
     vt *old = d->t;
     d->t = t;
     d->expire_cursor = 0;

@@ -63,6 +63,15 @@ int stream_parse_bound(client *c, const arg *a, int end, stream_id *out) {
     return stream_parse_id(c, a, end ? UINT64_MAX : 0, 0, NULL, out);
 }
 
+int stream_last_valid_id(const obj *s, stream_id *out) {
+    stream_iter it;
+    size_t nf;
+    stream_iter_init(&it, s, STREAM_ID_MIN, STREAM_ID_MAX, 1);
+    if (stream_iter_next(&it, out, &nf)) return 1;
+    *out = STREAM_ID_MIN;
+    return 0;
+}
+
 void stream_reply_id(client *c, stream_id id) {
     char buf[STREAM_ID_STRMAX];
     size_t n = sid_format(buf, id);
@@ -98,4 +107,51 @@ size_t stream_reply_range(client *c, const obj *s, stream_id start, stream_id en
         if (last) *last = id;
     }
     return n;
+}
+
+int stream_range_has_tombstones(const obj *s, stream_id start, const stream_id *end) {
+    const stream_meta *m = stream_meta_get(s);
+    if (m->length == 0 || sid_is_zero(m->max_deleted_id)) return 0;
+    if (sid_cmp(m->first_id, m->max_deleted_id) > 0) return 0; /* all before the first */
+    stream_id hi = end ? *end : STREAM_ID_MAX;
+    return sid_cmp(start, m->max_deleted_id) <= 0 && sid_cmp(m->max_deleted_id, hi) <= 0;
+}
+
+int64_t stream_estimate_entries_read(const obj *s, stream_id id) {
+    const stream_meta *m = stream_meta_get(s);
+    if (m->entries_added == 0) return 0;
+    if (m->length == 0 && sid_cmp(id, m->last_id) < 1) return (int64_t)m->entries_added;
+    int cmp_last = sid_cmp(id, m->last_id);
+    if (cmp_last == 0) return (int64_t)m->entries_added;
+    if (cmp_last > 0) return STREAM_ENTRIES_READ_INVALID; /* a future id */
+    if (sid_is_zero(m->max_deleted_id) || sid_cmp(m->max_deleted_id, m->first_id) < 0) {
+        /* no deletion ahead of the first entry: the count is exact */
+        int cmp_first = sid_cmp(id, m->first_id);
+        if (cmp_first < 0) return (int64_t)(m->entries_added - m->length);
+        if (cmp_first == 0) return (int64_t)(m->entries_added - m->length + 1);
+    }
+    return STREAM_ENTRIES_READ_INVALID;
+}
+
+int stream_group_lag(const obj *s, const stream_group *g, int64_t *lag) {
+    const stream_meta *m = stream_meta_get(s);
+    if (m->entries_added == 0) {
+        *lag = 0;
+        return 1;
+    }
+    if (g->entries_read != STREAM_ENTRIES_READ_INVALID &&
+        !stream_range_has_tombstones(s, g->last_id, NULL)) {
+        *lag = (int64_t)m->entries_added - g->entries_read;
+        return 1;
+    }
+    int64_t read = stream_estimate_entries_read(s, g->last_id);
+    if (read == STREAM_ENTRIES_READ_INVALID) return 0;
+    *lag = (int64_t)m->entries_added - read;
+    return 1;
+}
+
+void stream_reply_sub_syntax(client *c, const char *cmd) {
+    const arg *a = &c->argv[1];
+    reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                 (int)(a->len > 128 ? 128 : a->len), a->p, cmd);
 }

@@ -46,6 +46,10 @@ int stream_parse_id(client *c, const arg *a, uint64_t missing_seq, int strict, i
  * edge ("ERR invalid start|end ID for the interval"). */
 int stream_parse_bound(client *c, const arg *a, int end, stream_id *out);
 
+/* The id of the last live entry (Redis's streamLastValidID): 1, or 0
+ * (and 0-0) when the stream is empty. O(log n). */
+int stream_last_valid_id(const obj *s, stream_id *out);
+
 /* Replies an id as a bulk "ms-seq". */
 void stream_reply_id(client *c, stream_id id);
 /* Replies the entry the iterator stands on: [id, [f1, v1, ...]]. */
@@ -55,5 +59,20 @@ void stream_reply_entry(client *c, stream_iter *it, stream_id id, size_t nfields
  * number replied; *last (may be NULL) the last id replied. */
 size_t stream_reply_range(client *c, const obj *s, stream_id start, stream_id end, size_t count,
                           int reverse, stream_id *last);
+
+/* Redis 7.0's streamRangeHasTombstones: whether an entry deleted from
+ * the stream (its max_deleted_id) may lie in [start, end] (end NULL: to
+ * the top). */
+int stream_range_has_tombstones(const obj *s, stream_id start, const stream_id *end);
+/* Redis 7.0's streamEstimateDistanceFromFirstEverEntry: the entries-read
+ * counter of a group whose last delivered id is id, or
+ * STREAM_ENTRIES_READ_INVALID when it cannot be known. */
+int64_t stream_estimate_entries_read(const obj *s, stream_id id);
+/* Redis 7.0's consumer group lag (XINFO GROUPS, XINFO STREAM FULL): 1 and
+ * *lag, or 0 when unknown (replied as a nil). */
+int stream_group_lag(const obj *s, const stream_group *g, int64_t *lag);
+/* addReplySubcommandSyntaxError: "ERR unknown subcommand or wrong number
+ * of arguments for '<argv[1]>'. Try <CMD> HELP." */
+void stream_reply_sub_syntax(client *c, const char *cmd);
 
 #endif

@@ -419,6 +419,9 @@ typedef struct xread_args {
     int block;             /* BLOCK given */
     int64_t deadline;
     int first, n;          /* argv index of the first key, streams */
+    int lo, cnt;           /* the streams this run reads: all, or the one
+                              served (a blocked XREAD run again) */
+    int again;             /* a blocked XREAD run again */
 } xread_args;
 
 /* XREAD's options: 1, or 0 with the error replied. */
@@ -468,88 +471,108 @@ static int xread_parse(client *c, xread_args *x) {
     return 1;
 }
 
-/* The ids after which each stream is read ("$": its last id now, 0-0
- * when absent; is_dollar[i] set): 1, or 0 with the error replied. */
+/* The ids after which the streams read are read ("$": its last id now,
+ * 0-0 when absent; is_dollar[j] set): 1, or 0 with the error replied. */
 static int xread_ids(client *c, const xread_args *x, stream_id *ids, char *is_dollar) {
-    for (int i = 0; i < x->n; i++) {
+    for (int j = 0; j < x->cnt; j++) {
+        int i = x->lo + j;
         const arg *k = &c->argv[x->first + i], *a = &c->argv[x->first + x->n + i];
-        int wrong;
-        vt_entry *e = stream_lookup(c, k, &wrong);
+        int wrong = 0;
+        vt_entry *e = x->again ? db_lookup_notouch(db_get(c->db), k->p, k->len)
+                               : stream_lookup(c, k, &wrong);
         if (wrong) return 0;
-        is_dollar[i] = (char)is_token(a, '$');
-        if (is_dollar[i]) {
-            ids[i] = e ? stream_meta_get(e->val)->last_id : STREAM_ID_MIN;
+        is_dollar[j] = (char)is_token(a, '$');
+        if (is_dollar[j]) {
+            ids[j] = e ? stream_meta_get(e->val)->last_id : STREAM_ID_MIN;
         } else if (is_token(a, '>')) {
             reply_error(c, "ERR The > ID can be specified only when calling XREADGROUP using the "
                            "GROUP <group> <consumer> option.");
             return 0;
-        } else if (!stream_parse_id(c, a, 0, 1, NULL, &ids[i])) {
+        } else if (!stream_parse_id(c, a, 0, 1, NULL, &ids[j])) {
             return 0;
         }
     }
     return 1;
 }
 
-/* Whether stream i has an entry after ids[i] (Redis compares its last
- * live entry), and its stream. only: the one key served (a blocked
- * XREAD run again), or NULL. */
-static const obj *xread_servable(client *c, const xread_args *x, int i, const stream_id *ids,
-                                 const arg *only) {
-    const arg *k = &c->argv[x->first + i];
-    if (only && !(only->len == k->len && memcmp(only->p, k->p, k->len) == 0)) return NULL;
-    vt_entry *e = db_lookup_notouch(db_get(c->db), k->p, k->len);
-    if (!e || e->val->type != OBJ_STREAM || stream_len(e->val) == 0) return NULL;
-    stream_id top;
-    stream_last_valid_id(e->val, &top);
-    return sid_cmp(top, ids[i]) > 0 ? e->val : NULL;
+/* The stream of key i when it has an entry after ids[i], else NULL. A
+ * first run compares the last live entry and looks the key up as a read
+ * (Redis's second lookupKeyRead: hits, misses, keymiss events); a blocked
+ * XREAD run again compares the last id, with no statistics (Redis 7.0's
+ * serveClientsBlockedOnStreamKey: entries added and deleted since answer
+ * an empty list). */
+static const obj *xread_servable(client *c, const xread_args *x, int j, stream_id after) {
+    const arg *k = &c->argv[x->first + x->lo + j];
+    db *d = db_get(c->db);
+    vt_entry *e = x->again ? db_lookup_notouch(d, k->p, k->len) : db_lookup_read(d, k->p, k->len);
+    if (!e || e->val->type != OBJ_STREAM) return NULL;
+    stream_id top = stream_meta_get(e->val)->last_id;
+    if (!x->again) {
+        if (stream_len(e->val) == 0) return NULL;
+        stream_last_valid_id(e->val, &top);
+    }
+    return sid_cmp(top, after) > 0 ? e->val : NULL;
+}
+
+/* A blocked XREAD run again reads only the stream served (the first
+ * time its key is named), as Redis 7.0 answers it. */
+static void xread_narrow(client *c, xread_args *x) {
+    arg served;
+    const arg *k = block_served_key(c, &served);
+    x->lo = 0;
+    x->cnt = x->n;
+    x->again = k != NULL;
+    if (!k) return;
+    for (int i = 0; i < x->n; i++) {
+        const arg *a = &c->argv[x->first + i];
+        if (a->len == k->len && memcmp(a->p, k->p, k->len) == 0) {
+            x->lo = i;
+            x->cnt = 1;
+            return;
+        }
+    }
+}
+
+/* Replies the streams that have entries to give: 1, or 0 when none has. */
+static int xread_reply(client *c, const xread_args *x, const stream_id *ids) {
+    long long count = x->count;
+    if (x->again && count == 0) count = XREAD_BLOCKED_COUNT;
+    int nserve = 0;
+    const obj **ready = xmalloc((size_t)x->cnt * sizeof *ready);
+    for (int j = 0; j < x->cnt; j++) {
+        ready[j] = xread_servable(c, x, j, ids[j]);
+        nserve += ready[j] != NULL;
+    }
+    if (nserve) {
+        if (c->resp >= 3) reply_map(c, nserve);
+        else reply_array(c, nserve);
+        for (int j = 0; j < x->cnt; j++) {
+            if (!ready[j]) continue;
+            if (c->resp < 3) reply_array(c, 2);
+            const arg *k = &c->argv[x->first + x->lo + j];
+            reply_bulk(c, k->p, k->len);
+            stream_id start = ids[j];
+            sid_incr(&start); /* ids[j] is below the top id: not the max */
+            stream_reply_range(c, ready[j], start, STREAM_ID_MAX, (size_t)count, 0, NULL);
+        }
+    }
+    free(ready);
+    return nserve > 0;
 }
 
 void cmd_xread(client *c) {
     xread_args x;
     if (!xread_parse(c, &x)) return;
-    stream_id *ids = xmalloc((size_t)x.n * sizeof *ids);
-    char *is_dollar = xmalloc((size_t)x.n);
-    if (!xread_ids(c, &x, ids, is_dollar)) goto out;
-    arg served;
-    const arg *only = block_served_key(c, &served);
-    long long count = x.count;
-    if (only && count == 0) count = XREAD_BLOCKED_COUNT;
-    if (only) { /* served once: for the first time the key is named */
-        for (int i = 0; i < x.n; i++) {
-            const arg *k = &c->argv[x.first + i];
-            if (k->len == only->len && memcmp(k->p, only->p, k->len) == 0) {
-                x.first += i;
-                memmove(ids, ids + i, sizeof *ids);
-                break;
-            }
-        }
-    }
-    int nserve = 0;
-    int nkeys = only ? 1 : x.n;
-    for (int i = 0; i < nkeys; i++)
-        if (xread_servable(c, &x, i, ids, only)) nserve++;
-    if (nserve) {
-        if (c->resp >= 3) reply_map(c, nserve);
-        else reply_array(c, nserve);
-        for (int i = 0; i < nkeys; i++) {
-            const obj *s = xread_servable(c, &x, i, ids, only);
-            if (!s) continue;
-            if (c->resp < 3) reply_array(c, 2);
-            const arg *k = &c->argv[x.first + i];
-            reply_bulk(c, k->p, k->len);
-            stream_id start = ids[i];
-            sid_incr(&start); /* ids[i] is below the top entry: not the max */
-            stream_reply_range(c, s, start, STREAM_ID_MAX, (size_t)count, 0, NULL);
-        }
-        goto out;
-    }
+    xread_narrow(c, &x);
+    stream_id *ids = xmalloc((size_t)x.cnt * sizeof *ids);
+    char *is_dollar = xmalloc((size_t)x.cnt);
+    if (!xread_ids(c, &x, ids, is_dollar) || xread_reply(c, &x, ids)) goto out;
     if (!x.block || !block_allowed(c)) {
         reply_nil_array(c); /* nothing, or may not wait: as on timeout */
         goto out;
     }
-    int again = only != NULL;
-    block_on_streams(c, &c->argv[x.first], nkeys, x.deadline, 0);
-    if (!again) /* "$" is the last id at the time the client blocked */
+    block_on_streams(c, &c->argv[x.first + x.lo], x.cnt, x.deadline, 0);
+    if (!x.again) /* "$" is the last id at the time the client blocked */
         for (int i = 0; i < x.n; i++) {
             if (!is_dollar[i]) continue;
             char buf[STREAM_ID_STRMAX];

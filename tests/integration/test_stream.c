@@ -722,6 +722,23 @@ START_TEST(aof_forms) {
     ck_assert_msg(strcasestr(aof, "XDEL t 9-0\n"), "XDEL in:\n%s", aof);
     ck_assert_msg(strcasestr(aof, "XSETID t 10-0\n"), "XSETID in:\n%s", aof);
     free(aof);
+    redisReply *before_s = cmd(c, "XRANGE s - +"), *before_t = cmd(c, "XRANGE t - +");
+    redisFree(c);
+    /* replayed (the LIMIT kept with `=` is taken from the AOF): the same */
+    srv_kill9(s);
+    srv *s2 = h_srv_start_on(s, "--appendonly yes --stream-node-max-entries 3");
+    c = srv_connect(s2);
+    h_wait_loaded(c, 10000);
+    char a[4096], b[4096];
+    h_repr(before_s, a, sizeof a);
+    expect_repr(c, a, "XRANGE s - +");
+    h_repr(before_t, b, sizeof b);
+    expect_repr(c, b, "XRANGE t - +");
+    ck_assert_str_eq(b, "[[8-0,[a,b]]]");
+    expect_error(c, "ERR The ID specified in XADD is equal or smaller than the target stream top item",
+                 "XADD t 10-0 a b");
+    freeReplyObject(before_s);
+    freeReplyObject(before_t);
     redisFree(c);
 }
 END_TEST

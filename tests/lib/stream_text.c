@@ -40,7 +40,9 @@ static void render(vbuf *b, const redisReply *r, int mode, int skip) {
         const redisReply *e = r->element[i];
         const redisReply *prev = i ? r->element[i - 1] : NULL;
         if ((mode != STREAM_TEXT_ALL && is_str(prev, "seen-time")) ||
-            (mode == STREAM_TEXT_REPLICA && (is_str(prev, "entries-read") || is_str(prev, "lag")))) {
+            (mode == STREAM_TEXT_REPLICA && (is_str(prev, "entries-read") || is_str(prev, "lag"))) ||
+            (mode == STREAM_TEXT_REBUILT &&
+             (is_str(prev, "radix-tree-keys") || is_str(prev, "radix-tree-nodes")))) {
             vbuf_append_str(b, "- ");
             continue;
         }

@@ -19,6 +19,10 @@ enum {
                                   XREADGROUP propagates its effects as
                                   XCLAIM ... LASTID, which leaves a
                                   replica's entries-read unknown */
+    STREAM_TEXT_REBUILT = 4,   /* without seen-time and the radix tree's
+                                  keys and nodes: a stream rebuilt by
+                                  commands (the AOF rewrite's) has its
+                                  nodes cut where those XADDs cut them */
 };
 
 /* The stream at key as text (malloc'd); the test fails when the key is

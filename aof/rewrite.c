@@ -1,6 +1,8 @@
 /* rewrite: one key as the commands that rebuild it (see rewrite.h). Each
  * command is built in a small buffer and handed to out() whole, so the
- * memory used is one command's (64 elements), whatever the value's size. */
+ * memory used is one command's (64 elements; a stream's commands, one per
+ * entry or pending entry, are handed over by 16 KiB), whatever the value's
+ * size. */
 #include "rewrite.h"
 
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
+#include "t_stream.h"
 #include "t_zset.h"
 #include "util.h"
 #include "vt.h"
@@ -117,6 +120,131 @@ static int write_hash(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out
     return i == n ? 0 : -1;
 }
 
+/* ---- streams, as Redis 7.0's rewriteStreamObject ---- */
+
+static void bulk_id(vbuf *b, stream_id id) {
+    char buf[STREAM_ID_STRMAX];
+    bulk(b, buf, sid_format(buf, id));
+}
+
+static void bulk_ll(vbuf *b, long long v) {
+    char buf[OBJ_INTBUF];
+    bulk(b, buf, ll_to_str(buf, v));
+}
+
+static void bulk_str(vbuf *b, const char *s) { bulk(b, s, strlen(s)); }
+
+/* After a command: hands the buffer over once it holds 16 KiB. */
+static int maybe_flush(vbuf *b, rdb_out_fn out, void *ctx) {
+    return b->len >= 16384 ? flush(b, out, ctx) : 0;
+}
+
+/* XADD key id field value ... per entry; an empty stream as
+ * XADD key MAXLEN 0 0-1 x y. */
+static int write_stream_entries(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out,
+                                void *ctx) {
+    if (stream_len(val) == 0) {
+        head(b, 7, "XADD", key);
+        bulk_str(b, "MAXLEN");
+        bulk_str(b, "0");
+        bulk_id(b, (stream_id){0, 1});
+        bulk_str(b, "x");
+        bulk_str(b, "y");
+        return 0;
+    }
+    stream_iter it;
+    stream_id id;
+    size_t nf;
+    uint64_t n = 0;
+    stream_iter_init(&it, val, STREAM_ID_MIN, STREAM_ID_MAX, 0);
+    while (stream_iter_next(&it, &id, &nf)) {
+        head(b, 3 + 2 * (uint64_t)nf, "XADD", key);
+        bulk_id(b, id);
+        for (size_t i = 0; i < nf; i++) {
+            stream_str f, v;
+            stream_iter_field(&it, &f, &v);
+            bulk(b, f.p, f.len);
+            bulk(b, v.p, v.len);
+        }
+        n++;
+        if (maybe_flush(b, out, ctx)) return -1;
+    }
+    return n == stream_len(val) ? 0 : -1;
+}
+
+/* "*<argc>\r\n" XGROUP SUB key */
+static void xgroup_head(vbuf *b, uint64_t argc, const char *sub, const keyref *key) {
+    vbuf_appendf(b, "*%llu\r\n", (unsigned long long)argc);
+    bulk_str(b, "XGROUP");
+    bulk_str(b, sub);
+    bulk(b, key->p, key->len);
+}
+
+/* A group's consumers: XGROUP CREATECONSUMER for one without pending
+ * entries, else XCLAIM key group consumer 0 id TIME t RETRYCOUNT n JUSTID
+ * FORCE per pending entry. */
+static int write_consumers(vbuf *b, const keyref *key, const obj *val, const stream_str *gname,
+                           uint64_t gid, rdb_out_fn out, void *ctx) {
+    stream_consumer_iter ci;
+    stream_str cname;
+    stream_consumer c;
+    stream_consumer_iter_init(&ci, val, gid);
+    while (stream_consumer_iter_next(&ci, &cname, &c)) {
+        if (stream_consumer_pending(val, gid, c.cid) == 0) {
+            xgroup_head(b, 5, "CREATECONSUMER", key);
+            bulk(b, gname->p, gname->len);
+            bulk(b, cname.p, cname.len);
+            if (maybe_flush(b, out, ctx)) return -1;
+            continue;
+        }
+        stream_pel_iter pi;
+        stream_id id;
+        stream_nack nk;
+        stream_pel_iter_init(&pi, val, gid, c.cid, STREAM_ID_MIN, STREAM_ID_MAX);
+        while (stream_pel_iter_next(&pi, &id, &nk)) {
+            head(b, 12, "XCLAIM", key);
+            bulk(b, gname->p, gname->len);
+            bulk(b, cname.p, cname.len);
+            bulk_str(b, "0");
+            bulk_id(b, id);
+            bulk_str(b, "TIME");
+            bulk_ll(b, nk.delivery_time);
+            bulk_str(b, "RETRYCOUNT");
+            bulk_ll(b, (long long)nk.delivery_count);
+            bulk_str(b, "JUSTID");
+            bulk_str(b, "FORCE");
+            if (maybe_flush(b, out, ctx)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* The entries, XSETID key last ENTRIESADDED n MAXDELETEDID id, then per
+ * group XGROUP CREATE key group last-id ENTRIESREAD n and its consumers. */
+static int write_stream(vbuf *b, const keyref *key, const obj *val, rdb_out_fn out, void *ctx) {
+    if (write_stream_entries(b, key, val, out, ctx)) return -1;
+    const stream_meta *m = stream_meta_get(val);
+    head(b, 7, "XSETID", key);
+    bulk_id(b, m->last_id);
+    bulk_str(b, "ENTRIESADDED");
+    bulk_ll(b, (long long)m->entries_added);
+    bulk_str(b, "MAXDELETEDID");
+    bulk_id(b, m->max_deleted_id);
+    stream_group_iter gi;
+    stream_str gname;
+    stream_group g;
+    stream_group_iter_init(&gi, val);
+    while (stream_group_iter_next(&gi, &gname, &g)) {
+        xgroup_head(b, 7, "CREATE", key);
+        bulk(b, gname.p, gname.len);
+        bulk_id(b, g.last_id);
+        bulk_str(b, "ENTRIESREAD");
+        bulk_ll(b, g.entries_read);
+        if (write_consumers(b, key, val, &gname, g.gid, out, ctx)) return -1;
+    }
+    return 0;
+}
+
 int aofrw_key(const char *kp, size_t klen, const obj *val, int64_t expire, rdb_out_fn out,
               void *ctx) {
     const keyref k = {kp, klen}, *key = &k;
@@ -131,6 +259,7 @@ int aofrw_key(const char *kp, size_t klen, const obj *val, int64_t expire, rdb_o
     case OBJ_SET: rc = write_set(&b, key, val, out, ctx); break;
     case OBJ_ZSET: rc = write_zset(&b, key, val, out, ctx); break;
     case OBJ_HASH: rc = write_hash(&b, key, val, out, ctx); break;
+    case OBJ_STREAM: rc = write_stream(&b, key, val, out, ctx); break;
     default: rc = -1; break;
     }
     if (rc == 0 && expire != VT_NO_EXPIRE) {

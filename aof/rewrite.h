@@ -1,6 +1,8 @@
 /* rewrite: the AOF base as commands (aof-use-rdb-preamble no), as Redis
  * 7.0's rewriteAppendOnlyFileRio writes it: per key SET, or RPUSH / SADD /
- * ZADD / HMSET with at most AOF_REWRITE_ITEMS_PER_CMD elements each, then
+ * ZADD / HMSET with at most AOF_REWRITE_ITEMS_PER_CMD elements each, a
+ * stream as rewriteStreamObject (XADD per entry, XSETID, XGROUP CREATE,
+ * XGROUP CREATECONSUMER, XCLAIM ... JUSTID FORCE per pending entry), then
  * PEXPIREAT when the key has an expire. The forkless serializer calls it
  * for every key it writes (rdb_aux.as_commands), on its own thread, with
  * the key's bytes and a reference to the value: it only reads them (the

@@ -199,9 +199,11 @@ typedef struct rdb_load_stats {
  * e.g. "dump.rdb: offset 1234: bad CRC64 checksum". The file is never
  * changed. Accepts what Redis 7.0 writes: RDB versions 1..10, int-encoded
  * and LZF-compressed strings, every hash, list, set and sorted set type and
- * encoding (rdb_coll.h), EXPIRETIME and EXPIRETIME_MS, AUX and RESIZEDB.
- * Empty collections are skipped (keys_empty), as Redis does. Function
- * libraries (opcode 245) go to cb->function. Streams, modules, pre-GA
+ * encoding (rdb_coll.h), streams of types 15 and 19 (rdb_stream.h),
+ * EXPIRETIME and EXPIRETIME_MS, AUX and RESIZEDB. Empty collections are
+ * skipped (keys_empty), as Redis does (an empty stream is kept, as Redis
+ * keeps it). Function libraries (opcode 245) go to cb->function. 7.2's
+ * types (set listpack 20, stream listpacks 3 21), modules, pre-GA
  * functions and functions without a cb->function are refused with a
  * message naming the key (for a value), the type and the offset. */
 int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,

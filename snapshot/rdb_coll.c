@@ -27,6 +27,7 @@
 #include "t_zset.h"
 #include "util.h"
 #include "listpack.h"
+#include "rdb_stream.h"
 
 static _Atomic int list_fill = -2;
 static _Atomic uint64_t packed_threshold = UINT64_C(1) << 30;
@@ -43,6 +44,7 @@ unsigned rdb_coll_type(const obj *v) {
     case OBJ_LIST: return RDB_TYPE_LIST_QUICKLIST_2;
     case OBJ_SET: return v->enc == OBJ_ENC_INTSET ? RDB_TYPE_SET_INTSET : RDB_TYPE_SET;
     case OBJ_ZSET: return v->enc == OBJ_ENC_LISTPACK ? RDB_TYPE_ZSET_LISTPACK : RDB_TYPE_ZSET_2;
+    case OBJ_STREAM: return RDB_TYPE_STREAM_LISTPACKS_2;
     }
     assert(0 && "not a collection");
     return 0;
@@ -295,6 +297,7 @@ int rdb_coll_write(rdb_writer *w, const obj *v) {
     case OBJ_LIST: return w_list(w, v);
     case OBJ_SET: return w_set(w, v);
     case OBJ_ZSET: return w_zset(w, v);
+    case OBJ_STREAM: return rdb_stream_write(w, v);
     }
     return rdbw_fail(w, "unknown value type");
 }
@@ -406,7 +409,8 @@ int rdb_coll_readable(unsigned type) {
     case RDB_TYPE_ZSET_2: case RDB_TYPE_HASH_ZIPMAP: case RDB_TYPE_LIST_ZIPLIST:
     case RDB_TYPE_SET_INTSET: case RDB_TYPE_ZSET_ZIPLIST: case RDB_TYPE_HASH_ZIPLIST:
     case RDB_TYPE_LIST_QUICKLIST: case RDB_TYPE_HASH_LISTPACK: case RDB_TYPE_ZSET_LISTPACK:
-    case RDB_TYPE_LIST_QUICKLIST_2:
+    case RDB_TYPE_LIST_QUICKLIST_2: case RDB_TYPE_STREAM_LISTPACKS:
+    case RDB_TYPE_STREAM_LISTPACKS_2:
         return 1;
     }
     return 0;
@@ -667,6 +671,8 @@ static size_t elem_size(unsigned type) {
 }
 
 int rdb_coll_read(rd *r, unsigned type, obj **val) {
+    if (type == RDB_TYPE_STREAM_LISTPACKS || type == RDB_TYPE_STREAM_LISTPACKS_2)
+        return rdb_stream_read(r, type, val);
     rctx c;
     memset(&c, 0, sizeof c);
     c.r = r;

@@ -19,7 +19,10 @@
  * SET_INTSET (11), ZSET_ZIPLIST (12), HASH_ZIPLIST (13), LIST_QUICKLIST
  * (14), HASH_LISTPACK (16), ZSET_LISTPACK (17), LIST_QUICKLIST_2 (18).
  * Everything is validated (lengths, blobs, scores, duplicates); each value
- * is built bottom-up in one pass by the types' *_from_* builders. */
+ * is built bottom-up in one pass by the types' *_from_* builders.
+ *
+ * Streams (STREAM_LISTPACKS_2 (19) written, 15 and 19 read) go through the
+ * same entry points to rdb_stream.c. */
 #ifndef VERSO_RDB_COLL_H
 #define VERSO_RDB_COLL_H
 

@@ -81,6 +81,12 @@ int hooks_config_changed(const conf *old, const conf *now, const char *name, cha
     return 0;
 }
 
+int hooks_debug_reload(int save, char *err, size_t errlen) {
+    for (size_t i = 0; i < nreg; i++)
+        if (reg[i]->debug_reload) return reg[i]->debug_reload(save, err, errlen);
+    return 1;
+}
+
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen) {
     for (size_t i = 0; i < nreg; i++)
         if (reg[i]->prepare_shutdown && reg[i]->prepare_shutdown(nosave, save, err, errlen) != 0)

@@ -128,6 +128,9 @@ typedef struct hooks {
      * -1 with err to refuse; the values are then rolled back). */
     int (*config_changed)(const conf *old, const conf *now, const char *name, char *err,
                           size_t errlen);
+    /* DEBUG RELOAD: save the dataset (unless !save), empty the databases
+     * and load the file back. 0, or -1 with the whole error to answer. */
+    int (*debug_reload)(int save, char *err, size_t errlen);
     /* SHUTDOWN, first step: save what must be saved. 0, or -1 with err
      * (the shutdown stops unless forced). */
     int (*prepare_shutdown)(int nosave, int save, char *err, size_t errlen);
@@ -159,6 +162,8 @@ void hooks_info(const char *section, vbuf *b);
 size_t hooks_not_counted_memory(void);                   /* sum over subsystems */
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
                          size_t errlen);
+/* 1 when no subsystem reloads (DEBUG RELOAD is then unknown). */
+int hooks_debug_reload(int save, char *err, size_t errlen);
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen);
 void hooks_shutdown(void);
 

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "conf.h"
 #include "db.h"
+#include "hooks.h"
 #include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"
@@ -400,6 +401,12 @@ void cmd_debug(client *c) {
         struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
         nanosleep(&ts, NULL);
         reply_ok(c);
+    } else if (arg_is(sub, "reload") && (c->argc == 2 || (c->argc == 3 && arg_is(&c->argv[2], "nosave")))) {
+        char err[512];
+        int rc = hooks_debug_reload(c->argc == 2, err, sizeof err);
+        if (rc == 0) reply_ok(c);
+        else if (rc < 0) reply_error(c, err);
+        else reply_error(c, "ERR DEBUG RELOAD needs the snapshot module");
     } else if (arg_is(sub, "set-active-expire") && c->argc == 3) {
         long long on;
         if (!arg_ll(c, &c->argv[2], &on)) return;

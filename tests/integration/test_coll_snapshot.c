@@ -1,12 +1,16 @@
-/* test_coll_snapshot: the point-in-time model for hashes, lists, sets and
- * sorted sets. A server holding big collections of every type (and small
- * ones, and string keys) starts a BGSAVE made long with rdb-key-save-delay
+/* test_coll_snapshot: the point-in-time model for hashes, lists, sets,
+ * sorted sets and streams. A server holding big collections of every type
+ * (and small ones, and string keys; big streams with consumer groups,
+ * pending entries and consumers) starts a BGSAVE made long with rdb-key-save-delay
  * (Redis's testing knob: microseconds slept after each key written), and
  * while it runs a client writes hard: fields and members added, changed and
  * removed, pushes and pops at both ends, LSET/LTRIM/LINSERT, big keys
  * deleted and re-created (also as another type), big keys RENAMEd over
- * each other and to new names. The state read just before BGSAVE is the
- * model: the dump must hold exactly it, element by element, as verso
+ * each other and to new names; streams appended to (with and without
+ * trims), XDEL, XTRIM, XREADGROUP, XACK, XCLAIM, groups created and
+ * destroyed, deleted and re-created. The state read just before BGSAVE is
+ * the model (streams as XINFO STREAM FULL, every field): the dump must
+ * hold exactly it, element by element, as verso
  * loads it back after a restart, and as redis-server 7.0 loads it too
  * (redis-check-rdb accepts it first). Forkless, then fork.
  *
@@ -25,11 +29,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "stream_text.h"
 #include "vbuf.h"
 #include "testcmp.h"
 #include "testrand.h"
 
 #define NBIG 5
+#define NSTREAM 3
 
 static double test_scale(void) {
     const char *s = getenv("VERSO_TEST_SCALE");
@@ -120,6 +126,21 @@ static void fill(redisContext *c) {
         drain_ok(c, pending);
         pending = 0;
     }
+    for (int k = 0; k < NSTREAM; k++) {   /* big streams, ids 1-<i>, with groups */
+        for (int i = 0; i < g_big_n; i++) {
+            if (i % 6 == 0) redisAppendCommand(c, "XADD x:%d 1-%d kind other n %d", k, i, i);
+            else redisAppendCommand(c, "XADD x:%d 1-%d f %d g value-%d", k, i, i, i * 3);
+            if (++pending == 500) drain_ok(c, pending), pending = 0;
+        }
+        redisAppendCommand(c, "XGROUP CREATE x:%d g1 0", k);
+        redisAppendCommand(c, "XGROUP CREATE x:%d g2 $", k);
+        redisAppendCommand(c, "XGROUP CREATECONSUMER x:%d g2 idle", k);
+        redisAppendCommand(c, "XREADGROUP GROUP g1 c1 COUNT %d STREAMS x:%d >", g_big_n / 4, k);
+        redisAppendCommand(c, "XREADGROUP GROUP g1 c2 COUNT %d STREAMS x:%d >", g_big_n / 5, k);
+        pending += 5;
+        drain_ok(c, pending);
+        pending = 0;
+    }
     for (int k = 0; k < 40; k++) {   /* small collections */
         redisAppendCommand(c, "HSET hs:%d a %d b x%d", k, k, k);
         redisAppendCommand(c, "RPUSH ls:%d a %d b", k, k);
@@ -170,6 +191,14 @@ static void render_key(redisContext *c, const char *key, vbuf *out) {
     lines l = {0};
     redisReply *r;
     int sort = 0;
+    if (!strcmp(t->str, "stream")) {
+        char *st = stream_text(c, key, STREAM_TEXT_ALL);
+        vbuf_append_str(out, st);
+        vbuf_append_str(out, "\n");
+        free(st);
+        freeReplyObject(t);
+        return;
+    }
     if (!strcmp(t->str, "hash")) {
         r = cmdf(c, "HGETALL %s", key);
         for (size_t i = 0; i + 1 < r->elements; i += 2)
@@ -230,9 +259,38 @@ static const char *const g_pfx[] = { "h", "l", "s", "z" };
 
 /* One random write; renames and re-creations keep to the same key names so
  * that later writes keep finding big keys. */
+/* One write to a big stream x:<k> (ids 1-<e> from the fill). */
+static void write_stream(redisContext *h, long long *seq, long long n) {
+    int k = rnd_int(NSTREAM), e = rnd_int(g_big_n), op = rnd_int(40);
+    if (op < 8) redisAppendCommand(h, "XADD x:%d * w %lld", k, n);
+    else if (op < 11) redisAppendCommand(h, "XADD x:%d MAXLEN ~ %d * w %lld", k, g_big_n - 100, n);
+    else if (op < 12) redisAppendCommand(h, "XADD x:%d MAXLEN = %d * w %lld", k, g_big_n - 200, n);
+    else if (op < 17) redisAppendCommand(h, "XDEL x:%d 1-%d 1-%d", k, e, e + 1);
+    else if (op < 18) redisAppendCommand(h, "XTRIM x:%d MINID 1-%d", k, e / 10);
+    else if (op < 19) redisAppendCommand(h, "XTRIM x:%d MAXLEN ~ %d", k, g_big_n - 300);
+    else if (op < 24) redisAppendCommand(h, "XREADGROUP GROUP g1 c%d COUNT 5 STREAMS x:%d >", rnd_int(4), k);
+    else if (op < 28) redisAppendCommand(h, "XACK x:%d g1 1-%d 1-%d", k, e, e + 2);
+    else if (op < 32) redisAppendCommand(h, "XCLAIM x:%d g1 c3 0 1-%d 1-%d", k, e, e + 3);
+    else if (op < 34) redisAppendCommand(h, "XGROUP CREATE x:%d tmp%d $", k, rnd_int(3));
+    else if (op < 36) redisAppendCommand(h, "XGROUP DESTROY x:%d tmp%d", k, rnd_int(3));
+    else if (op < 37) redisAppendCommand(h, "XGROUP DELCONSUMER x:%d g1 c%d", k, rnd_int(4));
+    else if (op < 39) redisAppendCommand(h, "XREADGROUP GROUP g2 c9 COUNT 3 STREAMS x:%d >", k);
+    else redisAppendCommand(h, "DEL x:%d", k);
+    if (op == 39) {   /* ... and made again */
+        redisAppendCommand(h, "XADD x:%d 1-5 again %lld", k, n);
+        redisAppendCommand(h, "XGROUP CREATE x:%d g1 0", k);
+        *seq += 2;
+    }
+}
+
+/* Commands write_one appends for its op (their replies are drained). */
 static void write_one(redisContext *h, long long *seq) {
-    int k = rnd_int(NBIG), e = rnd_int(g_big_n + 50), op = rnd_int(100);
+    int k = rnd_int(NBIG), e = rnd_int(g_big_n + 50), op = rnd_int(130);
     long long n = (*seq)++;
+    if (op >= 100) {
+        write_stream(h, seq, n);
+        return;
+    }
     if (op < 12) redisAppendCommand(h, "HSET h:%d field:%d new-%lld", k, e, n);
     else if (op < 18) redisAppendCommand(h, "HDEL h:%d field:%d", k, e);
     else if (op < 21) redisAppendCommand(h, "HINCRBY h:%d cnt 1", k);

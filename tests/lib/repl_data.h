@@ -1,6 +1,7 @@
 /* repl_data: the data sets of the replication tests and the key-by-key
  * comparison of a primary's dataset with a replica's (hiredis, per-type
- * reads: strings, lists, hashes, sets, sorted sets, with expiries). */
+ * reads: strings, lists, hashes, sets, sorted sets, streams as XINFO
+ * STREAM FULL without the consumers' seen-times, with expiries). */
 #ifndef VERSO_REPL_DATA_H
 #define VERSO_REPL_DATA_H
 

@@ -1,6 +1,7 @@
 /* repl_util: the replication tests' writer thread, preload and dataset
  * comparison (see repl_util.h). */
 #include "repl_util.h"
+#include "stream_text.h"
 
 #include "harness.h"
 #include "testcmp.h"
@@ -371,6 +372,8 @@ static void read_batch(redisContext *c, keyset *ks, size_t from, size_t to)
             redisAppendCommand(c, "SMEMBERS %b", key, kl);
         else if (!strcmp(ty, "zset"))
             redisAppendCommand(c, "ZRANGE %b 0 -1 WITHSCORES", key, kl);
+        else if (!strcmp(ty, "stream"))
+            redisAppendCommand(c, "XINFO STREAM %b FULL COUNT 0", key, kl);
         else
             redisAppendCommand(c, "EXISTS %b", key, kl); /* none: gone since SCAN */
     }
@@ -379,9 +382,15 @@ static void read_batch(redisContext *c, keyset *ks, size_t from, size_t to)
         get_reply(c, &r);
         sbuf b = { 0 };
         const char *ty = types[k - from];
-        if (!strcmp(ty, "none"))
+        if (!strcmp(ty, "none")) {
             sb_add(&b, "none", 4);
-        else
+        } else if (!strcmp(ty, "stream")) {
+            /* a replica's consumers were seen when it applied the stream */
+            char *t = stream_text_of(r, STREAM_TEXT_REPLICA);
+            sb_add(&b, "stream=", 7);
+            sb_add(&b, t, strlen(t));
+            free(t);
+        } else
             canon_value(&b, ty, r);
         ks->e[k].canon = b.p;
         freeReplyObject(r);

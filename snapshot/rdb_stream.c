@@ -6,7 +6,8 @@
  * The groups, consumers and PELs follow from their iterators.
  *
  * Reading validates a node's listpack whole (lp_validate), then walks it
- * entry by entry into stream_load_node / stream_load_entry; strings point
+ * entry by entry into the stream loader (stream_loader_node / _entry,
+ * which builds the trees bottom-up); strings point
  * into the blob (the loaders copy them), integers are written as decimal
  * into a per-entry buffer. Arrays grow with the entries, never from a
  * count the file claims. */
@@ -183,7 +184,8 @@ int rdb_stream_write(rdb_writer *w, const obj *s) {
 typedef struct sctx {
     rd *r;
     unsigned type;
-    obj *s;
+    stream_loader ld;     /* the entries, until stream_loader_finish */
+    obj *s;               /* then the stream */
     stream_str *fv;       /* the current entry's fields and values */
     size_t fv_cap;
     char *ibuf;           /* their integers as decimal */
@@ -235,7 +237,7 @@ static int rd_master(sctx *c, lp_iter *it, uint64_t *left, stream_id master, uin
     for (size_t i = 0; i < (size_t)nf; i++)
         if (!lp_str(it, left, c->mf, c->mibuf, i)) return 0;
     if (!lp_int(it, left, &zero) || zero != 0) return 0;
-    if (!stream_load_node(c->s, master, c->mf, (size_t)nf)) return 0;
+    if (!stream_loader_node(&c->ld, master, c->mf, (size_t)nf)) return 0;
     *count = (uint64_t)live;
     *deleted = (uint64_t)del;
     return (int)nf;
@@ -261,7 +263,7 @@ static int rd_entry(sctx *c, lp_iter *it, uint64_t *left, stream_id master, size
     if (!lp_int(it, left, &lp_count) || lp_count != want) return 0;
     stream_id id = {master.ms + (uint64_t)dms, master.seq + (uint64_t)dseq};
     int del = (int)flags & STREAM_FLAG_DELETED;
-    if (!stream_load_entry(c->s, id, del, c->fv, (size_t)nf)) return 0;
+    if (!stream_loader_entry(&c->ld, id, del, c->fv, (size_t)nf)) return 0;
     return del ? 2 : 1;
 }
 
@@ -465,8 +467,11 @@ static int rd_group(sctx *c) {
 static int rd_stream(sctx *c) {
     uint64_t n;
     if (rd_count(c, &n, 2 + SID_RAW + LP_EMPTY_SIZE, "listpacks count")) return -1;
+    uint64_t at = rdbr_off(c->r);
     for (uint64_t i = 0; i < n; i++)
         if (rd_node(c)) return -1;
+    c->s = stream_loader_finish(&c->ld);
+    if (!c->s) return rdbr_fail(c->r, at, "stream: a node without entries");
     if (rd_meta(c)) return -1;
     if (rd_count(c, &n, 6, "groups count")) return -1;
     for (uint64_t i = 0; i < n; i++)
@@ -475,7 +480,8 @@ static int rd_stream(sctx *c) {
 }
 
 int rdb_stream_read(rd *r, unsigned type, obj **val) {
-    sctx c = {.r = r, .type = type, .s = stream_new()};
+    sctx c = {.r = r, .type = type};
+    stream_loader_init(&c.ld);
     vbuf_init(&c.name);
     uint64_t at = rdbr_off(r);
     int rc = rd_stream(&c);
@@ -488,7 +494,8 @@ int rdb_stream_read(rd *r, unsigned type, obj **val) {
     free(c.mibuf);
     vbuf_free(&c.name);
     if (rc != 0) {
-        obj_decref(c.s);
+        if (c.s) obj_decref(c.s);
+        else stream_loader_abort(&c.ld);
         return -1;
     }
     *val = c.s;

@@ -354,14 +354,12 @@ static size_t entry_lp_bytes(stream_id id, stream_id master, int flags, const st
     return b + lp_int_entry_size(lp_count);
 }
 
-/* Inserts the entry item (id above every entry of its node's range). */
-static void entry_insert(obj *s, stream_id id, int flags, const stream_str *fv, size_t nfields) {
-    char key[IDKEY_MAX];
-    size_t kl = idkey(key, id);
+/* The entry item's value (in b's memory: scratch_done after use). */
+static char *entry_encode(scratch *b, int flags, const stream_str *fv, size_t nfields,
+                          size_t *len) {
     size_t need = 1 + VARINT_MAX;
     for (size_t i = 0; i < 2 * nfields; i++) need += VARINT_MAX + fv[i].len;
-    scratch b;
-    char *p = scratch_get(&b, need);
+    char *p = scratch_get(b, need);
     size_t l = 0;
     p[l++] = (char)flags;
     if (!(flags & STREAM_FLAG_SAMEFIELDS)) l += vput(p + l, nfields);
@@ -374,6 +372,17 @@ static void entry_insert(obj *s, stream_id id, int flags, const stream_str *fv, 
             l += fv[2 * i + 1].len;
         }
     }
+    *len = l;
+    return p;
+}
+
+/* Inserts the entry item (id above every entry of its node's range). */
+static void entry_insert(obj *s, stream_id id, int flags, const stream_str *fv, size_t nfields) {
+    char key[IDKEY_MAX];
+    size_t kl = idkey(key, id);
+    scratch b;
+    size_t l;
+    char *p = entry_encode(&b, flags, fv, nfields, &l);
     uint64_t rank;
     int found = pt_seek(tr(s, ST_ENTRIES), key, kl, &rank, NULL);
     assert(!found);
@@ -730,56 +739,100 @@ stream_str stream_node_master_field(const stream_node *n, size_t i) {
 
 /* ==== loading ==== */
 
-int stream_load_node(obj *s, stream_id master_id, const stream_str *fields, size_t nfields) {
-    uint64_t nn = pt_count(tr(s, ST_NODES));
-    if (nfields == 0) return 0;
-    if (nn) {
-        pt_item it;
-        pt_get(tr(s, ST_NODES), nn - 1, &it);
-        node last;
-        node_parse(&it, nn - 1, &last);
-        if (sid_cmp(master_id, last.master) <= 0) return 0;
-        uint64_t ne = pt_count(tr(s, ST_ENTRIES));
-        if (ne) {
-            pt_get(tr(s, ST_ENTRIES), ne - 1, &it);
-            stream_id top;
-            idkey_get(it.key, it.klen, &top);
-            if (sid_cmp(master_id, top) <= 0) return 0;
-        }
-    }
-    node n = {.master = master_id, .nmaster = nfields, .rank = nn};
-    char *mf = master_encode(fields, 1, nfields, &n.fields_len);
-    n.fields = mf;
-    node_store(s, &n, 1);
-    free(mf);
+void stream_loader_init(stream_loader *l) {
+    memset(l, 0, sizeof *l);
+    pt_build_init(&l->entries, PT_KEYED);
+    pt_build_init(&l->nodes, PT_KEYED);
+}
+
+/* Adds the current node's item to the nodes builder: 0 when it has no
+ * entry. */
+static int loader_flush_node(stream_loader *l) {
+    if (!l->has_node) return 1;
+    if (l->live + l->deleted == 0) return 0;
+    char key[IDKEY_MAX];
+    size_t kl = idkey(key, l->master);
+    scratch b;
+    char *p = scratch_get(&b, 4 * VARINT_MAX + l->fields_len);
+    size_t n = vput(p, l->live);
+    n += vput(p + n, l->deleted);
+    n += vput(p + n, l->ebytes);
+    n += vput(p + n, l->nmaster);
+    memcpy(p + n, l->fields, l->fields_len);
+    n += l->fields_len;
+    pt_item it = {key, kl, p, n};
+    pt_build_add(&l->nodes, &it);
+    scratch_done(&b);
+    l->has_node = 0;
     return 1;
 }
 
-int stream_load_entry(obj *s, stream_id id, int flags, const stream_str *fv, size_t nfields) {
-    uint64_t nn = pt_count(tr(s, ST_NODES));
-    if (!nn || nfields == 0 || (flags & ~STREAM_FLAG_DELETED)) return 0;
-    pt_item it;
-    pt_get(tr(s, ST_NODES), nn - 1, &it);
-    node n;
-    node_parse(&it, nn - 1, &n);
-    if (sid_cmp(id, n.master) < 0) return 0;
-    uint64_t ne = pt_count(tr(s, ST_ENTRIES));
-    if (ne) {
-        pt_get(tr(s, ST_ENTRIES), ne - 1, &it);
-        stream_id top;
-        idkey_get(it.key, it.klen, &top);
-        if (sid_cmp(id, top) <= 0) return 0;
-    }
-    if (same_fields(&n, fv, nfields)) flags |= STREAM_FLAG_SAMEFIELDS;
-    size_t eb = entry_lp_bytes(id, n.master, flags, fv, nfields);
-    entry_insert(s, id, flags, fv, nfields);
-    pt_get(tr(s, ST_NODES), nn - 1, &it);
-    node_parse(&it, nn - 1, &n);
-    n.ebytes += eb;
-    int del = flags & STREAM_FLAG_DELETED;
-    node_set_counts(s, &n, n.live + (del ? 0 : 1), n.deleted + (del ? 1 : 0));
-    if (!del) stream_meta_mut(s)->length++;
+int stream_loader_node(stream_loader *l, stream_id master_id, const stream_str *fields,
+                       size_t nfields) {
+    if (nfields == 0 || (l->has_node && sid_cmp(master_id, l->master) <= 0) ||
+        (l->has_top && sid_cmp(master_id, l->top) <= 0))
+        return 0;
+    if (!loader_flush_node(l)) return 0;
+    free(l->fields);
+    l->fields = master_encode(fields, 1, nfields, &l->fields_len);
+    l->master = master_id;
+    l->nmaster = nfields;
+    l->live = l->deleted = l->ebytes = 0;
+    l->has_node = 1;
     return 1;
+}
+
+int stream_loader_entry(stream_loader *l, stream_id id, int flags, const stream_str *fv,
+                        size_t nfields) {
+    if (!l->has_node || nfields == 0 || (flags & ~STREAM_FLAG_DELETED)) return 0;
+    if (sid_cmp(id, l->master) < 0 || (l->has_top && sid_cmp(id, l->top) <= 0)) return 0;
+    node n = {.master = l->master, .nmaster = l->nmaster, .fields = l->fields,
+              .fields_len = l->fields_len};
+    if (same_fields(&n, fv, nfields)) flags |= STREAM_FLAG_SAMEFIELDS;
+    l->ebytes += entry_lp_bytes(id, l->master, flags, fv, nfields);
+    char key[IDKEY_MAX];
+    size_t kl = idkey(key, id);
+    scratch b;
+    size_t vl;
+    char *p = entry_encode(&b, flags, fv, nfields, &vl);
+    pt_item it = {key, kl, p, vl};
+    pt_build_add(&l->entries, &it);
+    scratch_done(&b);
+    if (flags & STREAM_FLAG_DELETED) {
+        l->deleted++;
+    } else {
+        l->live++;
+        l->length++;
+    }
+    l->top = id;
+    l->has_top = 1;
+    return 1;
+}
+
+obj *stream_loader_finish(stream_loader *l) {
+    assert(!l->done);
+    int ok = loader_flush_node(l);
+    l->done = 1;
+    obj *s = stream_new();
+    pt_free(tw(s, ST_ENTRIES));
+    pt_free(tw(s, ST_NODES));
+    pt_build_finish(&l->entries, tw(s, ST_ENTRIES));
+    pt_build_finish(&l->nodes, tw(s, ST_NODES));
+    free(l->fields);
+    l->fields = NULL;
+    if (!ok) {
+        obj_decref(s);
+        return NULL;
+    }
+    stream_meta_mut(s)->length = l->length;
+    return s;
+}
+
+void stream_loader_abort(stream_loader *l) {
+    if (l->done) return;
+    l->has_node = 0; /* nothing more to flush */
+    obj *s = stream_loader_finish(l);
+    if (s) obj_decref(s);
 }
 
 int stream_load_check(const obj *s) {

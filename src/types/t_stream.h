@@ -275,17 +275,41 @@ stream_str stream_node_master_field(const stream_node *n, size_t i);
 /* Nodes (XINFO STREAM's radix-tree-keys). */
 uint64_t stream_node_count(const obj *s);
 
-/* ---- loading (RDB, RESTORE): builds a stream node by node ---- */
-/* A node as read from a file: master id, master fields, then its entries
- * in id order (deleted ones with STREAM_FLAG_DELETED), flags as Redis's.
- * stream_load_entry returns 0 on an entry that does not fit (id not
- * greater than the previous one, fields count 0, SAMEFIELDS with another
- * number of values than the master's): the file is corrupt. The loader
- * then sets the metadata with stream_meta_mut and checks it with
- * stream_load_check (0: inconsistent counts, last_id below the top
- * entry...). */
-int stream_load_node(obj *s, stream_id master_id, const stream_str *fields, size_t nfields);
-int stream_load_entry(obj *s, stream_id id, int flags, const stream_str *fv, size_t nfields);
+/* ---- loading (RDB, RESTORE): builds a stream node by node ----
+ * The entries and nodes of a file come in id order: the loader builds
+ * their trees bottom-up (pt_build, O(n)) instead of inserting them one by
+ * one. stream_loader_node starts a node (master id, master fields);
+ * stream_loader_entry adds its entries in id order (flags 0 or
+ * STREAM_FLAG_DELETED; fv holds the nfields pairs, a SAMEFIELDS entry's
+ * fields being its master's). Each returns 0 on what does not fit (ids
+ * not increasing, an entry before its node's master id or before any node,
+ * no fields, a node left without entries): the file is corrupt; the
+ * caller then calls stream_loader_abort. stream_loader_finish returns the
+ * stream with its entries and length (NULL, the loader freed, when the
+ * last node has no entry; stream_loader_abort after either does nothing);
+ * the loader then sets the rest of the
+ * metadata with stream_meta_mut, adds groups, consumers and pending
+ * entries with the functions above, and checks the whole with
+ * stream_load_check (0: inconsistent counts, last_id below the top entry,
+ * a pending entry without a consumer). */
+typedef struct stream_loader {
+    pt_builder entries, nodes;     /* private fields */
+    uint64_t length;
+    int has_node, has_top;
+    int done;                      /* finished (abort is then a no-op) */
+    stream_id top;                 /* the last entry's id */
+    stream_id master;              /* the current node */
+    uint64_t live, deleted, ebytes, nmaster;
+    char *fields;                  /* its encoded master fields */
+    size_t fields_len;
+} stream_loader;
+void stream_loader_init(stream_loader *l);
+int stream_loader_node(stream_loader *l, stream_id master_id, const stream_str *fields,
+                       size_t nfields);
+int stream_loader_entry(stream_loader *l, stream_id id, int flags, const stream_str *fv,
+                        size_t nfields);
+obj *stream_loader_finish(stream_loader *l);
+void stream_loader_abort(stream_loader *l);
 int stream_load_check(const obj *s);
 
 #endif

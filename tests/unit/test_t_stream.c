@@ -357,17 +357,24 @@ END_TEST
 
 START_TEST(load)
 {
-    obj *s = stream_new();
+    stream_loader l;
+    stream_loader_init(&l);
     stream_str mf[2] = {{"a", 1}, {"b", 1}};
-    ck_assert(stream_load_node(s, ID(10, 0), mf, 2));
     stream_str fv[4] = {{"a", 1}, {"1", 1}, {"b", 1}, {"2", 1}};
-    ck_assert(stream_load_entry(s, ID(10, 0), 0, fv, 2));
-    ck_assert(stream_load_entry(s, ID(11, 0), STREAM_FLAG_DELETED, fv, 2));
-    ck_assert(!stream_load_entry(s, ID(11, 0), 0, fv, 2)); /* not increasing */
-    ck_assert(stream_load_entry(s, ID(12, 0), 0, fv, 1));
-    ck_assert(!stream_load_node(s, ID(12, 0), mf, 2));     /* not above the top */
-    ck_assert(stream_load_node(s, ID(20, 0), mf, 1));
-    ck_assert(stream_load_entry(s, ID(20, 0), 0, fv, 2));
+    ck_assert(!stream_loader_entry(&l, ID(1, 0), 0, fv, 2));    /* before any node */
+    ck_assert(stream_loader_node(&l, ID(10, 0), mf, 2));
+    ck_assert(!stream_loader_entry(&l, ID(9, 0), 0, fv, 2));    /* below its master */
+    ck_assert(stream_loader_entry(&l, ID(10, 0), 0, fv, 2));
+    ck_assert(stream_loader_entry(&l, ID(11, 0), STREAM_FLAG_DELETED, fv, 2));
+    ck_assert(!stream_loader_entry(&l, ID(11, 0), 0, fv, 2));   /* not increasing */
+    ck_assert(!stream_loader_entry(&l, ID(12, 0), 4, fv, 2));   /* unknown flag */
+    ck_assert(stream_loader_entry(&l, ID(12, 0), 0, fv, 1));
+    ck_assert(!stream_loader_node(&l, ID(12, 0), mf, 2));       /* not above the top */
+    ck_assert(stream_loader_node(&l, ID(20, 0), mf, 1));
+    ck_assert(stream_loader_entry(&l, ID(20, 0), 0, fv, 2));
+    obj *s = stream_loader_finish(&l);
+    stream_loader_abort(&l); /* after finish: nothing */
+    ck_assert_ptr_nonnull(s);
     ck_assert_uint_eq(stream_len(s), 3);
     stream_meta *m = stream_meta_mut(s);
     m->last_id = ID(19, 0);
@@ -379,7 +386,24 @@ START_TEST(load)
     stream_node n;
     stream_node_iter_init(&ni, s);
     ck_assert(stream_node_iter_next(&ni, &n) && n.live == 2 && n.deleted == 1);
+    ck_assert(stream_node_iter_next(&ni, &n) && n.live == 1 && n.master_id.ms == 20);
+    /* a loaded stream is written as an appended one: append after it */
+    add(s, 21, 0, 1);
+    ck_assert_uint_eq(stream_len(s), 4);
     obj_decref(s);
+
+    /* a node left without entries; an abandoned load */
+    stream_loader_init(&l);
+    ck_assert(stream_loader_node(&l, ID(1, 0), mf, 1));
+    ck_assert(!stream_loader_node(&l, ID(2, 0), mf, 1));
+    stream_loader_abort(&l);
+    stream_loader_init(&l);
+    ck_assert(stream_loader_node(&l, ID(1, 0), mf, 1));
+    ck_assert_ptr_null(stream_loader_finish(&l));
+    stream_loader_init(&l);
+    ck_assert(stream_loader_node(&l, ID(1, 0), mf, 1));
+    ck_assert(stream_loader_entry(&l, ID(1, 0), 0, fv, 1));
+    stream_loader_abort(&l);
 }
 END_TEST
 

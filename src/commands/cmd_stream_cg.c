@@ -353,14 +353,9 @@ void cmd_xpending(client *c) {
         if (!stream_parse_bound(c, &c->argv[at + 1], 1, &end)) return;
         if (at + 3 < c->argc) consumer = &c->argv[at + 3];
     }
-    int wrong;
-    vt_entry *e = stream_lookup(c, k, &wrong);
-    if (wrong) return;
     stream_group g;
-    if (!e || !stream_group_get(e->val, gname->p, gname->len, &g)) {
-        cg_reply_nogroup(c, k, gname, "");
-        return;
-    }
+    vt_entry *e = cg_lookup_group(c, k, gname, &g);
+    if (!e) return;
     if (c->argc == 3)
         xpending_summary(c, e->val, &g);
     else

@@ -19,6 +19,17 @@ void cg_reply_nogroup(client *c, const arg *k, const arg *g, const char *suffix)
                  k->p, cg_clamp_len(g->len), g->p, suffix);
 }
 
+vt_entry *cg_lookup_group(client *c, const arg *k, const arg *gname, stream_group *g) {
+    int wrong;
+    vt_entry *e = stream_lookup(c, k, &wrong);
+    if (wrong) return NULL;
+    if (!e || !stream_group_get(e->val, gname->p, gname->len, g)) {
+        cg_reply_nogroup(c, k, gname, "");
+        return NULL;
+    }
+    return e;
+}
+
 int cg_arg_ll(client *c, const arg *a, const char *msg, long long *out) {
     if (str_to_ll(a->p, a->len, out)) return 1;
     reply_error(c, msg);

@@ -57,14 +57,9 @@ static int xclaim_options(client *c, int j, int64_t now, xclaim_opts *o) {
 
 void cmd_xclaim(client *c) {
     const arg *k = &c->argv[1], *gname = &c->argv[2], *cname = &c->argv[3];
-    int wrong;
-    vt_entry *e = stream_lookup(c, k, &wrong);
-    if (wrong) return;
     stream_group g;
-    if (!e || !stream_group_get(e->val, gname->p, gname->len, &g)) {
-        cg_reply_nogroup(c, k, gname, "");
-        return;
-    }
+    vt_entry *e = cg_lookup_group(c, k, gname, &g);
+    if (!e) return;
     long long minidle;
     if (!cg_arg_ll(c, &c->argv[4], "ERR Invalid min-idle-time argument for XCLAIM", &minidle))
         return;
@@ -187,14 +182,9 @@ void cmd_xautoclaim(client *c) {
             return;
         }
     }
-    int wrong;
-    vt_entry *e = stream_lookup(c, k, &wrong);
-    if (wrong) return;
     stream_group g;
-    if (!e || !stream_group_get(e->val, gname->p, gname->len, &g)) {
-        cg_reply_nogroup(c, k, gname, "");
-        return;
-    }
+    vt_entry *e = cg_lookup_group(c, k, gname, &g);
+    if (!e) return;
     vt_wr w;
     obj *s = stream_write_groups(c, k, &w, &e);
     int64_t now = wall_ms();

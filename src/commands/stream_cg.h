@@ -16,6 +16,9 @@
 int cg_clamp_len(size_t len);
 /* "NOGROUP No such key 'k' or consumer group 'g'<suffix>". */
 void cg_reply_nogroup(client *c, const arg *k, const arg *g, const char *suffix);
+/* The stream at k and its group gname (*g): NULL with the reply sent
+ * (WRONGTYPE, or NOGROUP when the key or the group is missing). */
+vt_entry *cg_lookup_group(client *c, const arg *k, const arg *gname, stream_group *g);
 /* An integer argument, or the command's own error text (msg) replied. */
 int cg_arg_ll(client *c, const arg *a, const char *msg, long long *out);
 

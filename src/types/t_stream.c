@@ -259,18 +259,25 @@ static size_t node_lp_bytes(const node *n) {
            LP_END_BYTES;
 }
 
-/* Writes node n (new: inserted at n->rank; else replaces it). */
-static void node_store(obj *s, const node *n, int is_new) {
-    char key[IDKEY_MAX];
-    size_t kl = idkey(key, n->master);
-    scratch b;
-    char *p = scratch_get(&b, 4 * VARINT_MAX + n->fields_len);
+/* Node n's item value (in b's memory: scratch_done after use). */
+static char *node_encode(scratch *b, const node *n, size_t *len) {
+    char *p = scratch_get(b, 4 * VARINT_MAX + n->fields_len);
     size_t l = vput(p, n->live);
     l += vput(p + l, n->deleted);
     l += vput(p + l, n->ebytes);
     l += vput(p + l, n->nmaster);
     memcpy(p + l, n->fields, n->fields_len);
-    l += n->fields_len;
+    *len = l + n->fields_len;
+    return p;
+}
+
+/* Writes node n (new: inserted at n->rank; else replaces it). */
+static void node_store(obj *s, const node *n, int is_new) {
+    char key[IDKEY_MAX];
+    size_t kl = idkey(key, n->master);
+    scratch b;
+    size_t l;
+    char *p = node_encode(&b, n, &l);
     pt_item it = {key, kl, p, l};
     if (is_new) pt_insert(tw(s, ST_NODES), n->rank, &it);
     else pt_replace(tw(s, ST_NODES), n->rank, &it);
@@ -752,14 +759,11 @@ static int loader_flush_node(stream_loader *l) {
     if (l->live + l->deleted == 0) return 0;
     char key[IDKEY_MAX];
     size_t kl = idkey(key, l->master);
+    node nd = {.live = l->live, .deleted = l->deleted, .ebytes = l->ebytes,
+               .nmaster = l->nmaster, .fields = l->fields, .fields_len = l->fields_len};
     scratch b;
-    char *p = scratch_get(&b, 4 * VARINT_MAX + l->fields_len);
-    size_t n = vput(p, l->live);
-    n += vput(p + n, l->deleted);
-    n += vput(p + n, l->ebytes);
-    n += vput(p + n, l->nmaster);
-    memcpy(p + n, l->fields, l->fields_len);
-    n += l->fields_len;
+    size_t n;
+    char *p = node_encode(&b, &nd, &n);
     pt_item it = {key, kl, p, n};
     pt_build_add(&l->nodes, &it);
     scratch_done(&b);

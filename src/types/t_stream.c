@@ -84,10 +84,25 @@ int sid_decr(stream_id *id) {
     return 1;
 }
 
+/* v in decimal at p: its length (at most 20). */
+static size_t u64_dec(char *p, uint64_t v) {
+    char t[20];
+    size_t n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) p[i] = t[n - 1 - i];
+    return n;
+}
+
 size_t sid_format(char *buf, stream_id id) {
-    int n = snprintf(buf, STREAM_ID_STRMAX, "%" PRIu64 "-%" PRIu64, id.ms, id.seq);
-    assert(n > 0 && n < STREAM_ID_STRMAX);
-    return (size_t)n;
+    size_t n = u64_dec(buf, id.ms);
+    buf[n++] = '-';
+    n += u64_dec(buf + n, id.seq);
+    buf[n] = '\0';
+    assert(n < STREAM_ID_STRMAX);
+    return n;
 }
 
 /* Redis's string2ull: a canonical integer (negative refused), else what
@@ -383,18 +398,16 @@ static char *entry_encode(scratch *b, int flags, const stream_str *fv, size_t nf
     return p;
 }
 
-/* Inserts the entry item (id above every entry of its node's range). */
-static void entry_insert(obj *s, stream_id id, int flags, const stream_str *fv, size_t nfields) {
+/* Appends the entry item (id above every entry: the caller checked it
+ * against last_id, which is at least the top entry's id). */
+static void entry_append(obj *s, stream_id id, int flags, const stream_str *fv, size_t nfields) {
     char key[IDKEY_MAX];
     size_t kl = idkey(key, id);
     scratch b;
     size_t l;
     char *p = entry_encode(&b, flags, fv, nfields, &l);
-    uint64_t rank;
-    int found = pt_seek(tr(s, ST_ENTRIES), key, kl, &rank, NULL);
-    assert(!found);
     pt_item it = {key, kl, p, l};
-    pt_insert(tw(s, ST_ENTRIES), rank, &it);
+    pt_insert(tw(s, ST_ENTRIES), pt_count(tr(s, ST_ENTRIES)), &it);
     scratch_done(&b);
 }
 
@@ -416,9 +429,55 @@ static size_t node_max_bytes(void) {
     return (size_t)b;
 }
 
+static void node_remove(obj *s, const node *n);
+static void node_set_counts(obj *s, node *n, uint64_t live, uint64_t deleted);
+
+/* Drops the deleted entries at the tail whose ids are not below id.
+ * There are such only when XSETID moved last_id below them (it checks the
+ * last live entry, as Redis does): Redis then appends after them in the
+ * listpack, out of id order; verso keeps its trees in id order, so they
+ * go (they are deleted: nothing a reader sees changes; their node's
+ * counts and size follow, an emptied node goes). */
+static void drop_deleted_tail(obj *s, stream_id id) {
+    for (;;) {
+        uint64_t ne = pt_count(tr(s, ST_ENTRIES));
+        if (ne == 0) return;
+        pt_item it;
+        pt_get(tr(s, ST_ENTRIES), ne - 1, &it);
+        stream_id top;
+        idkey_get(it.key, it.klen, &top);
+        if (sid_cmp(top, id) < 0) return;
+        assert((unsigned char)it.val[0] & STREAM_FLAG_DELETED);
+        node n;
+        int ok = node_of(s, top, &n);
+        assert(ok && n.deleted >= 1);
+        /* its listpack bytes, from its fields */
+        stream_iter si;
+        stream_id sid;
+        size_t nf;
+        stream_iter_init_raw(&si, s, top);
+        ok = stream_iter_next(&si, &sid, &nf);
+        assert(ok && sid_cmp(sid, top) == 0);
+        stream_str *fv = xmalloc(2 * nf * sizeof *fv);
+        for (size_t i = 0; i < nf; i++) stream_iter_field(&si, &fv[2 * i], &fv[2 * i + 1]);
+        size_t eb = entry_lp_bytes(top, n.master, stream_iter_flags(&si), fv, nf);
+        free(fv);
+        assert(n.ebytes >= eb);
+        if (n.live + n.deleted == 1) {
+            node_remove(s, &n);
+            continue;
+        }
+        pt_delete(tw(s, ST_ENTRIES), ne - 1);
+        n.ebytes -= eb;
+        node_set_counts(s, &n, n.live, n.deleted - 1);
+    }
+}
+
 void stream_append(obj *s, stream_id id, const stream_str *fv, size_t nfields) {
     stream_meta *m = stream_meta_mut(s);
     assert(nfields >= 1 && sid_cmp(id, m->last_id) > 0 && stream_append_fits(fv, nfields));
+    /* every entry is below last_id, or deleted (then <= max_deleted_id) */
+    if (sid_cmp(id, m->max_deleted_id) <= 0) drop_deleted_tail(s, id);
     uint64_t nn = pt_count(tr(s, ST_NODES));
     node n;
     int new_node = 1;
@@ -440,7 +499,7 @@ void stream_append(obj *s, stream_id id, const stream_str *fv, size_t nfields) {
     n.live++;
     n.ebytes += entry_lp_bytes(id, n.master, flags, fv, nfields);
     /* the entry first: node_store's write may move the node item */
-    entry_insert(s, id, flags, fv, nfields);
+    entry_append(s, id, flags, fv, nfields);
     if (new_node) {
         node_store(s, &n, 1);
     } else {
@@ -704,7 +763,7 @@ static uint64_t trim(obj *s, uint64_t maxlen, const stream_id *minid, int approx
         node_set_counts(s, &n, n.live - marked, n.deleted + marked);
         break;
     }
-    update_first_id(s);
+    if (deleted) update_first_id(s); /* else the first entry is still there */
     return deleted;
 }
 

@@ -209,6 +209,48 @@ START_TEST(delete_marks)
 }
 END_TEST
 
+/* XSETID may move last_id below deleted entries at the tail (it checks
+ * the last live one): an append then drops them, keeping id order. */
+START_TEST(append_below_deleted_tail)
+{
+    server.cfg.compat.stream_node_max_entries = 3;
+    obj *s = stream_new();
+    for (uint64_t i = 1; i <= 5; i++) add(s, i, 0, 1); /* nodes 1-3, 4-5 */
+    ck_assert(stream_delete(s, ID(5, 0)));               /* marked in 4-5 */
+    ck_assert(stream_delete(s, ID(4, 0)));               /* node 4-5 goes */
+    ck_assert(stream_delete(s, ID(3, 0)));               /* marked in 1-3 */
+    ck_assert_uint_eq(stream_len(s), 2);
+    ck_assert_uint_eq(stream_node_count(s), 1);
+    stream_meta *m = stream_meta_mut(s);
+    m->last_id = ID(2, 5);                               /* XSETID to the last live entry's ms */
+    add(s, 2, 6, 1);
+    add(s, 2, 7, 2);
+    ck_assert_str_eq(dump(s, STREAM_ID_MIN, STREAM_ID_MAX, 0),
+                     "1-0:f0=v1 2-0:f0=v2 2-6:f0=v2 2-7:f0=v2,f1=v2");
+    ck_assert_str_eq(dump(s, STREAM_ID_MIN, STREAM_ID_MAX, 1),
+                     "2-7:f0=v2,f1=v2 2-6:f0=v2 2-0:f0=v2 1-0:f0=v1");
+    ck_assert_uint_eq(stream_node_count(s), 2); /* 1 2 2-6 (3 dropped), then 2-7 */
+    uint64_t live = 0, all = 0, raw = 0;
+    stream_node_iter ni;
+    stream_node n;
+    stream_node_iter_init(&ni, s);
+    while (stream_node_iter_next(&ni, &n)) {
+        live += n.live;
+        all += n.live + n.deleted;
+    }
+    stream_iter it;
+    stream_id id;
+    size_t nf;
+    stream_iter_init_raw(&it, s, STREAM_ID_MIN);
+    while (stream_iter_next(&it, &id, &nf)) raw++;
+    ck_assert_uint_eq(live, 4);
+    ck_assert_uint_eq(all, raw);
+    ck_assert(stream_delete(s, ID(2, 6)) && stream_delete(s, ID(1, 0)));
+    ck_assert_uint_eq(stream_len(s), 2);
+    obj_decref(s);
+}
+END_TEST
+
 START_TEST(trims)
 {
     server.cfg.compat.stream_node_max_entries = 10;
@@ -545,6 +587,7 @@ int main(void) {
     tcase_add_test(tc, append_iterate);
     tcase_add_test(tc, nodes);
     tcase_add_test(tc, delete_marks);
+    tcase_add_test(tc, append_below_deleted_tail);
     tcase_add_test(tc, trims);
     tcase_add_test(tc, groups_pel);
     tcase_add_test(tc, shared_copy);

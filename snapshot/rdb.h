@@ -38,7 +38,12 @@
  *   RDB_YIELD          the writing thread yields the CPU every few hundred
  *                      elements of a collection (the forkless serializer:
  *                      when it shares a core with the main thread, a big
- *                      value must not keep the main thread off it).
+ *                      value must not keep the main thread off it);
+ *   RDB_CONSUME        the writer holds its own reference to each value
+ *                      (the forkless serializer): a stream's entries are
+ *                      walked consuming (stream_iter_init_consume), so
+ *                      what the main thread trims or deletes meanwhile is
+ *                      freed as the walk passes it, not at the save's end.
  * 0 (RDB_COMPRESS_NONE) is a plain RDB with every string verbatim. */
 enum {
     RDB_COMPRESS_NONE = 0,
@@ -46,6 +51,7 @@ enum {
     RDB_COMPRESS_LZF = 2,
     RDB_NO_CHECKSUM = 4,
     RDB_YIELD = 8,
+    RDB_CONSUME = 16,
 };
 
 #define RDB_ERRLEN 256

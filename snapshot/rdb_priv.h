@@ -26,6 +26,9 @@ void rdbw_element(rdb_writer *w);
 int rdbw_fail(rdb_writer *w, const char *msg);
 /* list-max-listpack-size at the writer's opening (rdb_set_writer_opts). */
 int rdbw_list_fill(const rdb_writer *w);
+/* RDB_CONSUME: the writer's values are its own references, to walk
+ * consuming (stream entries). */
+int rdbw_consume(const rdb_writer *w);
 
 /* ---- reader ---- */
 

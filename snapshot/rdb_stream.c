@@ -106,7 +106,8 @@ static int w_nodes(rdb_writer *w, const obj *s) {
     stream_node_iter ni;
     stream_node n;
     stream_iter it;
-    stream_iter_init_raw(&it, s, STREAM_ID_MIN);
+    if (rdbw_consume(w)) stream_iter_init_consume(&it, s);
+    else stream_iter_init_raw(&it, s, STREAM_ID_MIN);
     stream_node_iter_init(&ni, s);
     vbuf b;
     vbuf_init(&b);

@@ -61,6 +61,7 @@ struct rdb_writer {
     int lzf;                  /* RDB_COMPRESS_LZF: LZF strings > 20 bytes */
     int nocrc;                /* RDB_NO_CHECKSUM: crc stays 0 */
     int yield;                /* RDB_YIELD: sched_yield every YIELD_US */
+    int consume;              /* RDB_CONSUME: values walked consuming */
     uint32_t elems;           /* collection elements encoded */
     int64_t last_yield_us;    /* mono_us() of the last yield */
     unsigned char *zbuf;      /* compressor output */
@@ -425,6 +426,7 @@ static rdb_writer *w_open(sink *out, int owns_out, int compress, const rdb_aux *
     w->lzf = (compress & RDB_COMPRESS_LZF) != 0;
     w->nocrc = (compress & RDB_NO_CHECKSUM) != 0;
     w->yield = (compress & RDB_YIELD) != 0;
+    w->consume = (compress & RDB_CONSUME) != 0;
     if (aux && aux->as_commands) { /* commands: no header, no frame */
         w->cmds = aux->as_commands;
         w->nocrc = 1;
@@ -610,6 +612,8 @@ int rdbw_fail(rdb_writer *w, const char *msg) {
     w_fail(w, "%s", msg);
     return -1;
 }
+
+int rdbw_consume(const rdb_writer *w) { return w->consume; }
 
 int rdbw_list_fill(const rdb_writer *w) { return w->list_fill; }
 

@@ -187,9 +187,8 @@ static void *ser_main(void *arg) {
     char err[RDB_ERRLEN];
     /* tmp, renamed to path when the writer finishes, removed on abort */
     sink *file = job->out ? job->out : sink_file_open(job->tmp, job->path, err, sizeof err);
-    rdb_writer *w = file ? rdb_writer_open_sink(file, job->compress | RDB_YIELD, &job->aux, err,
-                                                sizeof err)
-                         : NULL;
+    int flags = job->compress | RDB_YIELD | RDB_CONSUME;
+    rdb_writer *w = file ? rdb_writer_open_sink(file, flags, &job->aux, err, sizeof err) : NULL;
     if (!w) {
         job->status = -1;
         snprintf(job->err, sizeof job->err, "%s", err);

@@ -580,6 +580,7 @@ static void iter_leaf(pt_iter *it, const pt_node *leaf, uint32_t idx) {
 }
 
 void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse) {
+    it->consume = NULL;
     it->t = t;
     it->reverse = reverse;
     it->rank = rank;
@@ -598,6 +599,27 @@ void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse) {
     iter_leaf(it, n, (uint32_t)rank);
 }
 
+void pt_iter_init_consume(pt_iter *it, ptree *t, const _Atomic uint32_t *owner_rc) {
+    pt_iter_init(it, t, 0, 0);
+    it->consume = owner_rc;
+}
+
+/* A consuming walk at level d moves to child pos[d]: releases the children
+ * of node[d] before pos[d] - 1 (the one just left holds the item given
+ * last) when the walk alone reaches node[d] (pt_iter_init_consume). The
+ * acquire loads pair with the other versions' releases of their
+ * references. */
+static void iter_release(pt_iter *it, int d) {
+    if (atomic_load_explicit(it->consume, memory_order_acquire) != 1) return;
+    for (int k = 0; k <= d; k++)
+        if (atomic_load_explicit(&it->node[k]->rc, memory_order_acquire) != 1) return;
+    pt_inner *in = (pt_inner *)(uintptr_t)it->node[d];
+    for (int64_t j = (int64_t)it->pos[d] - 2; j >= 0 && in->child[j]; j--) {
+        pt_node_drop(in->child[j]);
+        in->child[j] = NULL;
+    }
+}
+
 /* Moves to the first (dir 1) or last (dir -1) item of the next leaf. */
 static void iter_step(pt_iter *it, int dir) {
     int d = it->depth - 2;
@@ -607,6 +629,7 @@ static void iter_step(pt_iter *it, int dir) {
         return;
     }
     it->pos[d] = dir > 0 ? it->pos[d] + 1 : it->pos[d] - 1;
+    if (it->consume) iter_release(it, d);
     const pt_node *n = CINNER(it->node[d])->child[it->pos[d]];
     while (!n->leaf) {
         it->node[++d] = n;

@@ -38,6 +38,7 @@
 #ifndef VERSO_PTREE_H
 #define VERSO_PTREE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -108,6 +109,7 @@ typedef struct pt_iter {             /* private fields */
     uint32_t off;                    /* forward: byte offset of the current item */
     uint64_t rank;                   /* rank of the item next returns */
     uint16_t loff[PT_ITER_LEAF_ITEMS]; /* reverse: item offsets in the leaf */
+    const _Atomic uint32_t *consume;   /* pt_iter_init_consume's owner refcount */
 } pt_iter;
 /* Positions it at rank (forward: rank..count-1; reverse: rank..0) in
  * O(log n); each next is O(1) amortised. A rank out of range gives an
@@ -115,6 +117,19 @@ typedef struct pt_iter {             /* private fields */
 void pt_iter_init(pt_iter *it, const ptree *t, uint64_t rank, int reverse);
 /* 1 and *out set, or 0 at the end. The tree must not be written meanwhile. */
 int pt_iter_next(pt_iter *it, pt_item *out);
+/* A consuming walk, for a save that writes a tree it holds while the main
+ * thread goes on with its own version: forward from rank 0 as
+ * pt_iter_init, and the subtrees the walk has left behind are released as
+ * it goes (their nodes freed when no other version holds them), so nodes
+ * the main thread copied away from or deleted during the save do not wait
+ * for the save's end. Releasing happens only while *owner_rc (the
+ * refcount of whatever holds t: the save's obj) is 1 and every node from
+ * the root down to the released child's parent has one reference: then
+ * nobody but this walk can reach them, and the only change to a node
+ * (its child slot emptied) is to one nobody else sees. The item given
+ * last stays valid until the next call, as always. Afterwards t may only
+ * be pt_free'd (its counts no longer match its nodes). Any thread. */
+void pt_iter_init_consume(pt_iter *it, ptree *t, const _Atomic uint32_t *owner_rc);
 
 /* ---- bulk build (restore): items in rank order, bottom-up, O(n) ----
  * Leaves are filled to capacity (the last ones of each level may be less

@@ -290,7 +290,9 @@ void pt_node_drop(pt_node *n) {
     if (n->leaf) {
         if (n->nbig) pt_leaf_blobs(n, 0, n->used, -1);
     } else {
-        for (uint32_t i = 0; i < n->n; i++) pt_node_drop(INNER(n)->child[i]);
+        /* a child slot is empty only in a tree a consuming walk released */
+        for (uint32_t i = 0; i < n->n; i++)
+            if (INNER(n)->child[i]) pt_node_drop(INNER(n)->child[i]);
     }
     node_free(n);
 }

@@ -560,6 +560,13 @@ void stream_iter_init_raw(stream_iter *it, const obj *s, stream_id start) {
     iter_setup(it, s, start, STREAM_ID_MAX, 0, 1);
 }
 
+void stream_iter_init_consume(stream_iter *it, const obj *s) {
+    iter_setup(it, s, STREAM_ID_MIN, STREAM_ID_MAX, 0, 1);
+    /* the serializer's own reference: its trees are written by nobody */
+    ptree *t = (ptree *)(uintptr_t)tr(s, ST_ENTRIES);
+    if (!it->done) pt_iter_init_consume(&it->it, t, &s->refcount);
+}
+
 /* Points the cached master fields at the node holding the current id. */
 static void iter_master(stream_iter *it) {
     if (sid_cmp(it->id, it->node_lo) >= 0 && sid_cmp(it->id, it->node_hi) <= 0) return;

@@ -145,6 +145,13 @@ void stream_iter_init(stream_iter *it, const obj *s, stream_id start, stream_id 
  * writes a node's entries as Redis keeps them): stream_iter_flags says
  * which are deleted. */
 void stream_iter_init_raw(stream_iter *it, const obj *s, stream_id start);
+/* The same from the first entry, consuming (pt_iter_init_consume): for the
+ * forkless serializer writing a stream it holds a reference to; the
+ * entries it has passed are released while that reference is the only
+ * one (the main thread wrote a copy, or deleted the key), so entries
+ * trimmed or deleted during the save are freed as it goes. s may then
+ * only be dropped (obj_decref). */
+void stream_iter_init_consume(stream_iter *it, const obj *s);
 /* 1 with the next live entry's id and number of fields, 0 at the end. */
 int stream_iter_next(stream_iter *it, stream_id *id, size_t *nfields);
 /* The current entry's next field and value (called nfields times). */

@@ -397,6 +397,59 @@ START_TEST(shared_copy)
 }
 END_TEST
 
+/* The serializer's consuming walk: a save's version of a stream the main
+ * thread trimmed frees the trimmed entries as the walk passes them, only
+ * while the walk's reference is the only one. */
+static size_t consume_walk(obj *s, size_t *retained_mid) {
+    stream_iter it;
+    stream_id id;
+    size_t nf, n = 0;
+    stream_iter_init_consume(&it, s);
+    while (stream_iter_next(&it, &id, &nf)) {
+        ck_assert_uint_eq(id.ms, n + 1);
+        for (size_t i = 0; i < nf; i++) {
+            stream_str f, v;
+            stream_iter_field(&it, &f, &v);
+            char want[32];
+            snprintf(want, sizeof want, "v%zu", n + 1);
+            ck_assert(v.len == strlen(want) && memcmp(v.p, want, v.len) == 0);
+        }
+        if (++n == 15000) *retained_mid = pt_retained_bytes();
+    }
+    return n;
+}
+
+START_TEST(consume)
+{
+    obj *s = stream_new();
+    for (uint64_t i = 1; i <= 20000; i++) add(s, i, 0, 2);
+    /* a save's reference, and the main thread's copy trimmed to its tail */
+    obj_incref(s);
+    obj *w = obj_coll_writable(s);
+    stream_trim_maxlen(w, 100, 0, 0);
+    size_t before = pt_retained_bytes(), mid = 0;
+    ck_assert_uint_gt(before, 200000); /* the trimmed entries, held by s */
+    /* another holder of s: nothing is released */
+    obj_incref(s);
+    ck_assert_uint_eq(consume_walk(s, &mid), 20000);
+    ck_assert_uint_ge(mid, before);
+    stream_iter it;
+    stream_id id;
+    size_t nf, n = 0;
+    stream_iter_init(&it, s, STREAM_ID_MIN, STREAM_ID_MAX, 0);
+    while (stream_iter_next(&it, &id, &nf)) n++;
+    ck_assert_uint_eq(n, 20000); /* still whole */
+    obj_decref(s);
+    /* the walk's reference alone: released as it goes */
+    ck_assert_uint_eq(consume_walk(s, &mid), 20000);
+    ck_assert_uint_lt(mid, before / 2);
+    obj_decref(s);
+    ck_assert_uint_lt(pt_retained_bytes(), 10000);
+    ck_assert_uint_eq(stream_len(w), 100);
+    obj_decref(w);
+}
+END_TEST
+
 START_TEST(load)
 {
     stream_loader l;
@@ -592,6 +645,7 @@ int main(void) {
     tcase_add_test(tc, groups_pel);
     tcase_add_test(tc, shared_copy);
     tcase_add_test(tc, load);
+    tcase_add_test(tc, consume);
     tcase_add_test(tc, random_model);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);

@@ -129,19 +129,31 @@ static inline size_t pt_item_skip(const char *p, int kind) {
     return o + pt_field_skip(p + o);
 }
 
+/* The first 8 bytes of a key as a big-endian word, zero-padded when the
+ * key is shorter: comparing two such words orders the keys as memcmp and
+ * "the shorter first" do, up to their first 8 bytes (a padding zero
+ * compares as below any byte but a zero, and a tie there is settled by
+ * the lengths). */
+static inline uint64_t pt_key_word(const char *p, size_t n) {
+    uint64_t x;
+    if (n >= 8) {
+        memcpy(&x, p, 8);
+        return __builtin_bswap64(x);
+    }
+    x = 0;
+    for (size_t i = 0; i < n; i++) x |= (uint64_t)(uint8_t)p[i] << (56 - 8 * i);
+    return x;
+}
+
 /* memcmp order, then the shorter first (the first word decides most). */
 static inline int pt_keycmp(const char *a, size_t alen, const char *b, size_t blen) {
-    if (alen >= 8 && blen >= 8) { /* one big-endian word first */
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
-    } else if (alen && blen && a[0] != b[0]) {
-        return (uint8_t)a[0] < (uint8_t)b[0] ? -1 : 1;
+    uint64_t x = pt_key_word(a, alen), y = pt_key_word(b, blen);
+    if (x != y) return x < y ? -1 : 1;
+    if (alen > 8 && blen > 8) {
+        size_t m = (alen < blen ? alen : blen) - 8;
+        int r = memcmp(a + 8, b + 8, m);
+        if (r) return r;
     }
-    size_t m = alen < blen ? alen : blen;
-    int r = m ? memcmp(a, b, m) : 0;
-    if (r) return r;
     return alen < blen ? -1 : alen > blen;
 }
 

@@ -169,9 +169,17 @@ static void idkey_get(const char *k, size_t klen, stream_id *id) {
     assert(n == klen);
 }
 
-/* A group or consumer number as 8 big-endian bytes. */
-static void put_u64be(char *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (char)(v >> (8 * (7 - i)));
+/* Key prefixes of a group's items (gid) and of a consumer's (gid cid):
+ * the numbers as put_num writes them (a length byte, the big-endian bytes):
+ * a code no other number's starts with, so a prefix is one key range, and
+ * short, so that keys of one group still differ in their first 8 bytes
+ * (pt_keycmp compares a word before it calls memcmp). */
+#define GKEY_MAX 9
+#define GCKEY_MAX 18
+static size_t gkey(char *p, uint64_t gid) { return put_num(p, gid); }
+static size_t gckey(char *p, uint64_t gid, uint64_t cid) {
+    size_t n = put_num(p, gid);
+    return n + put_num(p + n, cid);
 }
 
 /* Fixed-width little-endian fields of the records. */
@@ -1022,15 +1030,15 @@ static uint64_t count_prefix(const obj *s, int i, const char *prefix, size_t ple
 int stream_group_destroy(obj *s, const char *name, size_t len) {
     stream_group g;
     if (!stream_group_get(s, name, len, &g)) return 0;
-    char p[9];
-    put_u64be(p, g.gid);
-    delete_prefix(s, ST_PEL, p, 8);
-    delete_prefix(s, ST_CPEL, p, 8);
+    char p[1 + GKEY_MAX];
+    size_t n = gkey(p, g.gid);
+    delete_prefix(s, ST_PEL, p, n);
+    delete_prefix(s, ST_CPEL, p, n);
     p[0] = CONS_BY_NAME;
-    put_u64be(p + 1, g.gid);
-    delete_prefix(s, ST_CONS, p, 9);
+    n = 1 + gkey(p + 1, g.gid);
+    delete_prefix(s, ST_CONS, p, n);
     p[0] = CONS_BY_ID;
-    delete_prefix(s, ST_CONS, p, 9);
+    delete_prefix(s, ST_CONS, p, n);
     int removed = pt_remove(tw(s, ST_GROUPS), name, len);
     assert(removed);
     return 1;
@@ -1049,9 +1057,8 @@ int stream_group_iter_next(stream_group_iter *it, stream_str *name, stream_group
 }
 
 uint64_t stream_group_pending(const obj *s, uint64_t gid) {
-    char p[8];
-    put_u64be(p, gid);
-    return count_prefix(s, ST_PEL, p, 8);
+    char p[GKEY_MAX];
+    return count_prefix(s, ST_PEL, p, gkey(p, gid));
 }
 
 /* ==== consumers ====
@@ -1060,18 +1067,20 @@ uint64_t stream_group_pending(const obj *s, uint64_t gid) {
 /* The by-name key: its length; *heap set when it did not fit buf. */
 static const char *cons_name_key(char *buf, size_t bufsize, uint64_t gid, const char *name,
                                  size_t len, size_t *kl, char **heap) {
-    *kl = 9 + len;
+    char pre[1 + GKEY_MAX];
+    pre[0] = CONS_BY_NAME;
+    size_t pl = 1 + gkey(pre + 1, gid);
+    *kl = pl + len;
     char *k = *kl <= bufsize ? buf : (*heap = xmalloc(*kl));
     if (k == buf) *heap = NULL;
-    k[0] = CONS_BY_NAME;
-    put_u64be(k + 1, gid);
-    if (len) memcpy(k + 9, name, len);
+    memcpy(k, pre, pl);
+    if (len) memcpy(k + pl, name, len);
     return k;
 }
-static void cons_id_key(char *k, uint64_t gid, uint64_t cid) {
+#define CONS_ID_KEY_MAX (1 + GCKEY_MAX)
+static size_t cons_id_key(char *k, uint64_t gid, uint64_t cid) {
     k[0] = CONS_BY_ID;
-    put_u64be(k + 1, gid);
-    put_u64be(k + 9, cid);
+    return 1 + gckey(k + 1, gid, cid);
 }
 
 int stream_consumer_get(const obj *s, uint64_t gid, const char *name, size_t len,
@@ -1093,7 +1102,7 @@ int stream_consumer_create(obj *s, uint64_t gid, const char *name, size_t len,
                            stream_consumer *c) {
     if (stream_consumer_get(s, gid, name, len, c)) return 0;
     c->cid = stream_meta_mut(s)->next_cid++;
-    char buf[128], *heap, rec[16], ik[17];
+    char buf[128], *heap, rec[16], ik[CONS_ID_KEY_MAX];
     size_t kl;
     const char *k = cons_name_key(buf, sizeof buf, gid, name, len, &kl, &heap);
     put_u64(rec, c->cid);
@@ -1101,8 +1110,8 @@ int stream_consumer_create(obj *s, uint64_t gid, const char *name, size_t len,
     pt_item it = {k, kl, rec, sizeof rec};
     pt_put(tw(s, ST_CONS), &it);
     free(heap);
-    cons_id_key(ik, gid, c->cid);
-    pt_item iit = {ik, sizeof ik, name, len};
+    size_t ikl = cons_id_key(ik, gid, c->cid);
+    pt_item iit = {ik, ikl, name, len};
     pt_put(tw(s, ST_CONS), &iit);
     return 1;
 }
@@ -1120,62 +1129,56 @@ void stream_consumer_update(obj *s, uint64_t gid, const char *name, size_t len,
     free(heap);
 }
 
-/* A consumer's pending-list key prefix: gid cid. */
-static void cpel_prefix(char *p, uint64_t gid, uint64_t cid) {
-    put_u64be(p, gid);
-    put_u64be(p + 8, cid);
-}
 
 int64_t stream_consumer_delete(obj *s, uint64_t gid, const char *name, size_t len) {
     stream_consumer c;
     if (!stream_consumer_get(s, gid, name, len, &c)) return -1;
-    char prefix[16];
-    cpel_prefix(prefix, gid, c.cid);
+    char prefix[GCKEY_MAX];
+    size_t cpl = gckey(prefix, gid, c.cid);
     uint64_t lo, hi;
-    prefix_range(s, ST_CPEL, prefix, sizeof prefix, &lo, &hi);
+    prefix_range(s, ST_CPEL, prefix, cpl, &lo, &hi);
     uint64_t n = hi - lo;
     /* its entries leave the group's PEL too */
     for (uint64_t r = lo; r < hi; r++) {
         pt_item it;
         pt_get(tr(s, ST_CPEL), r, &it);
-        char pk[8 + IDKEY_MAX];
-        put_u64be(pk, gid);
-        memcpy(pk + 8, it.key + 16, it.klen - 16);
-        int removed = pt_remove(tw(s, ST_PEL), pk, 8 + it.klen - 16);
+        char pk[GKEY_MAX + IDKEY_MAX];
+        size_t gl = gkey(pk, gid);
+        memcpy(pk + gl, it.key + cpl, it.klen - cpl);
+        int removed = pt_remove(tw(s, ST_PEL), pk, gl + it.klen - cpl);
         assert(removed);
     }
     if (n) pt_delete_range(tw(s, ST_CPEL), lo, n);
-    char buf[128], *heap, ik[17];
+    char buf[128], *heap, ik[CONS_ID_KEY_MAX];
     size_t kl;
     const char *k = cons_name_key(buf, sizeof buf, gid, name, len, &kl, &heap);
     int removed = pt_remove(tw(s, ST_CONS), k, kl);
     free(heap);
-    cons_id_key(ik, gid, c.cid);
-    removed &= pt_remove(tw(s, ST_CONS), ik, sizeof ik);
+    size_t ikl = cons_id_key(ik, gid, c.cid);
+    removed &= pt_remove(tw(s, ST_CONS), ik, ikl);
     assert(removed);
     return (int64_t)n;
 }
 
 int stream_consumer_name(const obj *s, uint64_t gid, uint64_t cid, stream_str *name) {
-    char ik[17];
-    cons_id_key(ik, gid, cid);
+    char ik[CONS_ID_KEY_MAX];
+    size_t ikl = cons_id_key(ik, gid, cid);
     uint64_t rank;
     pt_item it;
-    if (!pt_seek(tr(s, ST_CONS), ik, sizeof ik, &rank, &it)) return 0;
+    if (!pt_seek(tr(s, ST_CONS), ik, ikl, &rank, &it)) return 0;
     *name = (stream_str){it.val, it.vlen};
     return 1;
 }
 
 uint64_t stream_consumer_pending(const obj *s, uint64_t gid, uint64_t cid) {
-    char prefix[16];
-    cpel_prefix(prefix, gid, cid);
-    return count_prefix(s, ST_CPEL, prefix, sizeof prefix);
+    char prefix[GCKEY_MAX];
+    return count_prefix(s, ST_CPEL, prefix, gckey(prefix, gid, cid));
 }
 
 void stream_consumer_iter_init(stream_consumer_iter *it, const obj *s, uint64_t gid) {
+    _Static_assert(sizeof it->prefix >= 1 + GKEY_MAX, "room for 'n' gid");
     it->prefix[0] = CONS_BY_NAME;
-    put_u64be(it->prefix + 1, gid);
-    it->plen = 9;
+    it->plen = 1 + gkey(it->prefix + 1, gid);
     uint64_t rank;
     pt_seek(tr(s, ST_CONS), it->prefix, it->plen, &rank, NULL);
     pt_iter_init(&it->it, tr(s, ST_CONS), rank, 0);
@@ -1197,13 +1200,15 @@ int stream_consumer_iter_next(stream_consumer_iter *it, stream_str *name, stream
 
 #define NACK_REC 24
 
+#define PEL_KEY_MAX (GKEY_MAX + IDKEY_MAX)
+#define CPEL_KEY_MAX (GCKEY_MAX + IDKEY_MAX)
 static size_t pel_key(char *k, uint64_t gid, stream_id id) {
-    put_u64be(k, gid);
-    return 8 + idkey(k + 8, id);
+    size_t n = gkey(k, gid);
+    return n + idkey(k + n, id);
 }
 static size_t cpel_key(char *k, uint64_t gid, uint64_t cid, stream_id id) {
-    cpel_prefix(k, gid, cid);
-    return 16 + idkey(k + 16, id);
+    size_t n = gckey(k, gid, cid);
+    return n + idkey(k + n, id);
 }
 static void nack_decode(const char *p, stream_nack *n) {
     n->cid = get_u64(p);
@@ -1212,7 +1217,7 @@ static void nack_decode(const char *p, stream_nack *n) {
 }
 
 int stream_pel_get(const obj *s, uint64_t gid, stream_id id, stream_nack *n) {
-    char k[8 + IDKEY_MAX];
+    char k[PEL_KEY_MAX];
     uint64_t rank;
     pt_item it;
     if (!pt_seek(tr(s, ST_PEL), k, pel_key(k, gid, id), &rank, &it)) return 0;
@@ -1223,7 +1228,7 @@ int stream_pel_get(const obj *s, uint64_t gid, stream_id id, stream_nack *n) {
 int stream_pel_put(obj *s, uint64_t gid, stream_id id, const stream_nack *n) {
     stream_nack old;
     int existed = stream_pel_get(s, gid, id, &old);
-    char ck[16 + IDKEY_MAX];
+    char ck[CPEL_KEY_MAX];
     if (existed && old.cid != n->cid && old.cid != STREAM_NO_CONSUMER) {
         int removed = pt_remove(tw(s, ST_CPEL), ck, cpel_key(ck, gid, old.cid, id));
         assert(removed);
@@ -1232,7 +1237,7 @@ int stream_pel_put(obj *s, uint64_t gid, stream_id id, const stream_nack *n) {
         pt_item cit = {ck, cpel_key(ck, gid, n->cid, id), "", 0};
         pt_put(tw(s, ST_CPEL), &cit);
     }
-    char k[8 + IDKEY_MAX], rec[NACK_REC];
+    char k[PEL_KEY_MAX], rec[NACK_REC];
     put_u64(rec, n->cid);
     put_u64(rec + 8, (uint64_t)n->delivery_time);
     put_u64(rec + 16, n->delivery_count);
@@ -1244,7 +1249,7 @@ int stream_pel_put(obj *s, uint64_t gid, stream_id id, const stream_nack *n) {
 int stream_pel_del(obj *s, uint64_t gid, stream_id id) {
     stream_nack old;
     if (!stream_pel_get(s, gid, id, &old)) return 0;
-    char k[16 + IDKEY_MAX];
+    char k[CPEL_KEY_MAX];
     if (old.cid != STREAM_NO_CONSUMER) {
         int removed = pt_remove(tw(s, ST_CPEL), k, cpel_key(k, gid, old.cid, id));
         assert(removed);
@@ -1261,7 +1266,7 @@ void stream_pel_iter_init(stream_pel_iter *it, const obj *s, uint64_t gid, uint6
     it->gid = gid;
     it->cid = cid;
     it->to = to;
-    char k[16 + IDKEY_MAX];
+    char k[CPEL_KEY_MAX];
     uint64_t rank;
     if (cid == STREAM_NO_CONSUMER) {
         pt_seek(tr(s, ST_PEL), k, pel_key(k, gid, from), &rank, NULL);
@@ -1279,9 +1284,9 @@ int stream_pel_iter_next(stream_pel_iter *it, stream_id *id, stream_nack *n) {
         it->done = 1;
         return 0;
     }
-    size_t plen = it->cid == STREAM_NO_CONSUMER ? 8 : 16;
-    char prefix[16];
-    cpel_prefix(prefix, it->gid, it->cid);
+    char prefix[GCKEY_MAX];
+    int own = it->cid != STREAM_NO_CONSUMER;
+    size_t plen = own ? gckey(prefix, it->gid, it->cid) : gkey(prefix, it->gid);
     if (item.klen <= plen || memcmp(item.key, prefix, plen) != 0) {
         it->done = 1;
         return 0;
@@ -1291,7 +1296,7 @@ int stream_pel_iter_next(stream_pel_iter *it, stream_id *id, stream_nack *n) {
         it->done = 1;
         return 0;
     }
-    if (plen == 8) {
+    if (!own) {
         nack_decode(item.val, n);
     } else {
         int ok = stream_pel_get(it->s, it->gid, *id, n);

@@ -31,7 +31,8 @@
  *               group's pending entries list.
  *   ST_CPEL     gid + cid + id -> "": each consumer's pending ids.
  * gid and cid are numbers given from counters in the metadata, never
- * reused in a stream's life: a group's or consumer's items are one
+ * reused in a stream's life, written in keys as a length byte and their
+ * big-endian bytes (a prefix code): a group's or consumer's items are one
  * contiguous key range, deleted in O(log n + nodes dropped).
  *
  * IDs in keys are encoded so that memcmp order is numeric order (a length
@@ -226,7 +227,7 @@ uint64_t stream_consumer_pending(const obj *s, uint64_t gid, uint64_t cid);
 /* A group's consumers in name order. */
 typedef struct stream_consumer_iter {
     pt_iter it;
-    char prefix[9];
+    char prefix[10];
     size_t plen;
 } stream_consumer_iter;
 void stream_consumer_iter_init(stream_consumer_iter *it, const obj *s, uint64_t gid);

@@ -14,6 +14,7 @@
 
 #include "obj.h"
 #include "ptree.h"
+#include "ptree_int.h"
 #include "testrand.h"
 
 /* ---- helpers ---- */
@@ -729,10 +730,32 @@ START_TEST(test_blobs_visible_to_lsan) {
 }
 END_TEST
 
+/* pt_keycmp (its first-word shortcut, zero-padded for short keys) against
+ * memcmp then "the shorter first", on keys made to tie: bytes 0, 1, 'a',
+ * 0xff, lengths 0 to 12. */
+START_TEST(test_keycmp)
+{
+    static const char alpha[4] = {0, 1, 'a', (char)0xff};
+    char a[12], b[12];
+    for (int round = 0; round < 200000; round++) {
+        size_t al = rnd_below(13), bl = rnd_below(13);
+        for (size_t i = 0; i < al; i++) a[i] = alpha[rnd_below(4)];
+        for (size_t i = 0; i < bl; i++) b[i] = rnd_below(3) ? (i < al ? a[i] : 0) : alpha[rnd_below(4)];
+        size_t m = al < bl ? al : bl;
+        int want = m ? memcmp(a, b, m) : 0;
+        want = want ? (want < 0 ? -1 : 1) : (al < bl ? -1 : al > bl);
+        int got = pt_keycmp(a, al, b, bl);
+        got = got < 0 ? -1 : got > 0;
+        ck_assert_msg(got == want, "lengths %zu %zu: %d, want %d", al, bl, got, want);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("test_ptree");
     TCase *tc = tcase_create("ptree");
     tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_keycmp);
     tcase_add_test(tc, test_model_seq_small);
     tcase_add_test(tc, test_model_keyed_small);
     tcase_add_test(tc, test_model_seq_mid);

@@ -82,6 +82,16 @@ static int leaf_find(const pt_node *n, const void *key, size_t klen, uint32_t *i
     size_t o = 0;
     uint32_t i = 0;
     int c = -1;
+    if (n->n) { /* above the last key (appends): no walk */
+        const char *k;
+        size_t kl;
+        pt_field_get(d + n->last, &k, &kl);
+        if (pt_keycmp(k, kl, key, klen) < 0) {
+            *idx = n->n;
+            *off = n->used;
+            return 0;
+        }
+    }
     for (; i < n->n; i++) {
         const char *k;
         size_t kl;
@@ -222,9 +232,10 @@ static pt_node *leaf_insert(pt_node *n, size_t idx, const pt_item *it, int edge,
     char *d = LEAF(n)->data;
     memmove(d + off + isz, d + off, n->used - off);
     memcpy(d + off, tmp, isz);
+    n->last = (uint16_t)(idx == n->n ? off : n->last + isz);
     n->used += (uint32_t)isz;
     n->n++;
-    n->nbig += nbig;
+    n->nbig = (uint16_t)(n->nbig + nbig);
     return n;
 }
 
@@ -260,13 +271,14 @@ static pt_node *leaf_replace(pt_node *n, size_t off, size_t osz, const pt_item *
     uint32_t nbig = 0;
     size_t w = pt_item_encode(tmp, n->kind, it, &nbig);
     assert(w == isz);
-    if (n->nbig) n->nbig -= pt_leaf_blobs(n, off, off + osz, -1);
+    if (n->nbig) n->nbig = (uint16_t)(n->nbig - pt_leaf_blobs(n, off, off + osz, -1));
     if (used > n->cap) n = pt_leaf_resize(n, pt_leaf_cap(used));
     char *d = LEAF(n)->data;
     memmove(d + off + isz, d + off + osz, n->used - off - osz);
     memcpy(d + off, tmp, isz);
+    if (off < n->last) n->last = (uint16_t)(n->last + isz - osz);
     n->used = (uint32_t)used;
-    n->nbig += nbig;
+    n->nbig = (uint16_t)(n->nbig + nbig);
     return n;
 }
 
@@ -393,10 +405,19 @@ static pt_node *leaf_delete(pt_node *n, uint64_t lo, uint64_t cnt) {
     size_t a = pt_leaf_offset(n, (size_t)lo), b = a;
     const char *d = LEAF(n)->data;
     for (uint64_t i = 0; i < cnt; i++) b += pt_item_skip(d + b, n->kind);
-    if (n->nbig) n->nbig -= pt_leaf_blobs(n, a, b, -1);
+    if (n->nbig) n->nbig = (uint16_t)(n->nbig - pt_leaf_blobs(n, a, b, -1));
+    int tail = b == n->used;
     memmove(LEAF(n)->data + a, d + b, n->used - b);
     n->used -= (uint32_t)(b - a);
     n->n -= (uint32_t)cnt;
+    if (!tail) {
+        n->last = (uint16_t)(n->last - (b - a));
+    } else { /* the new last item: a walk (n->last is stale for it) */
+        size_t o = 0;
+        n->last = 0;
+        for (uint32_t i = 0; i + 1 < n->n; i++) o += pt_item_skip(d + o, n->kind);
+        if (n->n) n->last = (uint16_t)o;
+    }
     /* Give memory back once a leaf is less than half used. */
     if (n->cap > 2 * (size_t)n->used + 64) n = pt_leaf_resize(n, pt_leaf_cap(n->used));
     return n;
@@ -781,10 +802,11 @@ static uint64_t check_rec(const pt_node *n, int h, bound lo, bound hi) {
     if (n->leaf) {
         assert(h == 1 && n->n >= 1 && n->n <= PT_LEAF_ITEMS);
         assert(n->used <= n->cap && n->cap <= PT_LEAF_BYTES);
-        size_t off = 0;
+        size_t off = 0, last_off = 0;
         pt_item prev = {0};
         for (uint32_t i = 0; i < n->n; i++) {
             pt_item it;
+            last_off = off;
             off += pt_item_decode(CLEAF(n)->data + off, n->kind, &it);
             if (n->kind != PT_KEYED) continue;
             if (i) assert(pt_keycmp(prev.key, prev.klen, it.key, it.klen) < 0);
@@ -794,6 +816,7 @@ static uint64_t check_rec(const pt_node *n, int h, bound lo, bound hi) {
         }
         assert(off == n->used);
         assert(pt_leaf_blobs(n, 0, n->used, 0) == n->nbig);
+        assert(n->last == (n->n ? last_off : 0));
         return n->n;
     }
     assert(h > 1 && n->n >= 1 && n->n <= PT_FANOUT);

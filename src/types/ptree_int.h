@@ -51,7 +51,10 @@ struct pt_node {
     uint32_t n;               /* leaf: items; inner: children */
     uint32_t used;            /* leaf: item bytes; inner: separator bytes */
     uint32_t cap;             /* leaf: item byte capacity; inner: separator capacity */
-    uint32_t nbig;            /* leaf: out-of-line fields */
+    uint16_t nbig;            /* leaf: out-of-line fields (<= 2 per item) */
+    uint16_t last;            /* leaf: byte offset of the last item (0 when
+                                 empty): appends and tail reads skip the
+                                 walk of the packed items */
 };
 
 typedef struct pt_leaf {

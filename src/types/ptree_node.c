@@ -155,6 +155,7 @@ size_t pt_leaf_offset(const pt_node *n, size_t idx) {
     assert(n->leaf && idx <= n->n);
     const char *d = CLEAF(n)->data;
     if (idx == n->n) return n->used;
+    if (idx + 1 == n->n) return n->last;
     size_t off = 0;
     for (size_t i = 0; i < idx; i++) off += pt_item_skip(d + off, n->kind);
     return off;
@@ -233,11 +234,12 @@ pt_node *pt_leaf_from(int kind, const char *data, size_t len, size_t cap, int sh
     n->used = (uint32_t)len;
     size_t off = 0;
     while (off < len) {
+        n->last = (uint16_t)off;
         off += pt_item_skip(data + off, kind);
         n->n++;
     }
     assert(n->n <= PT_LEAF_ITEMS);
-    n->nbig = pt_leaf_blobs(n, 0, len, share_blobs ? 1 : 0);
+    n->nbig = (uint16_t)pt_leaf_blobs(n, 0, len, share_blobs ? 1 : 0);
     return n;
 }
 

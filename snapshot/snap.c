@@ -592,8 +592,8 @@ static void after_flush_hook(int all) {
 
 /* DEBUG RELOAD [NOSAVE], as Redis 7.0's: SAVE (its failure answered with
  * a bare "ERR"), every database and the function libraries emptied, the
- * file loaded back. Not while a
- * background save runs (it walks the tables being emptied). */
+ * file loaded back. Not while a background save runs (it walks the
+ * tables being emptied). */
 static int debug_reload(int save, char *err, size_t errlen) {
     if (S.type != SNAP_NONE) return snapq_refuse(NULL, err, errlen);
     if (save && snap_save_sync(err, errlen) != 0) {

@@ -13,10 +13,8 @@
 #include "t_stream.h"
 #include "vt.h"
 
-/* Redis 7.0's error texts shared by several commands. */
+/* Redis 7.0's invalid-id error, shared by the stream commands. */
 #define STREAM_ERR_INVALID_ID "ERR Invalid stream ID specified as stream command argument"
-#define STREAM_ERR_NOGROUP_FMT                                                        \
-    "NOGROUP No such key '%.*s' or consumer group '%.*s' in %s command"
 
 /* The stream at k for a read (WRONGTYPE replied and *wrong set when
  * another type); NULL when absent. */

@@ -1,7 +1,7 @@
 /* obj: refcounted objects: values, and keys where a key travels on its own
  * (the RDB loader's records). Every value carries its type (OBJ_STRING,
- * OBJ_LIST, OBJ_SET, OBJ_ZSET, OBJ_HASH): commands check it through
- * db_lookup_typed, which answers WRONGTYPE. A value stored in a table
+ * OBJ_LIST, OBJ_SET, OBJ_ZSET, OBJ_HASH, OBJ_STREAM): commands check it
+ * through db_lookup_typed, which answers WRONGTYPE. A value stored in a table
  * carries its key too ("keyed values", below).
  *
  * An obj is immutable while it is shared: whoever holds a reference may read

@@ -1,5 +1,5 @@
 /* ptree: a persistent counted B+-tree of byte items with refcounted nodes:
- * the body of every collection (hash, list, set, sorted set).
+ * the body of every collection (hash, list, set, sorted set, stream).
  *
  * Items are (key, value) byte strings. A tree is one of two kinds:
  *   PT_KEYED  items ordered by key (memcmp, then the shorter first), keys

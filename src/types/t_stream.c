@@ -58,8 +58,6 @@ obj *stream_new(void) {
 uint64_t stream_group_count(const obj *s) { return pt_count(tr(s, ST_GROUPS)); }
 uint64_t stream_node_count(const obj *s) { return pt_count(tr(s, ST_NODES)); }
 
-size_t stream_mem(const obj *s) { return obj_coll_mem(s); }
-
 /* ==== ids ==== */
 
 int sid_incr(stream_id *id) {

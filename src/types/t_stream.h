@@ -263,8 +263,6 @@ void stream_pel_iter_init(stream_pel_iter *it, const obj *s, uint64_t gid, uint6
 int stream_pel_iter_next(stream_pel_iter *it, stream_id *id, stream_nack *n);
 
 /* ---- whole-stream ---- */
-/* Bytes of the stream's nodes (MEMORY USAGE). */
-size_t stream_mem(const obj *s);
 /* Redis's listpack nodes, for the RDB writer and DEBUG: nodes in order
  * with their master id, master fields and counts; the entries of a node
  * (deleted ones too) come from stream_node_entries. */

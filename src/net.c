@@ -30,6 +30,7 @@
 
 static void on_close(uv_handle_t *h);
 static void client_flush(client *c);
+static int over_output_limit(client *c);
 
 /* ---- connection set-up ---- */
 
@@ -432,6 +433,10 @@ void net_process_input(client *c) {
         c->req_ready = 0;
         c->qpos += c->req.pos;
         resp_req_reset(&c->req);
+        if (over_output_limit(c)) { /* as Redis, checked as each reply is added */
+            net_close_client(c);
+            break;
+        }
         if (net_pending_output(c) > NET_OBUF_PAUSE) break;
     }
     if (c->qpos > 0) {
@@ -567,7 +572,14 @@ static int write_rest(client *c, char *p, size_t len) {
 }
 
 static void client_flush(client *c) {
-    if (c->flags & CLIENT_CLOSING || c->writing) return;
+    if (c->flags & CLIENT_CLOSING) return;
+    if (c->writing) {
+        /* Replies that pile up behind a write the kernel does not take (a
+         * reader that stopped reading) count against the limit too: no
+         * on_write may ever come to check them. */
+        if (over_output_limit(c)) net_close_client(c);
+        return;
+    }
     if (hooks_reply_held(c)) {
         c->flags |= CLIENT_REPLY_HELD; /* the holder queues it again (net_want_write) */
         return;

@@ -5,6 +5,9 @@
  * and output buffer limits. */
 #include "harness.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,6 +319,65 @@ START_TEST(slow_reader_disconnected)
 }
 END_TEST
 
+/* Output that the client's id holds, obl + omem of its CLIENT LIST line
+ * (-1 when it is gone). */
+static long long client_output(redisContext *c, long long id)
+{
+    redisReply *r = cmd(c, "CLIENT LIST ID %lld", id);
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    long long out = -1;
+    const char *obl = strstr(r->str, " obl="), *omem = strstr(r->str, " omem=");
+    if (obl && omem)
+        out = atoll(obl + 5) + atoll(omem + 6);
+    freeReplyObject(r);
+    return out;
+}
+
+/* The GETs arrive one at a time, so each reply is flushed on its own and
+ * what piles up once the kernel stops taking bytes sits behind a write in
+ * flight: the limit applies to it too, and to each reply as it is added.
+ * (Checked only when no write was in flight, such a reader stayed
+ * connected with up to 4 MB queued.) */
+START_TEST(slow_reader_trickle_disconnected)
+{
+    redisContext *c = h_c;
+    const long long limit = 262144, vlen = 100000;
+    expect_status(c, "OK", "CONFIG SET client-output-buffer-limit %s",
+                  "normal 262144 0 0");
+    char *val = malloc((size_t)vlen);
+    memset(val, 't', (size_t)vlen);
+    expect_status(c, "OK", "SET big %b", val, (size_t)vlen);
+    free(val);
+
+    int fd = raw_connect_rcvbuf(h_srv->port, 4096); /* the kernel holds little */
+    int one = 1;                                 /* each GET its own segment */
+    ck_assert_int_eq(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one), 0);
+    raw_send_str(fd, "*2\r\n$6\r\nCLIENT\r\n$2\r\nID\r\n");
+    char idbuf[64];
+    int closed;
+    raw_read(fd, idbuf, sizeof idbuf, 3, 2000, &closed);
+    ck_assert_int_eq(idbuf[0], ':');
+    long long id = atoll(idbuf + 1), most = 0;
+    int sent = 0;
+    for (; sent < 400; sent++) {                 /* 40 MB of replies at most */
+        if (raw_send_str(fd, "*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n") != 0)
+            break;                               /* the server closed it */
+        h_sleep_ms(2);
+        long long out = client_output(c, id);
+        if (out < 0)
+            break;
+        if (out > most)
+            most = out;
+    }
+    ck_assert_msg(most < limit + 2 * vlen,
+                  "%lld bytes queued for the reader, over a %lld limit", most, limit);
+    ck_assert_msg(client_output(c, id) < 0,
+                  "trickling slow reader still connected after %d GETs", sent);
+    close(fd);
+    still_serving();
+}
+END_TEST
+
 START_TEST(many_abusers_then_normal_load)
 {
     const char *inputs[] = { "*abc\r\n", "*1\r\n$-5\r\n",
@@ -361,6 +423,7 @@ int main(void)
     tcase_add_test(tc, query_buffer_limit);
     tcase_add_test(tc, big_values_round_trip);
     tcase_add_test(tc, slow_reader_disconnected);
+    tcase_add_test(tc, slow_reader_trickle_disconnected);
     tcase_add_test(tc, many_abusers_then_normal_load);
     suite_add_tcase(s, tc);
     return h_main(s);

@@ -655,7 +655,15 @@ redisContext *srv_connect(const srv *s)
 
 int raw_connect(int port)
 {
+    return raw_connect_rcvbuf(port, 0);
+}
+
+int raw_connect_rcvbuf(int port, int rcvbuf)
+{
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && rcvbuf > 0 &&
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) != 0)
+        FAIL("SO_RCVBUF %d: %s", rcvbuf, strerror(errno));
     struct sockaddr_in sa = { .sin_family = AF_INET,
                               .sin_port = htons((uint16_t)port) };
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

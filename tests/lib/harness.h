@@ -109,6 +109,9 @@ srv *h_srv_start_on(const srv *owner, const char *extra_fmt, ...)
 char *h_slurp(const char *path, size_t *len, int must_exist);
 /* Raw TCP socket to the server (blocking), for protocol tests. */
 int raw_connect(int port);
+/* raw_connect with the socket's receive buffer set to rcvbuf bytes before
+ * the connect (0: the kernel's default). */
+int raw_connect_rcvbuf(int port, int rcvbuf);
 /* 0 when all was sent, -1 when the peer closed or 10 s passed blocked. */
 int raw_send(int fd, const void *buf, size_t len);
 int raw_send_str(int fd, const char *s);

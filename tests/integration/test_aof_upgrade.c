@@ -10,7 +10,8 @@
  * 7.0's SAVE (RDB 10, every type, a stream with a group and a pending
  * entry) and by hand (RDB 9, as 6.2 writes it, with rdbchecksum no).
  *
- *  - plain and preamble AOFs upgrade (the log says so), serve their data,
+ *  - plain and preamble AOFs upgrade (the log says so), with the default
+ *    names and with an appendfilename / appenddirname of one's own, serve their data,
  *    take writes into the new INCR, restart from the new layout, rewrite
  *    (the old base is deleted), and redis-server 7.0 loads the directory
  *    left behind with the same data;
@@ -320,21 +321,48 @@ static void rdb9(buf *b)
 
 /* ------------------------------------------- the upgrade and after */
 
+/* The names of an AOF: appendfilename and appenddirname. */
+typedef struct names {
+    const char *file, *dir;
+} names;
+
+static const names DEFAULT_NAMES = { "appendonly.aof", "appendonlydir" };
+
+/* "<dir>/<file><suffix>" into buf. */
+static const char *in_aofdir(char *out, size_t cap, const names *n, const char *suffix)
+{
+    snprintf(out, cap, "%s/%s%s", n->dir, n->file, suffix);
+    return out;
+}
+
+static void expect_manifest_of(const srv *s, const names *n, const char *want)
+{
+    char name[512];
+    size_t len = strlen(want);
+    expect_file(s, in_aofdir(name, sizeof name, n, ".manifest"), want, len);
+}
+
 /* Checks the layout right after the upgrade, writes one key, restarts from
  * the new layout, rewrites, and has redis-server 7.0 load what is left.
- * `check` is the dataset's check. */
-static void after_upgrade(srv *s, srv *s2, const buf *old, void (*check)(redisContext *, int),
-                          int arg)
+ * `check` is the dataset's check, n the names the servers were given. */
+static void after_upgrade(srv *s, srv *s2, const names *n, const buf *old,
+                          void (*check)(redisContext *, int), int arg)
 {
+    char name[512], want[1024];
     redisContext *c = connect_loaded(s2);
     check(c, arg);
     /* the old file moved, unchanged, and the manifest is Redis's */
-    ck_assert_msg(!exists(s, "appendonly.aof"), "appendonly.aof is still in the data dir");
-    expect_file(s, "appendonlydir/appendonly.aof", old->p, old->len);
-    expect_manifest(s, UPGRADED_MANIFEST);
-    ck_assert_msg(exists(s, "appendonlydir/appendonly.aof.1.incr.aof"), "no INCR file");
+    ck_assert_msg(!exists(s, n->file), "%s is still in the data dir", n->file);
+    expect_file(s, in_aofdir(name, sizeof name, n, ""), old->p, old->len);
+    snprintf(want, sizeof want, "file %s seq 1 type b\nfile %s.1.incr.aof seq 1 type i\n",
+             n->file, n->file);
+    expect_manifest_of(s, n, want);
+    ck_assert_msg(exists(s, in_aofdir(name, sizeof name, n, ".1.incr.aof")), "no INCR file");
     char *log = srv_log_read(s2);
-    expect_in(log, MIGRATED);
+    snprintf(want, sizeof want,
+             "Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+             n->file, n->dir);
+    expect_in(log, want);
     free(log);
     /* writes go to the INCR, after the base (in db 5: the datasets' counts
      * stay as they are) */
@@ -343,12 +371,12 @@ static void after_upgrade(srv *s, srv *s2, const buf *old, void (*check)(redisCo
     srv_kill9(s2);
     redisFree(c);
 
-    srv *s3 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
+    srv *s3 = h_srv_start_on(s, "--appendonly yes --appendfsync always --appendfilename %s "
+                             "--appenddirname %s", n->file, n->dir);
     c = connect_loaded(s3);
     check(c, arg);
     expect_status(c, "OK", "SELECT 5");
     expect_bulk(c, "x", "GET later");
-    expect_manifest(s, UPGRADED_MANIFEST);
     log = srv_log_read(s3);
     ck_assert_msg(!strstr(log, "migrated"), "a second upgrade: %s", log);
     free(log);
@@ -361,17 +389,20 @@ static void after_upgrade(srv *s, srv *s2, const buf *old, void (*check)(redisCo
     expect_status(c, "OK", "SET after-rewrite y");
     /* the old base is deleted once the rewrite's manifest is out (Redis:
      * in the background) */
+    in_aofdir(name, sizeof name, n, "");
     long long end = h_now_ms() + h_scaled_ms(10000);
-    while (exists(s, "appendonlydir/appendonly.aof") && h_now_ms() < end)
+    while (exists(s, name) && h_now_ms() < end)
         h_sleep_ms(10);
-    ck_assert_msg(!exists(s, "appendonlydir/appendonly.aof"), "the old base is still there");
-    expect_manifest(s, "file appendonly.aof.2.base.rdb seq 2 type b\n"
-                       "file appendonly.aof.2.incr.aof seq 2 type i\n");
+    ck_assert_msg(!exists(s, name), "the old base is still there");
+    snprintf(want, sizeof want, "file %s.2.base.rdb seq 2 type b\nfile %s.2.incr.aof seq 2 type i\n",
+             n->file, n->file);
+    expect_manifest_of(s, n, want);
     srv_kill9(s3);
     redisFree(c);
 
     /* redis-server 7.0 loads the directory as it is */
-    g_redis = srv_start_redis("--dir '%s' --appendonly yes", s->dir);
+    g_redis = srv_start_redis("--dir '%s' --appendonly yes --appendfilename %s "
+                              "--appenddirname %s", s->dir, n->file, n->dir);
     c = connect_loaded(g_redis);
     check(c, arg);
     expect_status(c, "OK", "SELECT 5");
@@ -386,17 +417,22 @@ static void check_plain_cb(redisContext *c, int unused)
     check_plain(c);
 }
 
+/* _i: 0 the default names, 1 appendfilename and appenddirname of one's own
+ * (the same ones Redis 6 was given). */
 START_TEST(upgrade_plain)
 {
+    static const names own = { "old6.aof", "aof-parts" };
+    const names *n = _i ? &own : &DEFAULT_NAMES;
     srv *s = empty_dir();
     buf old = { 0 };
     plain_aof(&old);
     char path[4096];
-    path_in(path, sizeof path, s, "appendonly.aof");
+    path_in(path, sizeof path, s, n->file);
     put_file(path, old.p, old.len);
-    ck_assert(!exists(s, "appendonlydir"));
-    srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
-    after_upgrade(s, s2, &old, check_plain_cb, 0);
+    ck_assert(!exists(s, n->dir));
+    srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always --appendfilename %s "
+                             "--appenddirname %s", n->file, n->dir);
+    after_upgrade(s, s2, n, &old, check_plain_cb, 0);
     free(old.p);
 }
 END_TEST
@@ -435,9 +471,9 @@ START_TEST(upgrade_preamble)
     put_file(path, old.p, old.len);
     srv *s2 = h_srv_start_on(s, "--appendonly yes --appendfsync always");
     if (_i == 2)
-        after_upgrade(s, s2, &old, check_rdb9, 0);
+        after_upgrade(s, s2, &DEFAULT_NAMES, &old, check_rdb9, 0);
     else
-        after_upgrade(s, s2, &old, check_rdb_dataset, _i == 0);
+        after_upgrade(s, s2, &DEFAULT_NAMES, &old, check_rdb_dataset, _i == 0);
     free(old.p);
 }
 END_TEST
@@ -635,7 +671,7 @@ int main(void)
     TCase *tc = tcase_create("aof_upgrade");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, upgrade_plain);
+    tcase_add_loop_test(tc, upgrade_plain, 0, 2);
     tcase_add_loop_test(tc, upgrade_preamble, 0, 3);
     tcase_add_test(tc, upgrade_after_crash);
     tcase_add_test(tc, manifest_wins);

@@ -31,6 +31,7 @@
 #include "aof_gate.h"
 #include "aof_load.h"
 #include "manifest.h"
+#include "upgrade.h"
 #include "writer.h"
 
 static struct {
@@ -865,7 +866,12 @@ static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t
 int aof_load_startup(char *err, size_t errlen) {
     if (!server.cfg.appendonly) return 1;
     int rc = aofm_load(server.cfg.appenddirname, server.cfg.appendfilename, &A.m, err, errlen);
-    if (rc != 0) return rc;
+    if (rc < 0) return rc;
+    /* a Redis 6 AOF in the data directory becomes the base (upgrade.h) */
+    int up = aof_upgrade_old_file(&A.m, server.cfg.appenddirname, server.cfg.appendfilename,
+                                  err, errlen);
+    if (up < 0) return -1;
+    if (rc == 1 && up == 0) return 1;
     exec_ctx x;
     memset(&x, 0, sizeof x);
     x.fake.flags = CLIENT_AUTHED | CLIENT_LOADER;

@@ -40,8 +40,10 @@ void aof_init(void);
  * before cmd_init). aof_init calls it; a test that runs commands without
  * the AOF's start calls it itself. */
 void aof_register_commands(void);
-/* Startup: when appendonly is on and a manifest exists, load it: 0 loaded,
- * 1 nothing to load (the caller restores the RDB snapshot), -1 with err. */
+/* Startup: when appendonly is on and a manifest exists (or a Redis 6
+ * single-file AOF was just moved into the AOF directory, upgrade.h), load
+ * it: 0 loaded, 1 nothing to load (the caller restores the RDB snapshot),
+ * -1 with err. */
 int aof_load_startup(char *err, size_t errlen);
 /* Startup, after loading: open the AOF for appending when appendonly is on
  * (creating the directory, a new INCR file and, when there was no AOF, a

@@ -4,7 +4,10 @@
  *  - every file the manifest lists (base and incrs) must exist, checked
  *    before anything is loaded; an empty file loads nothing;
  *  - the base is an RDB (name ending in .rdb, or "REDIS" / LZ4 magic at its
- *    start) loaded through rdb_load, else a file of RESP commands;
+ *    start) loaded through rdb_load_preamble, and the RESP commands after
+ *    a plain RDB (the single-file AOF of Redis 6 with aof-use-rdb-preamble,
+ *    which an upgrade makes the base) are replayed as the file's tail; else
+ *    it is a file of RESP commands;
  *  - commands are RESP multibulks ("*<n>" with n >= 1); lines starting with
  *    '#' between commands are annotations (Redis's "#TS:<unix>") and are
  *    skipped; anything else is a bad file format;
@@ -366,18 +369,28 @@ static int load_resp_loop(loader *L, rfile *f, int last) {
     }
 }
 
-static int load_resp_file(loader *L, const char *name, int last) {
+/* The commands of file `name` from offset `from` (0, or the end of its
+ * RDB preamble) to its end. */
+static int load_resp_file(loader *L, const char *name, uint64_t from, int last) {
     char path[8192];
     file_path(L, name, path, sizeof path);
     rfile f;
     memset(&f, 0, sizeof f);
     f.name = name;
+    f.base = from;
     f.fd = open(path, O_RDONLY | O_CLOEXEC);
     if (f.fd < 0) return fail(L, name, 0, "can't open the append log file: %s", strerror(errno));
+    if (from > 0 && lseek(f.fd, (off_t)from, SEEK_SET) < 0) {
+        int saved = errno;
+        close(f.fd);
+        return fail(L, name, from, "seek: %s", strerror(saved));
+    }
     struct stat sb;
     f.cap = AOFL_CHUNK;     /* no more than the file needs: most are small */
-    if (fstat(f.fd, &sb) == 0 && (uint64_t)sb.st_size < f.cap)
-        f.cap = sb.st_size < 4096 ? 4096 : (size_t)sb.st_size;
+    if (fstat(f.fd, &sb) == 0 && (uint64_t)sb.st_size >= from) {
+        uint64_t left = (uint64_t)sb.st_size - from;
+        if (left < f.cap) f.cap = left < 4096 ? 4096 : (size_t)left;
+    }
     f.buf = xmalloc(f.cap);
     resp_req_init(&f.req);
     int rc = load_resp_loop(L, &f, last);
@@ -388,6 +401,13 @@ static int load_resp_file(loader *L, const char *name, int last) {
 }
 
 /* ---- the base ---- */
+
+static uint64_t file_size(loader *L, const char *name) {
+    char path[8192];
+    struct stat sb;
+    file_path(L, name, path, sizeof path);
+    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
 
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
@@ -405,8 +425,10 @@ static int is_rdb_file(const char *path, const char *name) {
            (n >= 4 && memcmp(sig, AOFL_LZ4_MAGIC, 4) == 0);
 }
 
+/* The RDB at the start of the base; *end gets the offset where it ends
+ * (the file's end, or the first command of its tail). */
 static int load_rdb_base(loader *L, const char *name, int64_t now_ms, const rdb_load_cb *cb,
-                         void *priv) {
+                         void *priv, uint64_t *end) {
     char path[8192];
     file_path(L, name, path, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -416,22 +438,32 @@ static int load_rdb_base(loader *L, const char *name, int64_t now_ms, const rdb_
     /* a source named as we name the file, so that the loader's errors do */
     source *src = source_fd_open(fd, name);
     rdb_load_stats rst;
-    int rc = rdb_load(src, now_ms, cb, priv, &rst, L->err, L->errlen);
+    int rc = rdb_load_preamble(src, now_ms, cb, priv, &rst, L->err, L->errlen);
     source_free(src);
     close(fd);
     L->st->base_keys = rst.keys_loaded;
     L->st->base_expired = rst.keys_expired;
+    *end = rst.rdb_end;
     return rc;
 }
 
-/* ---- the whole set ---- */
-
-static uint64_t file_size(loader *L, const char *name) {
+/* The base: an RDB and the commands after it (Redis's single-file AOF with
+ * its RDB preamble, as Redis 6 left it), or commands only. */
+static int load_base(loader *L, const char *name, int last, int64_t now_ms,
+                     const rdb_load_cb *cb, void *priv) {
     char path[8192];
-    struct stat sb;
     file_path(L, name, path, sizeof path);
-    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    if (!is_rdb_file(path, name)) return load_resp_file(L, name, 0, last);
+    log_notice("Reading RDB preamble from AOF file %s", name);
+    uint64_t end = 0;
+    if (load_rdb_base(L, name, now_ms, cb, priv, &end) != 0) return -1;
+    if (end >= file_size(L, name)) return 0;
+    log_notice("Reading the remaining AOF tail of %s at offset %llu", name,
+               (unsigned long long)end);
+    return load_resp_file(L, name, end, last);
 }
+
+/* ---- the whole set ---- */
 
 /* Every file listed must exist (Redis: fatal); sums their sizes. */
 static int check_files(loader *L, const aof_manifest *m) {
@@ -462,19 +494,14 @@ int aof_load_files(const char *dir, const aof_manifest *m, int truncated_ok, int
                  base_cb, base_priv, 0 };
     int rc = check_files(&L, m);
     if (rc == 0 && m->base.name) {
-        char path[8192];
         int64_t t0 = mono_us();
-        file_path(&L, m->base.name, path, sizeof path);
-        if (is_rdb_file(path, m->base.name))
-            rc = load_rdb_base(&L, m->base.name, now_ms, base_cb, base_priv);
-        else
-            rc = load_resp_file(&L, m->base.name, m->nincr == 0);
+        rc = load_base(&L, m->base.name, m->nincr == 0, now_ms, base_cb, base_priv);
         if (rc == 0) log_loaded("base", m->base.name, t0);
         L.done_before += file_size(&L, m->base.name);
     }
     for (int i = 0; rc == 0 && i < m->nincr; i++) {
         int64_t t0 = mono_us();
-        rc = load_resp_file(&L, m->incrs[i].name, i == m->nincr - 1);
+        rc = load_resp_file(&L, m->incrs[i].name, 0, i == m->nincr - 1);
         if (rc == 0) log_loaded("incr", m->incrs[i].name, t0);
         L.done_before += file_size(&L, m->incrs[i].name);
     }

@@ -1,8 +1,9 @@
 /* aof_load: replaying a multi-part AOF at startup.
  *
- * Loads the BASE (an RDB snapshot, through rdb_load, when its name
- * ends in .rdb or it starts with "REDIS" or the LZ4 magic; else a RESP
- * file) then every INCR file in manifest order,
+ * Loads the BASE (an RDB snapshot, through rdb_load_preamble, when its
+ * name ends in .rdb or it starts with "REDIS" or the LZ4 magic, then the
+ * RESP commands after a plain RDB, as Redis 7.0 does; else a RESP file)
+ * then every INCR file in manifest order,
  * handing each RESP command to the caller's exec callback. A truncated last
  * command of the last INCR file is cut off (the file is truncated to the
  * last whole command) with a warning when truncated_ok; any other damage

@@ -192,6 +192,8 @@ typedef struct rdb_load_stats {
     char repl_id[41];        /* AUX repl-id, "" when absent */
     long long repl_offset;   /* AUX repl-offset, -1 when absent */
     uint64_t file_bytes;
+    uint64_t rdb_end;        /* file offset just past the RDB (its checksum,
+                                or the LZ4 frame); set when the load ends well */
     obj **functions;         /* restore_into_tables only: the function
                                 libraries' codes it read (references the
                                 caller takes: function_codes_free) */
@@ -220,6 +222,12 @@ int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,
  * bytes left are skipped and RESIZEDB hints are capped at 2^28 keys. */
 int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
              rdb_load_stats *st, char *err, size_t errlen);
+/* The same for the RDB preamble of an AOF file (Redis's single-file AOF
+ * of aof-use-rdb-preamble yes, or a base file): a plain RDB may be followed
+ * by other bytes (the AOF's commands), which are left unread; st->rdb_end
+ * says where they start. An LZ4 frame must still end the file. */
+int rdb_load_preamble(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
+                      rdb_load_stats *st, char *err, size_t errlen);
 /* One value as rdb_write_value wrote it: the type byte and the value, read
  * from src; bytes after the value are left unread (Redis's RESTORE does
  * not look at them either). *val is a new reference. 0, or -1 with err naming the source, the

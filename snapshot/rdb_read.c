@@ -86,6 +86,7 @@ struct rd {
     char *err;
     size_t errlen;
     int failed;
+    int tail_ok;               /* rdb_load_preamble: bytes may follow a plain RDB */
 };
 
 static inline uint64_t rd_off(const rd *r) { return r->base + r->pos; }
@@ -579,6 +580,8 @@ int rdbr_fail(rd *r, uint64_t off, const char *fmt, ...) {
  * content checksum LZ4F verifies as it ends), then the file. */
 static int rd_end(rd *r) {
     uint64_t at = rd_off(r);
+    r->st->rdb_end = at;
+    if (r->tail_ok && !r->lz4) return 0;     /* the AOF tail is the caller's */
     for (;;) {
         if (r->len > r->pos)
             return rd_fail(r, at, "unexpected data after the RDB checksum");
@@ -590,6 +593,7 @@ static int rd_end(rd *r) {
     if (r->zpos == r->zlen && !r->zeof && z_read(r)) return -1;
     if (r->zpos < r->zlen)
         return rd_zfail(r, r->zbase + r->zpos, "trailing data after the LZ4 frame");
+    r->st->rdb_end = r->zbase + r->zpos;
     return 0;
 }
 
@@ -722,8 +726,8 @@ static void rd_free(rd *r) {
     vbuf_free(&r->lzf);
 }
 
-int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
-             rdb_load_stats *st, char *err, size_t errlen) {
+static int load_from(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
+                     rdb_load_stats *st, int tail_ok, char *err, size_t errlen) {
     memset(st, 0, sizeof *st);
     st->repl_stream_db = -1;
     st->repl_offset = -1;
@@ -733,6 +737,7 @@ int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
     r.priv = priv;
     r.st = st;
     r.now_ms = now_ms;
+    r.tail_ok = tail_ok;
 
     int rc = (rd_open(&r) || rd_header(&r) || rd_body(&r)) ? -1 : 0;
     if (cb->end) cb->end(priv, rc == 0);
@@ -741,6 +746,16 @@ int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
     st->file_bytes = r.fsize == SOURCE_SIZE_UNKNOWN ? source_offset(src) : r.fsize;
     rd_free(&r);
     return rc;
+}
+
+int rdb_load(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
+             rdb_load_stats *st, char *err, size_t errlen) {
+    return load_from(src, now_ms, cb, priv, st, 0, err, errlen);
+}
+
+int rdb_load_preamble(source *src, int64_t now_ms, const rdb_load_cb *cb, void *priv,
+                      rdb_load_stats *st, char *err, size_t errlen) {
+    return load_from(src, now_ms, cb, priv, st, 1, err, errlen);
 }
 
 int rdb_load_file(const char *path, int64_t now_ms, const rdb_load_cb *cb,

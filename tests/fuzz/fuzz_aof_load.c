@@ -4,7 +4,8 @@
  * Input: byte 0 is the mode, the rest holds the files, separated by the
  * line "=====FILE=====\n" (in the dictionary): the base when mode bit 1 is
  * set (named .rdb with bit 2, else .aof, where the loader still sniffs the
- * RDB/LZ4 magic), then 1 to 3 INCR files (bits 3-4). Bit 0: truncated_ok
+ * RDB/LZ4 magic; commands may follow a plain RDB, as in Redis 6's single
+ * file), then 1 to 3 INCR files (bits 3-4). Bit 0: truncated_ok
  * (aof-load-truncated). Bit 5: commands go through the real dispatcher
  * (cmd_dispatch on a fake client, as aof.c's startup replay, with commands
  * that sleep, save or reconfigure refused, as unknown commands are); else

@@ -43,6 +43,30 @@ fill() { # port: a few string keys, ints, an expire, two databases
     redis-cli -p "$p" -n 3 set other 42 >/dev/null
 }
 
+fill_streams() { # port: streams with groups, consumers, pending entries, deletions
+    local p=$1
+    redis-cli -p "$p" xadd st 1-1 f v >/dev/null
+    redis-cli -p "$p" xadd st 1-2 f v g w >/dev/null
+    redis-cli -p "$p" xadd st 2-0 other 1 >/dev/null
+    redis-cli -p "$p" xdel st 1-2 >/dev/null
+    redis-cli -p "$p" xgroup create st g1 0 >/dev/null
+    redis-cli -p "$p" xgroup create st g2 '$' >/dev/null
+    redis-cli -p "$p" xreadgroup group g1 alice count 1 streams st '>' >/dev/null
+    redis-cli -p "$p" xreadgroup group g1 bob count 1 streams st '>' >/dev/null
+    redis-cli -p "$p" xgroup createconsumer st g2 carol >/dev/null
+    # several listpack nodes (stream-node-max-entries 100)
+    for i in $(seq 250); do echo "xadd s:big $i-0 n $i v $((i * 7))"; done |
+        redis-cli -p "$p" >/dev/null
+    redis-cli -p "$p" xgroup create s:big g 100-0 >/dev/null
+    redis-cli -p "$p" xreadgroup group g c count 30 streams s:big '>' >/dev/null
+    redis-cli -p "$p" xack s:big g 101-0 105-0 >/dev/null
+    # empty streams: a group made with MKSTREAM, one trimmed to nothing
+    redis-cli -p "$p" xgroup create s:empty g '$' mkstream >/dev/null
+    redis-cli -p "$p" xadd s:trim 5-5 a 1 >/dev/null
+    redis-cli -p "$p" xtrim s:trim maxlen 0 >/dev/null
+    redis-cli -p "$p" xsetid s:trim 9-9 entriesadded 12 maxdeletedid 7-7 >/dev/null
+}
+
 start() { # name binary args...: starts a server in $tmp/name, echoes its port
     local name=$1 bin=$2; shift 2
     local port; port=$(free_port)
@@ -66,6 +90,11 @@ prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-empty"
 fill_colls "$p"; redis-cli -p "$p" save >/dev/null
 prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-colls"
 prefix 2 "$tmp/redis/dump.rdb" "$out/redis70-colls-restore"
+redis-cli -p "$p" flushall >/dev/null
+fill_streams "$p"; redis-cli -p "$p" save >/dev/null
+prefix 0 "$tmp/redis/dump.rdb" "$out/redis70-streams"
+prefix 1 "$tmp/redis/dump.rdb" "$out/redis70-streams-in-lz4"
+prefix 2 "$tmp/redis/dump.rdb" "$out/redis70-streams-restore"
 redis-cli -p "$p" flushall >/dev/null; redis-cli -p "$p" config set list-max-listpack-size -2 >/dev/null
 # the encodings Redis 7.0 loads but no longer writes (zipmap, ziplists,
 # quicklist v1, text-score zset), hand-built by test_coll_interop
@@ -88,6 +117,10 @@ sep='=====FILE=====\n'
 { printf '\x07'; cat "$base"; printf "$sep"; cat "$incr"; } >"$aout/redis70-base-incr-cb"
 { printf '\x21'; cat "$incr"; } >"$aout/redis70-incr-only"
 { printf '\x29'; cat "$incr"; printf "$sep"; head -c 40 "$incr"; } >"$aout/redis70-two-incr-cut"
+# a Redis 6 single-file AOF as the upgrade makes it the base (.aof name):
+# the last RDB saved (the streams) and commands after it, then an INCR
+{ printf '\x23'; cat "$tmp/redis/dump.rdb" "$incr"; printf "$sep"; cat "$incr"; } \
+    >"$aout/redis6-preamble-tail-base"
 
 # verso-server: LZ4 snapshot (default) and plain
 for comp in lz4 none; do
@@ -98,6 +131,10 @@ for comp in lz4 none; do
     redis-cli -p "$p" flushall >/dev/null
     fill_colls "$p"; redis-cli -p "$p" save >/dev/null
     prefix 0 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp-colls"
+    redis-cli -p "$p" flushall >/dev/null
+    fill_streams "$p"; redis-cli -p "$p" save >/dev/null
+    prefix 0 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp-streams"
+    prefix 2 "$tmp/verso-$comp/dump.rdb" "$out/verso-$comp-streams-restore"
     redis-cli -p "$p" shutdown nosave >/dev/null 2>&1 || true
 done
 ls -la "$out" "$aout"

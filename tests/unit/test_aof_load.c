@@ -3,6 +3,7 @@
  * A fake exec re-encodes every command it gets as RESP, so that a replay
  * can be compared byte for byte with the files it came from. Covered: an
  * RDB base (plain, LZ4, recognised by name or by magic) or a RESP base,
+ * an RDB preamble followed by commands (Redis 6's single file, cut or not),
  * several INCR files, annotations, missing and empty files, a truncation at
  * every byte of the last command of the last file (cut with the Redis
  * warnings when allowed, an error naming the offset when not), truncation
@@ -316,6 +317,79 @@ START_TEST(test_base_variants) {
     put_file("appendonly.aof.5.base.aof", "", 0);
     check_base_kind("appendonly.aof.5.base.aof", 0);
     vbuf_free(&b);
+}
+END_TEST
+
+/* A Redis 6 single-file AOF made the base by an upgrade (upgrade.h): an
+ * RDB preamble and the commands after it, replayed as Redis's
+ * loadSingleAppendOnlyFile does; a cut last command of the tail is cut off
+ * when the base is the last file, at every byte. */
+START_TEST(test_rdb_preamble_tail) {
+    static const char *OLD = "appendonly.aof";
+    write_base_rdb(OLD, RDB_COMPRESS_NONE);
+    char path[256], err[512];
+    apath(path, sizeof path, OLD);
+    vbuf rdb = get_file(path), tail, f;
+    vbuf_init(&tail);
+    cmd(&tail, "SELECT", "0", NULL);
+    cmd(&tail, "INCR", "a", NULL);
+    size_t last = tail.len;
+    cmd(&tail, "SET", "cut", "value", NULL);
+    vbuf_init(&f);
+    vbuf_append(&f, rdb.data, rdb.len);
+    vbuf_append(&f, tail.data, tail.len);
+    put_file(OLD, f.data, f.len);
+    aof_manifest m;
+    make_manifest(&m, OLD, 0, NULL);
+    rec r;
+    aof_load_stats st;
+    rec_init(&r);
+    ck_assert_msg(load(&m, 0, &r, &st, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(st.base_keys, 2);
+    assert_bytes(&r.cmds, tail.data, tail.len);
+    rec_free(&r);
+    for (size_t cut = last + 1; cut < tail.len; cut++) {
+        put_file(OLD, f.data, rdb.len + cut);
+        rec_init(&r);
+        ck_assert_int_eq(load(&m, 0, &r, &st, err, sizeof err), -1);
+        char want[128];
+        snprintf(want, sizeof want, "appendonly.aof: offset %zu: unexpected end of file",
+                 rdb.len + last);
+        ck_assert_msg(strstr(err, want) == err, "cut %zu: %s", cut, err);
+        rec_free(&r);
+        rec_init(&r);
+        ck_assert_msg(load(&m, 1, &r, &st, err, sizeof err) == 0, "cut %zu: %s", cut, err);
+        assert_bytes(&r.cmds, tail.data, last);
+        ck_assert_int_eq(file_size(OLD), (off_t)(rdb.len + last));
+        rec_free(&r);
+    }
+    /* with an INCR after it, a cut base is an error */
+    put_file(OLD, f.data, f.len - 3);
+    vbuf inc;
+    vbuf_init(&inc);
+    cmd(&inc, "PING", NULL);
+    put_file(I1, inc.data, inc.len);
+    aofm_free(&m);
+    make_manifest(&m, OLD, 1, &I1);
+    rec_init(&r);
+    ck_assert_int_eq(load(&m, 1, &r, &st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "this is not the last AOF file") != NULL, "%s", err);
+    rec_free(&r);
+    /* an LZ4 frame must end the file: nothing may follow it */
+    write_base_rdb(OLD, RDB_COMPRESS_LZ4);
+    vbuf z = get_file(path);
+    vbuf_append(&z, tail.data, tail.len);
+    put_file(OLD, z.data, z.len);
+    rec_init(&r);
+    ck_assert_int_eq(load(&m, 1, &r, &st, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "trailing data after the LZ4 frame") != NULL, "%s", err);
+    rec_free(&r);
+    aofm_free(&m);
+    vbuf_free(&z);
+    vbuf_free(&inc);
+    vbuf_free(&f);
+    vbuf_free(&tail);
+    vbuf_free(&rdb);
 }
 END_TEST
 
@@ -909,6 +983,7 @@ static Suite *aofl_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_base_and_incrs);
     tcase_add_test(tc, test_base_variants);
+    tcase_add_test(tc, test_rdb_preamble_tail);
     tcase_add_test(tc, test_missing_and_empty);
     tcase_add_test(tc, test_annotations);
     tcase_add_test(tc, test_truncation_every_offset);

@@ -158,14 +158,17 @@ static int conf_seen(conf_reply *r, const char *name) {
     return 0;
 }
 
-static void conf_collect(void *priv, const char *name, const char *value) {
+static void conf_collect(void *priv, const char *name, const char *value, size_t vlen) {
     conf_reply *r = priv;
     if (conf_seen(r, name)) return;
     char cwd[PATH_MAX];
     /* dir: where the server is (it chdir'ed there), absolute, as Redis */
-    if (!strcasecmp(name, "dir") && getcwd(cwd, sizeof cwd)) value = cwd;
+    if (!strcasecmp(name, "dir") && getcwd(cwd, sizeof cwd)) {
+        value = cwd;
+        vlen = strlen(cwd);
+    }
     resp_add_bulk_str(&r->items, name);
-    resp_add_bulk_str(&r->items, value);
+    resp_add_bulk(&r->items, value, vlen);
     r->n += 2;
 }
 
@@ -228,18 +231,23 @@ static void config_set(client *c) {
     char **names, **values;
     int n = arg_dup_all(c, 2, 2, &names);
     arg_dup_all(c, 3, 2, &values);
+    size_t *vlens = xmalloc((size_t)n * sizeof *vlens); /* requirepass: any bytes */
+    for (int i = 0; i < n; i++) vlens[i] = c->argv[3 + 2 * i].len;
     if (server.loading && sets_what_loading_needs(n, names)) {
         reply_error(c, "LOADING Redis is loading the dataset in memory");
         free_strv(names, n);
         free_strv(values, n);
+        free(vlens);
         return;
     }
     char err[CONF_ERRLEN];
-    if (conf_set_from(&server.cfg, config_client_local(c), n, names, values, err, sizeof err) == 0)
+    if (conf_set_bytes(&server.cfg, config_client_local(c), n, names, values, vlens, err,
+                       sizeof err) == 0)
         reply_ok(c);
     else reply_error(c, err);
     free_strv(names, n);
     free_strv(values, n);
+    free(vlens);
 }
 
 static void config_resetstat(client *c) {

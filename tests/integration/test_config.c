@@ -520,6 +520,8 @@ START_TEST(rewrite_round_trip)
                            "allchannels cluster-replica-validity-factor 7 "
                            "oom-score-adj-values %s proc-title-template %s tls-ciphers %s",
                   "nosave now", "1 2 3", "{title} {port}", "DEFAULT:!MEDIUM");
+    /* a password of any bytes is written escaped and read back whole */
+    expect_status(c, "OK", "CONFIG SET masterauth %b", "m\0n\xff", (size_t)4);
     expect_status(c, "OK", "CONFIG REWRITE");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/server.conf", s->dir);
@@ -534,7 +536,8 @@ START_TEST(rewrite_round_trip)
                           "acl-pubsub-default allchannels",
                           "oom-score-adj-values 1 2 3",
                           "proc-title-template \"{title} {port}\"",
-                          "tls-ciphers \"DEFAULT:!MEDIUM\"", NULL};
+                          "tls-ciphers \"DEFAULT:!MEDIUM\"",
+                          "masterauth \"m\\x00n\\xff\"", NULL};
     for (int i = 0; want[i]; i++)
         ck_assert_msg(has_line(text, want[i]), "no '%s' in:\n%s", want[i], text);
     ck_assert_msg(!strstr(text, "cluster-slave-validity-factor"), "alias kept in:\n%s", text);
@@ -559,6 +562,10 @@ START_TEST(rewrite_round_trip)
         ck_assert_msg(v && !strcmp(v, same[i][1]), "%s read back as '%s'", same[i][0],
                       v ? v : "(none)");
     }
+    freeReplyObject(r);
+    r = expect_array(c, 2, "CONFIG GET masterauth");
+    ck_assert_uint_eq(r->element[1]->len, 4);
+    ck_assert(!memcmp(r->element[1]->str, "m\0n\xff", 4));
     freeReplyObject(r);
     redisFree(c);
     srv_stop(s2);

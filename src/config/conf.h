@@ -53,8 +53,10 @@ typedef struct conf {
     long long timeout;                  /* timeout, seconds idle (0 = never) */
     int tcp_keepalive;                  /* tcp-keepalive (300) */
     int maxclients;                     /* maxclients (10000) */
-    char *requirepass;                  /* requirepass ("" = none): any bytes, */
-    size_t requirepass_len;             /* a NUL too (its length; NUL-terminated) */
+    /* requirepass ("" = none): any bytes, NUL ones too (as masterauth):
+     * its length, and NUL-terminated as well */
+    char *requirepass;
+    size_t requirepass_len;
     /* limits */
     long long proto_max_bulk_len;       /* proto-max-bulk-len (512mb) */
     long long client_query_buffer_limit;/* client-query-buffer-limit (1gb) */
@@ -122,8 +124,8 @@ typedef struct conf {
     /* replication (repl/) */
     char *replicaof_host;               /* replicaof <host> <port> (none: NULL) */
     int replicaof_port;
-    char *masterauth;                   /* masterauth (""): any bytes, as */
-    size_t masterauth_len;              /* requirepass */
+    char *masterauth;                   /* masterauth (""), any bytes: */
+    size_t masterauth_len;              /* its length */
     char *masteruser;                   /* masteruser ("") */
     int replica_read_only;              /* replica-read-only (yes) */
     int replica_serve_stale_data;       /* replica-serve-stale-data (yes) */

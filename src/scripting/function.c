@@ -2,11 +2,10 @@
  *
  * A registry context holds the libraries (in load order) and an index of
  * their functions sorted by name, ASCII case ignored (binary search:
- * FCALL's lookup). The
- * server's libraries are one context; FUNCTION RESTORE builds its payload's
- * libraries in a context of its own, then joins it to the server's (or
- * swaps them, FLUSH) only when every check passed, as Redis's libraryJoin,
- * so a failed RESTORE changes nothing. Texts of the errors are Redis
+ * FCALL's lookup). The server's libraries are one context; FUNCTION
+ * RESTORE builds its payload's libraries in a context of its own, then
+ * joins it to the server's (or swaps them, FLUSH) only when every check
+ * passed, as Redis's libraryJoin, so a failed RESTORE changes nothing. Texts of the errors are Redis
  * 7.0.15's (functions.c). Main thread only. */
 #include "function.h"
 

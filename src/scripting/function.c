@@ -5,8 +5,8 @@
  * FCALL's lookup). The server's libraries are one context; FUNCTION
  * RESTORE builds its payload's libraries in a context of its own, then
  * joins it to the server's (or swaps them, FLUSH) only when every check
- * passed, as Redis's libraryJoin, so a failed RESTORE changes nothing. Texts of the errors are Redis
- * 7.0.15's (functions.c). Main thread only. */
+ * passed, as Redis's libraryJoin, so a failed RESTORE changes nothing.
+ * Texts of the errors are Redis 7.0.15's (functions.c). Main thread only. */
 #include "function.h"
 
 #include <assert.h>

@@ -191,7 +191,8 @@ static int l_register_function(lua_State *L) {
     reg_args a = {NULL, NULL, 0, 0, LUA_NOREF};
     const char *why = argc == 1 ? read_named(L, &a) : read_positional(L, &a);
     char *err = NULL;
-    if (!why && function_lib_add(F.loading, a.name, a.name_len, a.desc, a.flags, a.ref, &err) == 0) {
+    if (!why &&
+        function_lib_add(F.loading, a.name, a.name_len, a.desc, a.flags, a.ref, &err) == 0) {
         free(a.name);
         free(a.desc);
         return 0;

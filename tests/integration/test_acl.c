@@ -373,7 +373,8 @@ START_TEST(binary_passwords)
     freeReplyObject(r);
     expect_list_line(c, "default",
                      "user default on "
-                     "#a37cc3026aae4d519e0b19c298fa913b4dccfdf0658cbccbb7deaa0226d5acdb ~* &* +@all");
+                     "#a37cc3026aae4d519e0b19c298fa913b4dccfdf0658cbccbb7deaa0226d5acdb "
+                     "~* &* +@all");
     redisContext *c2 = srv_connect(h_srv);
     expect_error(c2, wrong, "AUTH a");
     expect_error(c2, wrong, "AUTH %b", pw, sizeof pw - 2);

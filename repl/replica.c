@@ -46,17 +46,23 @@ int replica_stream_db(void) { return RP.master ? RP.master->db : RP.master_db; }
 
 /* ---- sending ---- */
 
-static void append_cmd(vbuf *b, int argc, const char **argv) {
+/* argv's lengths in lens, or strlen's when lens is NULL. */
+static void append_cmd(vbuf *b, int argc, const char **argv, const size_t *lens) {
     vbuf_appendf(b, "*%d\r\n", argc);
-    for (int i = 0; i < argc; i++) vbuf_appendf(b, "$%zu\r\n%s\r\n", strlen(argv[i]), argv[i]);
+    for (int i = 0; i < argc; i++) {
+        size_t n = lens ? lens[i] : strlen(argv[i]);
+        vbuf_appendf(b, "$%zu\r\n", n);
+        vbuf_append(b, argv[i], n);
+        vbuf_append(b, "\r\n", 2);
+    }
 }
 
 /* A handshake command on the raw socket: small, into an empty send
  * buffer, so a full write is expected; 0 or -1 (the caller drops the
- * link). */
-static int send_raw(int argc, const char **argv) {
+ * link). lens as append_cmd's. */
+static int send_raw_len(int argc, const char **argv, const size_t *lens) {
     vbuf b = {0};
-    append_cmd(&b, argc, argv);
+    append_cmd(&b, argc, argv, lens);
     size_t off = 0;
     while (off < b.len) {
         ssize_t w = write(RP.fd, b.data + off, b.len - off);
@@ -71,6 +77,8 @@ static int send_raw(int argc, const char **argv) {
     vbuf_free(&b);
     return 0;
 }
+
+static int send_raw(int argc, const char **argv) { return send_raw_len(argc, argv, NULL); }
 
 typedef struct ack_write {
     uv_write_t req;
@@ -335,14 +343,18 @@ static int handshake_line(const char *line) {
             return -1;
         }
         log_notice("Master replied to PING, replication can continue...");
-        if (server.cfg.masterauth && server.cfg.masterauth[0]) {
+        if (server.cfg.masterauth && server.cfg.masterauth_len) {
+            /* the password's bytes, NUL ones too */
             RP.hs = HS_AUTH;
             if (server.cfg.masteruser && server.cfg.masteruser[0]) {
                 const char *argv[] = {"AUTH", server.cfg.masteruser, server.cfg.masterauth};
-                return send_raw(3, argv);
+                const size_t lens[] = {4, strlen(server.cfg.masteruser),
+                                       server.cfg.masterauth_len};
+                return send_raw_len(3, argv, lens);
             }
             const char *argv[] = {"AUTH", server.cfg.masterauth};
-            return send_raw(2, argv);
+            const size_t lens[] = {4, server.cfg.masterauth_len};
+            return send_raw_len(2, argv, lens);
         }
         return send_port();
     case HS_AUTH:

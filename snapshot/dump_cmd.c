@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "log.h"
 #include "notify.h"
 #include "util.h"
@@ -135,10 +136,10 @@ void cmd_restore(client *c) {
         reply_ok(c);
         return;
     }
-    /* IDLETIME and FREQ set the LRU/LFU data of the new object in Redis;
-     * verso keeps none yet (maxmemory eviction will), so they are accepted
-     * and checked, then ignored. */
-    db_set(d, k->p, k->len, val, ttl ? ttl : VT_NO_EXPIRE);
+    /* IDLETIME sets the LRU clock, FREQ the LFU counter, each under its
+     * kind of policy only (evict_restored_clock) */
+    db_set_access(d, k->p, k->len, val, ttl ? ttl : VT_NO_EXPIRE,
+                  evict_restored_clock(o.idle, (int)o.freq));
     server_dirty(1);
     notify_keyspace_event(NOTIFY_GENERIC, "restore", k->p, k->len, c->db);
     if (ttl && !o.absttl) {

@@ -134,19 +134,31 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w, int
     return e;
 }
 
-void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
+/* db_set, the access clock set too when `access` is given. */
+static void set_val(db *d, const char *key, size_t len, obj *val, int64_t expire,
+                    const uint32_t *access) {
     vt_wr w;
     int created;
     vt_entry *e = db_write(d, key, len, 1, &w, &created);
     obj *old = e->val;
     /* the entry's reference to old becomes ours: dropped below */
     vt_set_val(&w, e, val);
+    if (access) vt_access_set(e, *access);
     if (expire != DB_KEEPTTL) vt_set_expire(&w, e, expire);
     vt_write_done(&w);
     if (old) {
         lazyfree_drop(old, server.cfg.lazyfree_lazy_server_del);
         block_signal_deleted(d->id, key, len); /* overwritten: as deleted for XREADGROUP */
     }
+}
+
+void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire) {
+    set_val(d, key, len, val, expire, NULL);
+}
+
+void db_set_access(db *d, const char *key, size_t len, obj *val, int64_t expire,
+                   uint32_t access) {
+    set_val(d, key, len, val, expire, &access);
 }
 
 void db_set_bytes(db *d, const char *key, size_t len, const char *p, size_t n, int64_t expire) {

@@ -47,6 +47,10 @@ vt_entry *db_write(db *d, const char *key, size_t len, int create, vt_wr *w,
  * VT_NO_EXPIRE, or DB_KEEPTTL to keep the current one. */
 #define DB_KEEPTTL INT64_C(-2)
 void db_set(db *d, const char *key, size_t len, obj *val, int64_t expire);
+/* db_set with the key's access clock given (RESTORE's IDLETIME / FREQ:
+ * evict_restored_clock). */
+void db_set_access(db *d, const char *key, size_t len, obj *val, int64_t expire,
+                   uint32_t access);
 /* db_set of a string value from bytes (INT when canonical, as
  * obj_new_value), built with its key in one allocation. */
 void db_set_bytes(db *d, const char *key, size_t len, const char *p, size_t n, int64_t expire);

@@ -105,6 +105,14 @@ uint32_t evict_new_clock(void) {
     return server.lruclock;
 }
 
+uint32_t evict_restored_clock(long long idle_s, int freq) {
+    if (evict_policy_lfu()) return freq >= 0 ? E.minutes << 8 | (uint32_t)freq : evict_new_clock();
+    if (idle_s < 0) return evict_new_clock();
+    uint32_t now = server.lruclock;
+    /* further back than the clock goes: half its turn back, as Redis */
+    if (idle_s > (long long)now) return (now + LRU_CLOCK_MAX / 2) % LRU_CLOCK_MAX;
+    return now - (uint32_t)idle_s;
+}
 
 int evict_policy_lfu(void) {
     int p = server.cfg.maxmemory_policy;

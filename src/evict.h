@@ -67,6 +67,10 @@ static inline void evict_touch(vt_entry *e) {
 }
 /* The access clock a new key starts with (vt_wr.access). */
 uint32_t evict_new_clock(void);
+/* The one a RESTOREd key starts with, as Redis's objectSetLRUOrLFU: its
+ * FREQ (0..255, -1 when not given) under an LFU policy, its IDLETIME
+ * (seconds, -1 when not given) under another, else evict_new_clock's. */
+uint32_t evict_restored_clock(long long idle_s, int freq);
 /* OBJECT IDLETIME / FREQ: whether the policy keeps LFU counters (else the
  * clock is an LRU time), a key's idle time in ms (LRU) and its decayed LFU
  * counter (LFU). */

@@ -211,9 +211,9 @@ void acl_kill_pubsub_changed(const acl_user *nu, const acl_user *u) {
 static void apply_requirepass(void) {
     const char *why;
     const char *pw = server.cfg.requirepass;
+    size_t n = server.cfg.requirepass_len; /* any bytes, NUL ones too */
     acl_set_rule(default_user, "resetpass", 9, &why);
-    if (pw[0]) {
-        size_t n = strlen(pw);
+    if (n) {
         char *op = xmalloc(n + 2);
         op[0] = '>';
         memcpy(op + 1, pw, n + 1);

@@ -5,10 +5,11 @@
 
 #include <stddef.h>
 
-/* A `user name rule...` line of the config file (argv[0] the name): kept
- * for acl_load_startup (acl_file.c); 0, or -1 with Redis's error (a user
- * declared twice). */
-int acl_conf_user_line(int argc, char **argv, char *err, size_t errlen);
+/* A `user name rule...` line of the config file (argv[0] the name; lens
+ * each word's length, NULL: strlen's, so that ">a\x00b" keeps its NUL):
+ * kept for acl_load_startup (acl_file.c); 0, or -1 with Redis's error (a
+ * user declared twice). */
+int acl_conf_user_line(int argc, char **argv, const size_t *lens, char *err, size_t errlen);
 
 /* CONFIG REWRITE: one `user name rules` line per user (ACL LIST's), each
  * to be written (force), through fn; none when an aclfile holds the users

@@ -18,12 +18,13 @@
 typedef struct user_line {
     int argc;              /* argv[0] the name, then the rules */
     char **argv;
+    size_t *lens;          /* each word's length (a ">pass" may hold a NUL) */
 } user_line;
 
 static user_line *lines;   /* the config file's user lines */
 static size_t nlines;
 
-static arg *args_of(int argc, char **argv);
+static arg *args_of(int argc, char **argv, const size_t *lens);
 
 /* The first error that is not an unknown command (commands are known only
  * later, as in Redis, where modules may add them). */
@@ -35,9 +36,9 @@ static void first_bad(void *priv, const acl_rule_err *e) {
 /* The rules of a config line checked on a user of no consequence. 0, or
  * -1 with Redis 7.0's message, which names the word at the refused rule's
  * index in the whole line ("user" counts), as Redis's does. */
-static int check_line(int argc, char **argv, char *err, size_t errlen) {
+static int check_line(int argc, char **argv, const size_t *lens, char *err, size_t errlen) {
     acl_user *fake = acl_user_new(argv[0], strlen(argv[0]));
-    arg *a = args_of(argc - 1, argv + 1);
+    arg *a = args_of(argc - 1, argv + 1, lens + 1);
     acl_rule_err e, first = {.why = NULL};
     int rc = acl_set_rules(fake, argc - 1, a, &e, first_bad, &first);
     free(a);
@@ -57,7 +58,7 @@ static int check_line(int argc, char **argv, char *err, size_t errlen) {
     return 0;
 }
 
-int acl_conf_user_line(int argc, char **argv, char *err, size_t errlen) {
+int acl_conf_user_line(int argc, char **argv, const size_t *lens, char *err, size_t errlen) {
     for (size_t i = 0; i < nlines; i++) {
         if (!strcmp(lines[i].argv[0], argv[0])) {
             snprintf(err, errlen, "Error in user declaration '%s': Duplicate user found. A user "
@@ -65,18 +66,25 @@ int acl_conf_user_line(int argc, char **argv, char *err, size_t errlen) {
             return -1;
         }
     }
-    if (check_line(argc, argv, err, errlen) != 0) return -1;
+    size_t *l_lens = xmalloc((size_t)argc * sizeof *l_lens);
+    for (int i = 0; i < argc; i++) l_lens[i] = lens ? lens[i] : strlen(argv[i]);
+    if (check_line(argc, argv, l_lens, err, errlen) != 0) {
+        free(l_lens);
+        return -1;
+    }
     lines = xrealloc(lines, (nlines + 1) * sizeof *lines);
     user_line *l = &lines[nlines++];
     l->argc = argc;
+    l->lens = l_lens;
     l->argv = xmalloc((size_t)argc * sizeof *l->argv);
-    for (int i = 0; i < argc; i++) l->argv[i] = xstrdup(argv[i]);
+    for (int i = 0; i < argc; i++) l->argv[i] = xstrndup(argv[i], l_lens[i]);
     return 0;
 }
 
-static arg *args_of(int argc, char **argv) {
+/* The words as rules; lens NULL: strlen's. */
+static arg *args_of(int argc, char **argv, const size_t *lens) {
     arg *a = xmalloc(((size_t)argc + 1) * sizeof *a);
-    for (int i = 0; i < argc; i++) a[i] = (arg){argv[i], strlen(argv[i])};
+    for (int i = 0; i < argc; i++) a[i] = (arg){argv[i], lens ? lens[i] : strlen(argv[i])};
     return a;
 }
 
@@ -91,7 +99,7 @@ static int load_conf_lines(void) {
             u = acl_user_new(l->argv[0], strlen(l->argv[0]));
             acl_add_user(u);
         }
-        arg *a = args_of(l->argc - 1, l->argv + 1);
+        arg *a = args_of(l->argc - 1, l->argv + 1, l->lens + 1);
         acl_rule_err e;
         int rc = acl_set_rules(u, l->argc - 1, a, &e, NULL, NULL);
         free(a);
@@ -219,7 +227,7 @@ static void load_line(char *line, int linenum, const char *file, acl_user ***set
         }
     }
     acl_user *u = acl_user_new(argv[1], strlen(argv[1]));
-    arg *a = args_of(argc - 2, argv + 2);
+    arg *a = args_of(argc - 2, argv + 2, NULL);
     acl_rule_err re;
     line_errs le = {e, file, linenum, 0};
     if (acl_set_rules(u, argc - 2, a, &re, line_err, &le) != 0 && re.unmatched)

@@ -273,24 +273,32 @@ int split_word(const char *s, size_t n, size_t *pos, char *out, size_t *outlen) 
     return 1;
 }
 
-char **split_args(const char *line, int *argc) {
+char **split_args_len(const char *line, int *argc, size_t **lens) {
     size_t n = strlen(line), pos = 0, len = 0;
     char *buf = xmalloc(n + 1);
     char **v = xmalloc(sizeof *v);
+    size_t *l = xmalloc(sizeof *l);
     int k = 0, rc;
     while ((rc = split_word(line, n, &pos, buf, &len)) > 0) {
         v = xrealloc(v, (size_t)(k + 1) * sizeof *v);
+        l = xrealloc(l, (size_t)(k + 1) * sizeof *l);
+        l[k] = len;
         v[k++] = xstrndup(buf, len);
         len = 0;
     }
     free(buf);
     if (rc < 0) {
         free_args(v, k);
+        free(l);
         return NULL;
     }
     *argc = k;
+    if (lens) *lens = l;
+    else free(l);
     return v;
 }
+
+char **split_args(const char *line, int *argc) { return split_args_len(line, argc, NULL); }
 
 void free_args(char **argv, int argc) {
     if (!argv) return;
@@ -298,14 +306,16 @@ void free_args(char **argv, int argc) {
     free(argv);
 }
 
-char *quote_arg(const char *s) {
+char *quote_arg(const char *s) { return quote_arg_len(s, strlen(s)); }
+
+char *quote_arg_len(const char *s, size_t n) {
     static const char plain[] = "\\\"\n\r\t\a\b", shown[] = "\\\"nrtab";
     static const char hex[] = "0123456789abcdef";
-    char *q = xmalloc(4 * strlen(s) + 3), *p = q;
+    char *q = xmalloc(4 * n + 3), *p = q;
     *p++ = '"';
-    for (; *s; s++) {
+    for (const char *end = s + n; s < end; s++) {
         unsigned char c = (unsigned char)*s;
-        const char *e = strchr(plain, c);
+        const char *e = c ? strchr(plain, c) : NULL;
         if (e) {
             *p++ = '\\';
             *p++ = shown[e - plain];

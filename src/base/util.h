@@ -49,9 +49,14 @@ int split_word(const char *s, size_t n, size_t *pos, char *out, size_t *outlen);
  * a NUL reads as cut there, as Redis's sdsnew(argv[i]) sees it), or NULL on
  * unbalanced quotes. Free with free_args (which takes NULL). */
 char **split_args(const char *line, int *argc);
+/* The same, each word's length in *lens (heap, the caller frees it): a
+ * word may hold NUL bytes ("\x00"). */
+char **split_args_len(const char *line, int *argc, size_t **lens);
 void free_args(char **argv, int argc);
 /* s quoted as Redis's sdscatrepr, so that split_args gives it back; heap. */
 char *quote_arg(const char *s);
+/* The same for n bytes, NUL ones too (as "\x00"). */
+char *quote_arg_len(const char *s, size_t n);
 
 /* Clocks. Wall-clock time is for what users see (TTLs, LASTSAVE, TIME);
  * durations and scheduling use the monotonic clock. */

@@ -141,17 +141,34 @@ void cmd_hello(client *c) {
 
 typedef struct conf_reply {
     client *c;
-    vbuf items;     /* name\0value\0 pairs, counted in n */
+    vbuf items;     /* the reply's name, value bulks, counted in n */
     long long n;
+    char **names;   /* the names given so far (nnames) */
+    size_t nnames;
 } conf_reply;
 
-static void conf_collect(void *priv, const char *name, const char *value) {
+/* A name once only across the patterns, ASCII case ignored, as Redis 7.0
+ * (CONFIG GET maxmemory maxmemory*: one maxmemory; an alias, slaveof, is
+ * a name of its own). */
+static int conf_seen(conf_reply *r, const char *name) {
+    for (size_t i = 0; i < r->nnames; i++)
+        if (!strcasecmp(r->names[i], name)) return 1;
+    r->names = xrealloc(r->names, (r->nnames + 1) * sizeof *r->names);
+    r->names[r->nnames++] = xstrdup(name);
+    return 0;
+}
+
+static void conf_collect(void *priv, const char *name, const char *value, size_t vlen) {
     conf_reply *r = priv;
+    if (conf_seen(r, name)) return;
     char cwd[PATH_MAX];
     /* dir: where the server is (it chdir'ed there), absolute, as Redis */
-    if (!strcasecmp(name, "dir") && getcwd(cwd, sizeof cwd)) value = cwd;
+    if (!strcasecmp(name, "dir") && getcwd(cwd, sizeof cwd)) {
+        value = cwd;
+        vlen = strlen(cwd);
+    }
     resp_add_bulk_str(&r->items, name);
-    resp_add_bulk_str(&r->items, value);
+    resp_add_bulk(&r->items, value, vlen);
     r->n += 2;
 }
 
@@ -170,7 +187,7 @@ static void free_strv(char **v, int n) {
 }
 
 static void config_get(client *c) {
-    conf_reply r = {c, {0}, 0};
+    conf_reply r = {c, {0}, 0, NULL, 0};
     for (int i = 2; i < c->argc; i++) {
         char *pat = xstrndup(c->argv[i].p, c->argv[i].len);
         conf_get(&server.cfg, pat, conf_collect, &r);
@@ -179,6 +196,7 @@ static void config_get(client *c) {
     reply_map(c, r.n / 2);
     vbuf_append(&c->reply, r.items.data, r.items.len);
     vbuf_free(&r.items);
+    free_strv(r.names, (int)r.nnames);
 }
 
 /* Whether the peer is 127.0.0.1 or ::1 (c->addr is "ip:port"), for
@@ -213,18 +231,23 @@ static void config_set(client *c) {
     char **names, **values;
     int n = arg_dup_all(c, 2, 2, &names);
     arg_dup_all(c, 3, 2, &values);
+    size_t *vlens = xmalloc((size_t)n * sizeof *vlens); /* requirepass: any bytes */
+    for (int i = 0; i < n; i++) vlens[i] = c->argv[3 + 2 * i].len;
     if (server.loading && sets_what_loading_needs(n, names)) {
         reply_error(c, "LOADING Redis is loading the dataset in memory");
         free_strv(names, n);
         free_strv(values, n);
+        free(vlens);
         return;
     }
     char err[CONF_ERRLEN];
-    if (conf_set_from(&server.cfg, config_client_local(c), n, names, values, err, sizeof err) == 0)
+    if (conf_set_bytes(&server.cfg, config_client_local(c), n, names, values, vlens, err,
+                       sizeof err) == 0)
         reply_ok(c);
     else reply_error(c, err);
     free_strv(names, n);
     free_strv(values, n);
+    free(vlens);
 }
 
 static void config_resetstat(client *c) {

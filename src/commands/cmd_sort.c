@@ -326,16 +326,17 @@ static void sort_generic(client *c, int readonly) {
         if (type == OBJ_ZSET && e->val->enc == OBJ_ENC_LISTPACK)
             zset_to_skiplist(db_get(c->db), c->argv[1].p, c->argv[1].len);
         /* Redis: BY nosort keeps a list's or sorted set's order, reversed
-         * by DESC; a set stored is sorted anyway, by its elements' bytes
-         * (ALPHA, the BY pattern dropped), so that the result does not
-         * depend on the set's internal order. */
+         * by DESC; a set stored, or sorted by a script, is sorted anyway,
+         * by its elements' bytes (ALPHA, the BY pattern dropped; DESC,
+         * LIMIT and GET kept), so that the result does not depend on the
+         * set's internal order (replicas, AOF, effects replication). */
         if (o.dontsort && o.desc && (type == OBJ_LIST || type == OBJ_ZSET))
             for (size_t i = 0; i < n / 2; i++) {
                 obj *t = elems[i];
                 elems[i] = elems[n - 1 - i];
                 elems[n - 1 - i] = t;
             }
-        if (o.dontsort && type == OBJ_SET && o.store) { /* Redis: forced ALPHA, no BY */
+        if (o.dontsort && type == OBJ_SET && (o.store || (c->flags & CLIENT_SCRIPT))) {
             o.dontsort = 0;
             o.alpha = 1;
             o.by = NULL;

@@ -360,7 +360,7 @@ static const conf_param params[] = {
     {"timeout", P_INT, 0, FIELD(timeout), .min = 0, .max = INT_MAX, .def = 0},
     {"tcp-keepalive", P_INT, 0, FIELD(tcp_keepalive), .min = 0, .max = INT_MAX, .def = 300},
     {"maxclients", P_INT, 0, FIELD(maxclients), .min = 1, .max = UINT_MAX, .def = 10000},
-    {"requirepass", P_STR, 0, FIELD(requirepass), .sdef = ""},
+    {"requirepass", P_STR, PF_BYTES, BYTES_FIELD(requirepass), .sdef = ""},
     /* limits */
     {"proto-max-bulk-len", P_MEM, 0, FIELD(proto_max_bulk_len), .min = 1024 * 1024,
      .max = LLONG_MAX, .def = 512LL * 1024 * 1024},
@@ -454,7 +454,7 @@ static const conf_param params[] = {
      .get = get_replicaof},
     {"slaveof", P_SPECIAL, PF_IMMUTABLE | PF_MULTI, .sdef = "no one", .set = set_replicaof,
      .get = get_replicaof},
-    {"masterauth", P_STR, 0, FIELD(masterauth), .sdef = ""},
+    {"masterauth", P_STR, PF_BYTES, BYTES_FIELD(masterauth), .sdef = ""},
     {"masteruser", P_STR, 0, FIELD(masteruser), .sdef = ""},
     {"replica-read-only", P_BOOL, 0, FIELD(replica_read_only), .def = 1},
     {"slave-read-only", P_BOOL, 0, FIELD(replica_read_only), .def = 1},
@@ -545,6 +545,21 @@ static const conf_param *param_find(const char *name)
 static char **str_field(const conf *c, const conf_param *p)
 {
     return (char **)((char *)c + p->off);
+}
+
+static size_t *len_field(const conf *c, const conf_param *p)
+{
+    assert(p->flags & PF_BYTES);
+    return (size_t *)((char *)c + p->lenoff);
+}
+
+/* A PF_BYTES parameter takes n bytes (NUL-terminated as well). */
+static void set_bytes(conf *c, const conf_param *p, const char *s, size_t n)
+{
+    char **f = str_field(c, p);
+    free(*f);
+    *f = xstrndup(s, n);
+    *len_field(c, p) = n;
 }
 
 static long long num_get(const conf *c, const conf_param *p)
@@ -706,6 +721,10 @@ static int param_set(conf *c, const conf_param *p, int argc, char **argv, int lo
     case P_SPECIAL:
         return p->set(c, argc, argv, loading, err, errlen);
     case P_STR:
+        if (p->flags & PF_BYTES) {
+            set_bytes(c, p, argc ? argv[0] : "", argc ? strlen(argv[0]) : 0);
+            return 0;
+        }
         return set_str(c, p, argc, argv, err, errlen);
     case P_BOOL:
         if (!strcasecmp(argv[0], "yes")) v = 1;
@@ -740,10 +759,24 @@ static char *param_format(const conf *c, const conf_param *p)
     return xstrdup(buf);
 }
 
+/* The value as CONFIG GET shows it, on the heap, and its length (a
+ * PF_BYTES value may hold NUL bytes). */
+static char *param_format_len(const conf *c, const conf_param *p, size_t *len)
+{
+    if (p->flags & PF_BYTES) {
+        *len = *len_field(c, p);
+        return xstrndup(*str_field(c, p), *len);
+    }
+    char *v = param_format(c, p);
+    *len = strlen(v);
+    return v;
+}
+
 static int param_changed(const conf *a, const conf *b, const conf_param *p)
 {
-    char *va = param_format(a, p), *vb = param_format(b, p);
-    int changed = strcmp(va, vb) != 0;
+    size_t la, lb;
+    char *va = param_format_len(a, p, &la), *vb = param_format_len(b, p, &lb);
+    int changed = la != lb || memcmp(va, vb, la) != 0;
     free(va);
     free(vb);
     return changed;
@@ -805,7 +838,8 @@ static void conf_dup(conf *dst, const conf *src)
     for (size_t i = 0; i < NPARAMS; i++) {
         if (params[i].type == P_STR && params[i].size && !is_alias(i)) {
             char **f = str_field(dst, &params[i]);
-            if (*f) *f = xstrdup(*f);
+            if (*f && (params[i].flags & PF_BYTES)) *f = xstrndup(*f, *len_field(dst, &params[i]));
+            else if (*f) *f = xstrdup(*f);
         }
     }
     if (src->replicaof_host) dst->replicaof_host = xstrdup(src->replicaof_host);
@@ -830,17 +864,29 @@ static int is_deprecated(int argc, char **argv)
     return 0;
 }
 
-int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen)
+/* conf_apply with each word's length (NULL: strlen's): requirepass,
+ * masterauth and a user's rules keep a NUL ("\x00") of theirs. */
+static int apply_len(conf *c, int argc, char **argv, const size_t *lens, char *err,
+                     size_t errlen)
 {
     if (argc < 1) return fail(err, errlen, "Bad directive or wrong number of arguments");
     const conf_param *p = param_find(argv[0]);
     if (!p && is_deprecated(argc, argv)) return 0;
     /* "user name rules...": ACL users, applied at startup (acl_file.c) */
     if (!p && !strcasecmp(argv[0], "user") && argc >= 2)
-        return acl_conf_user_line(argc - 1, argv + 1, err, errlen);
+        return acl_conf_user_line(argc - 1, argv + 1, lens ? lens + 1 : NULL, err, errlen);
     if (!p) return fail(err, errlen, "Bad directive or wrong number of arguments");
     if (!(p->flags & PF_MULTI) && argc != 2) return fail(err, errlen, "wrong number of arguments");
+    if ((p->flags & PF_BYTES) && lens) {
+        set_bytes(c, p, argv[1], lens[1]);
+        return 0;
+    }
     return param_set(c, p, argc - 1, argv + 1, 1, err, errlen);
+}
+
+int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen)
+{
+    return apply_len(c, argc, argv, NULL, err, errlen);
 }
 
 static char *trim(char *s)
@@ -854,10 +900,12 @@ static char *trim(char *s)
 static int apply_line(conf *c, const char *line, char *err, size_t errlen)
 {
     int argc, rc = 0;
-    char **argv = split_args(line, &argc);
+    size_t *lens = NULL;
+    char **argv = split_args_len(line, &argc, &lens);
     if (!argv) return fail(err, errlen, "Unbalanced quotes in configuration line");
-    if (argc > 0) rc = conf_apply(c, argc, argv, err, errlen);
+    if (argc > 0) rc = apply_len(c, argc, argv, lens, err, errlen);
     free_args(argv, argc);
+    free(lens);
     return rc;
 }
 
@@ -1099,6 +1147,10 @@ void conf_rewrite_each(const conf *c, conf_line_fn fn, void *priv)
         if (p->type == P_STR && (p->flags & PF_MULTI)) {
             /* several words, written as such (oom-score-adj-values 0 200 800) */
             emit_line(fn, priv, p->name, *v ? v : "\"\"", force);
+        } else if (p->flags & PF_BYTES) {
+            char *q = quote_arg_len(*str_field(c, p), *len_field(c, p));
+            emit_line(fn, priv, p->name, q, param_changed(c, &def, p));
+            free(q);
         } else if (p->type == P_STR) {
             /* dir: the working directory (the server chdir'ed into it),
              * absolute and always written, as Redis */
@@ -1128,8 +1180,9 @@ void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
         /* an exact name answers under the spelling asked, as Redis 7.0 */
         const conf_param *p = param_find(pattern);
         if (!p) return;
-        char *v = param_format(c, p);
-        emit(priv, pattern, v);
+        size_t n;
+        char *v = param_format_len(c, p, &n);
+        emit(priv, pattern, v, n);
         free(v);
         return;
     }
@@ -1137,8 +1190,9 @@ void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
     for (size_t i = 0; i < NPARAMS; i++) {
         const conf_param *p = &params[i];
         if (!glob_match(pattern, plen, p->name, strlen(p->name), 1)) continue;
-        char *v = param_format(c, p);
-        emit(priv, p->name, v);
+        size_t n;
+        char *v = param_format_len(c, p, &n);
+        emit(priv, p->name, v, n);
         free(v);
     }
 }
@@ -1206,10 +1260,14 @@ static int resolve_names(int n, char **names, const conf_param **ps, int allow_p
     return 0;
 }
 
-static int set_values(conf *now, int n, const conf_param **ps, char **values, char *err,
-                      size_t errlen)
+static int set_values(conf *now, int n, const conf_param **ps, char **values,
+                      const size_t *vlens, char *err, size_t errlen)
 {
     for (int i = 0; i < n; i++) {
+        if ((ps[i]->flags & PF_BYTES) && vlens) {
+            set_bytes(now, ps[i], values[i], vlens[i]);
+            continue;
+        }
         char reason[CONF_ERRLEN];
         char *one[1] = {values[i]};
         int argc = 1, rc;
@@ -1264,6 +1322,12 @@ int conf_set(conf *c, int npairs, char **names, char **values, char *err, size_t
 int conf_set_from(conf *c, int client_local, int npairs, char **names, char **values, char *err,
                   size_t errlen)
 {
+    return conf_set_bytes(c, client_local, npairs, names, values, NULL, err, errlen);
+}
+
+int conf_set_bytes(conf *c, int client_local, int npairs, char **names, char **values,
+                   const size_t *vlens, char *err, size_t errlen)
+{
     int mode = c->enable_protected_configs;
     int allow_protected = mode == DEBUG_CMD_YES || (mode == DEBUG_CMD_LOCAL && client_local);
     if (npairs <= 0) return 0;
@@ -1272,7 +1336,7 @@ int conf_set_from(conf *c, int client_local, int npairs, char **names, char **va
     if (resolve_names(npairs, names, ps, allow_protected, err, errlen) == 0) {
         conf now;
         conf_dup(&now, c);
-        if (set_values(&now, npairs, ps, values, err, errlen) == 0) {
+        if (set_values(&now, npairs, ps, values, vlens, err, errlen) == 0) {
             conf old = *c; /* c takes over now's strings, old keeps c's */
             *c = now;
             rc = run_hooks(&old, c, npairs, ps, err, errlen);

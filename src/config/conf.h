@@ -53,7 +53,10 @@ typedef struct conf {
     long long timeout;                  /* timeout, seconds idle (0 = never) */
     int tcp_keepalive;                  /* tcp-keepalive (300) */
     int maxclients;                     /* maxclients (10000) */
-    char *requirepass;                  /* requirepass ("" = none) */
+    /* requirepass ("" = none): any bytes, NUL ones too (as masterauth):
+     * its length, and NUL-terminated as well */
+    char *requirepass;
+    size_t requirepass_len;
     /* limits */
     long long proto_max_bulk_len;       /* proto-max-bulk-len (512mb) */
     long long client_query_buffer_limit;/* client-query-buffer-limit (1gb) */
@@ -121,7 +124,8 @@ typedef struct conf {
     /* replication (repl/) */
     char *replicaof_host;               /* replicaof <host> <port> (none: NULL) */
     int replicaof_port;
-    char *masterauth;                   /* masterauth ("") */
+    char *masterauth;                   /* masterauth (""), any bytes: */
+    size_t masterauth_len;              /* its length */
     char *masteruser;                   /* masteruser ("") */
     int replica_read_only;              /* replica-read-only (yes) */
     int replica_serve_stale_data;       /* replica-serve-stale-data (yes) */
@@ -199,7 +203,7 @@ int conf_apply(conf *c, int argc, char **argv, char *err, size_t errlen);
 /* CONFIG GET: calls emit for every parameter whose name matches the glob
  * pattern, with its value formatted as Redis does ("yes"/"no", numbers in
  * bytes, "save" as "3600 1 300 100", ...). */
-typedef void (*conf_emit_fn)(void *priv, const char *name, const char *value);
+typedef void (*conf_emit_fn)(void *priv, const char *name, const char *value, size_t vlen);
 void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv);
 
 /* CONFIG SET name value [name value ...]: all or nothing. Parameters that
@@ -225,6 +229,11 @@ int conf_set(conf *c, int npairs, char **names, char **values,
  * conf_set is this with client_local 0. */
 int conf_set_from(conf *c, int client_local, int npairs, char **names, char **values,
                   char *err, size_t errlen);
+/* conf_set_from with each value's length (NULL: strlen's): requirepass and
+ * masterauth take any bytes, as Redis's SDS configs (CONFIG SET from a
+ * client); the other parameters stop at a NUL. */
+int conf_set_bytes(conf *c, int client_local, int npairs, char **names, char **values,
+                   const size_t *vlens, char *err, size_t errlen);
 
 /* The parameters Redis has and verso accepts without acting on them
  * (conf_compat.h): CONFIG SET logs, at warning level and the first time

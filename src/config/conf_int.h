@@ -23,6 +23,8 @@ enum { P_BOOL, P_INT, P_MEM, P_STR, P_ENUM, P_SPECIAL };
 #define PF_PERCENT 128 /* P_MEM that also takes "N%", kept as -N */
 #define PF_FLAGS 256   /* P_ENUM with PF_MULTI: the values are bits, OR'ed;
                           0 reads as the first name */
+#define PF_BYTES 512   /* P_STR of any bytes, NUL included (Redis's SDS
+                          configs): its length at lenoff */
 
 typedef struct conf_enum { const char *name; int val; } conf_enum;
 
@@ -33,6 +35,7 @@ struct conf_param {
     size_t off, size;    /* the field in struct conf; size 0: none, the
                             parameter is accepted for Redis tools and always
                             reads as sdef */
+    size_t lenoff;       /* PF_BYTES: the size_t field of its length */
     long long min, max;  /* P_INT, P_MEM bounds */
     long long def;       /* default of P_BOOL, P_INT, P_MEM, P_ENUM */
     const char *sdef;    /* default of P_STR and P_SPECIAL (as set args) */
@@ -49,6 +52,7 @@ struct conf_param {
 };
 
 #define FIELD(f) .off = offsetof(conf, f), .size = sizeof(((conf *)0)->f)
+#define BYTES_FIELD(f) FIELD(f), .lenoff = offsetof(conf, f##_len)
 
 /* conf_compat.c: enums and checks of the compatibility parameters */
 extern const conf_enum conf_syslog_facility_enum[], conf_oom_score_adj_enum[],

@@ -1,12 +1,12 @@
 /* function: the registry of Redis 7.0 functions' libraries (see function.h).
  *
  * A registry context holds the libraries (in load order) and an index of
- * their functions sorted by name (binary search: FCALL's lookup). The
- * server's libraries are one context; FUNCTION RESTORE builds its payload's
- * libraries in a context of its own, then joins it to the server's (or
- * swaps them, FLUSH) only when every check passed, as Redis's libraryJoin,
- * so a failed RESTORE changes nothing. Texts of the errors are Redis
- * 7.0.15's (functions.c). Main thread only. */
+ * their functions sorted by name, ASCII case ignored (binary search:
+ * FCALL's lookup). The server's libraries are one context; FUNCTION
+ * RESTORE builds its payload's libraries in a context of its own, then
+ * joins it to the server's (or swaps them, FLUSH) only when every check
+ * passed, as Redis's libraryJoin, so a failed RESTORE changes nothing.
+ * Texts of the errors are Redis 7.0.15's (functions.c). Main thread only. */
 #include "function.h"
 
 #include <assert.h>
@@ -76,16 +76,19 @@ static void lib_free(fn_lib *li) {
     free(li);
 }
 
-int function_lib_add(fn_lib *li, const char *name, const char *desc, int flags, int ref,
-                     char **err) {
-    if (!function_name_ok(name, strlen(name))) {
+int function_lib_add(fn_lib *li, const char *name, size_t len, const char *desc, int flags,
+                     int ref, char **err) {
+    if (!function_name_ok(name, len)) {
         /* Redis 7.0's text for a bad function name names libraries too */
         *err = xstrdup("Library names can only contain letters, numbers, or underscores(_) and "
                        "must be at least one character long");
         return -1;
     }
+    /* Redis 7.0 compares case-sensitively here, then keeps one of two
+     * names differing in case only in its case-insensitive index (and
+     * crashes deleting the library): verso refuses the second one */
     for (size_t i = 0; i < li->nfuncs; i++)
-        if (!strcmp(li->funcs[i]->name, name)) {
+        if (!strcasecmp(li->funcs[i]->name, name)) {
             *err = xstrdup("Function already exists in the library");
             return -1;
         }
@@ -102,10 +105,23 @@ int function_lib_add(fn_lib *li, const char *name, const char *desc, int flags, 
 
 /* ---- a context's index ---- */
 
+/* Library names compare as bytes; function names ignore ASCII case, as
+ * Redis 7.0's dicts of each (FCALL TEST calls test). */
 static int cmp_name(const char *a, size_t alen, const char *b) {
     size_t blen = strlen(b);
     int c = memcmp(a, b, alen < blen ? alen : blen);
     return c ? c : alen < blen ? -1 : alen > blen ? 1 : 0;
+}
+
+static int lower(unsigned char ch) { return ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch; }
+
+static int cmp_fname(const char *a, size_t alen, const char *b) {
+    size_t blen = strlen(b), n = alen < blen ? alen : blen;
+    for (size_t i = 0; i < n; i++) {
+        int c = lower((unsigned char)a[i]) - lower((unsigned char)b[i]);
+        if (c) return c;
+    }
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
 }
 
 /* The position of name in the index (found), or where it would go. */
@@ -114,7 +130,7 @@ static size_t idx_pos(const fn_ctx *x, const char *name, size_t len, int *found)
     *found = 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_name(name, len, x->index[mid]->name);
+        int c = cmp_fname(name, len, x->index[mid]->name);
         if (c == 0) {
             *found = 1;
             return mid;

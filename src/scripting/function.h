@@ -5,7 +5,8 @@
  * redis.register_function when it runs. The registry keeps every library
  * (its name, its whole code, as FUNCTION LIST WITHCODE, the RDB and FUNCTION
  * DUMP carry it) and every function by name (FCALL finds it there; a name
- * is unique across libraries). The Lua side (compiling the body in the
+ * is unique across libraries, ASCII case ignored, as Redis 7.0's; library
+ * names are case-sensitive). The Lua side (compiling the body in the
  * load-time sandbox, keeping the callbacks, calling one) is function_lua.c.
  *
  * Persistence (snapshot/, which knows this registry, not the other way):
@@ -68,7 +69,7 @@ char *function_create(const char *code, size_t len, int replace, int64_t timeout
 int function_delete(const char *name, size_t len);
 /* Deletes every library. */
 void function_flush(void);
-/* The function of that name, or NULL. */
+/* The function of that name (case ignored), or NULL. */
 fn_func *function_find(const char *name, size_t len);
 /* Iteration over the libraries (FUNCTION LIST), in load order. */
 size_t function_lib_count(void);

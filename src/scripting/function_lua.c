@@ -98,6 +98,7 @@ static void push_readonly(lua_State *L) {
 
 typedef struct reg_args {
     char *name, *desc;
+    size_t name_len;     /* the name may hold a NUL: function_lib_add refuses it */
     int flags;
     int ref;
 } reg_args;
@@ -145,7 +146,8 @@ static const char *read_named(lua_State *L, reg_args *a) {
             if (!lua_isstring(L, -1))
                 return "function_name argument given to redis.register_function must be a string";
             free(a->name);
-            a->name = xstrdup(lua_tostring(L, -1));
+            const char *n = lua_tolstring(L, -1, &a->name_len);
+            a->name = xstrndup(n, a->name_len);
         } else if (!strcasecmp(key, "description")) {
             if (!lua_isstring(L, -1))
                 return "description argument given to redis.register_function must be a string";
@@ -175,7 +177,8 @@ static const char *read_named(lua_State *L, reg_args *a) {
 static const char *read_positional(lua_State *L, reg_args *a) {
     if (!lua_isstring(L, 1)) return "first argument to redis.register_function must be a string";
     if (!lua_isfunction(L, 2)) return "second argument to redis.register_function must be a function";
-    a->name = xstrdup(lua_tostring(L, 1));
+    const char *n = lua_tolstring(L, 1, &a->name_len);
+    a->name = xstrndup(n, a->name_len);
     lua_settop(L, 2);
     a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return NULL;
@@ -185,10 +188,11 @@ static int l_register_function(lua_State *L) {
     if (!F.loading) return raise_err(L, "redis.register_function can only be called on FUNCTION LOAD command");
     int argc = lua_gettop(L);
     if (argc < 1 || argc > 2) return raise_err(L, "wrong number of arguments to redis.register_function");
-    reg_args a = {NULL, NULL, 0, LUA_NOREF};
+    reg_args a = {NULL, NULL, 0, 0, LUA_NOREF};
     const char *why = argc == 1 ? read_named(L, &a) : read_positional(L, &a);
     char *err = NULL;
-    if (!why && function_lib_add(F.loading, a.name, a.desc, a.flags, a.ref, &err) == 0) {
+    if (!why &&
+        function_lib_add(F.loading, a.name, a.name_len, a.desc, a.flags, a.ref, &err) == 0) {
         free(a.name);
         free(a.desc);
         return 0;

@@ -45,9 +45,10 @@ void fnlua_call(client *c, fn_func *f, int ro, int nkeys, const arg *keys, int n
 int fnlua_stats_running(client *c);
 
 /* function.c's, for this file: adds a function to the library being
- * created (name checked, unique in li). 0, or -1 with *err (heap). */
-int function_lib_add(fn_lib *li, const char *name, const char *desc, int flags, int ref,
-                     char **err);
+ * created (name checked: len bytes, a NUL among them refused; unique in li,
+ * case-insensitively). 0, or -1 with *err (heap). */
+int function_lib_add(fn_lib *li, const char *name, size_t len, const char *desc, int flags,
+                     int ref, char **err);
 /* Letters, digits and '_', at least one (functionsVerifyName). */
 int function_name_ok(const char *s, size_t len);
 

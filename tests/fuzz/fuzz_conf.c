@@ -26,7 +26,8 @@ typedef struct kv {
     int n;
 } kv;
 
-static void collect(void *priv, const char *name, const char *value) {
+static void collect(void *priv, const char *name, const char *value, size_t vlen) {
+    (void)vlen; /* compared as C strings */
     kv *o = priv;
     assert(o->n < 512);
     o->names[o->n] = xstrdup(name);

@@ -359,6 +359,44 @@ START_TEST(auth_and_hello)
 }
 END_TEST
 
+/* Passwords are bytes: past ASCII and NUL ones too, from requirepass
+ * (CONFIG SET) and from ACL SETUSER, and CONFIG GET gives them back whole. */
+START_TEST(binary_passwords)
+{
+    redisContext *c = h_c;
+    const char *wrong = "WRONGPASS invalid username-password pair or user is disabled.";
+    const char pw[] = "a\0b\xff";
+    expect_status(c, "OK", "CONFIG SET requirepass %b", pw, sizeof pw - 1);
+    redisReply *r = expect_array(c, 2, "CONFIG GET requirepass");
+    ck_assert_uint_eq(r->element[1]->len, sizeof pw - 1);
+    ck_assert(!memcmp(r->element[1]->str, pw, sizeof pw - 1));
+    freeReplyObject(r);
+    expect_list_line(c, "default",
+                     "user default on "
+                     "#a37cc3026aae4d519e0b19c298fa913b4dccfdf0658cbccbb7deaa0226d5acdb "
+                     "~* &* +@all");
+    redisContext *c2 = srv_connect(h_srv);
+    expect_error(c2, wrong, "AUTH a");
+    expect_error(c2, wrong, "AUTH %b", pw, sizeof pw - 2);
+    expect_status(c2, "OK", "AUTH %b", pw, sizeof pw - 1);
+    expect_status(c2, "OK", "AUTH default %b", pw, sizeof pw - 1);
+    r = expect_array(c2, 14, "HELLO 2 AUTH default %b", pw, sizeof pw - 1);
+    freeReplyObject(r);
+    /* a single NUL is a password, not none */
+    expect_status(c, "OK", "CONFIG SET requirepass %b", "", (size_t)1);
+    expect_error(c2, wrong, "AUTH %b", "", (size_t)0);
+    expect_status(c2, "OK", "AUTH %b", "", (size_t)1);
+    expect_status(c, "OK", "CONFIG SET requirepass %s", "");
+    expect_list_line(c, "default", "user default on nopass ~* &* +@all");
+    const char rule[] = ">x\xff\0y";
+    expect_status(c, "OK", "ACL SETUSER u on %b +@all", rule, sizeof rule - 1);
+    expect_error(c2, wrong, "AUTH u %b", "x\xff", (size_t)2);
+    expect_status(c2, "OK", "AUTH u %b", rule + 1, sizeof rule - 2);
+    expect_bulk(c2, "u", "ACL WHOAMI");
+    redisFree(c2);
+}
+END_TEST
+
 START_TEST(noperm_at_dispatch)
 {
     redisContext *c = h_c;
@@ -499,6 +537,7 @@ int main(void)
     tcase_add_test(tc, setuser_errors);
     tcase_add_test(tc, cat_genpass_help);
     tcase_add_test(tc, auth_and_hello);
+    tcase_add_test(tc, binary_passwords);
     tcase_add_test(tc, noperm_at_dispatch);
     tcase_add_test(tc, dryrun);
     tcase_add_test(tc, acl_log);

@@ -14,7 +14,8 @@
  * ($VERSO_SERVER or verso). redis_master: a redis-server master and
  * replicas under test (the interop direction, which needs only the
  * replica's AUTH user pass). With VERSO_SERVER=/usr/bin/redis-server both
- * are all Redis. */
+ * are all Redis. binary_*: passwords holding a NUL and bytes past ASCII,
+ * both directions too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,51 @@ static void acl_repl_case(int redis_master) {
     redisFree(mc);
 }
 
+/* Passwords of any bytes, NUL included: the master's requirepass and a
+ * user's ">pass" from its config file ("\x00" escapes), a replica's
+ * masterauth from CONFIG SET (the default user) and from its config file
+ * (with masteruser); both replicas sync. Before, the replica sent the
+ * password cut at its NUL and was refused. */
+#define BIN_MASTER_CONF                                                                          \
+    "requirepass \"a\\x00b\\xff\"\n"                                                             \
+    "user repl on \">x\\x00y\" +psync +replconf +ping\n"
+
+static void binary_case(int redis_master) {
+    srv *m = h_srv_start_conf(redis_master, BIN_MASTER_CONF, "--repl-diskless-sync-delay 0");
+    srv *byset = h_srv_start(NULL);
+    srv *byfile = h_srv_start_conf(0, "masteruser repl\nmasterauth \"x\\x00y\"\n", NULL);
+    redisContext *mc = srv_connect(m);
+    expect_error(mc, "WRONGPASS invalid username-password pair or user is disabled.", "AUTH a");
+    expect_status(mc, "OK", "AUTH %b", "a\0b\xff", (size_t)4);
+    expect_status(mc, "OK", "SET k v");
+    redisContext *r1 = srv_connect(byset), *r2 = srv_connect(byfile);
+    expect_status(r1, "OK", "CONFIG SET masterauth %b", "a\0b\xff", (size_t)4);
+    redisReply *r = expect_array(r1, 2, "CONFIG GET masterauth");
+    ck_assert_uint_eq(r->element[1]->len, 4);
+    ck_assert(!memcmp(r->element[1]->str, "a\0b\xff", 4));
+    freeReplyObject(r);
+    r = expect_array(r2, 2, "CONFIG GET masterauth");
+    ck_assert_uint_eq(r->element[1]->len, 3);
+    ck_assert(!memcmp(r->element[1]->str, "x\0y", 3));
+    freeReplyObject(r);
+    expect_status(r1, "OK", "REPLICAOF 127.0.0.1 %d", m->port);
+    expect_status(r2, "OK", "REPLICAOF 127.0.0.1 %d", m->port);
+    h_wait_info_str(r1, "replication", "master_link_status", "up", 20000);
+    h_wait_info_str(r2, "replication", "master_link_status", "up", 20000);
+    h_wait_info(mc, "replication", "connected_slaves", 2, 10000);
+    expect_bulk(r1, "v", "GET k");
+    expect_bulk(r2, "v", "GET k");
+    redisFree(r1);
+    redisFree(r2);
+    redisFree(mc);
+}
+
+START_TEST(binary_verso_master) { binary_case(0); }
+END_TEST
+
+START_TEST(binary_redis_master) { binary_case(1); }
+END_TEST
+
 START_TEST(verso_master) { acl_repl_case(0); }
 END_TEST
 
@@ -172,5 +218,7 @@ int main(void) {
     Suite *s = suite_create("acl_repl");
     h_add_dropall(s, "verso_master", verso_master, 120);
     h_add_dropall(s, "redis_master", redis_master, 120);
+    h_add_dropall(s, "binary_verso_master", binary_verso_master, 60);
+    h_add_dropall(s, "binary_redis_master", binary_redis_master, 60);
     return h_main(s);
 }

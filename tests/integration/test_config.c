@@ -284,6 +284,48 @@ START_TEST(get_all_names_and_defaults)
 }
 END_TEST
 
+/* The number of times name (case ignored) is a name of the reply. */
+static int name_count(const redisReply *r, const char *name)
+{
+    int n = 0;
+    for (size_t i = 0; i + 1 < r->elements; i += 2) n += !strcasecmp(r->element[i]->str, name);
+    return n;
+}
+
+/* Several patterns: each name once in the reply, the first spelling kept;
+ * an alias is a name of its own. */
+START_TEST(get_names_once)
+{
+    redisReply *r = expect_array(h_c, 2, "CONFIG GET maxmemory maxmemory");
+    freeReplyObject(r);
+    r = expect_array(h_c, 2, "CONFIG GET MAXMEMORY maxmemory");
+    ck_assert_str_eq(r->element[0]->str, "MAXMEMORY");
+    freeReplyObject(r);
+    r = expect_array(h_c, -1, "CONFIG GET maxmemory maxmemory* *maxmemory* maxmemory-policy");
+    ck_assert_int_eq(name_count(r, "maxmemory"), 1);
+    ck_assert_int_eq(name_count(r, "maxmemory-policy"), 1);
+    ck_assert_int_eq(name_count(r, "maxmemory-samples"), 1);
+    ck_assert_int_eq(name_count(r, "replica-ignore-maxmemory"), 1);
+    ck_assert_int_eq(name_count(r, "slave-ignore-maxmemory"), 1);
+    for (size_t i = 0; i + 1 < r->elements; i += 2)
+        ck_assert_msg(name_count(r, r->element[i]->str) == 1, "%s more than once",
+                      r->element[i]->str);
+    freeReplyObject(r);
+    r = expect_array(h_c, 4, "CONFIG GET slaveof replicaof slaveof");
+    ck_assert_int_eq(name_count(r, "slaveof"), 1);
+    ck_assert_int_eq(name_count(r, "replicaof"), 1);
+    freeReplyObject(r);
+    r = expect_array(h_c, 4, "CONFIG GET replica-read-only slave-read-only *-read-only");
+    freeReplyObject(r);
+    r = expect_array(h_c, -1, "CONFIG GET *");
+    size_t all = r->elements;
+    freeReplyObject(r);
+    r = expect_array(h_c, -1, "CONFIG GET maxmemory * port *");
+    ck_assert_uint_eq(r->elements, all);
+    freeReplyObject(r);
+}
+END_TEST
+
 /* CONFIG SET name value -> the error redis-server 7.0.15 answers. */
 static const struct {
     const char *name, *value, *reason;
@@ -478,6 +520,8 @@ START_TEST(rewrite_round_trip)
                            "allchannels cluster-replica-validity-factor 7 "
                            "oom-score-adj-values %s proc-title-template %s tls-ciphers %s",
                   "nosave now", "1 2 3", "{title} {port}", "DEFAULT:!MEDIUM");
+    /* a password of any bytes is written escaped and read back whole */
+    expect_status(c, "OK", "CONFIG SET masterauth %b", "m\0n\xff", (size_t)4);
     expect_status(c, "OK", "CONFIG REWRITE");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/server.conf", s->dir);
@@ -492,7 +536,8 @@ START_TEST(rewrite_round_trip)
                           "acl-pubsub-default allchannels",
                           "oom-score-adj-values 1 2 3",
                           "proc-title-template \"{title} {port}\"",
-                          "tls-ciphers \"DEFAULT:!MEDIUM\"", NULL};
+                          "tls-ciphers \"DEFAULT:!MEDIUM\"",
+                          "masterauth \"m\\x00n\\xff\"", NULL};
     for (int i = 0; want[i]; i++)
         ck_assert_msg(has_line(text, want[i]), "no '%s' in:\n%s", want[i], text);
     ck_assert_msg(!strstr(text, "cluster-slave-validity-factor"), "alias kept in:\n%s", text);
@@ -517,6 +562,10 @@ START_TEST(rewrite_round_trip)
         ck_assert_msg(v && !strcmp(v, same[i][1]), "%s read back as '%s'", same[i][0],
                       v ? v : "(none)");
     }
+    freeReplyObject(r);
+    r = expect_array(c, 2, "CONFIG GET masterauth");
+    ck_assert_uint_eq(r->element[1]->len, 4);
+    ck_assert(!memcmp(r->element[1]->str, "m\0n\xff", 4));
     freeReplyObject(r);
     redisFree(c);
     srv_stop(s2);
@@ -643,6 +692,7 @@ int main(void)
     tcase_add_checked_fixture(tc, h_setup, h_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, get_all_names_and_defaults);
+    tcase_add_test(tc, get_names_once);
     tcase_add_test(tc, set_errors_by_type);
     tcase_add_test(tc, set_and_get_values);
     tcase_add_test(tc, set_several_is_atomic);

@@ -226,6 +226,33 @@ START_TEST(restore_errors) {
 }
 END_TEST
 
+/* IDLETIME sets the LRU idle time (OBJECT IDLETIME), FREQ the LFU counter
+ * (OBJECT FREQ), each under its kind of maxmemory-policy only. */
+START_TEST(restore_idletime_freq) {
+    const golden *g = &GOLDEN[1];   /* "hello" */
+    expect_status(h_c, "OK", "RESTORE i 0 %b IDLETIME 1000", g->payload, g->len);
+    expect_int_range(h_c, 1000, 1002, "OBJECT IDLETIME i");
+    expect_status(h_c, "OK", "RESTORE it 100000 %b IDLETIME 50", g->payload, g->len);
+    expect_int_range(h_c, 50, 52, "OBJECT IDLETIME it");
+    expect_int_range(h_c, 1, 100000, "PTTL it");
+    expect_status(h_c, "OK", "RESTORE i 0 %b REPLACE IDLETIME 7", g->payload, g->len);
+    expect_int_range(h_c, 7, 9, "OBJECT IDLETIME i");
+    /* FREQ under an LRU policy: a new key's clock */
+    expect_status(h_c, "OK", "RESTORE f 0 %b FREQ 100", g->payload, g->len);
+    expect_int_range(h_c, 0, 2, "OBJECT IDLETIME f");
+    expect_status(h_c, "OK", "CONFIG SET maxmemory-policy allkeys-lfu");
+    expect_status(h_c, "OK", "RESTORE lf 0 %b FREQ 100", g->payload, g->len);
+    expect_int(h_c, 100, "OBJECT FREQ lf");
+    expect_status(h_c, "OK", "RESTORE lf 0 %b REPLACE FREQ 0", g->payload, g->len);
+    expect_int(h_c, 0, "OBJECT FREQ lf");
+    expect_status(h_c, "OK", "RESTORE lt 100000 %b FREQ 255", g->payload, g->len);
+    expect_int(h_c, 255, "OBJECT FREQ lt");
+    /* IDLETIME under an LFU policy: a new key's counter (5) */
+    expect_status(h_c, "OK", "RESTORE li 0 %b IDLETIME 1000", g->payload, g->len);
+    expect_int(h_c, 5, "OBJECT FREQ li");
+}
+END_TEST
+
 START_TEST(restore_options) {
     const golden *g = &GOLDEN[1];   /* "hello" */
     expect_status(h_c, "OK", "SET k old");
@@ -337,6 +364,7 @@ int main(void) {
     tcase_add_test(tc, dump_round_trip);
     tcase_add_test(tc, dump_matches_redis);
     tcase_add_test(tc, restore_errors);
+    tcase_add_test(tc, restore_idletime_freq);
     tcase_add_test(tc, restore_options);
     tcase_add_test(tc, restore_propagation);
     suite_add_tcase(s, tc);

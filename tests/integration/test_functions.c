@@ -117,6 +117,47 @@ START_TEST(load_errors) {
 }
 END_TEST
 
+/* Function names: [a-zA-Z0-9_] only (a NUL in the Lua string is refused,
+ * not cut at), unique and found ignoring case; library names keep theirs. */
+START_TEST(names) {
+    redisContext *c = h_c;
+    const char *bad = "ERR Error registering functions: ERR Library names can only contain "
+                      "letters, numbers, or underscores(_) and must be at least one character long";
+    load_err(c, "#!lua name=x\nredis.register_function('te\\0st', function() return 1 end)", bad);
+    load_err(c, "#!lua name=x\nredis.register_function{function_name='te\\0st', "
+                "callback=function() return 1 end}", bad);
+    load_err(c, "#!lua name=x\nredis.register_function('te-st', function() return 1 end)", bad);
+    load_err(c, "#!lua name=x\nredis.register_function('', function() return 1 end)", bad);
+    expect_libs(c, "");
+    expect_error(c, "ERR Function not found", "FCALL te 0");
+
+    load_ok(c, "#!lua name=MyLib\nredis.register_function('test', function() return 't' end)",
+            "MyLib");
+    expect_bulk(c, "t", "FCALL TEST 0");
+    expect_bulk(c, "t", "FCALL tEsT 0");
+    load_err(c, "#!lua name=other\nredis.register_function('TEST', function() return 1 end)",
+             "ERR Function TEST already exists");
+    /* library names are case-sensitive: another library, DELETE exact */
+    load_ok(c, "#!lua name=mylib\nredis.register_function('test2', function() return 2 end)",
+            "mylib");
+    expect_libs(c, "MyLib,mylib");
+    /* LIBRARYNAME is a pattern matched ignoring case */
+    freeReplyObject(expect_array(c, 2, "FUNCTION LIST LIBRARYNAME MYLIB"));
+    freeReplyObject(expect_array(c, 2, "FUNCTION LIST LIBRARYNAME my*"));
+    freeReplyObject(expect_array(c, 0, "FUNCTION LIST LIBRARYNAME my"));
+    expect_error(c, "ERR Library not found", "FUNCTION DELETE MYLIB");
+    expect_status(c, "OK", "FUNCTION DELETE mylib");
+    expect_libs(c, "MyLib");
+    expect_bulk(c, "t", "FCALL Test 0");
+    /* the name FUNCTION LIST gives is the registered one */
+    redisReply *r = expect_array(c, 1, "FUNCTION LIST");
+    check_bulk(field(field(r->element[0], "functions")->element[0], "name"), "test");
+    freeReplyObject(r);
+    expect_status(c, "OK", "FUNCTION DELETE MyLib");
+    expect_error(c, "ERR Function not found", "FCALL test 0");
+}
+END_TEST
+
 START_TEST(load_sandbox) {
     redisContext *c = h_c;
     const char *pre = "ERR Error registering functions: ";
@@ -697,6 +738,7 @@ END_TEST
 int main(void) {
     Suite *s = suite_create("functions");
     h_add_tcase(s, "load_errors", load_errors, 60, h_setup, h_teardown);
+    h_add_tcase(s, "names", names, 60, h_setup, h_teardown);
     h_add_tcase(s, "load_sandbox", load_sandbox, 60, h_setup, h_teardown);
     h_add_tcase(s, "list_delete_flush", list_delete_flush, 60, h_setup, h_teardown);
     h_add_tcase(s, "fcall", fcall, 60, h_setup, h_teardown);

@@ -360,6 +360,62 @@ START_TEST(deterministic_random) {
 }
 END_TEST
 
+/* The reply's strings joined with ' '. */
+static void join_reply(const redisReply *r, char *buf, size_t cap) {
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->elements; i++) {
+        ck_assert_int_eq(r->element[i]->type, REDIS_REPLY_STRING);
+        if (i) strncat(buf, " ", cap - strlen(buf) - 1);
+        strncat(buf, r->element[i]->str, cap - strlen(buf) - 1);
+    }
+}
+
+#define expect_joined(c, want, ...) do { \
+    char buf_[512]; \
+    redisReply *r_ = cmd(c, __VA_ARGS__); \
+    join_reply(r_, buf_, sizeof buf_); \
+    freeReplyObject(r_); \
+    ck_assert_str_eq(buf_, want); \
+} while (0)
+
+/* SORT / SORT_RO of a set BY a constant (no '*'), called from a script, is
+ * sorted anyway (ALPHA, the BY dropped; DESC, LIMIT, GET kept), so that the
+ * script's result does not hang on the set's order; a list or a sorted set
+ * keeps its own order. */
+START_TEST(sort_by_constant_in_scripts) {
+    redisContext *c = h_c;
+    for (int i = 19; i >= 0; i--) expect_int(c, 1, "SADD s m%02d", i);
+    const char *up = "m00 m01 m02 m03 m04 m05 m06 m07 m08 m09 m10 m11 m12 m13 m14 m15 m16 "
+                     "m17 m18 m19";
+    const char *down = "m19 m18 m17 m16 m15 m14 m13 m12 m11 m10 m09 m08 m07 m06 m05 m04 m03 "
+                       "m02 m01 m00";
+    expect_joined(c, up, "EVAL %s 1 s", "return redis.call('sort', KEYS[1], 'by', 'nosort')");
+    expect_joined(c, down, "EVAL %s 1 s",
+                  "return redis.call('sort_ro', KEYS[1], 'by', 'nokey', 'desc')");
+    expect_joined(c, "m01 m02", "EVAL %s 1 s",
+                  "return redis.call('sort', KEYS[1], 'by', 'nosort', 'limit', 1, 2)");
+    expect_joined(c, "m18 m17", "EVAL_RO %s 1 s",
+                  "return redis.call('sort_ro', KEYS[1], 'by', 'x', 'desc', 'limit', 1, 2, "
+                  "'get', '#')");
+    expect_bulk(c, "fs", "FUNCTION LOAD %s",
+                "#!lua name=fs\nredis.register_function('fsort', function(keys) "
+                "return redis.call('sort', keys[1], 'by', 'k') end)");
+    expect_joined(c, up, "FCALL fsort 1 s");
+    /* numbers too are compared as bytes there */
+    expect_int(c, 4, "SADD n 10 9 100 -1");
+    expect_joined(c, "-1 10 100 9", "EVAL %s 1 n",
+                  "return redis.call('sort', KEYS[1], 'by', 'nosort')");
+    /* lists and sorted sets keep their order */
+    expect_int(c, 3, "RPUSH l c a b");
+    expect_joined(c, "c a b", "EVAL %s 1 l", "return redis.call('sort', KEYS[1], 'by', 'nosort')");
+    expect_joined(c, "b a c", "EVAL %s 1 l",
+                  "return redis.call('sort', KEYS[1], 'by', 'nosort', 'desc')");
+    expect_int(c, 3, "ZADD z 1 c 2 a 3 b");
+    expect_joined(c, "c a b", "EVAL %s 1 z", "return redis.call('sort', KEYS[1], 'by', 'nosort')");
+}
+END_TEST
+
 START_TEST(libraries) {
     redisContext *c = h_c;
     /* cjson */
@@ -712,6 +768,7 @@ int main(void) {
     tcase_add_test(tc, script_cache);
     tcase_add_test(tc, sandbox);
     tcase_add_test(tc, deterministic_random);
+    tcase_add_test(tc, sort_by_constant_in_scripts);
     tcase_add_test(tc, libraries);
     tcase_add_test(tc, busy_and_kill);
     tcase_add_test(tc, unkillable_then_shutdown_nosave);

@@ -23,6 +23,9 @@ enum { P_BOOL, P_INT, P_MEM, P_STR, P_ENUM, P_SPECIAL };
 #define PF_PERCENT 128 /* P_MEM that also takes "N%", kept as -N */
 #define PF_FLAGS 256   /* P_ENUM with PF_MULTI: the values are bits, OR'ed;
                           0 reads as the first name */
+#define PF_HIDDEN 512  /* left out of CONFIG GET with a pattern (an exact
+                          name still answers), as Redis's HIDDEN_CONFIG:
+                          its testing knobs */
 
 typedef struct conf_enum { const char *name; int val; } conf_enum;
 

@@ -22,7 +22,9 @@
  *                        backlog exists (propagate.h; each removes itself)
  *
  * The order (app/main.c, then server.c; each init registers, in order):
- *   server_setup:  pubsub_init    "pubsub": client_gate (subscribed
+ *   server_setup:  crash_install  "crash": config_changed
+ *                                 (crash-log-enabled)
+ *                  pubsub_init    "pubsub": client_gate (subscribed
  *                                 context); notify_register
  *                  tracking_init  "tracking"
  *                  pause_init     "pause"

@@ -214,6 +214,11 @@ START_TEST(help_and_simple_subcommands)
     expect_status(h_c, "OK", "DEBUG LOG %s", "a-line-for-the-log");
     ck_assert(srv_log_wait(h_srv, "DEBUG LOG: a-line-for-the-log", 5000));
     expect_status(h_c, "OK", "DEBUG SET-ACTIVE-EXPIRE 1");
+    /* SET-DISABLE-DENY-SCRIPTS 1: scripts may call noscript commands */
+    expect_error_prefix(h_c, "ERR This Redis command is not allowed from script",
+                        "EVAL %s 0", "return redis.call('client','id')");
+    expect_status(h_c, "OK", "DEBUG SET-DISABLE-DENY-SCRIPTS 1");
+    expect_int_range(h_c, 1, 1000000, "EVAL %s 0", "return redis.call('client','id')");
     expect_status(h_c, "OK", "DEBUG SET-DISABLE-DENY-SCRIPTS 0");
     expect_status(h_c, "OK", "DEBUG AOF-FLUSH-SLEEP 0");
     expect_status(h_c, "OK", "DEBUG REPLYBUFFER PEAK-RESET-TIME never");

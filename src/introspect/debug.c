@@ -8,6 +8,7 @@
  * REPLYBUFFER) answer as 7.0 does where verso can tell (doc/compat.md says
  * what differs). Main thread only. */
 #include <limits.h>
+#include <lzf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,8 +271,18 @@ static size_t rdb_len_bytes(uint64_t n) {
     return 9;
 }
 
+/* Bytes of an LZF-compressed RDB string, as Redis tries it for strings
+ * over 20 bytes when rdbcompression is on; 0 when it would not be. */
+static size_t lzf_bytes(const char *p, size_t n) {
+    if (!server.cfg.rdbcompression || n <= 20 || n > UINT_MAX) return 0;
+    char *out = xmalloc(n - 4);
+    unsigned c = lzf_compress(p, (unsigned)n, out, (unsigned)(n - 4));
+    free(out);
+    return c ? 1 + rdb_len_bytes(c) + rdb_len_bytes(n) + c : 0;
+}
+
 /* Bytes of an RDB string: a canonical integer within int32 in its integer
- * encoding, else length and bytes (LZF is not tried: see doc/compat.md). */
+ * encoding, LZF when that is shorter, else length and bytes. */
 static size_t rdb_str_bytes(const char *p, size_t n) {
     long long v;
     if (n <= 11 && str_to_ll(p, n, &v)) {
@@ -282,7 +293,8 @@ static size_t rdb_str_bytes(const char *p, size_t n) {
             if (v >= INT32_MIN && v <= INT32_MAX) return 5;
         }
     }
-    return rdb_len_bytes(n) + n;
+    size_t z = lzf_bytes(p, n);
+    return z ? z : rdb_len_bytes(n) + n;
 }
 
 /* A listpack's bytes (header, entries, end) as one RDB string. */

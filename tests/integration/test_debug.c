@@ -284,6 +284,14 @@ START_TEST(object_format)
                       strstr(r->str, " refcount:1 encoding:embstr serializedlength:6 lru:"),
                   "%s", r->str);
     freeReplyObject(r);
+    /* a compressible string over 20 bytes: its LZF form's length */
+    char big[101];
+    memset(big, 'a', 100);
+    big[100] = '\0';
+    expect_status(h_c, "OK", "SET big %s", big);
+    r = h_cmd(__FILE__, __LINE__, h_c, "DEBUG OBJECT big");
+    ck_assert_msg(strstr(r->str, " encoding:raw serializedlength:13 lru:"), "%s", r->str);
+    freeReplyObject(r);
     expect_error(h_c, "ERR no such key", "DEBUG OBJECT nokey");
 }
 END_TEST

@@ -15,8 +15,6 @@
 #include "acl.h"
 #include "cmd.h"
 #include "conf.h"
-#include "db.h"
-#include "hooks.h"
 #include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"

@@ -321,6 +321,27 @@ START_TEST(reload_options)
 }
 END_TEST
 
+/* key-load-delay: DEBUG RELOAD sleeps after each key, and another client
+ * sees the load in progress (INFO loading:1) meanwhile. */
+START_TEST(key_load_delay_shows_loading)
+{
+    expect_status(h_c, "OK", "DEBUG POPULATE 2000");
+    expect_status(h_c, "OK", "SAVE");
+    expect_status(h_c, "OK", "CONFIG SET loading-process-events-interval-bytes 1024");
+    expect_status(h_c, "OK", "CONFIG SET key-load-delay 500"); /* 2000 x 0.5 ms: 1 s */
+    redisContext *other = srv_connect(h_srv);
+    h_send(h_c, "DEBUG RELOAD NOSAVE");
+    h_wait_info_str(other, "persistence", "loading", "1", 5000);
+    redisReply *r = h_next_reply(h_c);
+    ck_assert_msg(r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"), "DEBUG RELOAD: %s",
+                  r->str ? r->str : "?");
+    freeReplyObject(r);
+    expect_status(h_c, "OK", "CONFIG SET key-load-delay 0");
+    expect_int(h_c, 2000, "DBSIZE");
+    redisFree(other);
+}
+END_TEST
+
 START_TEST(loadaof_reloads)
 {
     srv *s = h_srv_start("--appendonly yes");
@@ -481,6 +502,8 @@ int main(void) {
                 h_teardown);
     h_add_tcase(s, "object_format", object_format, 30, h_setup, h_teardown);
     h_add_tcase(s, "reload_options", reload_options, 30, h_setup, h_teardown);
+    h_add_tcase(s, "key_load_delay_shows_loading", key_load_delay_shows_loading, 30, h_setup,
+                h_teardown);
     h_add_dropall(s, "loadaof_reloads", loadaof_reloads, 30);
     h_add_tcase(s, "change_repl_id", change_repl_id, 30, h_setup, h_teardown);
     h_add_tcase(s, "hidden_test_params", hidden_test_params, 30, h_setup, h_teardown);

@@ -40,7 +40,8 @@ static void insert_val(vt_wr *w, vt_entry *e, const obj *key, obj *val, int64_t 
     vt_set_expire(w, e, expire);
 }
 
-/* DEBUG RELOAD MERGE (restore_set_merge): a key already there is replaced. */
+/* DEBUG RELOAD MERGE (restore_set_merge): a key or a function library
+ * already there is replaced. */
 static int merge_dups;
 
 void restore_set_merge(int on) { merge_dups = on; }
@@ -272,7 +273,7 @@ static void inline_end(void *priv, int ok) {
 static int inline_function(void *priv, const char *code, size_t len, char *err, size_t errlen) {
     (void)priv;
     char *why = NULL;
-    char *name = function_create(code, len, 0, 0, &why);
+    char *name = function_create(code, len, merge_dups, 0, &why); /* MERGE: replaced */
     if (!name) {
         snprintf(err, errlen, "Failed loading library, %s", why);
         free(why);

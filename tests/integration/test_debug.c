@@ -313,6 +313,14 @@ START_TEST(reload_options)
     expect_status(h_c, "OK", "DEBUG RELOAD NOSAVE");
     expect_nil(h_c, "GET b");
     expect_int(h_c, 1, "DBSIZE");
+    /* a function library in memory and in the file: MERGE replaces it,
+     * NOFLUSH alone fails on it */
+    expect_bulk(h_c, "mylib", "FUNCTION LOAD %s",
+                "#!lua name=mylib\nredis.register_function('f1', function() return 1 end)");
+    expect_status(h_c, "OK", "SAVE");
+    expect_status(h_c, "OK", "DEBUG RELOAD NOSAVE NOFLUSH MERGE");
+    expect_error(h_c, "ERR Error trying to load the RDB dump", "DEBUG RELOAD NOSAVE NOFLUSH");
+    expect_int(h_c, 1, "FCALL f1 0");
     /* no file */
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/dump.rdb", h_srv->dir);

@@ -1038,9 +1038,9 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
 
 /* DEBUG LOADAOF, as Redis 7.0's: what the buffers hold written out, every
  * database and the function libraries emptied, the files the manifest on
- * disk names loaded back. The replayed commands are not logged again (nor
- * propagated to the AOF: A.on is off meanwhile); appending goes on in the
- * same INCR file. Refused while appendonly is off (7.0 exits then) and
+ * disk names loaded back. The replayed commands are neither logged again
+ * nor sent to replicas (propagation is muted, and A.on off for the AOF's
+ * own hooks); appending goes on in the same INCR file. Refused while appendonly is off (7.0 exits then) and
  * while a rewrite runs (the manifest on disk is about to change). */
 static int debug_loadaof(char *err, size_t errlen) {
     if (!A.on || !A.w) {
@@ -1076,7 +1076,7 @@ static int debug_loadaof(char *err, size_t errlen) {
     aof_load_stats st;
     memset(&st, 0, sizeof st);
     char *dir = xstrdup(server.cfg.appenddirname);
-    prop_remove(aof_feed, NULL);
+    prop_mute(1);
     A.on = 0;
     server_loading_start();
     int rc = aof_load_files(dir, &m, server.cfg.aof_load_truncated, INT64_MIN,
@@ -1084,7 +1084,7 @@ static int debug_loadaof(char *err, size_t errlen) {
     server_loading_end();
     A.on = 1;
     A.last_db = -1; /* the next command logged starts with a SELECT */
-    prop_add_data(aof_feed, NULL);
+    prop_mute(0);
     free(dir);
     vbuf_free(&x.fake.reply);
     free(x.fake.argv);

@@ -377,6 +377,35 @@ START_TEST(loadaof_reloads)
 }
 END_TEST
 
+/* The commands DEBUG LOADAOF replays reach neither the AOF nor a replica
+ * (they hold them already): an INCR replayed to the replica would count
+ * twice there. */
+START_TEST(loadaof_not_propagated)
+{
+    srv *p = h_srv_start("--appendonly yes");
+    srv *r = h_srv_start("--replicaof 127.0.0.1 %d", p->port);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 30000);
+    expect_int(pc, 1, "INCR n");
+    expect_status(pc, "OK", "DEBUG LOADAOF");
+    expect_status(pc, "OK", "SET marker 1");
+    for (int i = 0; i < 500; i++) { /* until the marker arrives */
+        redisReply *m = redisCommand(rc, "GET marker");
+        int there = m && m->type == REDIS_REPLY_STRING;
+        freeReplyObject(m);
+        if (there) break;
+        h_sleep_ms(20);
+    }
+    expect_bulk(rc, "1", "GET marker");
+    expect_bulk(rc, "1", "GET n");
+    /* nor logged again: one more load still counts 1 */
+    expect_status(pc, "OK", "DEBUG LOADAOF");
+    expect_bulk(pc, "1", "GET n");
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
 START_TEST(change_repl_id)
 {
     char id1[64], id2[64];
@@ -513,6 +542,7 @@ int main(void) {
     h_add_tcase(s, "key_load_delay_shows_loading", key_load_delay_shows_loading, 30, h_setup,
                 h_teardown);
     h_add_dropall(s, "loadaof_reloads", loadaof_reloads, 30);
+    h_add_dropall(s, "loadaof_not_propagated", loadaof_not_propagated, 60);
     h_add_tcase(s, "change_repl_id", change_repl_id, 30, h_setup, h_teardown);
     h_add_tcase(s, "hidden_test_params", hidden_test_params, 30, h_setup, h_teardown);
     h_add_dropall(s, "segfault_report", segfault_report, 60);

@@ -352,12 +352,16 @@ static size_t saved_len(const obj *o) {
         set_iter it;
         set_iter_init(&it, o);
         const char *m;
-        size_t ml, n = 0;
+        size_t ml, n = 0, width = 2; /* an intset's: its widest member's */
         while (set_iter_next(&it, &m, &ml)) {
+            long long v;
             total += rdb_str_bytes(m, ml);
             n++;
+            if (!str_to_ll(m, ml, &v)) continue;
+            if ((v < INT16_MIN || v > INT16_MAX) && width < 4) width = 4;
+            if (v < INT32_MIN || v > INT32_MAX) width = 8;
         }
-        if (o->enc == OBJ_ENC_INTSET) return rdb_blob_bytes(8 + 8 * n); /* widest ints */
+        if (o->enc == OBJ_ENC_INTSET) return rdb_blob_bytes(8 + width * n);
         return rdb_len_bytes(n) + total;
     }
     case OBJ_ZSET: {

@@ -284,6 +284,19 @@ START_TEST(object_format)
                       strstr(r->str, " refcount:1 encoding:embstr serializedlength:6 lru:"),
                   "%s", r->str);
     freeReplyObject(r);
+    /* intsets of 2, 4 and 8-byte members, a small hash's listpack */
+    expect_int(h_c, 3, "SADD si 1 2 3");
+    expect_int(h_c, 2, "SADD si2 1 100000");
+    expect_int(h_c, 2, "SADD si3 1 10000000000");
+    expect_int(h_c, 2, "HSET hs a 1 bb 22");
+    static const struct { const char *key, *want; } lens[] = {
+        {"si", " serializedlength:15 "}, {"si2", " serializedlength:17 "},
+        {"si3", " serializedlength:25 "}, {"hs", " serializedlength:19 "}};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        r = h_cmd(__FILE__, __LINE__, h_c, "DEBUG OBJECT %s", lens[i].key);
+        ck_assert_msg(strstr(r->str, lens[i].want), "%s: %s", lens[i].key, r->str);
+        freeReplyObject(r);
+    }
     /* a compressible string over 20 bytes: its LZF form's length */
     char big[101];
     memset(big, 'a', 100);

@@ -249,6 +249,20 @@ START_TEST(help_and_simple_subcommands)
     expect_status(h_c, "OK", "SET s x");
     expect_error(h_c, "ERR Not a listpack encoded object.", "DEBUG LISTPACK s");
     expect_error(h_c, "ERR Out of range database", "DEBUG HTSTATS 99");
+    expect_status(h_c, "OK", "CONFIG SET hash-max-listpack-entries 1");
+    expect_int(h_c, 3, "HSET hh a 1 b 2 c 3");
+    redisReply *ht = h_cmd(__FILE__, __LINE__, h_c, "DEBUG HTSTATS-KEY hh");
+    ck_assert_msg(ht->type == REDIS_REPLY_STRING &&
+                      !strncmp(ht->str, "Hash table 0 stats (main hash table):\n", 38) &&
+                      strstr(ht->str, "\n number of elements: 3\n"),
+                  "%s", ht->str ? ht->str : "?");
+    freeReplyObject(ht);
+    ht = h_cmd(__FILE__, __LINE__, h_c, "DEBUG HTSTATS 0");
+    ck_assert_msg(ht->type == REDIS_REPLY_STRING && !strncmp(ht->str, "[Dictionary HT]\n", 16) &&
+                      strstr(ht->str, "[Expires HT]\nHash table 0 stats (main hash table):\n"
+                                      "No stats available for empty dictionaries\n"),
+                  "%s", ht->str ? ht->str : "?");
+    freeReplyObject(ht);
 }
 END_TEST
 

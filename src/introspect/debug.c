@@ -137,7 +137,7 @@ static const char *const debug_help[] = {
     "    Prints this help.",
     NULL};
 
-/* ---- moved from cmd_server.c: POPULATE, PROTOCOL ---- */
+/* ---- POPULATE, PROTOCOL ---- */
 
 static void debug_populate(client *c) {
     long long count, size = 0;

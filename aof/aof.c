@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "restore.h"
 #include "savequeue.h"
 #include "snap.h"
@@ -1041,6 +1042,69 @@ static int config_hook(const conf *old, const conf *now, const char *name, char 
     return 0;
 }
 
+/* DEBUG LOADAOF, as Redis 7.0's: what the buffers hold written out, every
+ * database and the function libraries emptied, the files the manifest on
+ * disk names loaded back. The replayed commands are neither logged again
+ * nor sent to replicas (propagation is muted, and A.on off for the AOF's
+ * own hooks); appending goes on in the same INCR file. Refused while appendonly is off (7.0 exits then) and
+ * while a rewrite runs (the manifest on disk is about to change). */
+static int debug_loadaof(char *err, size_t errlen) {
+    if (!A.on || !A.w) {
+        snprintf(err, errlen, "ERR DEBUG LOADAOF needs appendonly yes");
+        return -1;
+    }
+    if (A.rewriting) {
+        snprintf(err, errlen, "ERR Background append only file rewriting in progress");
+        return -1;
+    }
+    aof_before_sleep();
+    int64_t deadline = mono_ms() + 30000;
+    while (aofw_backlog(A.w) > 0 && mono_ms() < deadline) usleep(1000);
+    if (aofw_backlog(A.w) > 0) {
+        snprintf(err, errlen, "ERR the AOF writer did not catch up in 30 seconds");
+        return -1;
+    }
+    aof_manifest m;
+    aofm_init(&m);
+    char why[512];
+    if (aofm_load(server.cfg.appenddirname, server.cfg.appendfilename, &m, why, sizeof why) != 0) {
+        log_warning("DEBUG LOADAOF: %s", why);
+        aofm_free(&m);
+        snprintf(err, errlen, "ERR Error trying to load the AOF files, check server logs.");
+        return -1;
+    }
+    for (int i = 0; i < server.cfg.databases; i++) db_flush(db_get(i));
+    function_flush();
+    exec_ctx x;
+    memset(&x, 0, sizeof x);
+    x.fake.flags = CLIENT_AUTHED | CLIENT_LOADER;
+    x.fake.id = UINT64_MAX;
+    aof_load_stats st;
+    memset(&st, 0, sizeof st);
+    char *dir = xstrdup(server.cfg.appenddirname);
+    prop_mute(1);
+    A.on = 0;
+    server_loading_start();
+    int rc = aof_load_files(dir, &m, server.cfg.aof_load_truncated, INT64_MIN,
+                            restore_callbacks(), NULL, exec_command, &x, &st, why, sizeof why);
+    server_loading_end();
+    A.on = 1;
+    A.last_db = -1; /* the next command logged starts with a SELECT */
+    prop_mute(0);
+    free(dir);
+    vbuf_free(&x.fake.reply);
+    free(x.fake.argv);
+    aofm_free(&m);
+    if (rc != 0) {
+        log_warning("DEBUG LOADAOF: %s", why);
+        snprintf(err, errlen, "ERR Error trying to load the AOF files, check server logs.");
+        return -1;
+    }
+    server.dirty = 0;
+    log_warning("Append Only File loaded by DEBUG LOADAOF");
+    return 0;
+}
+
 static const hooks aof_hooks = {
     .name = "aof",
     .write_gate = aof_write_gate, /* NULL until the AOF is opened */
@@ -1054,4 +1118,5 @@ static const hooks aof_hooks = {
     .info = info_hook,
     .config_changed = config_hook,
     .shutdown = aof_shutdown,
+    .debug_loadaof = debug_loadaof,
 };

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "hooks.h"
+#include "log.h"
 #include "util.h"
 #include "repl_int.h"
 
@@ -67,7 +68,18 @@ static void info_hook(const char *section, vbuf *b) {
     else if (!strcmp(section, "memory")) memory_info(b);
 }
 
-static const hooks repl_hooks = {.name = "replication", .info = info_hook};
+/* DEBUG CHANGE-REPL-ID, as Redis's changeReplicationId and
+ * clearReplicationId2: a new history, none before it. */
+static void change_repl_id(void) {
+    log_notice("Changing replication IDs after receiving DEBUG change-repl-id");
+    repl_new_id(R.replid);
+    memset(R.replid2, '0', REPL_ID_LEN);
+    R.replid2[REPL_ID_LEN] = '\0';
+    R.second_offset = -1;
+}
+
+static const hooks repl_hooks = {
+    .name = "replication", .info = info_hook, .debug_change_repl_id = change_repl_id};
 
 void cmd_role(client *c) {
     if (replica_active()) replica_role(c);

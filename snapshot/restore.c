@@ -40,15 +40,30 @@ static void insert_val(vt_wr *w, vt_entry *e, const obj *key, obj *val, int64_t 
     vt_set_expire(w, e, expire);
 }
 
+/* DEBUG RELOAD MERGE (restore_set_merge): a key or a function library
+ * already there is replaced. */
+static int merge_dups;
+
+void restore_set_merge(int on) { merge_dups = on; }
+
 /* 0, or -1 when the key is already there (a duplicated key in the file:
- * Redis refuses to load it). The insert looks the key up anyway, so the
- * check costs nothing; a refused item is left to the caller. */
+ * Redis refuses to load it) unless merge_dups. The insert looks the key up
+ * anyway, so the check costs nothing; a refused item is left to the
+ * caller. */
 static int insert(const item *it) {
     vt_wr w;
     int created;
     /* the hash computed for the prefetch */
     vt_entry *e = vt_insert_hashed(db_get(it->db)->t, it->hash, it->key->data, it->key->len,
                                    &w, &created);
+    if (!created && merge_dups) {
+        obj *old = e->val;
+        insert_val(&w, e, it->key, it->val, it->expire);
+        vt_write_done(&w);
+        obj_decref(old);
+        obj_decref(it->key);
+        return 0;
+    }
     if (!created) {
         vt_write_done(&w);
         return -1;
@@ -258,7 +273,7 @@ static void inline_end(void *priv, int ok) {
 static int inline_function(void *priv, const char *code, size_t len, char *err, size_t errlen) {
     (void)priv;
     char *why = NULL;
-    char *name = function_create(code, len, 0, 0, &why);
+    char *name = function_create(code, len, merge_dups, 0, &why); /* MERGE: replaced */
     if (!name) {
         snprintf(err, errlen, "Failed loading library, %s", why);
         free(why);

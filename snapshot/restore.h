@@ -20,6 +20,10 @@
 /* Loads the snapshot at path into the databases: 0, 1 when there is no
  * file, -1 with err (file, offset, reason) on any damage. */
 int restore_file(const char *path, rdb_load_stats *st, char *err, size_t errlen);
+/* While on, a key the databases hold already, or a function library there
+ * already, is replaced by the file's (DEBUG RELOAD MERGE) instead of
+ * failing the load. */
+void restore_set_merge(int on);
 /* The same callbacks for rdb_load (the AOF base). */
 const rdb_load_cb *restore_callbacks(void);
 

@@ -590,27 +590,32 @@ static void after_flush_hook(int all) {
     snap_after_flushall();
 }
 
-/* DEBUG RELOAD [NOSAVE], as Redis 7.0's: SAVE (its failure answered with
- * a bare "ERR"), every database and the function libraries emptied, the
- * file loaded back. Not while a background save runs (it walks the
- * tables being emptied). */
-static int debug_reload(int save, char *err, size_t errlen) {
+/* DEBUG RELOAD [NOSAVE] [NOFLUSH] [MERGE], as Redis 7.0's: SAVE (its
+ * failure answered with a bare "ERR"), every database and the function
+ * libraries emptied (unless NOFLUSH), the file loaded back (MERGE: its keys
+ * replace those there; without it a key there already fails the load). Not
+ * while a background save runs (it walks the tables being emptied). */
+static int debug_reload(int flags, char *err, size_t errlen) {
     if (S.type != SNAP_NONE) return snapq_refuse(NULL, err, errlen);
-    if (save && snap_save_sync(err, errlen) != 0) {
+    if (!(flags & HOOKS_RELOAD_NOSAVE) && snap_save_sync(err, errlen) != 0) {
         snprintf(err, errlen, "ERR");
         return -1;
     }
-    for (int i = 0; i < server.cfg.databases; i++) db_flush(db_get(i));
-    function_flush();   /* emptyData's: the file holds the libraries */
+    if (!(flags & HOOKS_RELOAD_NOFLUSH)) {
+        for (int i = 0; i < server.cfg.databases; i++) db_flush(db_get(i));
+        function_flush();   /* emptyData's: the file holds the libraries */
+    }
     rdb_load_stats st;
     memset(&st, 0, sizeof st);
     char why[SNAP_ERRLEN];
     server_loading_start();
+    restore_set_merge((flags & HOOKS_RELOAD_MERGE) != 0);
     int rc = restore_file(server.cfg.dbfilename, &st, why, sizeof why);
+    restore_set_merge(0);
     server_loading_end();
-    if (rc < 0) {
-        log_warning("DEBUG RELOAD: %s", why);
-        snprintf(err, errlen, "ERR Error trying to load the RDB dump, check server logs.");
+    if (rc != 0) {
+        log_warning("DEBUG RELOAD: %s", rc > 0 ? "no RDB file" : why);
+        snprintf(err, errlen, "ERR Error trying to load the RDB dump");
         return -1;
     }
     log_warning("DB reloaded by DEBUG RELOAD (%llu keys)", (unsigned long long)st.keys_loaded);

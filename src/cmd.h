@@ -298,6 +298,8 @@ cmd_proc cmd_get, cmd_set, cmd_setnx, cmd_setex, cmd_psetex, cmd_getset,
     cmd_getrange, cmd_setrange;
 cmd_getkeys_proc set_getkeys;
 /* cmd_type.c */
+/* OBJECT REFCOUNT's answer for o (cmd_type.c; DEBUG OBJECT's too). */
+long long object_refcount_as_redis(const obj *o);
 cmd_proc cmd_object, cmd_copy, cmd_move, cmd_touch, cmd_sort, cmd_sort_ro;
 cmd_getkeys_proc sort_getkeys;
 /* cmd_keys.c */

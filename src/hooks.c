@@ -81,9 +81,24 @@ int hooks_config_changed(const conf *old, const conf *now, const char *name, cha
     return 0;
 }
 
-int hooks_debug_reload(int save, char *err, size_t errlen) {
+int hooks_debug_reload(int flags, char *err, size_t errlen) {
     for (size_t i = 0; i < nreg; i++)
-        if (reg[i]->debug_reload) return reg[i]->debug_reload(save, err, errlen);
+        if (reg[i]->debug_reload) return reg[i]->debug_reload(flags, err, errlen);
+    return 1;
+}
+
+int hooks_debug_loadaof(char *err, size_t errlen) {
+    for (size_t i = 0; i < nreg; i++)
+        if (reg[i]->debug_loadaof) return reg[i]->debug_loadaof(err, errlen);
+    return 1;
+}
+
+int hooks_debug_change_repl_id(void) {
+    for (size_t i = 0; i < nreg; i++)
+        if (reg[i]->debug_change_repl_id) {
+            reg[i]->debug_change_repl_id();
+            return 0;
+        }
     return 1;
 }
 

@@ -22,7 +22,9 @@
  *                        backlog exists (propagate.h; each removes itself)
  *
  * The order (app/main.c, then server.c; each init registers, in order):
- *   server_setup:  pubsub_init    "pubsub": client_gate (subscribed
+ *   server_setup:  crash_install  "crash": config_changed
+ *                                 (crash-log-enabled)
+ *                  pubsub_init    "pubsub": client_gate (subscribed
  *                                 context); notify_register
  *                  tracking_init  "tracking"
  *                  pause_init     "pause"
@@ -128,9 +130,16 @@ typedef struct hooks {
      * -1 with err to refuse; the values are then rolled back). */
     int (*config_changed)(const conf *old, const conf *now, const char *name, char *err,
                           size_t errlen);
-    /* DEBUG RELOAD: save the dataset (unless !save), empty the databases
-     * and load the file back. 0, or -1 with the whole error to answer. */
-    int (*debug_reload)(int save, char *err, size_t errlen);
+    /* DEBUG RELOAD [NOSAVE] [NOFLUSH] [MERGE] (flags: HOOKS_RELOAD_*):
+     * save the dataset (unless NOSAVE), empty the databases (unless
+     * NOFLUSH) and load the file back (MERGE: its keys replace those
+     * there). 0, or -1 with the whole error to answer. */
+    int (*debug_reload)(int flags, char *err, size_t errlen);
+    /* DEBUG LOADAOF: write out what the AOF buffers hold, empty the
+     * databases and load the AOF back. 0, or -1 with the whole error. */
+    int (*debug_loadaof)(char *err, size_t errlen);
+    /* DEBUG CHANGE-REPL-ID: a new replication id, the second one cleared. */
+    void (*debug_change_repl_id)(void);
     /* SHUTDOWN, first step: save what must be saved. 0, or -1 with err
      * (the shutdown stops unless forced). */
     int (*prepare_shutdown)(int nosave, int save, char *err, size_t errlen);
@@ -162,8 +171,13 @@ void hooks_info(const char *section, vbuf *b);
 size_t hooks_not_counted_memory(void);                   /* sum over subsystems */
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
                          size_t errlen);
-/* 1 when no subsystem reloads (DEBUG RELOAD is then unknown). */
-int hooks_debug_reload(int save, char *err, size_t errlen);
+/* DEBUG RELOAD's options. */
+enum { HOOKS_RELOAD_NOSAVE = 1, HOOKS_RELOAD_NOFLUSH = 2, HOOKS_RELOAD_MERGE = 4 };
+/* The first subsystem's; 1 when none has the hook (the subcommand is then
+ * answered an error). */
+int hooks_debug_reload(int flags, char *err, size_t errlen);
+int hooks_debug_loadaof(char *err, size_t errlen);
+int hooks_debug_change_repl_id(void);
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen);
 void hooks_shutdown(void);
 

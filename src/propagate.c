@@ -41,7 +41,11 @@ void prop_remove(prop_fn fn, void *priv) {
     }
 }
 
-int prop_active(void) { return nconsumers > 0; }
+static int muted; /* prop_mute */
+
+void prop_mute(int on) { muted = on; }
+
+int prop_active(void) { return nconsumers > 0 && !muted; }
 
 /* ---- batches ---- */
 
@@ -74,7 +78,7 @@ static void hold(int dbid, const cmd_def *d, int argc, const arg *argv, int mess
 
 static void prop(int dbid, const cmd_def *d, int argc, const arg *argv, int message) {
     assert(argc > 0 && d);
-    if (nconsumers == 0) return;
+    if (nconsumers == 0 || muted) return;
     if (depth > 0) hold(dbid, d, argc, argv, message);
     else emit(dbid, d, argc, argv, message);
 }
@@ -122,7 +126,7 @@ void prop_end_cmd(int dbid, const cmd_def *d, int argc, const arg *argv) {
         if (--depth > 0) return;
     } else {
         depth--;
-        if (argc > 0 && nconsumers > 0) { /* the common case */
+        if (argc > 0 && nconsumers > 0 && !muted) { /* the common case */
             assert(d);
             emit(dbid, d, argc, argv, 0);
         }

@@ -52,8 +52,13 @@ void prop_add(prop_fn fn, void *priv);
 void prop_add_data(prop_fn fn, void *priv);
 /* Removes it; a pair that is not registered is ignored. */
 void prop_remove(prop_fn fn, void *priv);
-/* 1 when at least one consumer is registered. */
+/* 1 when at least one consumer is registered (and propagation is not
+ * muted). */
 int prop_active(void);
+/* While on, nothing is propagated to any consumer: a replay of a file into
+ * the running server (DEBUG LOADAOF), whose commands the AOF and the
+ * replicas have already. */
+void prop_mute(int on);
 /* Hands one command (d: its definition, not NULL) to every consumer (held
  * while a batch is open). */
 void propagate(int db, const cmd_def *d, int argc, const arg *argv);

@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
+#include "debug.h"
 #include "hooks.h"
 #include "info.h"
 #include "introspect.h"
@@ -223,6 +224,7 @@ int server_setup(int argc, char **argv) {
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
+    crash_install();
     tune_malloc();
     server.pid = getpid();
     server.start_mono_us = mono_us();

@@ -51,3 +51,14 @@ void log_msg(int level, const char *fmt, ...) {
     ssize_t w = write(log_fd, line, (size_t)n);
     (void)w; /* nowhere to report a failed log write */
 }
+
+void log_raw(const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(log_fd, p, n);
+        if (w <= 0) return; /* nowhere to report it */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+int log_fd_get(void) { return log_fd; }

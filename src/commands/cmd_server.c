@@ -1,7 +1,7 @@
 /* cmd_server: connection and server commands: PING ECHO TIME QUIT AUTH
- * HELLO CONFIG SHUTDOWN DEBUG (POPULATE, SLEEP, PROTOCOL, ...; CLIENT is in
- * cmd_client.c, COMMAND in src/introspect/cmd_command.c, INFO in
- * src/introspect/info.c). Replies and error texts follow Redis 7.0. Main
+ * HELLO CONFIG SHUTDOWN (CLIENT is in cmd_client.c, COMMAND in
+ * src/introspect/cmd_command.c, INFO in src/introspect/info.c, DEBUG in
+ * src/introspect/debug.c). Replies and error texts follow Redis 7.0. Main
  * thread only. */
 #include <ctype.h>
 #include <limits.h>
@@ -15,8 +15,6 @@
 #include "acl.h"
 #include "cmd.h"
 #include "conf.h"
-#include "db.h"
-#include "hooks.h"
 #include "introspect.h"
 #include "lazyfree.h"
 #include "log.h"
@@ -297,7 +295,7 @@ void cmd_config(client *c) {
     }
 }
 
-/* ---- SHUTDOWN / DEBUG ---- */
+/* ---- SHUTDOWN ---- */
 
 void cmd_shutdown(client *c) {
     int nosave = 0, save = 0, force = 0;
@@ -314,129 +312,3 @@ void cmd_shutdown(client *c) {
     reply_error(c, err); /* only reached when shutdown failed */
 }
 
-static void debug_populate(client *c) {
-    long long count, size = 0;
-    if (!str_to_ll(c->argv[2].p, c->argv[2].len, &count) || count < 0) {
-        reply_error(c, "ERR value is out of range, must be positive");
-        return;
-    }
-    const char *prefix = "key";
-    size_t plen = 3;
-    if (c->argc >= 4) { prefix = c->argv[3].p; plen = c->argv[3].len; }
-    if (c->argc >= 5 && !arg_ll(c, &c->argv[4], &size)) return;
-    if (size < 0) {
-        reply_error(c, "ERR value is out of range, must be positive");
-        return;
-    }
-    /* verso's own bound (Redis has none and dies of it): a value no bigger
-     * than a client may SET. */
-    if (size > server.cfg.proto_max_bulk_len) {
-        reply_error(c, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
-        return;
-    }
-    db *d = db_get(c->db);
-    char *key = xmalloc(plen + 32);  /* "<prefix>:<j>" */
-    memcpy(key, prefix, plen);
-    key[plen] = ':';
-    char val[64];
-    for (long long j = 0; j < count; j++) {
-        size_t klen = plen + 1 + ll_to_str(key + plen + 1, j);
-        if (db_lookup(d, key, klen)) continue;
-        size_t vlen = (size_t)snprintf(val, sizeof val, "value:%lld", j);
-        obj *v;
-        if (size) {
-            /* "value:N" zero-padded or cut to `size` bytes, as Redis */
-            v = obj_kv_new_zeroed(key, klen, (size_t)size);
-            memcpy(v->data, val, vlen < (size_t)size ? vlen : (size_t)size);
-        } else {
-            v = obj_kv_new_raw(key, klen, val, vlen);
-        }
-        db_set(d, key, klen, v, VT_NO_EXPIRE);
-        server_dirty(1);
-    }
-    free(key);
-    reply_ok(c);
-}
-
-/* DEBUG PROTOCOL <type>: one reply of each RESP3 type (and its RESP2
- * form), as Redis 7.0 answers it for client libraries' tests. */
-static void debug_protocol(client *c) {
-    const arg *t = &c->argv[2];
-    if (arg_is(t, "string")) {
-        reply_bulk_str(c, "Hello World");
-    } else if (arg_is(t, "integer")) {
-        reply_int(c, 12345);
-    } else if (arg_is(t, "double")) {
-        reply_double(c, 3.141);
-    } else if (arg_is(t, "bignum")) {
-        reply_bignum(c, "1234567999999999999999999999999999999", 37);
-    } else if (arg_is(t, "null")) {
-        reply_null(c);
-    } else if (arg_is(t, "array") || arg_is(t, "set")) {
-        (arg_is(t, "set") ? reply_set : reply_array)(c, 3);
-        for (int j = 0; j < 3; j++) reply_int(c, j);
-    } else if (arg_is(t, "map")) {
-        reply_map(c, 3);
-        for (int j = 0; j < 3; j++) {
-            reply_int(c, j);
-            reply_bool(c, j == 1);
-        }
-    } else if (arg_is(t, "attrib")) {
-        if (c->resp >= 3) { /* RESP2 has no attributes: the reply alone */
-            resp_add_attribute(&c->reply, 1);
-            reply_bulk_str(c, "key-popularity");
-            reply_array(c, 2);
-            reply_bulk_str(c, "key:123");
-            reply_int(c, 90);
-        }
-        reply_bulk_str(c, "Some real reply following the attribute");
-    } else if (arg_is(t, "push")) {
-        if (c->resp < 3) {
-            reply_error(c, "ERR RESP2 is not supported by this command");
-            return;
-        }
-        reply_push(c, 2);
-        reply_bulk_str(c, "server-cpu-usage");
-        reply_int(c, 42);
-        reply_bulk_str(c, "Some real reply following the push reply");
-    } else if (arg_is(t, "true") || arg_is(t, "false")) {
-        reply_bool(c, arg_is(t, "true"));
-    } else if (arg_is(t, "verbatim")) {
-        reply_verbatim(c, "This is a verbatim\nstring", 25, "txt");
-    } else {
-        reply_error(c, "ERR Wrong protocol type name. Please use one of the following: "
-                       "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|"
-                       "true|false");
-    }
-}
-
-void cmd_debug(client *c) {
-    const arg *sub = &c->argv[1];
-    if (arg_is(sub, "populate") && c->argc >= 3 && c->argc <= 5) {
-        debug_populate(c);
-    } else if (arg_is(sub, "protocol") && c->argc == 3) {
-        debug_protocol(c);
-    } else if (arg_is(sub, "sleep") && c->argc == 3) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%.*s", (int)(c->argv[2].len < 63 ? c->argv[2].len : 63),
-                 c->argv[2].p);
-        double secs = strtod(buf, NULL);
-        struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
-        nanosleep(&ts, NULL);
-        reply_ok(c);
-    } else if (arg_is(sub, "reload") && (c->argc == 2 || (c->argc == 3 && arg_is(&c->argv[2], "nosave")))) {
-        char err[512];
-        int rc = hooks_debug_reload(c->argc == 2, err, sizeof err);
-        if (rc == 0) reply_ok(c);
-        else if (rc < 0) reply_error(c, err);
-        else reply_error(c, "ERR DEBUG RELOAD needs the snapshot module");
-    } else if (arg_is(sub, "set-active-expire") && c->argc == 3) {
-        long long on;
-        if (!arg_ll(c, &c->argv[2], &on)) return;
-        db_set_active_expire(on != 0);
-        reply_ok(c);
-    } else {
-        reply_errorf(c, "ERR unknown subcommand or wrong number of arguments for '%.*s'. "
-                        "Try DEBUG HELP.", (int)sub->len, sub->p);
-    }
-}

@@ -37,7 +37,7 @@ static const char *const object_help[] = {
  * integers (unless maxmemory is set with an LRU or LFU policy, which keep
  * an access clock per value) and reports INT_MAX for them; verso stores
  * every value alone but answers as Redis would. */
-static long long refcount_as_redis(const obj *o) {
+long long object_refcount_as_redis(const obj *o) {
     long long v;
     int p = server.cfg.maxmemory_policy;
     int no_shared = server.cfg.maxmemory &&
@@ -67,7 +67,7 @@ void cmd_object(client *c) {
     if (!strcmp(sub, "encoding")) {
         reply_bulk_str(c, obj_encoding_name(e->val));
     } else if (!strcmp(sub, "refcount")) {
-        reply_int(c, refcount_as_redis(e->val));
+        reply_int(c, object_refcount_as_redis(e->val));
     } else if (!strcmp(sub, "idletime")) {
         /* The access clock holds an LRU time or an LFU counter (evict.h). */
         if (evict_policy_lfu()) {

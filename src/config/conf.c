@@ -384,7 +384,7 @@ static const conf_param params[] = {
      .get = get_save},
     {"stop-writes-on-bgsave-error", P_BOOL, 0, FIELD(stop_writes_on_bgsave_error), .def = 1},
     {"rdbcompression", P_BOOL, 0, FIELD(rdbcompression), .def = 1},
-    {"rdb-key-save-delay", P_INT, 0, FIELD(rdb_key_save_delay), .min = INT_MIN,
+    {"rdb-key-save-delay", P_INT, PF_HIDDEN, FIELD(rdb_key_save_delay), .min = INT_MIN,
      .max = INT_MAX, .def = 0},
     {"rdbchecksum", P_BOOL, PF_IMMUTABLE, FIELD(rdbchecksum), .def = 1},
     {"snapshot-compression", P_ENUM, 0, FIELD(snapshot_compression), .def = SNAP_COMPRESS_NONE,
@@ -521,11 +521,14 @@ static const conf_param params[] = {
      .max = LONG_MAX, .def = 1000000},
     /* ---- clients: more parameters here ---- */
     /* loading */
-    {"loading-process-events-interval-bytes", P_INT, 0,
+    {"loading-process-events-interval-bytes", P_INT, PF_HIDDEN,
      FIELD(loading_process_events_interval_bytes), .min = 1024, .max = INT_MAX,
      .def = 2 * 1024 * 1024},
-    {"key-load-delay", P_INT, 0, FIELD(key_load_delay), .min = INT_MIN, .max = INT_MAX, .def = 0},
+    {"key-load-delay", P_INT, PF_HIDDEN, FIELD(key_load_delay), .min = INT_MIN, .max = INT_MAX,
+     .def = 0},
     /* ---- loading: more parameters here ---- */
+    /* the crash report */
+    {"use-exit-on-panic", P_BOOL, PF_HIDDEN, FIELD(use_exit_on_panic), .def = 0},
     /* ---- config coverage: more parameters here ---- */
     /* accepted so that Redis tools and config files work; no effect */
 #include "conf_compat_params.h"
@@ -1189,6 +1192,7 @@ void conf_get(const conf *c, const char *pattern, conf_emit_fn emit, void *priv)
     size_t plen = strlen(pattern);
     for (size_t i = 0; i < NPARAMS; i++) {
         const conf_param *p = &params[i];
+        if (p->flags & PF_HIDDEN) continue;
         if (!glob_match(pattern, plen, p->name, strlen(p->name), 1)) continue;
         size_t n;
         char *v = param_format_len(c, p, &n);

@@ -171,6 +171,10 @@ typedef struct conf {
                                            inserts, negative: 1/-n of keys sleep
                                            1 us (Redis's testing knob) */
     /* ---- loading: more fields here ---- */
+    /* the crash report (src/introspect/crash.c) */
+    int use_exit_on_panic;              /* use-exit-on-panic (no): an assert
+                                           or panic ends in _exit(1), not
+                                           abort() (Redis's testing knob) */
     /* ---- config coverage: more fields here ---- */
     /* Redis parameters accepted without effect (conf_compat.h) */
     conf_compat compat;

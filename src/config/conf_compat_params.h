@@ -21,7 +21,7 @@
     {"syslog-ident", P_STR, NE_IMM, FIELD(compat.syslog_ident), .sdef = "redis"},
     {"syslog-facility", P_ENUM, NE_IMM, FIELD(compat.syslog_facility), .def = 128,
      .enums = conf_syslog_facility_enum},
-    {"crash-log-enabled", P_BOOL, NE, FIELD(compat.crash_log_enabled), .def = 1},
+    {"crash-log-enabled", P_BOOL, 0, FIELD(compat.crash_log_enabled), .def = 1},
     {"crash-memcheck-enabled", P_BOOL, NE, FIELD(compat.crash_memcheck_enabled), .def = 1},
     {"server_cpulist", P_STR, NE_IMM, FIELD(compat.server_cpulist), .sdef = ""},
     {"bio_cpulist", P_STR, NE_IMM, FIELD(compat.bio_cpulist), .sdef = ""},

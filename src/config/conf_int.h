@@ -25,6 +25,9 @@ enum { P_BOOL, P_INT, P_MEM, P_STR, P_ENUM, P_SPECIAL };
                           0 reads as the first name */
 #define PF_BYTES 512   /* P_STR of any bytes, NUL included (Redis's SDS
                           configs): its length at lenoff */
+#define PF_HIDDEN 1024 /* left out of CONFIG GET with a pattern (an exact
+                          name still answers), as Redis's HIDDEN_CONFIG:
+                          its testing knobs */
 
 typedef struct conf_enum { const char *name; int val; } conf_enum;
 

@@ -338,6 +338,13 @@ static int wanted(client *c, const section *s) {
     return 0;
 }
 
+void info_render_all(vbuf *b) {
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        if (b->len) vbuf_append(b, "\r\n", 2);
+        sections[i].fn(b);
+    }
+}
+
 void cmd_info(client *c) {
     vbuf b = {0};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {

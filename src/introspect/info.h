@@ -12,6 +12,10 @@
  * not see (used_memory; main thread: it also tracks the peak) and resident
  * set size. info_allocated is the same figure without the peak, for any
  * thread. */
+#include "vbuf.h"
+
+/* INFO everything's text (the crash report). */
+void info_render_all(vbuf *b);
 size_t info_used_memory(void);
 size_t info_allocated(void);
 size_t info_rss(void);

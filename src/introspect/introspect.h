@@ -9,7 +9,9 @@
  *    show;
  *  - slowlog.c: SLOWLOG and its entries;
  *  - latency.c: the latency monitor (LATENCY, latency-monitor-threshold)
- *    and the events other modules report to it.
+ *    and the events other modules report to it;
+ *  - debug.c, debug_digest.c, crash.c: DEBUG, its digests and the crash
+ *    report (debug.h).
  *
  * The dispatcher (cmd.c) reports every command it ran through
  * introspect_call_done, once, with the duration it measured. Main thread

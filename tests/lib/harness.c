@@ -1127,10 +1127,12 @@ static srv *start_tracked(const char *binary, const char *conf_text, const char 
 srv *h_srv_start_redis(const char *extra_fmt, ...)
 {
     char extra[4096] = "";
-    va_list ap;
-    va_start(ap, extra_fmt);
-    vsnprintf(extra, sizeof extra, extra_fmt, ap);
-    va_end(ap);
+    if (extra_fmt) { /* NULL: no extra arguments, as srv_start takes it */
+        va_list ap;
+        va_start(ap, extra_fmt);
+        vsnprintf(extra, sizeof extra, extra_fmt, ap);
+        va_end(ap);
+    }
     return start_tracked(h_redis_binary(), NULL, extra);
 }
 

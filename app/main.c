@@ -71,5 +71,6 @@ int main(int argc, char **argv) {
     if (rc != 0) return rc;
     char err[1024];
     if (load_data(err, sizeof err) != 0) return 1;
+    repl_data_loaded();
     return server_serve();
 }

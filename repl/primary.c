@@ -634,6 +634,8 @@ static const hooks primary_hooks = {
     .config_changed = config_changed,
 };
 
+void primary_backlog_restored(void) { P.no_replicas_since_ms = mono_ms(); }
+
 void primary_init(void) {
     vbuf_init(&P.enc);
     P.no_replicas_since_ms = P.last_ping_ms = mono_ms(); /* first ping a period in */

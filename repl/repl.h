@@ -18,5 +18,9 @@ void repl_init(void);
  * cmd_init). repl_init calls it; a test that runs commands without
  * replication's start calls it itself. */
 void repl_register_commands(void);
+/* The data is loaded (app/main.c, before the loop serves): a primary whose
+ * snapshot recorded its replication history continues it, so that its
+ * replicas resume with a partial resync (history.c). */
+void repl_data_loaded(void);
 
 #endif

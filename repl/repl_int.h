@@ -15,6 +15,7 @@
  *               tables
  *   replica_info.c  the replica's ROLE and INFO fields and its gates
  *               (READONLY, MASTERDOWN)
+ *   history.c   a primary's history in its saves and back after a restart
  *   (replica.c, replica_load.c and replica_info.c share replica_int.h;
  *   primary.c, fullsync.c and backlog.c share fullsync_priv.h)
  *
@@ -165,5 +166,15 @@ int replica_link_up(void);
 /* The database our master's stream is on now (a chained replica's payload
  * tells its sub-replicas, repl-stream-db). */
 int replica_stream_db(void);
+
+/* ---- history.c ---- */
+/* What a primary's save records (replica.c's save hook calls it when this
+ * server follows no master): its replid and offset while it has a
+ * backlog, else nothing (out stays unset). */
+struct rdb_repl_aux;
+void history_primary_save(struct rdb_repl_aux *out);
+/* primary.c: the backlog was made at startup from a saved history: the
+ * repl-backlog-ttl counts from now. */
+void primary_backlog_restored(void);
 
 #endif

@@ -596,9 +596,13 @@ static void drop_master(void) {
 
 /* What a save records (snap_set_repl_info): a replica's master history
  * and offset, so that after a restart on that snapshot it resumes with a
- * partial resync (Redis 7.0's rdbSaveInfo). Nothing for a master. */
+ * partial resync (Redis 7.0's rdbSaveInfo); a master's is history.c's. */
 static void save_info(rdb_repl_aux *out) {
-    if (!server.upstream || !RP.have_history) return;
+    if (!server.upstream) {
+        history_primary_save(out);
+        return;
+    }
+    if (!RP.have_history) return;
     out->set = 1;
     out->stream_db = replica_stream_db();
     memcpy(out->id, R.replid, sizeof out->id);

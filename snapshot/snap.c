@@ -515,9 +515,10 @@ int snap_load_startup(char *err, size_t errlen) {
     if (rc != 0) return -1;
     S.load_keys = st.keys_loaded;
     S.load_expired = st.keys_expired;
-    if (st.repl_id[0] && st.repl_offset >= 0) {
+    /* all three, as Redis 7.0 asks of a history it takes back */
+    if (st.repl_id[0] && st.repl_offset >= 0 && st.repl_stream_db >= 0) {
         S.loaded_repl.set = 1;
-        S.loaded_repl.stream_db = st.repl_stream_db >= 0 ? st.repl_stream_db : 0;
+        S.loaded_repl.stream_db = st.repl_stream_db;
         memcpy(S.loaded_repl.id, st.repl_id, sizeof S.loaded_repl.id);
         S.loaded_repl.offset = st.repl_offset;
     }

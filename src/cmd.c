@@ -548,7 +548,7 @@ void cmd_call(client *c, const cmd_def *d) {
     const cmd_def *outer_running = running;
     propagated = 0;
     running = d;
-    prop_begin();                /* 6a */
+    prop_begin(d);               /* 6a */
     d->proc(c);                  /* 6b */
     tracking_after_call(c, d);   /* 6c: the keys a tracking client read */
     /* 6d: statistics, slow log, latency, MONITOR (introspect.h) */

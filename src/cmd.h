@@ -43,6 +43,10 @@ enum {
     CMD_ALLOW_BUSY = 1 << 18,
     CMD_MOVABLE_KEYS = 1 << 19, /* derived by cmd_init from the key specs */
     CMD_MAY_REPLICATE = 1 << 20,
+    /* Redis's CMD_TOUCHES_ARBITRARY_KEYS (not listed by COMMAND INFO):
+     * run directly, what it propagates (lazy-expiry DELs) goes out
+     * without MULTI/EXEC (propagate.h) */
+    CMD_TOUCHES_ARBITRARY_KEYS = 1 << 21,
 };
 
 /* ACL categories, in Redis's order (COMMAND INFO lists them so). */

@@ -12,6 +12,7 @@
 #include "lazyfree.h"
 #include "multi.h"
 #include "pause.h"
+#include "replica_keys.h"
 #include "tracking.h"
 #include "notify.h"
 #include "util.h"
@@ -146,6 +147,7 @@ static void set_val(db *d, const char *key, size_t len, obj *val, int64_t expire
     if (access) vt_access_set(e, *access);
     if (expire != DB_KEEPTTL) vt_set_expire(&w, e, expire);
     vt_write_done(&w);
+    if (expire != DB_KEEPTTL && expire != VT_NO_EXPIRE) rkeys_expire_set(d->id, key, len);
     if (old) {
         lazyfree_drop(old, server.cfg.lazyfree_lazy_server_del);
         block_signal_deleted(d->id, key, len); /* overwritten: as deleted for XREADGROUP */
@@ -172,6 +174,7 @@ int db_set_expire(db *d, const char *key, size_t len, int64_t expire) {
     if (!e) return 0;
     vt_set_expire(&w, e, expire);
     vt_write_done(&w);
+    if (expire != VT_NO_EXPIRE) rkeys_expire_set(d->id, key, len);
     return 1;
 }
 
@@ -252,10 +255,21 @@ static int active_expire_on = 1; /* DEBUG SET-ACTIVE-EXPIRE */
 
 void db_set_active_expire(int on) { active_expire_on = on; }
 
+int db_expire_if_due(db *d, const char *key, size_t len, int64_t now_ms) {
+    vt_entry *e = vt_find(d->t, key, len);
+    if (!e || vt_expire(e) == VT_NO_EXPIRE) return 0;
+    if (!db_expired(e, now_ms)) return 1;
+    expire_now(d, key, len);
+    return 0;
+}
+
 void db_active_expire(int64_t budget_us) {
-    if (server.upstream) return; /* a replica's keys expire by its master's DEL */
     if (pause_keys_frozen()) return; /* CLIENT PAUSE keeps the dataset as it is */
     if (!active_expire_on) return;
+    if (server.upstream) { /* the master's keys expire by its DEL, as Redis 7.0 */
+        rkeys_expire_cycle(budget_us);
+        return;
+    }
     int64_t start = mono_us();
     expire_scan s = {0};
     for (int i = 0; i < server.cfg.databases; i++) {

@@ -90,8 +90,13 @@ size_t db_size(db *d);
 /* 1 when the entry's expire time has passed (now = wall_ms()). */
 int db_expired(const vt_entry *e, int64_t now_ms);
 
-/* Active expiry: called by the cron; spends at most budget_us. */
+/* Active expiry: called by the cron; spends at most budget_us. On a
+ * replica only the keys its own clients gave an expire (replica_keys.h). */
 void db_active_expire(int64_t budget_us);
+/* A writable replica's own key (replica_keys.h): deleted as expired (a DEL
+ * propagated) when its time passed at now_ms. 1 while key has an expire
+ * still to come, 0 when it is gone, has no expire, or was expired now. */
+int db_expire_if_due(db *d, const char *key, size_t len, int64_t now_ms);
 /* DEBUG SET-ACTIVE-EXPIRE 0|1: turns active expiry off (keys then expire
  * only lazily, on access) or back on (the default). */
 void db_set_active_expire(int on);

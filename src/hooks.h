@@ -29,6 +29,8 @@
  *                  tracking_init  "tracking"
  *                  pause_init     "pause"
  *                  lazyfree_init  "lazyfree": shutdown
+ *                  rkeys_init     "replica keys": after_flush,
+ *                                 dataset_replaced (replica_keys.h)
  *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
  *                  "snapshot": write_gate (MISCONF, a failed save),
  *                  before_sleep and cron (the save queue starts what

@@ -58,6 +58,8 @@ typedef struct held {
 } held;
 
 static int depth;         /* open batches */
+static int unwrapped;     /* the outermost batch's command touches
+                             arbitrary keys: no MULTI/EXEC around it */
 static held *pending;     /* commands of the outermost batch */
 static size_t npending, pending_cap;
 
@@ -110,14 +112,17 @@ static void emit_pending(const consumer *k) {
         last = i;
     }
     if (n == 0) return;
-    if (n > 1) k->fn(k->priv, pending[first].db, wrap_def(&multi_d, multi), 1, multi);
+    int wrap = n > 1 && !unwrapped;
+    if (wrap) k->fn(k->priv, pending[first].db, wrap_def(&multi_d, multi), 1, multi);
     for (size_t i = first; i <= last; i++)
         if (!pending[i].message || !k->data_only)
             k->fn(k->priv, pending[i].db, pending[i].d, pending[i].argc, pending[i].argv);
-    if (n > 1) k->fn(k->priv, pending[last].db, wrap_def(&exec_d, exec), 1, exec);
+    if (wrap) k->fn(k->priv, pending[last].db, wrap_def(&exec_d, exec), 1, exec);
 }
 
-void prop_begin(void) { depth++; }
+void prop_begin(const cmd_def *d) {
+    if (depth++ == 0) unwrapped = d && (d->flags & CMD_TOUCHES_ARBITRARY_KEYS);
+}
 
 void prop_end_cmd(int dbid, const cmd_def *d, int argc, const arg *argv) {
     assert(depth > 0);

@@ -13,7 +13,8 @@
  * prop_begin / prop_end_cmd. What is propagated inside is held (copied)
  * and handed on when the outermost batch ends: one command alone, several
  * wrapped in MULTI ... EXEC (MULTI with the first command's db, EXEC with
- * the last one's), as Redis 7.0's propagatePendingCommands does. So a
+ * the last one's), as Redis 7.0's propagatePendingCommands does (but for
+ * the commands that touch arbitrary keys, see prop_begin). So a
  * command whose handler propagates several commands, and an EXEC whose
  * queued commands changed something, reach the consumers as one atomic
  * block; a read-only transaction propagates nothing. Outside a batch
@@ -64,8 +65,12 @@ void prop_mute(int on);
 void propagate(int db, const cmd_def *d, int argc, const arg *argv);
 /* The same for a message (PUBLISH): consumers added by prop_add only. */
 void propagate_message(int db, const cmd_def *d, int argc, const arg *argv);
-/* Opens a batch (batches nest: only the outermost one emits). */
-void prop_begin(void);
+/* Opens a batch (batches nest: only the outermost one emits) for running
+ * command d. An outermost batch of a CMD_TOUCHES_ARBITRARY_KEYS command
+ * (SCAN, RANDOMKEY run directly, not from EXEC or a script) hands its
+ * commands on one by one, unwrapped, as Redis 7.0's
+ * propagatePendingCommands does for them. */
+void prop_begin(const cmd_def *d);
 /* Closes a batch, first adding the command (db, d, argc, argv) when argc >
  * 0 (the dispatcher's own propagation of the command that ran; d may be
  * NULL when argc is 0). When that command is all the batch holds it goes

@@ -36,6 +36,7 @@
 #include "net.h"
 #include "pause.h"
 #include "pubsub.h"
+#include "replica_keys.h"
 #include "script_lua.h"
 #include "tracking.h"
 #include "util.h"
@@ -250,6 +251,7 @@ int server_setup(int argc, char **argv) {
     tracking_init();
     pause_init();
     lazyfree_init();
+    rkeys_init();
     if (lazyfree_start(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;

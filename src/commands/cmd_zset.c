@@ -565,8 +565,10 @@ enum { POP_FLAT, POP_PAIRS, POP_KEYED, POP_NESTED };
  * the maximums when max) and replies: POP_FLAT member score ... (ZPOPMIN
  * key), POP_PAIRS the same as pairs (ZPOPMIN key count: nested in RESP3), POP_KEYED
  * key member score ... (BZPOPMIN), POP_NESTED key [[member score] ...]
- * (ZMPOP). The reply is written from the tree before the write. */
-static void zpop_key(client *c, const arg *k, const obj *z, int max, uint64_t count, int mode) {
+ * (ZMPOP). The reply is written from the tree before the write. Returns
+ * the number of members popped. */
+static uint64_t zpop_key(client *c, const arg *k, const obj *z, int max, uint64_t count,
+                         int mode) {
     uint64_t len = zset_len(z), n = count < len ? count : len;
     if (mode == POP_FLAT) {
         reply_array(c, (long long)(2 * n));
@@ -604,6 +606,17 @@ static void zpop_key(client *c, const arg *k, const obj *z, int max, uint64_t co
     if (n == len) db_delete(d, k->p, k->len);
     server_dirty((long long)n);
     if (n) notify_zset(c, max ? "zpopmax" : "zpopmin", k, n == len);
+    return n;
+}
+
+/* What ZMPOP and BZMPOP (count >= 0) and BZPOPMIN/MAX (count -1) leave in
+ * the AOF and the replicas' stream, as Redis 7.0: ZPOPMIN/ZPOPMAX key, with
+ * the count of members popped for the *MPOP forms. */
+static void zpop_propagate(client *c, const arg *k, int max, long long count, uint64_t popped) {
+    char nbuf[OBJ_INTBUF];
+    int nl = snprintf(nbuf, sizeof nbuf, "%llu", (unsigned long long)popped);
+    arg v[3] = {{max ? "ZPOPMAX" : "ZPOPMIN", 7}, *k, {nbuf, (size_t)nl}};
+    cmd_propagate(c, count < 0 ? 2 : 3, v);
 }
 
 static void zpop_cmd(client *c, int max) {
@@ -659,12 +672,13 @@ void cmd_zmpop(client *c) {
         reply_nil_array(c);
         return;
     }
-    zpop_key(c, &c->argv[2 + i], z, max, (uint64_t)count, POP_NESTED);
+    const arg *k = &c->argv[2 + i];
+    zpop_propagate(c, k, max, count, zpop_key(c, k, z, max, (uint64_t)count, POP_NESTED));
 }
 
 /* BZPOPMIN BZPOPMAX (count -1) and BZMPOP: pops at once from the first
- * non-empty key and propagates the non-blocking form, as Redis 7.0 does
- * (ZPOPMIN key, ZPOPMIN key count for BZMPOP); else blocks. */
+ * non-empty key and propagates the non-blocking form (zpop_propagate);
+ * else blocks. */
 static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *timeout, int max,
                           long long count) {
     int64_t deadline;
@@ -674,12 +688,9 @@ static void bzpop_generic(client *c, const arg *keys, int nkeys, const arg *time
     if (i == -2) return;
     if (i >= 0) {
         const arg *k = &keys[i];
-        zpop_key(c, k, z, max, count < 0 ? 1 : (uint64_t)count, count < 0 ? POP_KEYED : POP_NESTED);
-        /* Replayed as ZPOPMIN key [count] (Redis 7.0 writes this for BZMPOP too). */
-        char nbuf[OBJ_INTBUF];
-        int nl = snprintf(nbuf, sizeof nbuf, "%lld", count);
-        arg v[3] = {{max ? "ZPOPMAX" : "ZPOPMIN", 7}, *k, {nbuf, (size_t)nl}};
-        cmd_propagate(c, count < 0 ? 2 : 3, v);
+        uint64_t n = zpop_key(c, k, z, max, count < 0 ? 1 : (uint64_t)count,
+                              count < 0 ? POP_KEYED : POP_NESTED);
+        zpop_propagate(c, k, max, count, n);
         return;
     }
     if (!block_allowed(c)) {

@@ -9,13 +9,17 @@
  *    refused with no), garbage inside an INCR, a malformed manifest and a
  *    manifest naming a missing file refuse to start, naming file + offset;
  *  - interop: redis-check-aof accepts the directory (its base is a plain
- *    RDB); redis-server 7.0 loads a copy of it and serves the same data.
+ *    RDB); redis-server 7.0 loads a copy of it and serves the same data;
+ *  - lazy expiry's DELs: bare from SCAN and RANDOMKEY, in MULTI/EXEC from
+ *    other commands, transactions and scripts, as Redis 7.0 writes them.
  *
  * Every server a test starts (verso or redis-server) is killed by the
  * fixture teardown. */
 #include "harness.h"
+#include "testcmp.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -700,6 +704,145 @@ START_TEST(redis_interop)
 }
 END_TEST
 
+/* ------------------------------------------- lazy expiry's DELs */
+
+/* The commands of s's last INCR file, one a line ("DEL k"), the command
+ * name upper-cased, SET, SELECT and the markers' own commands left out. */
+static char *incr_commands(const srv *s)
+{
+    char name[300], path[4096];
+    last_incr(s, name, sizeof name);
+    size_t len;
+    char *raw = h_slurp(aof_path(s, name, path, sizeof path), &len, 1);
+    size_t cap = len + 64, n = 0;
+    char *out = malloc(cap);
+    ck_assert_ptr_nonnull(out);
+    const char *p = raw, *end = raw + len;
+    while (p < end) {
+        ck_assert_msg(*p == '*', "not a command at %td", p - raw);
+        long argc = strtol(p + 1, (char **)&p, 10);
+        p += 2;
+        size_t start = n;
+        for (long i = 0; i < argc; i++) {
+            ck_assert(*p == '$');
+            long alen = strtol(p + 1, (char **)&p, 10);
+            p += 2;
+            for (long k = 0; k < alen; k++)
+                out[n++] = i == 0 ? (char)toupper((unsigned char)p[k]) : p[k];
+            out[n++] = i + 1 < argc ? ' ' : '\n';
+            p += alen + 2;
+        }
+        if (!strncmp(out + start, "SET ", 4) || !strncmp(out + start, "SELECT ", 7))
+            n = start;
+    }
+    out[n] = '\0';
+    free(raw);
+    return out;
+}
+
+/* Keys with a 1 ms TTL, expired by the time this returns. */
+static void set_expired(redisContext *c, int n, const char *prefix)
+{
+    for (int i = 1; i <= n; i++)
+        expect_status(c, "OK", "SET %s%d v PX 1", prefix, i);
+    h_sleep_ms(20);
+}
+
+/* The DELs that lines[from..] starts with, sorted (the order a SCAN or
+ * RANDOMKEY meets keys in is the table's), in "DEL a|DEL b|" form; *from
+ * moves past them. */
+static void sorted_dels(char **lines, int nlines, int *from, char *out, size_t cap)
+{
+    int first = *from;
+    while (*from < nlines && !strncmp(lines[*from], "DEL ", 4))
+        (*from)++;
+    qsort(lines + first, (size_t)(*from - first), sizeof *lines, cmp_str);
+    out[0] = '\0';
+    for (int i = first; i < *from; i++) {
+        strncat(out, lines[i], cap - strlen(out) - 2);
+        strncat(out, "|", cap - strlen(out) - 1);
+    }
+}
+
+/* What lazy expiry propagates, as Redis 7.0: the DELs a SCAN or a
+ * RANDOMKEY run directly causes go out bare, one by one (Redis's
+ * touches-arbitrary-keys commands); those of any other command (MGET), of
+ * a transaction (even of its SCAN) and of a script go out in MULTI/EXEC
+ * when there are several; one alone is bare. Active expiry is off. */
+START_TEST(lazy_expire_dels)
+{
+    srv *s = start_srv("--appendonly yes --appendfsync always");
+    redisContext *c = srv_connect(s);
+    wait_info(c, "aof_rewrite_in_progress", 0, 1, 30000);
+    wait_info(c, "aof_rewrite_scheduled", 0, 1, 30000);
+    expect_status(c, "OK", "DEBUG SET-ACTIVE-EXPIRE 0");
+    set_expired(c, 3, "scan:");
+    long long cursor = 0;
+    do {
+        redisReply *r = cmd(c, "SCAN %lld COUNT 100", cursor);
+        ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 2);
+        cursor = strtoll(r->element[0]->str, NULL, 10);
+        ck_assert_uint_eq(r->element[1]->elements, 0);
+        freeReplyObject(r);
+    } while (cursor != 0);
+    set_expired(c, 2, "rand:");
+    expect_nil(c, "RANDOMKEY");
+    set_expired(c, 1, "one:");
+    expect_int(c, 0, "EXISTS one:1");
+    set_expired(c, 2, "mget:");
+    redisReply *r = cmd(c, "MGET mget:1 mget:2");
+    ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 2);
+    freeReplyObject(r);
+    set_expired(c, 2, "multi:");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SCAN 0 COUNT 100");
+    r = cmd(c, "EXEC");
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    freeReplyObject(r);
+    set_expired(c, 2, "lua:");
+    expect_nil(c, "EVAL %s 2 lua:1 lua:2",
+               "redis.call('get', KEYS[1]) return redis.call('get', KEYS[2])");
+    set_expired(c, 2, "luascan:");
+    r = cmd(c, "EVAL %s 0", "return redis.call('scan', '0', 'COUNT', '100')");
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    freeReplyObject(r);
+
+    char *text = incr_commands(s);
+    char *lines[64];
+    int nlines = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        ck_assert_int_lt(nlines, 64);
+        lines[nlines++] = l;
+    }
+    char got[1024] = "", part[512];
+    int i = 0;
+    while (i < nlines) {
+        if (!strcmp(lines[i], "MULTI")) {
+            i++;
+            sorted_dels(lines, nlines, &i, part, sizeof part);
+            ck_assert_msg(i < nlines && !strcmp(lines[i], "EXEC"), "MULTI without EXEC");
+            i++;
+            strncat(got, "MULTI|", sizeof got - strlen(got) - 1);
+            strncat(got, part, sizeof got - strlen(got) - 1);
+            strncat(got, "EXEC|", sizeof got - strlen(got) - 1);
+        } else if (!strncmp(lines[i], "DEL ", 4)) {
+            sorted_dels(lines, nlines, &i, part, sizeof part);
+            strncat(got, part, sizeof got - strlen(got) - 1);
+        } else {
+            ck_abort_msg("unexpected command '%s' in the AOF", lines[i]);
+        }
+    }
+    /* (the bare DELs in a row sorted together) */
+    ck_assert_str_eq(got, "DEL one:1|DEL rand:1|DEL rand:2|DEL scan:1|DEL scan:2|DEL scan:3|"
+                          "MULTI|DEL mget:1|DEL mget:2|EXEC|"
+                          "MULTI|DEL multi:1|DEL multi:2|EXEC|"
+                          "MULTI|DEL lua:1|DEL lua:2|EXEC|"
+                          "MULTI|DEL luascan:1|DEL luascan:2|EXEC|");
+    free(text);
+    redisFree(c);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ main */
 
 int main(void)
@@ -716,5 +859,6 @@ int main(void)
     tcase_add_test(tc, manifest_lists_missing_file);
     tcase_add_test(tc, redis_interop);
     suite_add_tcase(s, tc);
+    h_add_tcase(s, "lazy_expire_dels", lazy_expire_dels, 60, setup, teardown);
     return h_main(s);
 }

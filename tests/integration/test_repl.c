@@ -11,6 +11,9 @@
  *   sync_partial_ok grows, sync_full does not), then the datasets compared
  *   key by key (repl_util.c);
  *   a promoted replica serving its old primary a partial resync (PSYNC2);
+ *   a primary restarted on its RDB continuing its history (its replicas,
+ *   and a replica restarted on its own RDB, resume with +CONTINUE), also
+ *   across the two servers (each loads the other's repl-id/repl-offset);
  *   WAIT's count; min-replicas-to-write; redis-cli --rdb (checked by
  *   redis-check-rdb) and redis-cli --replica; the proxy itself. */
 #include "harness.h"
@@ -251,6 +254,135 @@ START_TEST(promoted_replica_serves_partial_resync) {
     expect_bulk(pc, "2", "GET first-after-switch");
     ru_same_data(rc, pc, h_scaled_ms(5000));
     redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
+/* SHUTDOWN SAVE of server s (it must exit), then a server on the data dir
+ * of home (s itself, or the server s was started on the dir of): the
+ * under-test binary, or Redis's own when redis. */
+static srv *restart_on_dir(srv *s, const srv *home, int redis, const char *extra)
+{
+    redisContext *c = srv_connect(s);
+    redisReply *bye = redisCommand(c, "SHUTDOWN SAVE");
+    if (bye)
+        freeReplyObject(bye);
+    redisFree(c);
+    ck_assert_msg(srv_wait_exit(s, h_scaled_ms(20000)), "SHUTDOWN SAVE: still running");
+    srv *n = redis ? h_srv_start_redis(NODE_ARGS " --dir '%s' %s", home->dir, extra)
+                   : h_srv_start_on(home, NODE_ARGS " %s", extra);
+    redisContext *nc = srv_connect(n);
+    h_wait_loaded(nc, 20000);
+    redisFree(nc);
+    return n;
+}
+
+/* Writes in db 0 and db 2 (the stream ends on db 2), each replica caught
+ * up with all of it. */
+static void writes_then_caught_up(redisContext *pc, redisContext **reps, int n, int round)
+{
+    expect_status(pc, "OK", "SET round:%d a", round);
+    expect_status(pc, "OK", "SELECT 2");
+    expect_int(pc, 1, "RPUSH list:%d x", round);
+    expect_status(pc, "OK", "SELECT 0");
+    expect_int(pc, 1, "HSET h:%d f v", round);
+    expect_status(pc, "OK", "SELECT 2");
+    expect_status(pc, "OK", "SET last %d", round);
+    for (int i = 0; i < n; i++)
+        ru_wait_caught_up(pc, reps[i], LINK_MS);
+}
+
+/* The primary restarts on its own RDB (SHUTDOWN saves it with its repl-id,
+ * repl-offset and repl-stream-db): its replicas, one under test and one
+ * redis-server, resume with a partial resync (sync_partial_ok counts both,
+ * sync_full stays 0) and follow the stream on; then the under-test replica
+ * restarts on its own RDB (its master's history) and resumes the same way. */
+START_TEST(restarted_primary_continues_its_history) {
+    srv *p = h_srv_start(NODE_ARGS);
+    srv *r1 = h_srv_start(NODE_ARGS);
+    srv *r2 = h_srv_start_redis(NODE_ARGS);
+    redisContext *pc = srv_connect(p), *reps[2] = { srv_connect(r1), srv_connect(r2) };
+    for (int i = 0; i < 2; i++)
+        replicaof(reps[i], p->port);
+    for (int i = 0; i < 2; i++)
+        wait_link(reps[i], "up");
+    writes_then_caught_up(pc, reps, 2, 1);
+    char id[64];
+    char *info = h_info(pc, "replication");
+    ck_assert(h_info_field(info, "master_replid", id, sizeof id));
+    free(info);
+    long long offset = h_info_int(pc, "replication", "master_repl_offset");
+    redisFree(pc);
+
+    p = restart_on_dir(p, p, 0, "");
+    pc = srv_connect(p);
+    /* the saved history is its second one, continued from the same offset */
+    info = h_info(pc, "replication");
+    char id2[64], id1[64];
+    ck_assert(h_info_field(info, "master_replid2", id2, sizeof id2));
+    ck_assert(h_info_field(info, "master_replid", id1, sizeof id1));
+    free(info);
+    ck_assert_str_eq(id2, id);
+    ck_assert_str_ne(id1, id);
+    /* (a SHUTDOWN may add a REPLCONF GETACK to the stream before saving) */
+    long long second = h_info_int(pc, "replication", "second_repl_offset");
+    ck_assert_int_ge(second, offset + 1);
+    ck_assert_int_eq(h_info_int(pc, "replication", "master_repl_offset"), second - 1);
+    for (int i = 0; i < 2; i++)
+        replicaof(reps[i], p->port);
+    for (int i = 0; i < 2; i++)
+        wait_link(reps[i], "up");
+    h_wait_info_at(__FILE__, __LINE__, pc, "stats", "sync_partial_ok", H_EQ, 2, LINK_MS);
+    ck_assert_int_eq(info_stat(pc, "sync_full"), 0);
+    writes_then_caught_up(pc, reps, 2, 2);
+    for (int i = 0; i < 2; i++)
+        ru_same_data(pc, reps[i], h_scaled_ms(5000));
+
+    /* the under-test replica restarts on its own RDB, following p from
+     * the start (a server started as a master makes the loaded history its
+     * own second one: its REPLICAOF then asks for a full sync, as Redis) */
+    long long ok = info_stat(pc, "sync_partial_ok");
+    redisFree(reps[0]);
+    char follow[64];
+    snprintf(follow, sizeof follow, "--replicaof 127.0.0.1 %d", p->port);
+    srv *r1b = restart_on_dir(r1, r1, 0, follow);
+    reps[0] = srv_connect(r1b);
+    wait_link(reps[0], "up");
+    h_wait_info_at(__FILE__, __LINE__, pc, "stats", "sync_partial_ok", H_EQ, ok + 1, LINK_MS);
+    ck_assert_int_eq(info_stat(pc, "sync_full"), 0);
+    writes_then_caught_up(pc, reps, 2, 3);
+    for (int i = 0; i < 2; i++)
+        ru_same_data(pc, reps[i], h_scaled_ms(5000));
+    redisFree(pc);
+    redisFree(reps[0]);
+    redisFree(reps[1]);
+}
+END_TEST
+
+/* The saved history across the two servers: a redis-server primary's RDB
+ * loaded by the server under test, which continues it for the replica; then
+ * the server under test's RDB loaded by redis-server, which continues it in
+ * turn. Each time the replica (under test) resumes with a partial resync. */
+START_TEST(primary_history_across_servers) {
+    srv *p = h_srv_start_redis(NODE_ARGS), *home = p;
+    srv *r = h_srv_start(NODE_ARGS);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    writes_then_caught_up(pc, &rc, 1, 1);
+    redisFree(pc);
+    for (int step = 0; step < 2; step++) {
+        int to_redis = step == 1; /* under test first, then redis-server again */
+        p = restart_on_dir(p, home, to_redis, "");
+        pc = srv_connect(p);
+        replicaof(rc, p->port);
+        wait_link(rc, "up");
+        h_wait_info_at(__FILE__, __LINE__, pc, "stats", "sync_partial_ok", H_EQ, 1, LINK_MS);
+        ck_assert_int_eq(info_stat(pc, "sync_full"), 0);
+        writes_then_caught_up(pc, &rc, 1, step + 2);
+        ru_same_data(pc, rc, h_scaled_ms(5000));
+        redisFree(pc);
+    }
     redisFree(rc);
 }
 END_TEST
@@ -509,6 +641,9 @@ int main(void)
     h_add_dropall(s, "sub_replica_gets_stream_db", sub_replica_gets_stream_db, 300);
     h_add_dropall(s, "promoted_replica_serves_partial_resync",
                   promoted_replica_serves_partial_resync, 300);
+    h_add_dropall(s, "restarted_primary_continues_its_history",
+                  restarted_primary_continues_its_history, 300);
+    h_add_dropall(s, "primary_history_across_servers", primary_history_across_servers, 300);
     h_add_dropall(s, "wait_counts_replicas", wait_counts_replicas, 300);
     h_add_dropall(s, "min_replicas_to_write", min_replicas_to_write, 300);
     h_add_dropall(s, "redis_cli_rdb", redis_cli_rdb, 300);

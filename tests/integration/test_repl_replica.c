@@ -2,7 +2,8 @@
  * VERSO_SERVER) follows a redis-server 7.0 primary: full sync of every data
  * type with expiries (the primary's diskless EOF payload and its disk-based
  * $<len> payload), the write stream (MULTI/EXEC, SELECT), expiry only by
- * the master's DEL, READONLY, MASTERDOWN, a link cut and a restart of the
+ * the master's DEL, a writable replica's own expiries and maxmemory,
+ * READONLY, MASTERDOWN, a link cut and a restart of the
  * primary followed by a partial resync, REPLICAOF NO ONE, INFO replication
  * and ROLE against a redis-server replica in the same situation, and the
  * AOF of a replica across its restart. */
@@ -273,6 +274,60 @@ START_TEST(expiry_by_master_del) {
     expect_nil(m, "GET short"); /* the primary expires it: DEL in the stream */
     wait_int(r, 1, 5000, "DBSIZE");
     expect_bulk(r, "v", "GET keep");
+    redisFree(r);
+    redisFree(m);
+}
+END_TEST
+
+/* A writable replica (replica-read-only no) expires the keys its own
+ * clients gave an expire (Redis 7.0's slaveKeysWithExpire), in any
+ * database, while its master's keys still wait for the master's DEL; a key
+ * whose expire was removed stays. Over maxmemory it evicts nothing while
+ * replica-ignore-maxmemory is yes (writes still go), and evicts once it is
+ * no. */
+START_TEST(writable_replica_expires_own_keys) {
+    srv *p = primary_start(NULL);
+    redisContext *m = srv_connect(p);
+    expect_status(m, "OK", "DEBUG SET-ACTIVE-EXPIRE 0");
+    srv *s = h_srv_start("--replica-read-only no");
+    redisContext *r = srv_connect(s);
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
+    wait_link_up(r);
+    expect_status(m, "OK", "SET mk v PX 300");
+    wait_caught_up(m, r);
+    expect_status(r, "OK", "SET rk v PX 300");
+    expect_status(r, "OK", "SET rk2 v");
+    expect_int(r, 1, "PEXPIRE rk2 300");
+    expect_status(r, "OK", "SET rk3 v PX 300");
+    expect_int(r, 1, "PERSIST rk3");
+    expect_status(r, "OK", "SELECT 5");
+    expect_status(r, "OK", "SET rk5 v PX 300");
+    expect_status(r, "OK", "SELECT 0");
+    h_wait_info_at(__FILE__, __LINE__, r, "stats", "expired_keys", H_EQ, 3, 20000);
+    h_sleep_ms(300); /* and nothing more */
+    ck_assert_int_eq(h_info_int(r, "stats", "expired_keys"), 3);
+    expect_int(r, 2, "DBSIZE"); /* mk (the master's, expired for reads) and rk3 */
+    expect_int(r, 0, "EXISTS mk");
+    expect_bulk(r, "v", "GET rk3");
+    expect_status(r, "OK", "SELECT 5");
+    expect_int(r, 0, "DBSIZE");
+    expect_status(r, "OK", "SELECT 0");
+    expect_nil(m, "GET mk"); /* the master's DEL */
+    wait_int(r, 1, 5000, "DBSIZE");
+
+    /* maxmemory on the replica */
+    expect_status(r, "OK", "DEBUG POPULATE 20000 big 100");
+    expect_status(r, "OK", "CONFIG SET maxmemory-policy allkeys-random");
+    expect_status(r, "OK", "CONFIG SET maxmemory 1mb");
+    expect_status(r, "OK", "SET over 1");
+    ck_assert_int_eq(h_info_int(r, "stats", "evicted_keys"), 0);
+    expect_int(r, 20002, "DBSIZE");
+    expect_status(r, "OK", "CONFIG SET replica-ignore-maxmemory no");
+    expect_status(r, "OK", "SET over2 1");
+    ck_assert_int_gt(h_info_int(r, "stats", "evicted_keys"), 0);
+    redisReply *n = cmd(r, "DBSIZE");
+    ck_assert_int_lt(n->integer, 20003);
+    freeReplyObject(n);
     redisFree(r);
     redisFree(m);
 }
@@ -982,6 +1037,8 @@ int main(void) {
     h_add_tcase(su, "sync_len_payload", sync_len_payload, 120, NULL, teardown);
     h_add_tcase(su, "expiry_by_master_del", expiry_by_master_del, 120, NULL, teardown);
     h_add_tcase(su, "readonly_and_masterdown", readonly_and_masterdown, 120, NULL, teardown);
+    h_add_tcase(su, "writable_replica_expires_own_keys", writable_replica_expires_own_keys, 120,
+                NULL, teardown);
     h_add_tcase(su, "partial_resync", partial_resync, 180, NULL, teardown);
     h_add_tcase(su, "restart_resumes", restart_resumes, 120, NULL, teardown);
     h_add_tcase(su, "promotion", promotion, 120, NULL, teardown);

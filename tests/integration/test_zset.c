@@ -772,8 +772,9 @@ START_TEST(bzpop)
 END_TEST
 
 /* What the AOF records: ZINCRBY and ZADD INCR as sent, a ZADD that changes
- * nothing not at all, BZPOPMIN as ZPOPMIN key, BZMPOP as ZPOPMIN key n
- * (served at once or after blocking), as Redis 7.0 writes them. */
+ * nothing not at all, BZPOPMIN as ZPOPMIN key, ZMPOP and BZMPOP as
+ * ZPOPMIN/ZPOPMAX key n with n the members popped (served at once or after
+ * blocking), as Redis 7.0 writes them. */
 static char *read_incr_aof(const srv *s) {
     char dir[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s/appendonlydir", s->dir);
@@ -807,7 +808,7 @@ START_TEST(aof_propagation)
     /* a client served after blocking propagates the same forms */
     redisContext *b = srv_connect(s);
     redisAppendCommand(b, "BZPOPMAX k2 0");
-    redisAppendCommand(b, "BZMPOP 0 1 k2 MIN COUNT 2");
+    redisAppendCommand(b, "BZMPOP 0 1 k2 MIN COUNT 5");
     redisBufferWrite(b, &(int){0});
     h_wait_info(c, "clients", "blocked_clients", 1, 5000);
     expect_int(c, 1, "ZADD k2 2 y");
@@ -819,6 +820,11 @@ START_TEST(aof_propagation)
     ck_assert_int_eq(redisGetReply(b, &vr), REDIS_OK);
     check_list_at(__FILE__, __LINE__, vr, "k2 [2]");
     redisFree(b);
+    expect_int(c, 3, "ZADD m 1 a 2 b 3 c");
+    expect_list(c, "m [1]", "ZMPOP 1 m MAX");
+    expect_list(c, "m [2]", "ZMPOP 2 nokey m MIN COUNT 10");
+    expect_int(c, 1, "ZADD m2 1 x");
+    expect_list(c, "m2 [1]", "BZMPOP 0 1 m2 MAX COUNT 5");
     char *aof = read_incr_aof(s);
     const char *seq[] = {
         "*4\r\n$7\r\nZINCRBY\r\n$1\r\nk\r\n$1\r\n1\r\n$1\r\nd\r\n",
@@ -828,6 +834,9 @@ START_TEST(aof_propagation)
         "*2\r\n$7\r\nZPOPMAX\r\n$1\r\nk\r\n",
         "*2\r\n$7\r\nZPOPMAX\r\n$2\r\nk2\r\n",
         "*3\r\n$7\r\nZPOPMIN\r\n$2\r\nk2\r\n$1\r\n2\r\n",
+        "*3\r\n$7\r\nZPOPMAX\r\n$1\r\nm\r\n$1\r\n1\r\n",
+        "*3\r\n$7\r\nZPOPMIN\r\n$1\r\nm\r\n$1\r\n2\r\n",
+        "*3\r\n$7\r\nZPOPMAX\r\n$2\r\nm2\r\n$1\r\n1\r\n",
     };
     const char *at = aof;
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
@@ -837,6 +846,8 @@ START_TEST(aof_propagation)
     }
     ck_assert_ptr_null(strstr(aof, "GT"));
     ck_assert_ptr_null(strstr(aof, "BZ"));
+    ck_assert_ptr_null(strstr(aof, "MPOP"));
+    ck_assert_ptr_null(strstr(aof, "mpop"));
     free(aof);
     redisFree(c);
 }

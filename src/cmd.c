@@ -58,6 +58,7 @@
 
 #include "acl.h"
 #include "blocking.h"
+#include "db.h"
 #include "evict.h"
 #include "hooks.h"
 #include "introspect.h"
@@ -544,6 +545,7 @@ void cmd_call(client *c, const cmd_def *d) {
     int rerun = c->bstate != NULL; /* a blocked command served (blocking.c) */
     introspect_call_start(c, d, rerun);
     int64_t start = mono_us();
+    int64_t time_prev = db_time_hold(); /* fixed for this command (EXEC: all of it) */
     int outer_propagated = propagated; /* EXEC's, around its commands */
     const cmd_def *outer_running = running;
     propagated = 0;
@@ -554,6 +556,7 @@ void cmd_call(client *c, const cmd_def *d) {
     /* 6d: statistics, slow log, latency, MONITOR (introspect.h) */
     introspect_call_done(c, (cmd_def *)d, mono_us() - start, errors, rerun);
     stage_propagate(c, d, dirty); /* 6e */
+    db_time_release(time_prev);
     propagated = outer_propagated;
     running = outer_running;
 }

@@ -235,7 +235,7 @@ void cmd_discard(client *c) {
 static int watched_key_expired(const client *c) {
     const struct multi_state *ms = c->mstate;
     if (!ms) return 0;
-    int64_t now = wall_ms();
+    int64_t now = db_now();
     for (size_t i = 0; i < ms->nw; i++) {
         if (ms->w[i].expired) continue;
         const wkey *k = ms->w[i].k;
@@ -304,7 +304,7 @@ void cmd_watch(client *c) {
         return;
     }
     struct multi_state *ms = state(c);
-    int64_t now = wall_ms();
+    int64_t now = db_now();
     for (int j = 1; j < c->argc; j++) {
         const arg *a = &c->argv[j];
         uint64_t h = wk_hash(c->db, a->p, a->len);

@@ -14,6 +14,7 @@
 
 #include "acl.h"
 #include "cmd.h"
+#include "db.h"
 #include "evict.h"
 #include "hooks.h"
 #include "lauxlib.h"
@@ -810,9 +811,11 @@ void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags
     fake->flags = CLIENT_SCRIPT | CLIENT_AUTHED | (c->flags & CLIENT_MASTER);
     fake->user = c->user; /* redis.call runs under the caller's user */
     cur = &r;
+    int64_t time_prev = db_time_snapshot(); /* keys expire as of the script's start */
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
     int err = lua_pcall(L, nparams, 1, -(nparams + 2));
     lua_sethook(L, NULL, 0, 0);
+    db_time_release(time_prev);
     cur = NULL;
     fake->user = NULL; /* no user outlives its script here (ACL DELUSER) */
     if (r.timedout) {

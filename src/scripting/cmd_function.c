@@ -5,6 +5,7 @@
  * that changes the libraries counts one change (server.dirty), so the
  * dispatcher propagates it as it was sent to the AOF and the replicas, as
  * Redis does. Main thread only. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,18 @@ static const char *flag_gates(client *c, int fnflags) {
     if (!(fnflags & FN_NO_WRITES)) d.flags |= CMD_WRITE;
     if (fnflags & FN_ALLOW_STALE) d.flags |= CMD_STALE;
     return cmd_gates_error(c, &d);
+}
+
+/* Redis's fcallGetCommandFlags: the function's flags as the command's, or
+ * the command's own when there is no such function. */
+int fcall_cmd_flags(const cmd_def *d, int argc, const arg *argv) {
+    assert(argc >= 2);
+    const fn_func *f = function_find(argv[1].p, argv[1].len);
+    if (!f) return d->flags;
+    int flags = ((f->flags & FN_NO_WRITES) ? SCRIPT_FLAG_NO_WRITES : 0) |
+                ((f->flags & FN_ALLOW_OOM) ? SCRIPT_FLAG_ALLOW_OOM : 0) |
+                ((f->flags & FN_ALLOW_STALE) ? SCRIPT_FLAG_ALLOW_STALE : 0);
+    return scriptl_cmd_flags(d->flags, flags);
 }
 
 /* fcallCommandGeneric */

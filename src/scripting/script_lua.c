@@ -61,6 +61,14 @@ int scriptl_flag_by_name(const char *name, size_t len) {
     return 0;
 }
 
+int scriptl_cmd_flags(int cmd_flags, int script_flags) {
+    cmd_flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
+    if (!(script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES))) cmd_flags |= CMD_DENYOOM;
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) cmd_flags |= CMD_WRITE;
+    if (script_flags & SCRIPT_FLAG_ALLOW_STALE) cmd_flags |= CMD_STALE;
+    return cmd_flags;
+}
+
 int scriptl_running(void) { return cur != NULL; }
 int scriptl_timedout(void) { return cur && cur->timedout; }
 

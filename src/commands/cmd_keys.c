@@ -233,8 +233,10 @@ static void rename_generic(client *c, int nx) {
             reply_int(c, 0);
             return;
         }
-        /* Redis deletes the destination and adds it anew (a "new" event) */
-        db_delete(d, dst->p, dst->len);
+        /* Redis deletes the destination and adds it anew (a "new" event);
+         * the change is signalled by db_set, after the source's, in
+         * Redis's order (the invalidation messages follow it) */
+        db_remove(d, dst->p, dst->len, server.cfg.lazyfree_lazy_server_del);
     }
     /* The source goes first: its value, no longer shared (unless a save
      * holds it), moves to the new key without a copy when the two keys'

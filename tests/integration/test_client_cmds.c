@@ -985,6 +985,26 @@ START_TEST(tracking_scripts)
 }
 END_TEST
 
+/* RENAME onto an existing key changes the source, then the destination
+ * (Redis's order): the invalidations come in that order. */
+START_TEST(tracking_rename_order)
+{
+    redisContext *c = h_c, *w = srv_connect(h_srv);
+    long long sid;
+    redisContext *s = redirect_target(&sid);
+    expect_status(w, "OK", "MSET a 1 b 2");
+    expect_status(c, "OK", "CLIENT TRACKING on REDIRECT %lld", sid);
+    redisReply *r = expect_array(c, 2, "MGET b a");
+    freeReplyObject(r);
+    expect_status(w, "OK", "RENAME a b");
+    expect_invalidate1(s, "a");
+    expect_invalidate1(s, "b");
+    expect_no_message(s);
+    redisFree(s);
+    redisFree(w);
+}
+END_TEST
+
 /* BCAST NOLOOP leaves out the client's own changes, not the ones the
  * server makes (expiry, lazily on the client's own read too) nor those of
  * its scripts (their fake client's, as in Redis 7.0). Redis's "Tracking
@@ -1116,6 +1136,7 @@ int main(void) {
     tcase_add_test(tc, tracking_table_limit);
     tcase_add_test(tc, tracking_table_limit_idle);
     tcase_add_test(tc, tracking_scripts);
+    tcase_add_test(tc, tracking_rename_order);
     tcase_add_test(tc, tracking_bcast_noloop_expiry);
     suite_add_tcase(s, tc);
     TCase *t3 = tcase_create("resp3");

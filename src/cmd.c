@@ -24,13 +24,16 @@
  *     (enable-debug-command), c. authentication, d. the user's ACL
  *     permissions (acl.h: the command, its keys, its channels; NOPERM,
  *     logged in ACL LOG), e. OOM (maxmemory: evicts first, then refuses
- *     deny-oom commands), f. the subsystems' gates, in one call: the write
- *     gates (MISCONF) for a write or an EXEC of writes, not from the
- *     master, then the client gates (READONLY, NOREPLICAS, MASTERDOWN, the
- *     subscribed context), g. loading. A refused command is counted as
- *     rejected and goes on at stage 9.
+ *     deny-oom commands, an EXEC that queued one, anything MULTI would
+ *     queue), f. the subsystems' gates, in one call: the write gates
+ *     (MISCONF) for a write or an EXEC of writes, not from the master, then
+ *     the client gates (READONLY, NOREPLICAS, MASTERDOWN, the subscribed
+ *     context), g. loading. e and f read the flags cmd_flags_of gives (a
+ *     script's own; EXEC: its queued commands'). A refused command is
+ *     counted as rejected and goes on at stage 9.
  *  6. The call (cmd_call, also EXEC's and scripts' way to run a command),
- *     with server.current_client = c: a. a propagation batch opens, b. the
+ *     with server.current_client = c and the expiry time held (db_now; a
+ *     nested call keeps the outer one's): a. a propagation batch opens, b. the
  *     handler runs, c. the keys a tracking client read are remembered,
  *     d. statistics, slow log,
  *     latency, MONITOR, e. propagation: the command itself when it is a

@@ -84,7 +84,7 @@ static void tracking_on(side *x, int i) {
 }
 
 static void side_start(side *x, int reference) {
-    x->s = reference ? h_srv_start_redis(NULL) : h_srv_start(NULL);
+    x->s = reference ? h_srv_start_redis("%s", "") : h_srv_start("%s", "");
     for (int i = 0; i < NT; i++) {
         x->sub[i] = srv_connect(x->s);
         redisReply *r = redisCommand(x->sub[i], "CLIENT ID");

@@ -4,7 +4,9 @@
  * REPLY ON/OFF/SKIP, NO-EVICT, UNBLOCK [TIMEOUT|ERROR], HELP, INFO/LIST
  * fields and flags, TRACKING in RESP2 REDIRECT mode (default, OPTIN/OPTOUT
  * with CACHING, NOLOOP, BCAST with prefixes, broken redirect, flush,
- * expiry, tracking-table-max-keys) with every option error, GETREDIR,
+ * expiry, tracking-table-max-keys also on an idle server, the keys scripts
+ * declare, RENAME's order, BCAST NOLOOP and the server's own changes) with
+ * every option error, scripts under PAUSE WRITE by their flags, GETREDIR,
  * TRACKINGINFO, RESET, and the INFO fields of clients and tracking. Every
  * test runs against redis-server too (VERSO_SERVER=/usr/bin/redis-server).
  * The resp3 case (push messages after HELLO 3) needs HELLO 3, which the

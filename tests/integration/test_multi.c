@@ -1,6 +1,7 @@
 /* Integration tests of transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH,
  * their AOF form (MULTI ... EXEC in the INCR file, replay, a truncated
- * transaction dropped whole), EXEC under appendfsync always, and redis-py's
+ * transaction dropped whole), EXEC under appendfsync always, EXEC over
+ * maxmemory, keys expiring as of EXEC's start, and redis-py's
  * pipelines (tests/integration/redispy_tx.py). Every test runs against
  * redis-server too (VERSO_SERVER=/usr/bin/redis-server); the few
  * verso-only checks (INFO aof_inflight_keys) say so. */

@@ -3,7 +3,8 @@
  * a RESP3 client), error texts, the sandbox, the libraries (cjson,
  * cmsgpack, struct, bit), busy scripts (-BUSY, SCRIPT KILL, UNKILLABLE,
  * SHUTDOWN NOSAVE), effects replication in the AOF, a save cut next to a
- * script, and INFO's scripting fields. Every test runs against
+ * script, keys expiring as of the script's start, and INFO's scripting
+ * fields. Every test runs against
  * redis-server too (VERSO_SERVER=/usr/bin/redis-server). */
 #include <stdio.h>
 #include <stdlib.h>

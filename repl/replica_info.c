@@ -67,8 +67,9 @@ const char *replica_gate(const client *c, const cmd_def *d) {
     if (RP.state == RC_NONE || (c->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
     if (server.cfg.replica_read_only && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)))
         return "READONLY You can't write against a read only replica.";
+    /* EXEC: as its queued commands (Redis 7.0 checks again at EXEC) */
     if (RP.state != RC_CONNECTED && !server.cfg.replica_serve_stale_data &&
-        !(d->flags & CMD_STALE))
+        (!(d->flags & CMD_STALE) || multi_exec_lacks(c, d, CMD_STALE)))
         return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
     return NULL;
 }

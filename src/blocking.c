@@ -573,8 +573,11 @@ static void serve_key(bkey *k) {
 void block_handle_ready_slow(void) {
     if (B.handling) return;
     B.handling = 1;
+    int64_t time_prev = 0;
+    int held = 0; /* one time for the blocked clients served in a row */
     for (;;) {
         if (B.ready_head) {
+            if (!held) time_prev = db_time_hold(), held = 1;
             bkey *k = B.ready_head;
             B.ready_head = k->ready_next;
             if (!B.ready_head) B.ready_tail = NULL;
@@ -582,6 +585,7 @@ void block_handle_ready_slow(void) {
             block_pending--;
             serve_key(k);
         } else if (B.resume_at < B.nresume) {
+            if (held) db_time_release(time_prev), held = 0;
             client *c = B.resume[B.resume_at++];
             block_pending--;
             if (!c) continue; /* closed meanwhile */
@@ -592,6 +596,7 @@ void block_handle_ready_slow(void) {
             break;
         }
     }
+    if (held) db_time_release(time_prev);
     B.nresume = B.resume_at = 0;
     B.handling = 0;
 }

@@ -24,13 +24,16 @@
  *     (enable-debug-command), c. authentication, d. the user's ACL
  *     permissions (acl.h: the command, its keys, its channels; NOPERM,
  *     logged in ACL LOG), e. OOM (maxmemory: evicts first, then refuses
- *     deny-oom commands), f. the subsystems' gates, in one call: the write
- *     gates (MISCONF) for a write or an EXEC of writes, not from the
- *     master, then the client gates (READONLY, NOREPLICAS, MASTERDOWN, the
- *     subscribed context), g. loading. A refused command is counted as
- *     rejected and goes on at stage 9.
+ *     deny-oom commands, an EXEC that queued one, anything MULTI would
+ *     queue), f. the subsystems' gates, in one call: the write gates
+ *     (MISCONF) for a write or an EXEC of writes, not from the master, then
+ *     the client gates (READONLY, NOREPLICAS, MASTERDOWN, the subscribed
+ *     context), g. loading. e and f read the flags cmd_flags_of gives (a
+ *     script's own; EXEC: its queued commands'). A refused command is
+ *     counted as rejected and goes on at stage 9.
  *  6. The call (cmd_call, also EXEC's and scripts' way to run a command),
- *     with server.current_client = c: a. a propagation batch opens, b. the
+ *     with server.current_client = c and the expiry time held (db_now; a
+ *     nested call keeps the outer one's): a. a propagation batch opens, b. the
  *     handler runs, c. the keys a tracking client read are remembered,
  *     d. statistics, slow log,
  *     latency, MONITOR, e. propagation: the command itself when it is a
@@ -58,6 +61,7 @@
 
 #include "acl.h"
 #include "blocking.h"
+#include "db.h"
 #include "evict.h"
 #include "hooks.h"
 #include "introspect.h"
@@ -342,6 +346,15 @@ int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) 
     return d->getkeys ? d->getkeys(d, argc, argv, out) : 0;
 }
 
+int cmd_flags_of(const cmd_def *d, int argc, const arg *argv) {
+    if (!(d->acl & CAT_SCRIPTING)) return d->flags;
+    if (d->proc == cmd_eval || d->proc == cmd_eval_ro || d->proc == cmd_evalsha ||
+        d->proc == cmd_evalsha_ro)
+        return eval_cmd_flags(d, argc, argv);
+    if (d->proc == cmd_fcall || d->proc == cmd_fcall_ro) return fcall_cmd_flags(d, argc, argv);
+    return d->flags;
+}
+
 /* As Redis's doesCommandHaveKeys: a getkeys, or a spec of real keys (not
  * only NOT_KEY ones: SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE have none). */
 int cmd_has_keys(const cmd_def *d) {
@@ -423,6 +436,15 @@ static int protected_allowed(const client *c) {
     return v == DEBUG_CMD_YES || (v == DEBUG_CMD_LOCAL && client_is_local(c));
 }
 
+/* CMD_DENYOOM when d is refused under OOM beyond its own flags: an EXEC of
+ * a transaction that queued a deny-oom command, or a command MULTI queues
+ * (queuing takes memory; not DISCARD, QUIT, RESET). */
+static int oom_extra_flags(const client *c, const cmd_def *d) {
+    if (!(c->flags & CLIENT_MULTI)) return 0;
+    if (d->proc == cmd_exec) return multi_exec_flags(c, d) & CMD_DENYOOM;
+    return d->proc == cmd_discard || d->proc == cmd_quit || d->proc == cmd_reset ? 0 : CMD_DENYOOM;
+}
+
 /* 5. The checks that refuse a command before it runs (stage 3 runs them
  * too, on a command MULTI queues); 1 when it may run, else 0 with the
  * error replied. The first that refuses answers, in the list's order (5a
@@ -448,15 +470,26 @@ static int may_run(client *c, const cmd_def *d) {
     if (c->user && !acl_check_client(c, d, (c->flags & CLIENT_MULTI) ? ACL_CTX_MULTI
                                                                    : ACL_CTX_TOPLEVEL))
         return 0;
+    /* the flags a script's own flags give (cmd_flags_of), for what follows */
+    int flags = cmd_flags_of(d, c->argc, c->argv);
+    cmd_def as_flagged;
+    const cmd_def *gd = d;
+    if (flags != d->flags) {
+        as_flagged = *d;
+        as_flagged.flags = flags;
+        gd = &as_flagged;
+    }
     /* maxmemory (evict.h): evicts first; refuses deny-oom commands when
-     * nothing more can be evicted. One branch when maxmemory is 0. */
+     * nothing more can be evicted: an EXEC when it queued one, and every
+     * command MULTI would queue (as Redis's processCommand). One branch
+     * when maxmemory is 0. */
     int master = (c->flags & CLIENT_MASTER) != 0; /* obeyed as Redis obeys its master */
-    if (server.cfg.maxmemory && !master && evict_refuse(d->flags)) {
+    if (server.cfg.maxmemory && !master && evict_refuse(flags | oom_extra_flags(c, d))) {
         reply_error(c, "OOM command not allowed when used memory > 'maxmemory'.");
         return 0;
     }
     const char *why =
-        hooks_gates_error(c, d, !master && ((d->flags & CMD_WRITE) || multi_exec_writes(c, d)));
+        hooks_gates_error(c, gd, !master && ((flags & CMD_WRITE) || multi_exec_writes(c, d)));
     if (why) {
         reply_error(c, why);
         return 0;
@@ -544,6 +577,7 @@ void cmd_call(client *c, const cmd_def *d) {
     int rerun = c->bstate != NULL; /* a blocked command served (blocking.c) */
     introspect_call_start(c, d, rerun);
     int64_t start = mono_us();
+    int64_t time_prev = db_time_hold(); /* fixed for this command (EXEC: all of it) */
     int outer_propagated = propagated; /* EXEC's, around its commands */
     const cmd_def *outer_running = running;
     propagated = 0;
@@ -554,6 +588,7 @@ void cmd_call(client *c, const cmd_def *d) {
     /* 6d: statistics, slow log, latency, MONITOR (introspect.h) */
     introspect_call_done(c, (cmd_def *)d, mono_us() - start, errors, rerun);
     stage_propagate(c, d, dirty); /* 6e */
+    db_time_release(time_prev);
     propagated = outer_propagated;
     running = outer_running;
 }

@@ -195,6 +195,13 @@ void cmd_keys_add(cmd_keyrefs *k, int pos, int flags);
 void cmd_keys_free(cmd_keyrefs *k);
 /* Whether d (or one of its specs) names keys at all. */
 int cmd_has_keys(const cmd_def *d);
+/* Redis 7.0's getCommandFlags: d's flags, except for a script (EVAL,
+ * EVALSHA, FCALL and their _RO forms) whose flags are known (a shebang, a
+ * cached script, a loaded function): then write, deny-oom and stale come
+ * from the script's flags (scriptFlagsToCmdFlags) and may-replicate goes.
+ * The checks before a command runs (gates, OOM, CLIENT PAUSE WRITE) and
+ * MULTI's queue read them. */
+int cmd_flags_of(const cmd_def *d, int argc, const arg *argv);
 /* Runs c->argc/c->argv (argc > 0). Returns CMD_RAN, or CMD_PARKED when
  * the AOF backlog is full and the command must run later (the caller
  * keeps it and stops reading the client; aof.c resumes it), or when the
@@ -335,6 +342,10 @@ cmd_proc cmd_pfadd, cmd_pfcount, cmd_pfmerge, cmd_pfdebug, cmd_pfselftest;
 /* monitor.c, slowlog.c, latency.c */
 cmd_proc cmd_monitor, cmd_slowlog, cmd_latency;
 /* cmd_script.c (EVAL family; SCRIPT) and cmd_function.c */
+/* cmd_flags_of for EVAL, EVALSHA and their _RO forms (cmd_script.c), for
+ * FCALL and FCALL_RO (cmd_function.c). */
+int eval_cmd_flags(const cmd_def *d, int argc, const arg *argv);
+int fcall_cmd_flags(const cmd_def *d, int argc, const arg *argv);
 cmd_proc cmd_eval, cmd_evalsha, cmd_eval_ro, cmd_evalsha_ro, cmd_function, cmd_fcall,
     cmd_fcall_ro;
 /* cmd_command.c */

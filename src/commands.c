@@ -749,7 +749,7 @@ static const cmd_key_spec sunsubscribe_keys[] = {
     {.flags = KS_NOT_KEY, BS_INDEX(1), FK_RANGE(-1, 1, 0)},
 };
 static cmd_def script_subcmds[] = {
-    {.name = "flush", .proc = cmd_script, .arity = -2, .flags = CMD_NOSCRIPT | CMD_MAY_REPLICATE, .acl = CAT_SLOW | CAT_SCRIPTING,
+    {.name = "flush", .proc = cmd_script, .arity = -2, .flags = CMD_NOSCRIPT, .acl = CAT_SLOW | CAT_SCRIPTING,
      .tips = script_flush_tips, .group = "scripting", .since = "2.6.0",
      .summary = "Remove all the scripts from the script cache.",
      .complexity = "O(N) with N being the number of scripts in cache",
@@ -769,7 +769,7 @@ static cmd_def script_subcmds[] = {
     {.name = "kill", .proc = cmd_script, .arity = 2, .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY, .acl = CAT_SLOW | CAT_SCRIPTING,
      .tips = script_kill_tips, .group = "scripting", .since = "2.6.0",
      .summary = "Kill the script currently in execution.", .complexity = "O(1)"},
-    {.name = "load", .proc = cmd_script, .arity = 3, .flags = CMD_NOSCRIPT | CMD_STALE | CMD_MAY_REPLICATE, .acl = CAT_SLOW | CAT_SCRIPTING,
+    {.name = "load", .proc = cmd_script, .arity = 3, .flags = CMD_NOSCRIPT | CMD_STALE, .acl = CAT_SLOW | CAT_SCRIPTING,
      .tips = script_load_tips, .group = "scripting", .since = "2.6.0",
      .summary = "Load the specified Lua script into the script cache.",
      .complexity = "O(N) with N being the length in bytes of the script body.",

@@ -32,9 +32,33 @@ int db_expired(const vt_entry *e, int64_t now_ms) {
     return at != VT_NO_EXPIRE && at <= now_ms;
 }
 
+/* 0: not held */
+static int64_t held_ms;
+
+int64_t db_now(void) { return held_ms ? held_ms : wall_ms(); }
+
+int64_t db_time_hold(void) {
+    int64_t prev = held_ms;
+    if (!held_ms) held_ms = wall_ms();
+    return prev;
+}
+
+int64_t db_time_snapshot(void) {
+    int64_t prev = held_ms;
+    held_ms = wall_ms();
+    return prev;
+}
+
+void db_time_release(int64_t prev) { held_ms = prev; }
+
 void db_key_changed(int dbid, const char *key, size_t len) {
-    multi_touch_key(dbid, key, len);  /* WATCH: the watchers' EXEC fails */
-    tracking_invalidate_key(key, len); /* client-side caches drop it */
+    multi_touch_key(dbid, key, len);     /* WATCH: the watchers' EXEC fails */
+    tracking_invalidate_key(key, len, 0); /* client-side caches drop it */
+}
+
+void db_key_changed_by_server(int dbid, const char *key, size_t len) {
+    multi_touch_key(dbid, key, len);
+    tracking_invalidate_key(key, len, 1); /* NOLOOP broadcasts include it */
 }
 
 int db_remove(db *d, const char *key, size_t len, int lazy) {
@@ -52,7 +76,7 @@ int db_remove(db *d, const char *key, size_t len, int lazy) {
 /* Deletes an expired key and tells the AOF, as Redis propagates a DEL. */
 static void expire_now(db *d, const char *key, size_t len) {
     db_remove(d, key, len, server.cfg.lazyfree_lazy_expire);
-    db_key_changed(d->id, key, len);
+    db_key_changed_by_server(d->id, key, len);
     server.stat.expired_keys++;
     notify_keyspace_event(NOTIFY_EXPIRED, "expired", key, len, d->id);
     arg argv[2] = {{"DEL", 3}, {key, len}};
@@ -65,7 +89,7 @@ static void expire_now(db *d, const char *key, size_t len) {
  * PERSIST after SET PX must find its key); expiry acts once loaded. */
 static vt_entry *lookup(db *d, const char *key, size_t len) {
     vt_entry *e = vt_find(d->t, key, len);
-    if (e && !server.loading && db_expired(e, wall_ms())) {
+    if (e && !server.loading && db_expired(e, db_now())) {
         /* A replica leaves expiry to its master's DEL, as Redis 7.0's
          * expireIfNeeded: the master's own commands still see the key, the
          * others see it gone; nothing is deleted here. */

@@ -73,6 +73,10 @@ int db_remove(db *d, const char *key, size_t len, int lazy);
  * caller about to change the entry), db_delete_lazy, expiry and eviction
  * call it; a write that goes to the table directly (vt_write) does not. */
 void db_key_changed(int dbid, const char *key, size_t len);
+/* The same for a change the server makes on its own (expiry, eviction), as
+ * Redis's signalModifiedKey(NULL, ...): no client made it, so a BCAST
+ * NOLOOP client hears of it even when its own command triggered it. */
+void db_key_changed_by_server(int dbid, const char *key, size_t len);
 /* Puts table t in d's place, as every replacement of a whole table must:
  * the watchers of d's existing keys fail their EXEC, active expiry starts
  * over, and the old table is freed (in the background when `lazy`) unless
@@ -87,8 +91,23 @@ void db_flush(db *d);
 void db_flush_lazy(db *d, int lazy);
 size_t db_size(db *d);
 
-/* 1 when the entry's expire time has passed (now = wall_ms()). */
+/* 1 when the entry's expire time has passed (now: db_now()). */
 int db_expired(const vt_entry *e, int64_t now_ms);
+
+/* The time expiry decisions use (unix ms), as Redis 7.0's cached command
+ * time: held from the start of a top-level command to its end (a
+ * transaction: from EXEC to its end), snapshotted again when a script
+ * starts, and held while blocked clients are served; the clock itself
+ * outside. A key set to expire in 1 ms inside a transaction or a script is
+ * still there when they read it. */
+int64_t db_now(void);
+/* Holds the time at now unless it is held already; returns what
+ * db_time_release restores. */
+int64_t db_time_hold(void);
+/* Holds the time at now (a script's snapshot); returns what
+ * db_time_release restores. */
+int64_t db_time_snapshot(void);
+void db_time_release(int64_t prev);
 
 /* Active expiry: called by the cron; spends at most budget_us. On a
  * replica only the keys its own clients gave an expire (replica_keys.h). */

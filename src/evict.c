@@ -253,7 +253,7 @@ static void evict_key(int dbid, const char *key, size_t len) {
     cmd_propagate_raw(dbid, 2, argv);
     /* as Redis: eviction fails a WATCH. Before the removal: key may point
      * into the entry's value, which the removal may free. */
-    db_key_changed(dbid, key, len);
+    db_key_changed_by_server(dbid, key, len);
     notify_keyspace_event(NOTIFY_EVICTED, "evicted", key, len, dbid); /* same reason */
     db_remove(db_get(dbid), key, len, server.cfg.lazyfree_lazy_eviction);
     server.stat.evicted_keys++;

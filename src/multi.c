@@ -48,7 +48,8 @@ typedef struct watched {
 struct multi_state {
     mcmd *cmds;
     size_t n, cap;
-    int writes;             /* a queued command has CMD_WRITE */
+    int flags;              /* the union of the queued commands' cmd_flags_of */
+    int inv_flags;          /* the union of their complements */
     int ran;                /* cmds are what the last EXEC ran */
     watched *w;
     size_t nw, wcap;
@@ -124,7 +125,7 @@ static void free_queue(struct multi_state *ms) {
     free(ms->cmds);
     ms->cmds = NULL;
     ms->n = ms->cap = 0;
-    ms->writes = 0;
+    ms->flags = ms->inv_flags = 0;
     ms->ran = 0;
 }
 
@@ -169,7 +170,9 @@ void multi_queue(client *c, const cmd_def *d) {
             ms->cmds = xrealloc(ms->cmds, ms->cap * sizeof *ms->cmds);
         }
         ms->cmds[ms->n++] = (mcmd){d, c->argc, argv, 0};
-        if (d->flags & CMD_WRITE) ms->writes = 1;
+        int flags = cmd_flags_of(d, c->argc, c->argv);
+        ms->flags |= flags;
+        ms->inv_flags |= ~flags;
     }
     reply_status(c, "QUEUED");
 }
@@ -194,8 +197,18 @@ void multi_rejected(client *c, const cmd_def *d, size_t reply_at) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
 }
 
+int multi_exec_flags(const client *c, const cmd_def *d) {
+    if (d->proc != cmd_exec || !(c->flags & CLIENT_MULTI) || !c->mstate) return 0;
+    return c->mstate->flags;
+}
+
 int multi_exec_writes(const client *c, const cmd_def *d) {
-    return d->proc == cmd_exec && (c->flags & CLIENT_MULTI) && c->mstate && c->mstate->writes;
+    return (multi_exec_flags(c, d) & CMD_WRITE) != 0;
+}
+
+int multi_exec_lacks(const client *c, const cmd_def *d, int flag) {
+    if (d->proc != cmd_exec || !(c->flags & CLIENT_MULTI) || !c->mstate) return 0;
+    return (c->mstate->inv_flags & flag) != 0;
 }
 
 long long multi_queued(const client *c) {
@@ -235,7 +248,7 @@ void cmd_discard(client *c) {
 static int watched_key_expired(const client *c) {
     const struct multi_state *ms = c->mstate;
     if (!ms) return 0;
-    int64_t now = wall_ms();
+    int64_t now = db_now();
     for (size_t i = 0; i < ms->nw; i++) {
         if (ms->w[i].expired) continue;
         const wkey *k = ms->w[i].k;
@@ -304,7 +317,7 @@ void cmd_watch(client *c) {
         return;
     }
     struct multi_state *ms = state(c);
-    int64_t now = wall_ms();
+    int64_t now = db_now();
     for (int j = 1; j < c->argc; j++) {
         const arg *a = &c->argv[j];
         uint64_t h = wk_hash(c->db, a->p, a->len);

@@ -40,6 +40,14 @@ void multi_rejected(client *c, const cmd_def *d, size_t reply_at);
 /* 1 when d is EXEC of a transaction that holds a write command (EXEC is then
  * subject to the write gates and to AOF parking, as a write). */
 int multi_exec_writes(const client *c, const cmd_def *d);
+/* When d is EXEC of c's transaction: the union of its queued commands'
+ * flags (cmd_flags_of, as they were queued: Redis's mstate.cmd_flags),
+ * else 0. */
+int multi_exec_flags(const client *c, const cmd_def *d);
+/* 1 when d is EXEC of c's transaction and a queued command lacks flag
+ * (Redis's mstate.cmd_inv_flags: EXEC is refused on a stale replica unless
+ * every command is CMD_STALE). */
+int multi_exec_lacks(const client *c, const cmd_def *d, int flag);
 
 /* The commands the last EXEC of c ran, with the db each ran in, for the
  * AOF's hold logic in its after_command hook (valid until c's next command).

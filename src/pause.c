@@ -89,17 +89,21 @@ static void on_resume(uv_timer_t *t) {
     P.nrunning = 0;
 }
 
+/* Redis 7.0's is_may_replicate_command: with the script's flags for a
+ * script (cmd_flags_of: a no-writes one runs during a write pause), with
+ * the queued commands' for EXEC. */
 static int may_write(const client *c, const cmd_def *d) {
-    return (d->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) || multi_exec_writes(c, d);
+    int flags = cmd_flags_of(d, c->argc, c->argv) | multi_exec_flags(c, d);
+    return (flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
 }
 
 int pause_postpones(client *c, const cmd_def *d) {
     int kind = pause_kind();
     if (!kind || (c->flags & (CLIENT_REPLICA | CLIENT_LOADER | CLIENT_SCRIPT))) return 0;
     if (c->tcp.data != c) return 0; /* no connection (in-process clients): nobody waits */
-    if (kind == PAUSE_WRITE && !may_write(c, d)) return 0;
     /* what is refused before the pause in Redis is answered now */
     if (!cmd_arity_ok(d, c->argc) || (acl_auth_required(c) && !(d->flags & CMD_NOAUTH))) return 0;
+    if (kind == PAUSE_WRITE && !may_write(c, d)) return 0;
     if (P.n == P.cap) {
         P.cap = P.cap ? P.cap * 2 : 8;
         P.waiting = xrealloc(P.waiting, P.cap * sizeof *P.waiting);

@@ -94,7 +94,7 @@ static void reply_key_of(client *c, const obj *kv) {
 
 void cmd_keys(client *c) {
     vt *t = cur_db(c)->t;
-    key_list l = {NULL, 0, 0, &c->argv[1], wall_ms()};
+    key_list l = {NULL, 0, 0, &c->argv[1], db_now()};
     uint64_t cursor = 0;
     do {
         cursor = vt_scan(t, cursor, 1024, keys_visit, &l);
@@ -198,7 +198,7 @@ void cmd_randomkey(client *c) {
             return;
         }
         obj *kv = e->val;
-        if (!db_expired(e, wall_ms())) {
+        if (!db_expired(e, db_now())) {
             reply_key_of(c, kv);
             return;
         }
@@ -233,8 +233,10 @@ static void rename_generic(client *c, int nx) {
             reply_int(c, 0);
             return;
         }
-        /* Redis deletes the destination and adds it anew (a "new" event) */
-        db_delete(d, dst->p, dst->len);
+        /* Redis deletes the destination and adds it anew (a "new" event);
+         * the change is signalled by db_set, after the source's, in
+         * Redis's order (the invalidation messages follow it) */
+        db_remove(d, dst->p, dst->len, server.cfg.lazyfree_lazy_server_del);
     }
     /* The source goes first: its value, no longer shared (unless a save
      * holds it), moves to the new key without a copy when the two keys'

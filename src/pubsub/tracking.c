@@ -17,6 +17,7 @@
 #include "hooks.h"
 #include "net.h"
 #include "resp.h"
+#include "script_lua.h"
 #include "util.h"
 
 enum {
@@ -308,8 +309,16 @@ static void pending_flush(void) {
 
 /* ---- invalidation ---- */
 
-static void remember_broadcast(const char *key, size_t len) {
-    uint64_t who = server.current_client ? server.current_client->id : 0, h = 0;
+/* The client a broadcast NOLOOP leaves a change out for: the one whose
+ * command made it; a script's fake client (no connection's id) while a
+ * script runs; none (0) for the server's own (expiry, eviction). */
+static uint64_t changer(int by_server) {
+    if (by_server || !server.current_client) return 0;
+    return scriptl_running() ? UINT64_MAX : server.current_client->id;
+}
+
+static void remember_broadcast(const char *key, size_t len, uint64_t who) {
+    uint64_t h = 0;
     int hashed = 0;
     for (size_t i = 0; i < T.npfx; i++) {
         prefix *p = T.pfx[i];
@@ -323,8 +332,8 @@ static void remember_broadcast(const char *key, size_t len) {
 
 /* Tells the clients that may cache key (bcast: the prefixes too) and
  * forgets the key. key must not point into the table. */
-static void invalidate(const char *key, size_t len, int bcast) {
-    if (bcast && T.npfx) remember_broadcast(key, len);
+static void invalidate(const char *key, size_t len, int bcast, int by_server) {
+    if (bcast && T.npfx) remember_broadcast(key, len, changer(by_server));
     tkey *k = tmap_find(&T.table, key, len, key_hash(key, len));
     if (!k) return;
     client *cur = server.current_client;
@@ -341,7 +350,9 @@ static void invalidate(const char *key, size_t len, int bcast) {
     update_live();
 }
 
-void tracking_invalidate_key_slow(const char *key, size_t len) { invalidate(key, len, 1); }
+void tracking_invalidate_key_slow(const char *key, size_t len, int by_server) {
+    invalidate(key, len, 1, by_server);
+}
 
 /* FLUSHDB, FLUSHALL, a replica's new dataset: a null to every tracking
  * client, and the table is emptied. */
@@ -375,7 +386,7 @@ static void limit_table(void) {
         tkey *k = tmap_random(&T.table);
         if (!k) break;
         char *key = xstrndup(k->key, k->len);
-        invalidate(key, k->len, 0);
+        invalidate(key, k->len, 0, 1);
         free(key);
         if (T.table.n <= max) {
             T.limit_rounds = 0;
@@ -390,6 +401,12 @@ static int on_before_command(client *c, const cmd_def *d) {
     (void)d;
     if (T.table.n) limit_table();
     return 0;
+}
+
+/* The limit applies on an idle server too (a CONFIG SET lowered it), as
+ * Redis's serverCron. */
+static void on_cron(void) {
+    if (T.table.n && T.nclients) limit_table();
 }
 
 /* ---- broadcast (before the loop sleeps) ---- */
@@ -451,16 +468,23 @@ void tracking_remember(client *c, const cmd_def *d) {
     if (!(d->flags & CMD_READONLY) || (d->flags & CMD_PUBSUB)) return;
     /* a read-only script is not tracked itself, the commands it runs are */
     if (d->proc == cmd_eval_ro || d->proc == cmd_evalsha_ro || d->proc == cmd_fcall_ro) return;
+    /* a command a script runs remembers the keys the script's caller
+     * declared (EVAL's, FCALL's key arguments), not its own: Redis 7.0's
+     * trackingRememberKeys(script_caller) reads the caller's argv */
     client *who = c;
-    if ((c->flags & CLIENT_SCRIPT) && server.current_client) who = server.current_client;
+    if ((c->flags & CLIENT_SCRIPT) && server.current_client) {
+        who = server.current_client;
+        d = who->cmd;
+        if (!d) return;
+    }
     struct tracking_state *t = who->tracking;
     if (!t || (t->flags & TRK_BCAST)) return;
     int caching = (t->flags & TRK_CACHING) != 0;
     if (((t->flags & TRK_OPTIN) && !caching) || ((t->flags & TRK_OPTOUT) && caching)) return;
     cmd_keyrefs keys = {0};
-    cmd_get_keys(d, c->argc, c->argv, &keys);
+    cmd_get_keys(d, who->argc, who->argv, &keys);
     for (size_t j = 0; j < keys.n; j++) {
-        const arg *a = &c->argv[keys.v[j].pos];
+        const arg *a = &who->argv[keys.v[j].pos];
         uint64_t h = key_hash(a->p, a->len);
         tkey *k = tmap_find(&T.table, a->p, a->len, h);
         if (!k) k = tmap_add(&T.table, a->p, a->len, h);
@@ -803,6 +827,7 @@ void tracking_info_stats(vbuf *b) {
 
 static const hooks tracking_hooks = {
     .name = "tracking",
+    .cron = on_cron,
     .before_sleep = on_before_sleep,
     .before_command = on_before_command,
     .client_closed = on_client_closed,

@@ -12,8 +12,9 @@
  * each prefix during one loop iteration are sent to it together before the
  * loop sleeps. FLUSHDB/FLUSHALL (and a replica's full sync) send every
  * tracking client a null ("every key") and empty the table.
- * tracking-table-max-keys bounds the table: before each command, random
- * keys are invalidated until it fits, as Redis's trackingLimitUsedSlots.
+ * tracking-table-max-keys bounds the table: before each command (and at
+ * each cron tick, for an idle server), random keys are invalidated until
+ * it fits, as Redis's trackingLimitUsedSlots.
  *
  * Messages: RESP3 clients get the push ">2 invalidate <keys|null>"; a
  * RESP2 client redirects them (REDIRECT id) to a client in RESP2 pub/sub
@@ -40,10 +41,15 @@ extern size_t tracking_live;
  * startup. */
 void tracking_init(void);
 
-/* A key changed (any db: the table is global, as Redis's). */
-void tracking_invalidate_key_slow(const char *key, size_t len);
-static inline void tracking_invalidate_key(const char *key, size_t len) {
-    if (tracking_live) tracking_invalidate_key_slow(key, len);
+/* A key changed (any db: the table is global, as Redis's). by_server:
+ * expiry or eviction made the change, not a client's command: the
+ * broadcast to BCAST NOLOOP clients leaves it out for nobody. A change a
+ * script makes counts as its fake client's, as in Redis 7.0 (the caller in
+ * BCAST NOLOOP mode hears of it); the default mode's NOLOOP leaves out the
+ * changes made while the client's own command runs. */
+void tracking_invalidate_key_slow(const char *key, size_t len, int by_server);
+static inline void tracking_invalidate_key(const char *key, size_t len, int by_server) {
+    if (tracking_live) tracking_invalidate_key_slow(key, len, by_server);
 }
 
 /* After read-only command d ran for c (cmd_call): remembers its keys for

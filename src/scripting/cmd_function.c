@@ -5,6 +5,7 @@
  * that changes the libraries counts one change (server.dirty), so the
  * dispatcher propagates it as it was sent to the AOF and the replicas, as
  * Redis does. Main thread only. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,19 +228,33 @@ void cmd_function(client *c) {
     else reply_unknown_subcommand(c, "FUNCTION");
 }
 
+/* A function's flags (FN_*) as a script's (SCRIPT_FLAG_*). */
+static int script_flags(int fnflags) {
+    return ((fnflags & FN_NO_WRITES) ? SCRIPT_FLAG_NO_WRITES : 0) |
+           ((fnflags & FN_ALLOW_OOM) ? SCRIPT_FLAG_ALLOW_OOM : 0) |
+           ((fnflags & FN_ALLOW_STALE) ? SCRIPT_FLAG_ALLOW_STALE : 0);
+}
+
 /* Redis runs FCALL through processCommand's checks with the function's
  * flags as the command's (fcallGetCommandFlags, scriptFlagsToCmdFlags):
  * write and deny-oom unless no-writes (or allow-oom), stale only with
- * allow-stale. The dispatcher checked FCALL's own flags; this checks those
- * (-READONLY on a replica, MISCONF, MASTERDOWN...). The error, or NULL. */
+ * allow-stale. The dispatcher checked them too (cmd_flags_of) when the
+ * function existed then; this checks them as the call starts (a FCALL
+ * queued before its function was loaded): -READONLY on a replica,
+ * MISCONF, MASTERDOWN... The error, or NULL. */
 static const char *flag_gates(client *c, int fnflags) {
     if (c->flags & (CLIENT_MASTER | CLIENT_LOADER)) return NULL; /* obeyed as sent */
     cmd_def d = *c->cmd;
-    d.flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
-    if (!(fnflags & (FN_ALLOW_OOM | FN_NO_WRITES))) d.flags |= CMD_DENYOOM;
-    if (!(fnflags & FN_NO_WRITES)) d.flags |= CMD_WRITE;
-    if (fnflags & FN_ALLOW_STALE) d.flags |= CMD_STALE;
+    d.flags = scriptl_cmd_flags(d.flags, script_flags(fnflags));
     return cmd_gates_error(c, &d);
+}
+
+/* Redis's fcallGetCommandFlags: the function's flags as the command's, or
+ * the command's own when there is no such function. */
+int fcall_cmd_flags(const cmd_def *d, int argc, const arg *argv) {
+    assert(argc >= 2);
+    const fn_func *f = function_find(argv[1].p, argv[1].len);
+    return f ? scriptl_cmd_flags(d->flags, script_flags(f->flags)) : d->flags;
 }
 
 /* fcallCommandGeneric */

@@ -89,14 +89,14 @@ static lua_State *eval_state(void) {
 }
 
 /* Redis's evalExtractShebangFlags: 0 with *flags and *skip (the shebang
- * line's length), or -1 after replying the error. */
+ * line's length), or -1 after replying the error (to c unless NULL). */
 static int shebang_flags(client *c, const char *body, size_t len, int *flags, size_t *skip) {
     *flags = SCRIPT_FLAG_EVAL_COMPAT_MODE;
     *skip = 0;
     if (len < 2 || memcmp(body, "#!", 2) != 0) return 0;
     const char *end = memchr(body, '\n', len);
     if (!end) {
-        reply_error(c, "ERR Invalid script shebang");
+        if (c) reply_error(c, "ERR Invalid script shebang");
         return -1;
     }
     *skip = (size_t)(end - body);
@@ -112,13 +112,13 @@ static int shebang_flags(client *c, const char *body, size_t len, int *flags, si
         if (first) {
             first = 0;
             if (wl != 5 || memcmp(w, "#!lua", 5) != 0) {
-                reply_errorf(c, "ERR Unexpected engine in script shebang: %.*s", (int)wl, w);
+                if (c) reply_errorf(c, "ERR Unexpected engine in script shebang: %.*s", (int)wl, w);
                 return -1;
             }
             continue;
         }
         if (wl < 6 || memcmp(w, "flags=", 6) != 0) {
-            reply_errorf(c, "ERR Unknown lua shebang option: %.*s", (int)wl, w);
+            if (c) reply_errorf(c, "ERR Unknown lua shebang option: %.*s", (int)wl, w);
             return -1;
         }
         for (const char *f = w + 6; f <= p;) {
@@ -126,7 +126,8 @@ static int shebang_flags(client *c, const char *body, size_t len, int *flags, si
             const char *fe = comma ? comma : p;
             int flag = scriptl_flag_by_name(f, (size_t)(fe - f));
             if (!flag && fe > f) {
-                reply_errorf(c, "ERR Unexpected flag in script shebang: %.*s", (int)(fe - f), f);
+                if (c)
+                    reply_errorf(c, "ERR Unexpected flag in script shebang: %.*s", (int)(fe - f), f);
                 return -1;
             }
             *flags |= flag;
@@ -202,6 +203,30 @@ static void eval_generic(client *c, int evalsha, int ro) {
 }
 
 static int sha_ok(const client *c) { return c->argv[1].len == 40; }
+
+/* Redis's evalGetCommandFlags: the cached script's flags, else (EVAL) the
+ * body's shebang; the command's own flags for a script without a shebang,
+ * an EVALSHA of no cached script, a shebang in error. */
+int eval_cmd_flags(const cmd_def *d, int argc, const arg *argv) {
+    assert(argc >= 2);
+    int evalsha = d->proc == cmd_evalsha || d->proc == cmd_evalsha_ro;
+    if (evalsha && argv[1].len != 40) return d->flags;
+    char sha[41];
+    if (evalsha) {
+        for (int i = 0; i < 40; i++) sha[i] = (char)tolower((unsigned char)argv[1].p[i]);
+        sha[40] = '\0';
+    } else {
+        scriptl_sha1hex(sha, argv[1].p, argv[1].len);
+    }
+    const eval_script *s = cache_find(sha);
+    int flags;
+    size_t skip;
+    if (s) flags = s->flags;
+    else if (evalsha || shebang_flags(NULL, argv[1].p, argv[1].len, &flags, &skip) != 0)
+        return d->flags;
+    if (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return d->flags;
+    return scriptl_cmd_flags(d->flags, flags);
+}
 
 void cmd_eval(client *c) { eval_generic(c, 0, 0); }
 void cmd_eval_ro(client *c) { eval_generic(c, 0, 1); }

@@ -14,6 +14,7 @@
 
 #include "acl.h"
 #include "cmd.h"
+#include "db.h"
 #include "debug.h"
 #include "evict.h"
 #include "hooks.h"
@@ -59,6 +60,14 @@ int scriptl_flag_by_name(const char *name, size_t len) {
         if (strlen(flag_names[i].name) == len && !memcmp(flag_names[i].name, name, len))
             return flag_names[i].flag;
     return 0;
+}
+
+int scriptl_cmd_flags(int cmd_flags, int script_flags) {
+    cmd_flags &= ~(CMD_STALE | CMD_DENYOOM | CMD_WRITE | CMD_MAY_REPLICATE);
+    if (!(script_flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES))) cmd_flags |= CMD_DENYOOM;
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) cmd_flags |= CMD_WRITE;
+    if (script_flags & SCRIPT_FLAG_ALLOW_STALE) cmd_flags |= CMD_STALE;
+    return cmd_flags;
 }
 
 int scriptl_running(void) { return cur != NULL; }
@@ -812,9 +821,11 @@ void scriptl_call(lua_State *L, int kind, client *c, const char *name, int flags
     fake->flags = CLIENT_SCRIPT | CLIENT_AUTHED | (c->flags & CLIENT_MASTER);
     fake->user = c->user; /* redis.call runs under the caller's user */
     cur = &r;
+    int64_t time_prev = db_time_snapshot(); /* keys expire as of the script's start */
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
     int err = lua_pcall(L, nparams, 1, -(nparams + 2));
     lua_sethook(L, NULL, 0, 0);
+    db_time_release(time_prev);
     cur = NULL;
     fake->user = NULL; /* no user outlives its script here (ACL DELUSER) */
     if (r.timedout) {

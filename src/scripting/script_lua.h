@@ -50,6 +50,11 @@ enum {
 /* The flag a name stands for ("no-writes", "allow-oom", "allow-stale",
  * "no-cluster", "allow-cross-slot-keys"), 0 when none. */
 int scriptl_flag_by_name(const char *name, size_t len);
+/* Redis's scriptFlagsToCmdFlags: a command's flags (CMD_*) with write,
+ * deny-oom and stale as the script's flags (SCRIPT_FLAG_*) say (write
+ * unless no-writes, deny-oom unless no-writes or allow-oom, stale with
+ * allow-stale), without may-replicate. */
+int scriptl_cmd_flags(int cmd_flags, int script_flags);
 
 /* What a state is for: EVAL's (KEYS/ARGV as globals) or a function
  * library's (keys and args as the function's two arguments). */

@@ -4,7 +4,9 @@
  * REPLY ON/OFF/SKIP, NO-EVICT, UNBLOCK [TIMEOUT|ERROR], HELP, INFO/LIST
  * fields and flags, TRACKING in RESP2 REDIRECT mode (default, OPTIN/OPTOUT
  * with CACHING, NOLOOP, BCAST with prefixes, broken redirect, flush,
- * expiry, tracking-table-max-keys) with every option error, GETREDIR,
+ * expiry, tracking-table-max-keys also on an idle server, the keys scripts
+ * declare, RENAME's order, BCAST NOLOOP and the server's own changes) with
+ * every option error, scripts under PAUSE WRITE by their flags, GETREDIR,
  * TRACKINGINFO, RESET, and the INFO fields of clients and tracking. Every
  * test runs against redis-server too (VERSO_SERVER=/usr/bin/redis-server).
  * The resp3 case (push messages after HELLO 3) needs HELLO 3, which the
@@ -440,6 +442,62 @@ START_TEST(pause_write)
 }
 END_TEST
 
+/* Scripts are judged by their flags (Redis 7.0's getCommandFlags): a
+ * no-writes one (EVAL with the shebang, EVALSHA of it, EVAL_RO, FCALL and
+ * FCALL_RO of a no-writes function, a transaction of them) and SCRIPT LOAD
+ * run at once; EVAL without a shebang, a function that may write (by
+ * FCALL_RO too, which then refuses it) wait for the end. */
+START_TEST(pause_scripts)
+{
+    redisContext *c = h_c, *o = srv_connect(h_srv);
+    const char *ro = "#!lua flags=no-writes\nreturn redis.call('get','x')";
+    expect_status(c, "OK", "SET x 1");
+    expect_bulk(c, "lib", "FUNCTION LOAD %s",
+                "#!lua name=lib\n"
+                "redis.register_function{function_name='ro', flags={'no-writes'},\n"
+                "  callback=function(k, a) return redis.call('get', 'x') end}\n"
+                "redis.register_function('rw', function(k, a) return redis.call('get', 'x') end)");
+    redisReply *r = cmd(c, "SCRIPT LOAD %s", ro);
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    char sha[41];
+    snprintf(sha, sizeof sha, "%s", r->str);
+    freeReplyObject(r);
+    expect_status(c, "OK", "CLIENT PAUSE 100000 WRITE");
+    int w1 = raw_connect(h_srv->port), w2 = raw_connect(h_srv->port),
+        w3 = raw_connect(h_srv->port);
+    raw_cmd(w1, "EVAL return 0");
+    raw_cmd(w2, "FCALL rw 0");
+    raw_cmd(w3, "FCALL_RO rw 0");
+    h_wait_info(c, "clients", "blocked_clients", 3, 5000);
+    expect_bulk(o, "1", "EVAL %s 0", ro);
+    expect_bulk(o, "1", "EVALSHA %s 0", sha);
+    expect_bulk(o, "1", "EVAL_RO %s 0", "return redis.call('get','x')");
+    expect_bulk(o, "1", "FCALL ro 0");
+    expect_bulk(o, "1", "FCALL_RO ro 0");
+    r = cmd(o, "SCRIPT LOAD %s", "return 2");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    freeReplyObject(r);
+    expect_status(o, "OK", "MULTI");
+    expect_status(o, "QUEUED", "EVAL %s 0", ro);
+    expect_status(o, "QUEUED", "FCALL ro 0");
+    r = expect_array(o, 2, "EXEC");
+    check_bulk(r->element[0], "1");
+    check_bulk(r->element[1], "1");
+    freeReplyObject(r);
+    raw_silent(w1, 100);
+    raw_silent(w2, 1);
+    raw_silent(w3, 1);
+    expect_status(c, "OK", "CLIENT UNPAUSE");
+    raw_expect(w1, "$-1\r\n");
+    raw_expect(w2, "$1\r\n1\r\n");
+    raw_expect(w3, "-ERR Can not execute a script with write flag using *_ro command.\r\n");
+    close(w1);
+    close(w2);
+    close(w3);
+    redisFree(o);
+}
+END_TEST
+
 /* A transaction queued before the pause waits at its EXEC. */
 START_TEST(pause_exec)
 {
@@ -869,6 +927,120 @@ START_TEST(tracking_table_limit)
 }
 END_TEST
 
+/* The limit holds on an idle server too: no command has to follow the
+ * CONFIG SET that lowers it (Redis's serverCron). */
+START_TEST(tracking_table_limit_idle)
+{
+    redisContext *c = h_c;
+    long long sid;
+    redisContext *s = redirect_target(&sid);
+    expect_status(c, "OK", "CLIENT TRACKING on REDIRECT %lld", sid);
+    redisReply *r = expect_array(c, 2, "MGET a b");
+    freeReplyObject(r);
+    expect_status(c, "OK", "CONFIG SET tracking-table-max-keys 1");
+    r = h_next_reply(s); /* nothing else is sent to the server */
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    redisReply *k = r->element[2];
+    ck_assert_uint_eq(k->elements, 1);
+    ck_assert_msg(!strcmp(k->element[0]->str, "a") || !strcmp(k->element[0]->str, "b"),
+                  "evicted %s", k->element[0]->str);
+    freeReplyObject(r);
+    expect_no_message(s);
+    redisFree(s);
+}
+END_TEST
+
+/* A script remembers the keys it declares (EVAL's, FCALL's key arguments),
+ * not the ones it reads, and only once it runs a read-only command (Redis
+ * 7.0 remembers its caller's command keys); EVAL_RO and FCALL_RO alike, in
+ * a transaction too. */
+START_TEST(tracking_scripts)
+{
+    redisContext *c = h_c, *w = srv_connect(h_srv);
+    long long sid;
+    redisContext *s = redirect_target(&sid);
+    expect_status(c, "OK", "CLIENT TRACKING on REDIRECT %lld", sid);
+    expect_nil(c, "EVAL %s 2 k1 k2", "redis.call('set', 'k3', 'x')");
+    expect_status(w, "OK", "MSET k1 1 k2 1 k3 1");
+    expect_no_message(s);
+    expect_nil(c, "EVAL %s 2 k1 k2", "return redis.call('get', 'k4')");
+    expect_status(w, "OK", "MSET k4 2 k3 2 k2 2 k1 2");
+    expect_invalidate1(s, "k2");
+    expect_invalidate1(s, "k1");
+    expect_no_message(s);
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "EVAL_RO %s 1 k2", "return redis.call('get', 'k4')");
+    redisReply *r = expect_array(c, 1, "EXEC");
+    freeReplyObject(r);
+    expect_status(w, "OK", "MSET k4 3 k2 3");
+    expect_invalidate1(s, "k2");
+    expect_no_message(s);
+    expect_bulk(c, "lib", "FUNCTION LOAD %s",
+                "#!lua name=lib\nredis.register_function{function_name='f', flags={'no-writes'}, "
+                "callback=function(k, a) return redis.call('get', 'k4') end}");
+    expect_bulk(c, "3", "FCALL_RO f 1 k1");
+    expect_status(w, "OK", "MSET k4 4 k1 4");
+    expect_invalidate1(s, "k1");
+    expect_no_message(s);
+    redisFree(s);
+    redisFree(w);
+}
+END_TEST
+
+/* RENAME onto an existing key changes the source, then the destination
+ * (Redis's order): the invalidations come in that order. */
+START_TEST(tracking_rename_order)
+{
+    redisContext *c = h_c, *w = srv_connect(h_srv);
+    long long sid;
+    redisContext *s = redirect_target(&sid);
+    expect_status(w, "OK", "MSET a 1 b 2");
+    expect_status(c, "OK", "CLIENT TRACKING on REDIRECT %lld", sid);
+    redisReply *r = expect_array(c, 2, "MGET b a");
+    freeReplyObject(r);
+    expect_status(w, "OK", "RENAME a b");
+    expect_invalidate1(s, "a");
+    expect_invalidate1(s, "b");
+    expect_no_message(s);
+    redisFree(s);
+    redisFree(w);
+}
+END_TEST
+
+/* BCAST NOLOOP leaves out the client's own changes, not the ones the
+ * server makes (expiry, lazily on the client's own read too) nor those of
+ * its scripts (their fake client's, as in Redis 7.0). Redis's "Tracking
+ * gets notification of lazy expired keys": inside the transaction the key
+ * has not expired yet (time is EXEC's), the active expiry deletes it. */
+START_TEST(tracking_bcast_noloop_expiry)
+{
+    redisContext *c = h_c;
+    long long sid;
+    redisContext *s = redirect_target(&sid);
+    expect_status(c, "OK", "CLIENT TRACKING on BCAST REDIRECT %lld NOLOOP", sid);
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET mykey myval PX 1");
+    expect_status(c, "QUEUED", "SET mykeyotherkey myval");
+    expect_status(c, "QUEUED", "DEBUG SLEEP 0.1");
+    expect_status(c, "QUEUED", "GET mykey");
+    redisReply *r = expect_array(c, 4, "EXEC");
+    check_bulk(r->element[3], "myval");
+    freeReplyObject(r);
+    expect_invalidate1(s, "mykey");
+    expect_no_message(s);
+    expect_status(c, "OK", "DEBUG SET-ACTIVE-EXPIRE 0");
+    expect_status(c, "OK", "SET e 1 PX 20");
+    h_sleep_ms(50);
+    expect_nil(c, "GET e");
+    expect_invalidate1(s, "e");
+    expect_status(c, "OK", "DEBUG SET-ACTIVE-EXPIRE 1");
+    expect_nil(c, "EVAL %s 0", "redis.call('set', 'sk', '1')");
+    expect_invalidate1(s, "sk");
+    expect_no_message(s);
+    redisFree(s);
+}
+END_TEST
+
 /* ---- RESP3 push messages (needs HELLO 3) ---- */
 
 START_TEST(tracking_resp3)
@@ -952,6 +1124,7 @@ int main(void) {
     tcase_add_test(tc, pause_errors);
     tcase_add_test(tc, pause_write);
     tcase_add_test(tc, pause_exec);
+    tcase_add_test(tc, pause_scripts);
     tcase_add_test(tc, pause_all);
     tcase_add_test(tc, pause_frozen_keys);
     tcase_add_test(tc, pause_no_eviction);
@@ -963,6 +1136,10 @@ int main(void) {
     tcase_add_test(tc, tracking_noloop);
     tcase_add_test(tc, tracking_bcast);
     tcase_add_test(tc, tracking_table_limit);
+    tcase_add_test(tc, tracking_table_limit_idle);
+    tcase_add_test(tc, tracking_scripts);
+    tcase_add_test(tc, tracking_rename_order);
+    tcase_add_test(tc, tracking_bcast_noloop_expiry);
     suite_add_tcase(s, tc);
     TCase *t3 = tcase_create("resp3");
     tcase_add_checked_fixture(t3, h_setup, teardown);

@@ -1,6 +1,7 @@
 /* Integration tests of transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH,
  * their AOF form (MULTI ... EXEC in the INCR file, replay, a truncated
- * transaction dropped whole), EXEC under appendfsync always, and redis-py's
+ * transaction dropped whole), EXEC under appendfsync always, EXEC over
+ * maxmemory, keys expiring as of EXEC's start, and redis-py's
  * pipelines (tests/integration/redispy_tx.py). Every test runs against
  * redis-server too (VERSO_SERVER=/usr/bin/redis-server); the few
  * verso-only checks (INFO aof_inflight_keys) say so. */
@@ -178,6 +179,51 @@ START_TEST(exec_misconf) {
     freeReplyObject(r);
     redisFree(o);
     redisFree(c);
+}
+END_TEST
+
+/* Over maxmemory at EXEC, a transaction that queued a deny-oom command is
+ * aborted with the reason, as queuing would have refused it (Redis 7.0
+ * checks EXEC with the queued commands' flags); one of reads runs; while
+ * over, MULTI queues nothing (queuing takes memory). */
+START_TEST(exec_oom) {
+    redisContext *c = h_c, *o = srv_connect(h_srv);
+    const char *oom = "OOM command not allowed when used memory > 'maxmemory'.";
+    char abort[128];
+    snprintf(abort, sizeof abort, "EXECABORT Transaction discarded because of: %s", oom);
+    expect_status(c, "OK", "SET x 1");
+    multi_queue(c, "SET y 2");
+    expect_status(o, "OK", "CONFIG SET maxmemory 1");
+    expect_error(c, abort, "EXEC");
+    expect_status(c, "OK", "MULTI");
+    expect_error(c, oom, "GET x");
+    expect_error(c, EXECABORT, "EXEC");
+    expect_status(o, "OK", "CONFIG SET maxmemory 0");
+    multi_queue(c, "GET x");
+    expect_status(o, "OK", "CONFIG SET maxmemory 1");
+    redisReply *r = expect_exec_ran(c, 1);
+    check_bulk(r->element[0], "1");
+    freeReplyObject(r);
+    expect_status(o, "OK", "CONFIG SET maxmemory 0");
+    expect_nil(c, "GET y");
+    redisFree(o);
+}
+END_TEST
+
+/* Keys expire as of EXEC's start for the whole transaction (Redis 7.0's
+ * cached command time): a key set to expire in 1 ms is still read after a
+ * sleep; once the transaction is over it is gone. */
+START_TEST(exec_fixed_time) {
+    redisContext *c = h_c;
+    multi_queue(c, "SET k v PX 1");
+    expect_status(c, "QUEUED", "DEBUG SLEEP 0.05");
+    expect_status(c, "QUEUED", "GET k");
+    expect_status(c, "QUEUED", "EXISTS k");
+    redisReply *r = expect_exec_ran(c, 4);
+    check_bulk(r->element[2], "v");
+    check_int(r->element[3], 1);
+    freeReplyObject(r);
+    expect_nil(c, "GET k");
 }
 END_TEST
 
@@ -644,6 +690,8 @@ int main(void) {
     tcase_add_test(tc, errors_at_exec_time);
     tcase_add_test(tc, exec_refused);
     tcase_add_test(tc, exec_misconf);
+    tcase_add_test(tc, exec_oom);
+    tcase_add_test(tc, exec_fixed_time);
     tcase_add_test(tc, watch_other_client);
     tcase_add_test(tc, watch_same_client);
     tcase_add_test(tc, watch_expiry);

@@ -4,7 +4,8 @@
  * $<len> payload), the write stream (MULTI/EXEC, SELECT), expiry only by
  * the master's DEL, a writable replica's own expiries and maxmemory,
  * READONLY, MASTERDOWN, a link cut and a restart of the
- * primary followed by a partial resync, REPLICAOF NO ONE, INFO replication
+ * primary followed by a partial resync, EXEC on a replica gone stale since
+ * its commands were queued, REPLICAOF NO ONE, INFO replication
  * and ROLE against a redis-server replica in the same situation, and the
  * AOF of a replica across its restart. */
 #include <arpa/inet.h>
@@ -370,6 +371,44 @@ START_TEST(readonly_and_masterdown) {
     ck_assert_msg(strncmp(buf, "-NOMASTERLINK Can't SYNC while not connected with my master\r\n",
                           61) == 0, "SYNC answered '%s'", buf);
     close(fd);
+    redisFree(r);
+}
+END_TEST
+
+/* EXEC checks again what queuing checked, with the queued commands' flags
+ * (Redis 7.0's processCommand on EXEC): a transaction queued while the
+ * link was up is aborted with MASTERDOWN once the link is down, unless
+ * every command may run on a stale replica (INFO); a no-writes script
+ * without allow-stale is no such command. */
+START_TEST(exec_on_stale_replica) {
+    srv *p = primary_start(NULL);
+    srv *s = h_srv_start("--replica-serve-stale-data no");
+    redisContext *r = srv_connect(s), *t1 = srv_connect(s), *t2 = srv_connect(s),
+                 *t3 = srv_connect(s);
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
+    wait_link_up(r);
+    expect_status(t1, "OK", "MULTI");
+    expect_status(t1, "QUEUED", "GET k");
+    expect_status(t1, "QUEUED", "INFO server");
+    expect_status(t2, "OK", "MULTI");
+    expect_status(t2, "QUEUED", "INFO server");
+    expect_status(t3, "OK", "MULTI");
+    expect_status(t3, "QUEUED", "EVAL %s 0", "#!lua flags=no-writes\nreturn 1");
+    srv_kill9(p);
+    h_wait_info_str(r, "replication", "master_link_status", "down", 20000);
+    const char *abort = "EXECABORT Transaction discarded because of: MASTERDOWN Link with "
+                        "MASTER is down and replica-serve-stale-data is set to 'no'.";
+    expect_error(t1, abort, "EXEC");
+    redisReply *x = expect_array(t2, 1, "EXEC");
+    ck_assert_int_eq(x->element[0]->type, REDIS_REPLY_STRING);
+    freeReplyObject(x);
+    expect_error(t3, abort, "EXEC");
+    /* the transactions are over: the connections run commands again */
+    expect_status(t1, "OK", "MULTI");
+    expect_status(t1, "OK", "DISCARD");
+    redisFree(t1);
+    redisFree(t2);
+    redisFree(t3);
     redisFree(r);
 }
 END_TEST
@@ -1039,6 +1078,7 @@ int main(void) {
     h_add_tcase(su, "readonly_and_masterdown", readonly_and_masterdown, 120, NULL, teardown);
     h_add_tcase(su, "writable_replica_expires_own_keys", writable_replica_expires_own_keys, 120,
                 NULL, teardown);
+    h_add_tcase(su, "exec_on_stale_replica", exec_on_stale_replica, 120, NULL, teardown);
     h_add_tcase(su, "partial_resync", partial_resync, 180, NULL, teardown);
     h_add_tcase(su, "restart_resumes", restart_resumes, 120, NULL, teardown);
     h_add_tcase(su, "promotion", promotion, 120, NULL, teardown);

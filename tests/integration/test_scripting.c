@@ -3,7 +3,8 @@
  * a RESP3 client), error texts, the sandbox, the libraries (cjson,
  * cmsgpack, struct, bit), busy scripts (-BUSY, SCRIPT KILL, UNKILLABLE,
  * SHUTDOWN NOSAVE), effects replication in the AOF, a save cut next to a
- * script, and INFO's scripting fields. Every test runs against
+ * script, keys expiring as of the script's start, and INFO's scripting
+ * fields. Every test runs against
  * redis-server too (VERSO_SERVER=/usr/bin/redis-server). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -755,6 +756,35 @@ START_TEST(save_cut_outside_scripts) {
 }
 END_TEST
 
+/* A script sees keys expire as of its start (Redis 7.0's script time
+ * snapshot): a key it sets to expire in 1 ms is there after a busy wait of
+ * 20 ms. Inside a transaction a script takes its own snapshot: the key
+ * EXEC still saw has expired for it. */
+START_TEST(script_fixed_time)
+{
+    redisContext *c = h_c;
+    expect_bulk(c, "v", "EVAL %s 0",
+                "redis.call('set', 'k', 'v', 'px', 1)\n"
+                "local t = redis.call('time')\n"
+                "local s = t[1] * 1000000 + t[2]\n"
+                "while true do\n"
+                "  local n = redis.call('time')\n"
+                "  if n[1] * 1000000 + n[2] - s > 20000 then break end\n"
+                "end\n"
+                "return redis.call('get', 'k')");
+    expect_nil(c, "GET k");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET k2 v PX 1");
+    expect_status(c, "QUEUED", "DEBUG SLEEP 0.05");
+    expect_status(c, "QUEUED", "EXISTS k2");
+    expect_status(c, "QUEUED", "EVAL %s 0", "return redis.call('exists', 'k2')");
+    redisReply *r = expect_array(c, 4, "EXEC");
+    check_int(r->element[2], 1);
+    check_int(r->element[3], 0);
+    freeReplyObject(r);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("scripting");
     TCase *tc = tcase_create("eval");
@@ -766,6 +796,7 @@ int main(void) {
     tcase_add_test(tc, call_errors);
     tcase_add_test(tc, read_only_scripts);
     tcase_add_test(tc, script_cache);
+    tcase_add_test(tc, script_fixed_time);
     tcase_add_test(tc, sandbox);
     tcase_add_test(tc, deterministic_random);
     tcase_add_test(tc, sort_by_constant_in_scripts);

@@ -299,6 +299,10 @@ static const cmd_arg flushdb_async_args[] = {
 static const cmd_arg flushdb_args[] = {
     {.name = "async", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = flushdb_async_args},
     {0}};
+static const cmd_arg swapdb_args[] = {
+    {.name = "index1", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "index2", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
 static const char *const flushall_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
 static const char *const flushall_history[] = {"4.0.0", "Added the `ASYNC` flushing mode modifier.", "6.2.0", "Added the `SYNC` flushing mode modifier.", NULL};
 static const cmd_arg flushall_async_args[] = {

@@ -193,6 +193,23 @@ void db_flush(db *d) { db_flush_lazy(d, 0); }
 
 size_t db_size(db *d) { return vt_size(d->t); }
 
+void db_swap(int id1, int id2) {
+    assert(id1 >= 0 && id1 < server.cfg.databases && id2 >= 0 && id2 < server.cfg.databases);
+    if (id1 == id2) return;
+    db *a = db_get(id1), *b = db_get(id2);
+    multi_touch_swap(id1, a->t, b->t);
+    multi_touch_swap(id2, b->t, a->t);
+    db tmp = *a;
+    a->t = b->t;
+    a->expire_cursor = b->expire_cursor;
+    a->avg_ttl = b->avg_ttl;
+    b->t = tmp.t;
+    b->expire_cursor = tmp.expire_cursor;
+    b->avg_ttl = tmp.avg_ttl;
+    block_signal_swapped(id1, b->t);
+    block_signal_swapped(id2, a->t);
+}
+
 /* ---- active expiry ---- */
 
 typedef struct expire_scan {

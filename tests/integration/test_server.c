@@ -481,6 +481,49 @@ START_TEST(debug_command_protected)
 }
 END_TEST
 
+#define MODULE_REFUSED                                                            \
+    "ERR MODULE command not allowed. If the enable-module-command option is "     \
+    "set to \"local\", you can run it from a local connection, otherwise you "    \
+    "need to set this option in the configuration file, and then restart the "   \
+    "server."
+#define MODULE_LOAD_FAILED "ERR Error loading the extension. Please check the server logs."
+
+/* MODULE: no module is loaded, and loading one fails as a dlopen that
+ * fails does in Redis 7.0; LOAD, LOADEX and UNLOAD are refused unless
+ * enable-module-command allows them (LIST and HELP never are). */
+START_TEST(module_command)
+{
+    srv *s = h_srv_start(NULL);                        /* enable-module-command no */
+    redisContext *c = srv_connect(s);
+    redisReply *r = expect_array(c, 0, "MODULE LIST");
+    freeReplyObject(r);
+    expect_error(c, MODULE_REFUSED, "MODULE LOAD /nonexistent/mod.so");
+    expect_error(c, MODULE_REFUSED, "MODULE LOADEX /nonexistent/mod.so");
+    expect_error(c, MODULE_REFUSED, "MODULE UNLOAD mod");
+    r = expect_array(c, 11, "MODULE HELP");
+    ck_assert_str_eq(r->element[0]->str,
+                     "MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    ck_assert_str_eq(r->element[10]->str, "    Prints this help.");
+    freeReplyObject(r);
+    expect_error(c, "ERR unknown subcommand 'foo'. Try MODULE HELP.", "MODULE foo");
+    expect_error(c, "ERR wrong number of arguments for 'module|help' command", "MODULE HELP x");
+    expect_error(c, "ERR wrong number of arguments for 'module|load' command", "MODULE LOAD");
+    expect_error(c, "ERR wrong number of arguments for 'module' command", "MODULE");
+    redisFree(c);
+
+    s = h_srv_start("--enable-module-command yes");
+    c = srv_connect(s);
+    expect_error(c, MODULE_LOAD_FAILED, "MODULE LOAD /nonexistent/mod.so a b");
+    expect_error(c, MODULE_LOAD_FAILED, "MODULE LOADEX /nonexistent/mod.so CONFIG n v ARGS x");
+    expect_error(c, "ERR Error unloading module: no such module with that name",
+                 "MODULE UNLOAD mod");
+    r = expect_array(c, 0, "MODULE LIST");
+    freeReplyObject(r);
+    redisFree(c);
+    h_srv_drop_all();
+}
+END_TEST
+
 /* Copies the file src to dst, mode 0755. */
 static void copy_exec(const char *src, const char *dst)
 {
@@ -562,6 +605,7 @@ int main(void)
     tcase_add_test(tc, shutdown_plain);
     tcase_add_test(tc, debug_populate);
     tcase_add_test(tc, debug_command_protected);
+    tcase_add_test(tc, module_command);
     suite_add_tcase(s, tc);
     TCase *bare = tcase_create("no fixture");
     tcase_set_timeout(bare, 30);

@@ -34,6 +34,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "introspect.h"
 #include "net.h"
 #include "util.h"
 
@@ -461,6 +462,7 @@ void block_client_closed(client *c) {
 
 int block_unblock(client *c, int error) {
     if (!c->bstate || c == B.rerun) return 0;
+    introspect_call_failed((cmd_def *)c->bstate->cmd); /* either way, as Redis 7.0 */
     if (error) reply_error(c, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
     else resp_add_nil_array(&c->reply); /* as a timeout */
     unblock(c);

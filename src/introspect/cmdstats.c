@@ -254,6 +254,12 @@ void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_b
 
 void introspect_call_rejected(cmd_def *d) { d->rejected++; }
 
+void introspect_call_failed(cmd_def *d) { d->failed++; }
+
+void introspect_call_failed_uncounted(client *c) {
+    if (c->cmd && !(c->flags & CLIENT_LOADER)) introspect_call_failed((cmd_def *)c->cmd);
+}
+
 /* ---- INFO ---- */
 
 void introspect_info_commandstats(vbuf *b) {

@@ -743,6 +743,82 @@ START_TEST(info_stats_values) {
 }
 END_TEST
 
+/* "calls=C,rejected_calls=R,failed_calls=F" of cmdstat_<name> in INFO
+ * commandstats, into out ("" when absent). */
+static void cmdstat(redisContext *c, const char *name, char *out, size_t cap) {
+    char *info = h_info(c, "commandstats");
+    char want[64];
+    snprintf(want, sizeof want, "\r\ncmdstat_%s:", name);
+    const char *p = strstr(info, want);
+    out[0] = '\0';
+    if (p) {
+        p += strlen(want);
+        const char *rej = strstr(p, ",rejected_calls="), *end = strstr(p, "\r\n");
+        snprintf(out, cap, "%.*s%.*s", (int)(strchr(p, ',') - p), p, (int)(end - rej), rej);
+    }
+    free(info);
+}
+
+#define expect_cmdstat(c, name, want)                                          \
+    do {                                                                       \
+        char got_[128];                                                        \
+        cmdstat(c, name, got_, sizeof got_);                                   \
+        ck_assert_msg(!strcmp(got_, want), "%s: %s, want %s", name, got_, want); \
+    } while (0)
+
+/* Redis 7.0's counting around scripts and blocked clients: an error a
+ * script's command replied counts on that command and makes the script
+ * failed (errorstats once); a command a script may not run (arity, a
+ * read-only script's write) counts as rejected; CLIENT UNBLOCK makes the
+ * blocked command failed, TIMEOUT as ERROR (Redis's updateStatsOnUnblock). */
+START_TEST(commandstats_scripts_unblock) {
+    srv *s = start();
+    redisContext *c = srv_connect(s), *b = srv_connect(s);
+    expect_status(c, "OK", "SET k v");
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    expect_error_prefix(c, "ERR value is not an integer", "EVAL %s 0", "return redis.call('incr','k')");
+    expect_error_prefix(c, "ERR value is not an integer", "EVAL %s 0", "return redis.pcall('incr','k')");
+    expect_cmdstat(c, "eval", "calls=2,rejected_calls=0,failed_calls=2");
+    expect_cmdstat(c, "incr", "calls=2,rejected_calls=0,failed_calls=2");
+    char *info = h_info(c, "errorstats");
+    ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=2\r\n");
+    free(info);
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    expect_error_prefix(c, "ERR Wrong number of args", "EVAL %s 0", "return redis.call('get','a','b')");
+    expect_error_prefix(c, "ERR Write commands are not allowed", "EVAL_RO %s 0",
+                        "return redis.call('set','a','b')");
+    expect_cmdstat(c, "get", "calls=0,rejected_calls=1,failed_calls=0");
+    expect_cmdstat(c, "set", "calls=0,rejected_calls=1,failed_calls=0");
+    expect_cmdstat(c, "eval", "calls=1,rejected_calls=0,failed_calls=1");
+    expect_cmdstat(c, "eval_ro", "calls=1,rejected_calls=0,failed_calls=1");
+    info = h_info(c, "errorstats");
+    ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=2\r\n");
+    free(info);
+    /* CLIENT UNBLOCK, ERROR then TIMEOUT */
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    long long id = 0;
+    redisReply *r = cmd(b, "CLIENT ID");
+    id = r->integer;
+    freeReplyObject(r);
+    const char *how[] = {"ERROR", "TIMEOUT"};
+    for (int i = 0; i < 2; i++) {
+        h_send(b, "BLPOP nolist 10");
+        h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+        expect_int(c, 1, "CLIENT UNBLOCK %lld %s", id, how[i]);
+        r = h_next_reply(b);
+        ck_assert_int_eq(r->type, i ? REDIS_REPLY_NIL : REDIS_REPLY_ERROR);
+        freeReplyObject(r);
+    }
+    expect_cmdstat(c, "blpop", "calls=2,rejected_calls=0,failed_calls=2");
+    /* a timeout alone is no failure */
+    expect_nil(b, "BLPOP nolist 0.01");
+    expect_cmdstat(c, "blpop", "calls=3,rejected_calls=0,failed_calls=2");
+    redisFree(b);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 /* latency-tracking-info-percentiles given as one argument, and empty. */
 START_TEST(percentiles_config) {
     srv *s = srv_start("--latency-tracking-info-percentiles '1 2'");
@@ -780,6 +856,7 @@ int main(void) {
     tcase_add_test(tc, aof_replay_not_counted);
     tcase_add_test(tc, info_sections);
     tcase_add_test(tc, info_stats_values);
+    tcase_add_test(tc, commandstats_scripts_unblock);
     tcase_add_test(tc, percentiles_config);
     suite_add_tcase(s, tc);
     return h_main(s);

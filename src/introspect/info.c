@@ -291,6 +291,7 @@ static void section_stats(vbuf *b) {
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
     tracking_info_stats(b);
     introspect_info_stats(b);
+    hooks_info("stats", b); /* MIGRATE's cached connections */
 }
 
 /* Every field comes from the replication subsystem (repl/). */

@@ -310,8 +310,8 @@ cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config,
     cmd_hello, cmd_auth, cmd_time, cmd_quit, cmd_shutdown, cmd_debug;
 /* cmd_client.c */
 cmd_proc cmd_client, cmd_reset;
-/* cmd_module.c */
-cmd_proc cmd_module;
+/* cmd_module.c, cmd_lolwut.c */
+cmd_proc cmd_module, cmd_lolwut;
 /* CLIENT SETNAME's check and store (HELLO SETNAME too): 1, or 0 after
  * replying the error. */
 int client_set_name(client *c, const arg *a);

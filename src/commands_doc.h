@@ -303,6 +303,9 @@ static const cmd_arg swapdb_args[] = {
     {.name = "index1", .type = ARG_INTEGER, .key_spec_index = -1},
     {.name = "index2", .type = ARG_INTEGER, .key_spec_index = -1},
     {0}};
+static const cmd_arg lolwut_args[] = {
+    {.name = "version", .type = ARG_INTEGER, .key_spec_index = -1, .token = "VERSION", .flags = ARGF_OPTIONAL},
+    {0}};
 static const cmd_arg module_loadex_configs_args[] = {
     {.name = "name", .type = ARG_STRING, .key_spec_index = -1},
     {.name = "value", .type = ARG_STRING, .key_spec_index = -1},

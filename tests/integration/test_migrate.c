@@ -190,6 +190,33 @@ START_TEST(target_down_or_silent)
 }
 END_TEST
 
+/* The source's replica deletes what the target acknowledged (MIGRATE is
+ * propagated as DEL); COPY deletes nothing. */
+START_TEST(propagated_as_del)
+{
+    srv *src = h_srv_start(NULL), *rep = h_srv_start(NULL), *dst = h_srv_start(NULL);
+    redisContext *s = srv_connect(src), *r = srv_connect(rep);
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", src->port);
+    h_wait_info_str(r, "replication", "master_link_status", "up", 20000);
+    expect_status(s, "OK", "MSET a 1 b 2 c 3");
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d %s 0 5000 KEYS a b", dst->port, "");
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d c 0 5000 COPY", dst->port);
+    expect_status(s, "OK", "SET marker done");
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    redisReply *m;
+    while ((m = cmd(r, "GET marker"))->type == REDIS_REPLY_NIL && h_now_ms() < deadline) {
+        freeReplyObject(m);
+        h_sleep_ms(10);
+    }
+    freeReplyObject(m);
+    expect_bulk(r, "done", "GET marker");
+    expect_int(r, 0, "EXISTS a b");
+    expect_bulk(r, "3", "GET c");
+    redisFree(s);
+    redisFree(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("migrate");
@@ -197,5 +224,6 @@ int main(void)
     h_add_dropall(s, "redis_to_under_test", redis_to_under_test, 60);
     h_add_dropall(s, "under_test_to_under_test", under_test_to_under_test, 60);
     h_add_dropall(s, "target_down_or_silent", target_down_or_silent, 60);
+    h_add_dropall(s, "propagated_as_del", propagated_as_del, 60);
     return h_main(s);
 }

@@ -575,7 +575,7 @@ START_TEST(swapdb_during_save)
     ck_assert_str_eq(buf, "ok");
     free(info);
     redisFree(c);
-    srv *t = h_srv_start_on(s, NULL);
+    srv *t = h_srv_start_on(s, "%s", "");
     c = srv_connect(t);
     h_wait_loaded(c, 60000);
     expect_int(c, N0, "DBSIZE");

@@ -134,13 +134,13 @@ static void run_pair(srv *src, srv *dst)
 
 START_TEST(under_test_to_redis)
 {
-    run_pair(h_srv_start(NULL), h_srv_start_redis(NULL));
+    run_pair(h_srv_start(NULL), h_srv_start_redis("%s", ""));
 }
 END_TEST
 
 START_TEST(redis_to_under_test)
 {
-    run_pair(h_srv_start_redis(NULL), h_srv_start(NULL));
+    run_pair(h_srv_start_redis("%s", ""), h_srv_start(NULL));
 }
 END_TEST
 

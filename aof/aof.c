@@ -1032,6 +1032,9 @@ void aof_info(vbuf *b) {
 
 static void info_hook(const char *section, vbuf *b) {
     if (!strcmp(section, "persistence")) aof_info(b);
+    /* the buffer of commands not yet handed to the writer, as Redis's
+     * aof_buf */
+    else if (!strcmp(section, "memory")) vbuf_appendf(b, "mem_aof_buffer:%zu\r\n", A.buf.cap);
 }
 
 static int config_hook(const conf *old, const conf *now, const char *name, char *err,

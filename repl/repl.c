@@ -59,8 +59,9 @@ static void repl_info(vbuf *b) {
 static void memory_info(vbuf *b) {
     size_t replicas = primary_buffered_bytes();
     size_t backlog = backlog_exists() ? (size_t)server.cfg.repl_backlog_size : 0;
-    vbuf_appendf(b, "mem_clients_slaves:%zu\r\nmem_total_replication_buffers:%zu\r\n",
-                 replicas, replicas + backlog);
+    vbuf_appendf(b, "mem_replication_backlog:%zu\r\nmem_clients_slaves:%zu\r\n"
+                    "mem_total_replication_buffers:%zu\r\n",
+                 backlog, replicas, replicas + backlog);
 }
 
 static void info_hook(const char *section, vbuf *b) {

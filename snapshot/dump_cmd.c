@@ -28,17 +28,16 @@ void cmd_dump(client *c) {
         reply_nil(c);
         return;
     }
-    rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
-    sink *out = sink_mem_open("DUMP payload");
     char err[RDB_ERRLEN];
-    if (rdb_write_value(out, e->val, server.cfg.rdbcompression ? RDB_COMPRESS_LZF : 0, err,
-                        sizeof err) != 0) {
-        /* a memory sink does not fail; kept as an error, not a crash */
+    sink *out = dump_payload_of(e->val, err, sizeof err);
+    if (!out) { /* a memory sink does not fail; kept as an error, not a crash */
         reply_errorf(c, "ERR %s", err);
-        sink_free(out);
         return;
     }
-    dump_payload_reply(c, out);
+    size_t len;
+    const unsigned char *p = sink_mem_data(out, &len);
+    reply_bulk(c, (const char *)p, len);
+    sink_free(out);
 }
 
 typedef struct restore_opts {

@@ -5,13 +5,14 @@
 
 #include "cmd.h"
 #include "crc64.h"
+#include "rdb.h"
 #include "rdb_fmt.h"
 
 static void put_le(unsigned char *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-void dump_payload_reply(client *c, sink *out) {
+void dump_payload_finish(sink *out) {
     unsigned char foot[DUMP_FOOTER];
     put_le(foot, RDB_VERSION_WRITTEN, 2);
     sink_write(out, foot, 2);
@@ -19,9 +20,26 @@ void dump_payload_reply(client *c, sink *out) {
     const unsigned char *p = sink_mem_data(out, &len);
     put_le(foot + 2, crc64(0, p, len), 8);
     sink_write(out, foot + 2, 8);
-    p = sink_mem_data(out, &len);
+}
+
+void dump_payload_reply(client *c, sink *out) {
+    dump_payload_finish(out);
+    size_t len;
+    const unsigned char *p = sink_mem_data(out, &len);
     reply_bulk(c, (const char *)p, len);
     sink_free(out);
+}
+
+sink *dump_payload_of(obj *val, char *err, size_t errlen) {
+    rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
+    sink *out = sink_mem_open("DUMP payload");
+    if (rdb_write_value(out, val, server.cfg.rdbcompression ? RDB_COMPRESS_LZF : 0, err,
+                        errlen) != 0) {
+        sink_free(out);
+        return NULL;
+    }
+    dump_payload_finish(out);
+    return out;
 }
 
 int dump_payload_ok(const unsigned char *p, size_t len) {

@@ -15,6 +15,11 @@
 /* Appends the footer to the memory sink out (the serialized bytes), replies
  * the whole payload to c as a bulk string and frees out. */
 void dump_payload_reply(client *c, sink *out);
+/* Appends the footer to the memory sink out (the serialized bytes). */
+void dump_payload_finish(sink *out);
+/* The DUMP payload of val (a memory sink: sink_mem_data; the caller frees
+ * it), or NULL with err. */
+sink *dump_payload_of(obj *val, char *err, size_t errlen);
 /* 1 when p[0..len) ends with a footer of an RDB version verso reads and
  * the right CRC64; the serialized bytes are the first len - DUMP_FOOTER. */
 int dump_payload_ok(const unsigned char *p, size_t len);
@@ -22,5 +27,7 @@ int dump_payload_ok(const unsigned char *p, size_t len);
  * RESTORE (function_cmd.c), registered by snap_register_commands. */
 void dump_register_commands(void);
 void function_dump_register_commands(void);
+/* MIGRATE's row and its cached connections' hooks (migrate.c). */
+void migrate_register_commands(void);
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server.h"
 #include "util.h"
 #include "vbuf.h"
 
@@ -214,6 +215,9 @@ static int target_write(sink *s, fan_target *t, const unsigned char *p, size_t n
         }
         p += r;
         n -= (size_t)r;
+        /* a full sync's payload: INFO's total_net_repl_output_bytes */
+        atomic_fetch_add_explicit(&server.stat.net_repl_output_bytes, (uint64_t)r,
+                                  memory_order_relaxed);
     }
     if (n == 0) return 0;
     t->dead = 1;

@@ -555,6 +555,15 @@ void snap_info(vbuf *b) {
         remaining = elapsed * (double)(S.keys_total - (done < S.keys_total ? done : S.keys_total)) /
                     (double)done;
     }
+    /* Redis 7.0's fork-child fields: the progress of the save running;
+     * no copy-on-write figure while it runs (a fork child reports its own
+     * at its end: rdb_last_cow_size; a forkless save's extra bytes are
+     * forkless_retained_bytes) */
+    double perc = S.type == SNAP_FORKLESS && S.keys_total
+                      ? (double)(done < S.keys_total ? done : S.keys_total) * 100 / (double)S.keys_total
+                      : 0;
+    vbuf_appendf(b, "current_cow_peak:0\r\ncurrent_cow_size:0\r\ncurrent_cow_size_age:0\r\n"
+                    "current_fork_perc:%.2f\r\n", perc);
     snprintf(line, sizeof line,
              "rdb_changes_since_last_save:%lld\r\nrdb_bgsave_in_progress:%d\r\n"
              "rdb_last_save_time:%lld\r\nrdb_last_bgsave_status:%s\r\n"

@@ -51,4 +51,5 @@ void snap_register_commands(void) {
     cmd_register(snap_cmds, sizeof snap_cmds / sizeof snap_cmds[0]);
     dump_register_commands();
     function_dump_register_commands();
+    migrate_register_commands();
 }

@@ -34,6 +34,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "introspect.h"
 #include "net.h"
 #include "util.h"
 
@@ -243,6 +244,19 @@ void block_signal_flushed(int dbid) {
             if (k->db == dbid) block_signal_key(dbid, k->key, k->len);
 }
 
+void block_signal_swapped(int dbid, vt *before) {
+    if (!B.per_db || !B.per_db[dbid]) return;
+    int groups = B.groups_per_db && B.groups_per_db[dbid];
+    vt *now = db_get(dbid)->t;
+    for (size_t i = 0; i < B.nbuckets; i++)
+        for (bkey *k = B.buckets[i]; k; k = k->next) {
+            if (k->db != dbid) continue;
+            vt_entry *e = vt_find(now, k->key, k->len);
+            vt_entry *old = groups && !e ? vt_find(before, k->key, k->len) : NULL;
+            if (e || (old && old->val->type == OBJ_STREAM)) block_signal_key(dbid, k->key, k->len);
+        }
+}
+
 /* ---- the timeout heap ---- */
 
 static int64_t deadline_at(size_t i) { return B.heap[i]->bstate->deadline; }
@@ -448,6 +462,7 @@ void block_client_closed(client *c) {
 
 int block_unblock(client *c, int error) {
     if (!c->bstate || c == B.rerun) return 0;
+    introspect_call_failed((cmd_def *)c->bstate->cmd); /* either way, as Redis 7.0 */
     if (error) reply_error(c, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
     else resp_add_nil_array(&c->reply); /* as a timeout */
     unblock(c);

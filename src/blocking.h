@@ -88,6 +88,11 @@ const arg *block_served_key(const client *c, arg *out);
  * O(1) when no such client is blocked in that db. */
 void block_signal_deleted(int db, const char *key, size_t len);
 void block_signal_flushed(int db);
+/* SWAPDB put a new table in db's place (`before` was there): the keys
+ * clients block on that exist now are signalled (Redis 7.0's
+ * scanDatabaseForReadyKeys), and so are the streams that XREADGROUP
+ * readers wait on and that are gone (scanDatabaseForDeletedStreams). */
+void block_signal_swapped(int db, vt *before);
 
 /* ---- the core's side (net.c, cmd.c, server.c) ---- */
 /* Ready keys plus served or timed-out clients whose input waits to be

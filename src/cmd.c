@@ -430,9 +430,11 @@ static int client_is_local(const client *c) {
            (n == 3 && memcmp(c->addr, "::1", 3) == 0);
 }
 
-/* enable-debug-command: yes, or local and the client is local. */
-static int protected_allowed(const client *c) {
-    int v = server.cfg.enable_debug_command;
+/* enable-debug-command (DEBUG) or enable-module-command (MODULE LOAD,
+ * LOADEX, UNLOAD): yes, or local and the client is local. */
+static int protected_allowed(const client *c, const cmd_def *d) {
+    int v = d->proc == cmd_module ? server.cfg.compat.enable_module_command
+                                  : server.cfg.enable_debug_command;
     return v == DEBUG_CMD_YES || (v == DEBUG_CMD_LOCAL && client_is_local(c));
 }
 
@@ -455,11 +457,13 @@ static int may_run(client *c, const cmd_def *d) {
         reply_errorf(c, "ERR wrong number of arguments for '%s' command", d->fullname);
         return 0;
     }
-    if ((d->flags & CMD_PROTECTED) && !protected_allowed(c)) {
-        reply_error(c, "ERR DEBUG command not allowed. If the enable-debug-command option "
-                       "is set to \"local\", you can run it from a local connection, "
-                       "otherwise you need to set this option in the configuration file, "
-                       "and then restart the server.");
+    if ((d->flags & CMD_PROTECTED) && !protected_allowed(c, d)) {
+        int module = d->proc == cmd_module;
+        reply_errorf(c, "ERR %s command not allowed. If the %s option is set to \"local\", "
+                        "you can run it from a local connection, otherwise you need to set "
+                        "this option in the configuration file, and then restart the server.",
+                     module ? "MODULE" : "DEBUG",
+                     module ? "enable-module-command" : "enable-debug-command");
         return 0;
     }
     if (acl_auth_required(c) && !(d->flags & CMD_NOAUTH)) {

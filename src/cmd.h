@@ -317,12 +317,14 @@ cmd_getkeys_proc sort_getkeys;
 cmd_proc cmd_del, cmd_unlink, cmd_exists, cmd_type, cmd_keys, cmd_scan,
     cmd_randomkey, cmd_rename, cmd_renamenx, cmd_expire, cmd_pexpire,
     cmd_expireat, cmd_pexpireat, cmd_expiretime, cmd_pexpiretime, cmd_ttl,
-    cmd_pttl, cmd_persist, cmd_dbsize, cmd_select, cmd_flushdb, cmd_flushall;
+    cmd_pttl, cmd_persist, cmd_dbsize, cmd_select, cmd_flushdb, cmd_flushall, cmd_swapdb;
 /* cmd_server.c */
 cmd_proc cmd_ping, cmd_echo, cmd_info, cmd_config,
     cmd_hello, cmd_auth, cmd_time, cmd_quit, cmd_shutdown, cmd_debug;
 /* cmd_client.c */
 cmd_proc cmd_client, cmd_reset;
+/* cmd_module.c, cmd_lolwut.c */
+cmd_proc cmd_module, cmd_lolwut;
 /* CLIENT SETNAME's check and store (HELLO SETNAME too): 1, or 0 after
  * replying the error. */
 int client_set_name(client *c, const arg *a);

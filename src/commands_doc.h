@@ -299,6 +299,33 @@ static const cmd_arg flushdb_async_args[] = {
 static const cmd_arg flushdb_args[] = {
     {.name = "async", .type = ARG_ONEOF, .key_spec_index = -1, .flags = ARGF_OPTIONAL, .subargs = flushdb_async_args},
     {0}};
+static const cmd_arg swapdb_args[] = {
+    {.name = "index1", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "index2", .type = ARG_INTEGER, .key_spec_index = -1},
+    {0}};
+static const cmd_arg lolwut_args[] = {
+    {.name = "version", .type = ARG_INTEGER, .key_spec_index = -1, .token = "VERSION", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg module_loadex_configs_args[] = {
+    {.name = "name", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "value", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg module_loadex_args_args[] = {
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
+static const cmd_arg module_loadex_args[] = {
+    {.name = "path", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "configs", .type = ARG_BLOCK, .key_spec_index = -1, .token = "CONFIG", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE | ARGF_MULTIPLE_TOKEN, .subargs = module_loadex_configs_args},
+    {.name = "args", .type = ARG_BLOCK, .key_spec_index = -1, .token = "ARGS", .flags = ARGF_OPTIONAL | ARGF_MULTIPLE, .subargs = module_loadex_args_args},
+    {0}};
+static const cmd_arg module_load_args[] = {
+    {.name = "path", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "arg", .type = ARG_STRING, .key_spec_index = -1, .flags = ARGF_OPTIONAL | ARGF_MULTIPLE},
+    {0}};
+static const char *const module_list_tips[] = {"nondeterministic_output_order", NULL};
+static const cmd_arg module_unload_args[] = {
+    {.name = "name", .type = ARG_STRING, .key_spec_index = -1},
+    {0}};
 static const char *const flushall_tips[] = {"request_policy:all_shards", "response_policy:all_succeeded", NULL};
 static const char *const flushall_history[] = {"4.0.0", "Added the `ASYNC` flushing mode modifier.", "6.2.0", "Added the `SYNC` flushing mode modifier.", NULL};
 static const cmd_arg flushall_async_args[] = {

@@ -90,6 +90,15 @@ void db_replace_table(db *d, vt *t, int lazy);
 void db_flush(db *d);
 void db_flush_lazy(db *d, int lazy);
 size_t db_size(db *d);
+/* SWAPDB: databases id1 and id2 (valid indexes) exchange their tables in
+ * O(1) (and their expiry cursors and average TTLs); clients stay in their
+ * database: the watchers of keys that exist in either table fail their
+ * EXEC, clients blocked on keys that now exist are served after the
+ * command (as Redis 7.0's dbSwapDatabases). A save running keeps writing
+ * each table under the database number it had when the save began: its
+ * capture hooks belong to the tables (vt.h), so the file is the dataset
+ * at the save's start. */
+void db_swap(int id1, int id2);
 
 /* 1 when the entry's expire time has passed (now: db_now()). */
 int db_expired(const vt_entry *e, int64_t now_ms);

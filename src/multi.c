@@ -374,6 +374,39 @@ void multi_touch_key_slow(int dbid, const char *key, size_t len) {
     }
 }
 
+/* As Redis 7.0's touchAllWatchedKeysInDb(emptied, replaced_with): a
+ * watched key of db dbid that exists in either table changes, except an
+ * expired key watched as expired that is now absent or expired again (no
+ * logical change: its flag clears when absent) and an absent key that
+ * becomes an expired one (watched as expired from now on). */
+void multi_touch_swap(int dbid, vt *emptied, vt *with) {
+    if (!multi_watched_keys) return;
+    int64_t now = wall_ms();
+    for (size_t b = 0; b < W.nbuckets; b++) {
+        for (wkey *k = W.buckets[b]; k; k = k->next) {
+            if (k->db != dbid) continue;
+            vt_entry *old = vt_find(emptied, k->key, k->len);
+            vt_entry *nw = vt_find(with, k->key, k->len);
+            if (!old && !nw) continue;
+            for (size_t i = 0; i < k->nclients; i++) {
+                client *c = k->clients[i];
+                watched *w = watch_of(c, k);
+                if (w && w->expired) {
+                    if (!nw) {
+                        w->expired = 0;
+                        continue;
+                    }
+                    if (db_expired(nw, now)) continue;
+                } else if (!old && db_expired(nw, now)) {
+                    if (w) w->expired = 1;
+                    continue;
+                }
+                c->flags |= CLIENT_DIRTY_CAS;
+            }
+        }
+    }
+}
+
 void multi_touch_flush(db *d) {
     if (!multi_watched_keys) return;
     for (size_t b = 0; b < W.nbuckets; b++) {

@@ -63,6 +63,10 @@ static inline void multi_touch_key(int dbid, const char *key, size_t len) {
 /* Database d is about to be emptied: flags the watchers of its keys that
  * exist now. */
 void multi_touch_flush(db *d);
+/* SWAPDB is about to put table `with` in place of `emptied` in db dbid:
+ * flags the watchers of its keys that exist in either (Redis 7.0's
+ * touchAllWatchedKeysInDb). */
+void multi_touch_swap(int dbid, vt *emptied, vt *with);
 
 /* CLIENT LIST's multi=: the number of queued commands inside MULTI, else
  * -1. */

@@ -196,7 +196,7 @@ static void on_connection(uv_stream_t *listener, int status) {
 void net_accept_now(void) {
     for (int i = 0; i < server.nlisteners; i++) {
         uv_os_fd_t lfd;
-        if (uv_fileno((uv_handle_t *)&server.listeners[i], &lfd) != 0) continue;
+        if (uv_fileno((uv_handle_t *)server.listeners[i], &lfd) != 0) continue;
         for (int k = 0; k < 16; k++) { /* a few per call, as Redis's accept handler */
             int fd = accept(lfd, NULL, NULL);
             if (fd < 0) break;
@@ -277,31 +277,68 @@ int net_set_maxclients(int maxclients, char *err, size_t errlen) {
     return -1;
 }
 
-int net_listen(char *err, size_t errlen) {
+static void on_listener_closed(uv_handle_t *h) { free(h); }
+
+/* Listens on every bind address at port: the handles in out[], their count
+ * returned; -1 with err when a required address fails (those opened are
+ * closed again). An address written "-addr" is optional, as in Redis. */
+static int open_listeners(int port, uv_tcp_t **out, char *err, size_t errlen) {
+    int n = 0;
     for (int i = 0; i < server.cfg.nbind; i++) {
         const char *host = server.cfg.bind[i];
         if (host[0] == '-') host++; /* "-::1": optional address, as Redis */
         struct sockaddr_storage ss;
         int optional = server.cfg.bind[i][0] == '-';
-        if (uv_ip4_addr(host, server.cfg.port, (struct sockaddr_in *)&ss) != 0 &&
-            uv_ip6_addr(host, server.cfg.port, (struct sockaddr_in6 *)&ss) != 0) {
+        if (uv_ip4_addr(host, port, (struct sockaddr_in *)&ss) != 0 &&
+            uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss) != 0) {
             snprintf(err, errlen, "Invalid bind address '%s'", host);
-            return -1;
+            goto fail;
         }
-        uv_tcp_t *l = &server.listeners[server.nlisteners];
+        uv_tcp_t *l = xmalloc(sizeof *l);
         uv_tcp_init(server.loop, l);
         int rc = uv_tcp_bind(l, (struct sockaddr *)&ss,
                              ss.ss_family == AF_INET6 ? UV_TCP_IPV6ONLY : 0);
         if (rc == 0) rc = uv_listen((uv_stream_t *)l, server.cfg.tcp_backlog, on_connection);
         if (rc != 0) {
-            uv_close((uv_handle_t *)l, NULL);
+            uv_close((uv_handle_t *)l, on_listener_closed);
             if (optional) continue;
             snprintf(err, errlen, "Could not create server TCP listening socket %s:%d: %s",
-                     host, server.cfg.port, uv_strerror(rc));
+                     host, port, uv_strerror(rc));
+            goto fail;
+        }
+        out[n++] = l;
+    }
+    return n;
+fail:
+    while (n > 0) uv_close((uv_handle_t *)out[--n], on_listener_closed);
+    return -1;
+}
+
+int net_listen(char *err, size_t errlen) {
+    int n = open_listeners(server.cfg.port, server.listeners, err, errlen);
+    if (n < 0) return -1;
+    server.nlisteners = n;
+    return 0;
+}
+
+int net_set_port(int port, char *err, size_t errlen) {
+    uv_tcp_t *fresh[CONF_MAX_BIND];
+    int n = 0;
+    if (port != 0) {
+        char why[256];
+        n = open_listeners(port, fresh, why, sizeof why);
+        if (n < 0) {
+            log_warning("Warning: %s", why);
+            log_warning("Failed applying new configuration. Possibly related to new port "
+                        "setting. Restoring previous settings.");
+            snprintf(err, errlen, "Unable to listen on this port. Check server logs.");
             return -1;
         }
-        server.nlisteners++;
     }
+    for (int i = 0; i < server.nlisteners; i++)
+        uv_close((uv_handle_t *)server.listeners[i], on_listener_closed);
+    memcpy(server.listeners, fresh, (size_t)n * sizeof fresh[0]);
+    server.nlisteners = n;
     return 0;
 }
 
@@ -475,6 +512,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     c->in.len += (size_t)nread;
     c->last_ms = mono_ms();
     server.stat.net_input_bytes += (uint64_t)nread;
+    server.stat.reads_processed++;
     if (over_query_limit(c)) {
         net_close_client(c);
         return;
@@ -541,6 +579,21 @@ static void resume_if_drained(client *c) {
     if (!(c->flags & CLIENT_READ_PAUSED)) net_process_input(c);
 }
 
+/* An output buffer drained: freed when it holds over 1 MB (INFO's
+ * reply_buffer_shrinks). */
+static void shrink_output(vbuf *b) {
+    if (b->len == 0 && b->cap > (1u << 20)) server.stat.reply_buffer_shrinks++;
+    vbuf_shrink(b, 1u << 20);
+}
+
+/* Bytes handed to the kernel for c: a replica's count apart, as Redis
+ * 7.0's total_net_repl_output_bytes. */
+static void count_output(const client *c, size_t n) {
+    if (c->flags & CLIENT_REPLICA)
+        atomic_fetch_add_explicit(&server.stat.net_repl_output_bytes, n, memory_order_relaxed);
+    else server.stat.net_output_bytes += n;
+}
+
 static void on_write(uv_write_t *req, int status) {
     client *c = req->data;
     c->writing = 0;
@@ -550,7 +603,7 @@ static void on_write(uv_write_t *req, int status) {
         return;
     }
     c->inflight.len = 0;
-    vbuf_shrink(&c->inflight, 1u << 20);
+    shrink_output(&c->inflight);
     resume_if_drained(c);
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
 }
@@ -592,6 +645,9 @@ static void client_flush(client *c) {
         net_close_client(c);
         return;
     }
+    /* grown since the last flush, past Redis's 16 KB first buffer */
+    if (c->reply.cap > c->reply_cap && c->reply.cap > 16 * 1024) server.stat.reply_buffer_expands++;
+    server.stat.writes_processed++;
     uv_buf_t b = net_buf(c->reply.data, c->reply.len < NET_WRITE_CHUNK ? c->reply.len
                                                                         : NET_WRITE_CHUNK);
     int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
@@ -600,10 +656,11 @@ static void client_flush(client *c) {
         net_close_client(c);
         return;
     }
-    server.stat.net_output_bytes += (uint64_t)n;
+    count_output(c, (size_t)n);
     if ((size_t)n == c->reply.len) {
         c->reply.len = 0;
-        vbuf_shrink(&c->reply, 1u << 20);
+        shrink_output(&c->reply);
+        c->reply_cap = c->reply.cap;
         if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
             net_close_client(c);
             return;
@@ -619,8 +676,9 @@ static void client_flush(client *c) {
     c->inflight = c->reply;
     c->reply = t;
     c->reply.len = 0;
+    c->reply_cap = c->reply.cap;
     size_t left = c->inflight.len - (size_t)n;
-    server.stat.net_output_bytes += left;
+    count_output(c, left);
     c->wreq.data = c;
     c->writing = 1;
     int rc = write_rest(c, c->inflight.data + n, left);

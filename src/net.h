@@ -31,6 +31,12 @@ int net_set_maxclients(int maxclients, char *err, size_t errlen);
 
 /* Opens every `bind` address on cfg.port. 0, or -1 with err. */
 int net_listen(char *err, size_t errlen);
+/* CONFIG SET port, as Redis 7.0's changeListenPort: listens on the bind
+ * addresses at the new port, then closes the old listeners (connected
+ * clients stay); port 0 only closes them. On failure the old listeners
+ * stay and err is Redis's "Unable to listen on this port. Check server
+ * logs." (the reason logged). */
+int net_set_port(int port, char *err, size_t errlen);
 
 /* Makes a client of an already connected socket fd (our connection to a
  * master, repl/): libuv takes fd over (closed with the client). flags are

@@ -77,6 +77,7 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
     if (!strcmp(name, "maxclients") && now->maxclients > old->maxclients)
         return net_set_maxclients(now->maxclients, err, errlen);
     if (!strcmp(name, "maxmemory")) evict_limit_changed();
+    if (!strcmp(name, "port") && server.loop) return net_set_port(now->port, err, errlen);
     return hooks_config_changed(old, now, name, err, errlen);
 }
 

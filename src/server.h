@@ -8,6 +8,7 @@
 #ifndef VERSO_SERVER_H
 #define VERSO_SERVER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -127,6 +128,8 @@ typedef struct client {
     /* output */
     vbuf reply;                   /* replies not yet handed to the kernel */
     vbuf inflight;                /* bytes of the uv_write in progress */
+    size_t reply_cap;             /* reply.cap after the last flush (INFO's
+                                     reply_buffer_expands) */
     uv_write_t wreq;
     int writing;                  /* a uv_write is in progress */
     int64_t obuf_soft_since_ms;   /* when the soft output limit was passed */
@@ -159,6 +162,16 @@ typedef struct stats {
     uint64_t sync_full;           /* repl/: full resyncs served */
     uint64_t sync_partial_ok;     /* repl/: partial resyncs accepted */
     uint64_t sync_partial_err;    /* repl/: partial resyncs refused */
+    uint64_t net_repl_input_bytes; /* repl/: read from the master (Redis 7.0 counts
+                                      them apart from total_net_input_bytes) */
+    /* written to replicas: their command stream (net.c) and the full
+     * syncs' payload (the fan-out writer's thread, snapshot/rdb_io.c) */
+    _Atomic uint64_t net_repl_output_bytes;
+    uint64_t reads_processed;     /* total_reads_processed: reads of client input */
+    uint64_t writes_processed;    /* total_writes_processed: writes of replies */
+    uint64_t reply_buffer_shrinks; /* a client's reply buffer freed when idle */
+    uint64_t reply_buffer_expands; /* a client's reply buffer grown for a reply */
+    double expired_stale_perc;    /* active expiry: running share of expired keys */
 } stats;
 
 typedef struct server_t {
@@ -166,7 +179,7 @@ typedef struct server_t {
     char *config_file;            /* absolute path, or NULL */
     char *executable;             /* absolute path of argv[0] */
     uv_loop_t *loop;
-    uv_tcp_t listeners[CONF_MAX_BIND];
+    uv_tcp_t *listeners[CONF_MAX_BIND]; /* net.c's (allocated, freed once closed) */
     int nlisteners;
     uv_timer_t cron;              /* runs on_cron (server.c) at cfg.hz */
     uv_prepare_t before_sleep;    /* flushes replies once per iteration */

@@ -415,6 +415,35 @@ void cmd_select(client *c) {
     reply_ok(c);
 }
 
+/* A database index as Redis's getIntFromObjectOrReply with a message:
+ * an integer that fits an int, else "-ERR <what>". */
+static int db_index_arg(client *c, const arg *a, const char *what, int *out) {
+    long long v;
+    if (!str_to_ll(a->p, a->len, &v) || v < INT_MIN || v > INT_MAX) {
+        reply_errorf(c, "ERR %s", what);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* SWAPDB index1 index2: the same index is a no-op that still counts as a
+ * change and is propagated, as in Redis 7.0. */
+void cmd_swapdb(client *c) {
+    int id1, id2;
+    if (!db_index_arg(c, &c->argv[1], "invalid first DB index", &id1) ||
+        !db_index_arg(c, &c->argv[2], "invalid second DB index", &id2))
+        return;
+    if (id1 < 0 || id1 >= server.cfg.databases || id2 < 0 || id2 >= server.cfg.databases) {
+        reply_error(c, "ERR DB index is out of range");
+        return;
+    }
+    db_swap(id1, id2);
+    server_dirty(1);
+    cmd_propagate(c, c->argc, c->argv);
+    reply_ok(c);
+}
+
 /* The optional ASYNC|SYNC argument (Redis's getFlushCommandFlags): *lazy
  * is 1 when the old tables are freed on the lazyfree thread (ASYNC, or no
  * argument with lazyfree-lazy-user-flush). 0 after replying an error. */

@@ -351,7 +351,7 @@ static char *get_percentiles(const conf *c)
 
 static const conf_param params[] = {
     /* network */
-    {"port", P_INT, PF_IMMUTABLE, FIELD(port), .min = 0, .max = 65535, .def = 6379},
+    {"port", P_INT, 0, FIELD(port), .min = 0, .max = 65535, .def = 6379}, /* net_set_port */
     {"bind", P_SPECIAL, PF_IMMUTABLE | PF_MULTI, .sdef = "127.0.0.1", .set = set_bind,
      .get = get_bind},
     {"tcp-backlog", P_INT, PF_IMMUTABLE, FIELD(tcp_backlog), .min = 0, .max = INT_MAX,

@@ -11,6 +11,7 @@
  * power of two), so that percentiles read as Redis's (p50=2.007 for 2 us).
  * It takes 24 KB per command that ran at least once. Main thread only. */
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +171,7 @@ void introspect_error_reply(client *c, const char *s) {
 
 /* ---- instantaneous metrics (Redis's trackInstantaneousMetric) ---- */
 
-enum { M_OPS, M_NET_IN, M_NET_OUT, M_COUNT };
+enum { M_OPS, M_NET_IN, M_NET_OUT, M_REPL_IN, M_REPL_OUT, M_COUNT };
 #define M_SAMPLES 16
 
 static struct metric {
@@ -205,6 +206,9 @@ static void stats_cron(void) {
     track(M_OPS, server.stat.commands, now);
     track(M_NET_IN, server.stat.net_input_bytes, now);
     track(M_NET_OUT, server.stat.net_output_bytes, now);
+    track(M_REPL_IN, server.stat.net_repl_input_bytes, now);
+    track(M_REPL_OUT, atomic_load_explicit(&server.stat.net_repl_output_bytes, memory_order_relaxed),
+          now);
 }
 
 static const hooks stats_hooks = {.name = "introspect", .cron = stats_cron};
@@ -254,6 +258,12 @@ void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_b
 
 void introspect_call_rejected(cmd_def *d) { d->rejected++; }
 
+void introspect_call_failed(cmd_def *d) { d->failed++; }
+
+void introspect_call_failed_uncounted(client *c) {
+    if (c->cmd && !(c->flags & CLIENT_LOADER)) introspect_call_failed((cmd_def *)c->cmd);
+}
+
 /* ---- INFO ---- */
 
 void introspect_info_commandstats(vbuf *b) {
@@ -302,16 +312,26 @@ void introspect_info_latencystats(vbuf *b) {
 }
 
 void introspect_info_stats(vbuf *b) {
+    const stats *s = &server.stat;
     vbuf_appendf(b, "instantaneous_ops_per_sec:%lld\r\ninstantaneous_input_kbps:%.2f\r\n"
-                    "instantaneous_output_kbps:%.2f\r\nexpired_time_cap_reached_count:%llu\r\n"
-                    "unexpected_error_replies:%llu\r\n",
+                    "instantaneous_output_kbps:%.2f\r\ninstantaneous_input_repl_kbps:%.2f\r\n"
+                    "instantaneous_output_repl_kbps:%.2f\r\nexpired_stale_perc:%.2f\r\n"
+                    "expired_time_cap_reached_count:%llu\r\n"
+                    "unexpected_error_replies:%llu\r\ntotal_reads_processed:%llu\r\n"
+                    "total_writes_processed:%llu\r\nreply_buffer_shrinks:%llu\r\n"
+                    "reply_buffer_expands:%llu\r\n",
                  metric_get(M_OPS), (double)metric_get(M_NET_IN) / 1024,
-                 (double)metric_get(M_NET_OUT) / 1024, (unsigned long long)time_cap_reached,
-                 (unsigned long long)unexpected_errors);
+                 (double)metric_get(M_NET_OUT) / 1024, (double)metric_get(M_REPL_IN) / 1024,
+                 (double)metric_get(M_REPL_OUT) / 1024, s->expired_stale_perc * 100,
+                 (unsigned long long)time_cap_reached, (unsigned long long)unexpected_errors,
+                 (unsigned long long)s->reads_processed, (unsigned long long)s->writes_processed,
+                 (unsigned long long)s->reply_buffer_shrinks,
+                 (unsigned long long)s->reply_buffer_expands);
     /* Redis's counters of mechanisms verso does not have (client eviction,
-     * MIGRATE, writable-replica expiry, active defrag, I/O threads, deep
-     * sanitization of DUMP payloads): zero is what happened here. */
-    vbuf_append_str(b, "evicted_clients:0\r\nmigrate_cached_sockets:0\r\n"
+     * writable-replica expiry, active defrag, I/O threads, deep
+     * sanitization of DUMP payloads): zero is what happened here.
+     * migrate_cached_sockets is snapshot/migrate.c's (hooks_info). */
+    vbuf_append_str(b, "evicted_clients:0\r\n"
                        "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\n"
                        "active_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
                        "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"

@@ -4,12 +4,14 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "blocking.h"
 #include "cmd.h"
@@ -148,6 +150,25 @@ void info_human(char *out, size_t len, double n) {
     else snprintf(out, len, "%.2f%c", n, units[u]);
 }
 
+/* redis_build_id: 16 hex digits that name the build, as Redis's hash of
+ * its version and build information: here of verso's version, the Redis
+ * version it answers as, the compiler and the build's configuration. */
+static const char *build_id(void) {
+    static char id[17];
+    if (!id[0]) {
+        const char *what = "verso " VERSO_VERSION " redis " VERSO_REDIS_VERSION " cc " __VERSION__
+#ifdef HAVE_JEMALLOC
+                           " jemalloc"
+#endif
+#ifdef __SANITIZE_ADDRESS__
+                           " asan"
+#endif
+            ;
+        snprintf(id, sizeof id, "%016llx", (unsigned long long)XXH3_64bits(what, strlen(what)));
+    }
+    return id;
+}
+
 static void section_server(vbuf *b) {
     struct utsname un;
     uname(&un);
@@ -162,10 +183,12 @@ static void section_server(vbuf *b) {
          server.config_file ? server.config_file : "");
     /* Redis 7.0's other fields: verso's build has no git sha, no supervision
      * nor I/O threads; the clocks it uses */
-    addf(b, "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nmonotonic_clock:POSIX clock_gettime\r\n"
+    addf(b, "redis_git_sha1:00000000\r\nredis_git_dirty:0\r\nredis_build_id:%s\r\n"
+            "monotonic_clock:POSIX clock_gettime\r\n"
             "atomicvar_api:c11-builtin\r\ngcc_version:%d.%d.%d\r\nprocess_supervised:no\r\n"
             "configured_hz:%d\r\nlru_clock:%u\r\nio_threads_active:0\r\n",
-         __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, server.cfg.hz, server.lruclock);
+         build_id(), __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, server.cfg.hz,
+         server.lruclock);
 }
 
 static void section_clients(vbuf *b) {
@@ -198,10 +221,20 @@ static void section_memory(vbuf *b) {
     evict_info_memory(b, used);
     script_info_memory(b);
     function_info_memory(b);
+    /* Redis 7.0's sums: both Lua states, both caches */
+    size_t vm = script_vm_memory() + function_vm_memory();
+    size_t scripts = script_cache_memory() + function_memory();
+    char hvm[32], hsc[32];
+    info_human(hvm, sizeof hvm, (double)vm);
+    info_human(hsc, sizeof hsc, (double)scripts);
+    addf(b, "used_memory_vm_total:%zu\r\nused_memory_vm_total_human:%s\r\n"
+            "used_memory_scripts:%zu\r\nused_memory_scripts_human:%s\r\n",
+         vm, hvm, scripts, hsc);
     addf(b, "mem_fragmentation_ratio:%.2f\r\nmem_allocator:%s\r\n"
             "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
          used ? (double)rss / (double)used : 0.0, info_allocator_name(), lazyfree_pending(),
          lazyfree_freed());
+    addf(b, "mem_cluster_links:0\r\n"); /* no cluster */
     hooks_info("memory", b);
 }
 
@@ -224,6 +257,7 @@ static void section_persistence(vbuf *b) {
     addf(b, "# Persistence\r\nloading:%d\r\nasync_loading:%d\r\n", server.loading,
          server.async_loading);
     hooks_info("persistence", b);
+    addf(b, "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n"); /* no modules */
     if (server.loading) loading_fields(b);
 }
 
@@ -235,6 +269,7 @@ static void section_stats(vbuf *b) {
     pubsub_stats(&chans, &pats, &shards);
     addf(b, "# Stats\r\ntotal_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
             "total_net_input_bytes:%llu\r\ntotal_net_output_bytes:%llu\r\n"
+            "total_net_repl_input_bytes:%llu\r\ntotal_net_repl_output_bytes:%llu\r\n"
             "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n"
             "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
             "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
@@ -245,6 +280,8 @@ static void section_stats(vbuf *b) {
             "client_output_buffer_limit_disconnections:%llu\r\n",
          (unsigned long long)s->connections, (unsigned long long)s->commands,
          (unsigned long long)s->net_input_bytes, (unsigned long long)s->net_output_bytes,
+         (unsigned long long)s->net_repl_input_bytes,
+         (unsigned long long)atomic_load_explicit(&s->net_repl_output_bytes, memory_order_relaxed),
          (unsigned long long)s->rejected_conn, (unsigned long long)s->sync_full,
          (unsigned long long)s->sync_partial_ok, (unsigned long long)s->sync_partial_err,
          (unsigned long long)s->expired_keys,
@@ -254,6 +291,7 @@ static void section_stats(vbuf *b) {
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);
     tracking_info_stats(b);
     introspect_info_stats(b);
+    hooks_info("stats", b); /* MIGRATE's cached connections */
 }
 
 /* Every field comes from the replication subsystem (repl/). */

@@ -45,6 +45,14 @@ void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_b
                           int rerun);
 /* d was refused before running (arity, auth, OOM, a gate...). */
 void introspect_call_rejected(cmd_def *d);
+/* d failed outside its call: CLIENT UNBLOCK of a client blocked in d
+ * counts d failed, with ERROR or TIMEOUT alike, as Redis 7.0's
+ * updateStatsOnUnblock(..., had_errors = 1) there. */
+void introspect_call_failed(cmd_def *d);
+/* c's running command replies an error already counted where it arose (a
+ * script's error from redis.call, Redis's ERR_REPLY_FLAG_NO_STATS_UPDATE):
+ * not again in errorstats, but the command still counts as failed. */
+void introspect_call_failed_uncounted(client *c);
 /* Registers the statistics' cron hook (instantaneous_ops_per_sec and the
  * network rates) at startup. */
 void cmdstats_init(void);

@@ -243,13 +243,19 @@ void cmd_evalsha_ro(client *c) {
 
 /* ---- INFO ---- */
 
+size_t script_vm_memory(void) {
+    return scriptl_state_memory(eval_state()); /* Redis has the state from startup */
+}
+
+size_t script_cache_memory(void) { return E.mem + E.nbuckets * sizeof(eval_script *); }
+
 void script_info_memory(vbuf *b) {
-    size_t vm = scriptl_state_memory(eval_state()); /* Redis has the state from startup */
+    size_t vm = script_vm_memory();
     char human[32];
     info_human(human, sizeof human, (double)vm);
     vbuf_appendf(b, "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\nused_memory_lua_human:%s\r\n"
                     "used_memory_scripts_eval:%zu\r\nnumber_of_cached_scripts:%zu\r\n",
-                 vm, vm, human, E.mem + E.nbuckets * sizeof(eval_script *), E.count);
+                 vm, vm, human, script_cache_memory(), E.count);
 }
 
 /* ---- SCRIPT ---- */

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "lauxlib.h"
+#include "introspect.h"
 #include "script_int.h"
 #include "script_lua.h"
 #include "util.h"
@@ -196,8 +197,12 @@ void scriptl_error_reply(client *c, const char *s, int count) {
     char *t = xmalloc(hi - lo + 1);
     memcpy(t, s + lo, hi - lo);
     t[hi - lo] = '\0';
-    if (count) reply_error(c, t); /* total_error_replies and the rest */
-    else resp_add_error(&c->reply, t);
+    if (count) {
+        reply_error(c, t); /* total_error_replies and the rest */
+    } else {
+        resp_add_error(&c->reply, t);
+        introspect_call_failed_uncounted(c); /* the script failed all the same */
+    }
     free(t);
 }
 

@@ -18,6 +18,7 @@
 #include "debug.h"
 #include "evict.h"
 #include "hooks.h"
+#include "introspect.h"
 #include "lauxlib.h"
 #include "log.h"
 #include "lualib.h"
@@ -155,6 +156,9 @@ static int generic_call(lua_State *L, int raise) {
     const char *why = call_refused(r, d, argc, argv, &gate);
     if (why) {
         free(argv);
+        /* a command found but refused: its rejected_calls, as Redis's
+         * scriptCall counts it */
+        if (d) introspect_call_rejected((cmd_def *)d);
         if (!gate) return push_err_raise(L, why, raise);
         size_t n = strlen(why);
         char *e = xmalloc(n + 2);

@@ -118,5 +118,9 @@ void scriptl_sha1hex(char out[41], const char *p, size_t len);
  * used_memory_vm_eval, used_memory_lua_human, used_memory_scripts_eval,
  * number_of_cached_scripts, as Redis 7.0 names them. */
 void script_info_memory(vbuf *b);
+/* EVAL's Lua state (used_memory_vm_eval) and its script cache
+ * (used_memory_scripts_eval). */
+size_t script_vm_memory(void);
+size_t script_cache_memory(void);
 
 #endif

@@ -6,10 +6,13 @@
  * Redis's do; only the log line saying they have no effect is verso's. */
 #include "harness.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -685,6 +688,76 @@ START_TEST(resetstat)
 }
 END_TEST
 
+/* 1 when something accepts TCP connections on 127.0.0.1:port. */
+static int port_answers(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    close(fd);
+    return ok;
+}
+
+/* A socket listening on 127.0.0.1:port (the test's, to make the port busy). */
+static int listen_on(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(fd, 4), 0);
+    return fd;
+}
+
+/* CONFIG SET port rebinds as Redis 7.0 does: the new port listens, the
+ * old one stops, connected clients stay; a port in use is refused and the
+ * old listener stays; port 0 closes the listener. */
+START_TEST(set_port_rebinds)
+{
+    srv *s = h_srv_start(NULL);
+    redisContext *c = srv_connect(s);
+    int old = s->port, fresh = h_free_port();
+    expect_status(c, "OK", "CONFIG SET port %d", fresh);
+    ck_assert(port_answers(fresh));
+    ck_assert(!port_answers(old));
+    expect_status(c, "PONG", "PING");                  /* the client stays */
+    redisReply *r = expect_array(c, 2, "CONFIG GET port");
+    char want[16];
+    snprintf(want, sizeof want, "%d", fresh);
+    check_bulk(r->element[1], want);
+    freeReplyObject(r);
+    ck_assert_int_eq(h_info_int(c, "server", "tcp_port"), fresh);
+    redisContext *c2 = redisConnect("127.0.0.1", fresh);
+    ck_assert(c2 && !c2->err);
+    expect_status(c2, "PONG", "PING");
+    /* a port in use: refused, nothing changes */
+    int busy = h_free_port();
+    int fd = listen_on(busy);
+    expect_error(c, "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to "
+                    "listen on this port. Check server logs.",
+                 "CONFIG SET port %d", busy);
+    r = expect_array(c, 2, "CONFIG GET port");
+    check_bulk(r->element[1], want);
+    freeReplyObject(r);
+    ck_assert(port_answers(fresh));
+    ck_assert(srv_log_wait(s, "Failed applying new configuration. Possibly related to new port "
+                              "setting. Restoring previous settings.", 5000));
+    close(fd);
+    /* port 0: no listener, the clients stay */
+    expect_status(c, "OK", "CONFIG SET port 0");
+    ck_assert(!port_answers(fresh));
+    expect_status(c2, "PONG", "PING");
+    expect_status(c, "OK", "CONFIG SET port %d", old);
+    ck_assert(port_answers(old));
+    redisFree(c2);
+    redisFree(c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -702,5 +775,6 @@ int main(void)
     suite_add_tcase(s, tc);
     h_add_dropall(s, "protected_configs_local", protected_configs_local, 60);
     h_add_dropall(s, "noeffect_logged_once", noeffect_logged_once, 60);
+    h_add_dropall(s, "set_port_rebinds", set_port_rebinds, 60);
     return h_main(s);
 }

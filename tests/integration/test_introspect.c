@@ -620,7 +620,14 @@ START_TEST(info_sections) {
         {"memory", "used_memory_dataset_perc:"}, {"memory", "used_memory_peak_perc:"},
         {"memory", "allocator_allocated:"}, {"memory", "allocator_frag_ratio:"},
         {"memory", "rss_overhead_ratio:"}, {"memory", "mem_fragmentation_bytes:"},
-        {"memory", "mem_clients_normal:"}, {"memory", "total_system_memory:"}};
+        {"memory", "mem_clients_normal:"}, {"memory", "total_system_memory:"},
+        {"memory", "used_memory_scripts:"}, {"memory", "used_memory_scripts_human:"},
+        {"memory", "used_memory_vm_total:"}, {"memory", "used_memory_vm_total_human:"},
+        {"memory", "mem_replication_backlog:"}, {"memory", "mem_cluster_links:0\r\n"},
+        {"memory", "mem_aof_buffer:"}, {"persistence", "current_cow_peak:"},
+        {"persistence", "current_cow_size:"}, {"persistence", "current_cow_size_age:"},
+        {"persistence", "current_fork_perc:"}, {"persistence", "module_fork_in_progress:0\r\n"},
+        {"persistence", "module_fork_last_cow_size:0\r\n"}, {"server", "redis_build_id:"}};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
         info = h_info(c, other[i][0]);
         ck_assert_msg(info_has(info, other[i][1]), "no %s", other[i][1]);
@@ -635,9 +642,52 @@ START_TEST(info_sections) {
         "active_defrag_misses:", "active_defrag_key_hits:", "active_defrag_key_misses:",
         "total_active_defrag_time:", "current_active_defrag_time:",
         "io_threaded_reads_processed:", "io_threaded_writes_processed:",
-        "total_error_replies:", "expire_cycle_cpu_milliseconds:", "dump_payload_sanitizations:"};
+        "total_error_replies:", "expire_cycle_cpu_milliseconds:", "dump_payload_sanitizations:",
+        "total_reads_processed:", "total_writes_processed:", "expired_stale_perc:",
+        "total_net_repl_input_bytes:", "total_net_repl_output_bytes:",
+        "instantaneous_input_repl_kbps:", "instantaneous_output_repl_kbps:",
+        "reply_buffer_shrinks:", "reply_buffer_expands:"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         ck_assert_msg(info_has(info, fields[i]), "no %s", fields[i]);
+    free(info);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
+/* The values of fields monitoring reads (prometheus's redis_exporter):
+ * reads and writes processed grow with each command, a non-empty build
+ * id, the scripts' memory as the sums Redis 7.0 gives. */
+START_TEST(info_monitoring_fields) {
+    srv *s = start();
+    redisContext *c = srv_connect(s);
+    char *info = h_info(c, "server");
+    char id[64];
+    ck_assert(h_info_field(info, "redis_build_id", id, sizeof id));
+    ck_assert_msg(id[0] && strlen(id) <= 16 && strspn(id, "0123456789abcdef") == strlen(id),
+                  "build id '%s'", id);                  /* Redis: %llx, so up to 16 */
+    free(info);
+    long long r0 = h_info_int(c, "stats", "total_reads_processed");
+    long long w0 = h_info_int(c, "stats", "total_writes_processed");
+    for (int i = 0; i < 5; i++) expect_status(c, "PONG", "PING");
+    ck_assert_int_ge(h_info_int(c, "stats", "total_reads_processed"), r0 + 6);
+    ck_assert_int_ge(h_info_int(c, "stats", "total_writes_processed"), w0 + 6);
+    redisReply *r = cmd(c, "SCRIPT LOAD %s", "return 'a fairly long script body to count'");
+    freeReplyObject(r);
+    expect_bulk(c, "lib", "FUNCTION LOAD %s",
+                "#!lua name=lib\nredis.register_function('f', function() return 1 end)");
+    long long scripts = h_info_int(c, "memory", "used_memory_scripts");
+    long long eval = h_info_int(c, "memory", "used_memory_scripts_eval");
+    long long fns = h_info_int(c, "memory", "used_memory_functions");
+    ck_assert_int_gt(eval, 0);
+    ck_assert_int_eq(scripts, eval + fns);
+    long long vm = h_info_int(c, "memory", "used_memory_vm_total");
+    ck_assert_int_eq(vm, h_info_int(c, "memory", "used_memory_vm_eval") +
+                             h_info_int(c, "memory", "used_memory_vm_functions"));
+    info = h_info(c, "stats");
+    char perc[32];
+    ck_assert(h_info_field(info, "expired_stale_perc", perc, sizeof perc));
+    ck_assert_str_eq(perc, "0.00");                    /* no key expired */
     free(info);
     redisFree(c);
     srv_stop(s);
@@ -743,6 +793,82 @@ START_TEST(info_stats_values) {
 }
 END_TEST
 
+/* "calls=C,rejected_calls=R,failed_calls=F" of cmdstat_<name> in INFO
+ * commandstats, into out ("" when absent). */
+static void cmdstat(redisContext *c, const char *name, char *out, size_t cap) {
+    char *info = h_info(c, "commandstats");
+    char want[64];
+    snprintf(want, sizeof want, "\r\ncmdstat_%s:", name);
+    const char *p = strstr(info, want);
+    out[0] = '\0';
+    if (p) {
+        p += strlen(want);
+        const char *rej = strstr(p, ",rejected_calls="), *end = strstr(p, "\r\n");
+        snprintf(out, cap, "%.*s%.*s", (int)(strchr(p, ',') - p), p, (int)(end - rej), rej);
+    }
+    free(info);
+}
+
+#define expect_cmdstat(c, name, want)                                          \
+    do {                                                                       \
+        char got_[128];                                                        \
+        cmdstat(c, name, got_, sizeof got_);                                   \
+        ck_assert_msg(!strcmp(got_, want), "%s: %s, want %s", name, got_, want); \
+    } while (0)
+
+/* Redis 7.0's counting around scripts and blocked clients: an error a
+ * script's command replied counts on that command and makes the script
+ * failed (errorstats once); a command a script may not run (arity, a
+ * read-only script's write) counts as rejected; CLIENT UNBLOCK makes the
+ * blocked command failed, TIMEOUT as ERROR (Redis's updateStatsOnUnblock). */
+START_TEST(commandstats_scripts_unblock) {
+    srv *s = start();
+    redisContext *c = srv_connect(s), *b = srv_connect(s);
+    expect_status(c, "OK", "SET k v");
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    expect_error_prefix(c, "ERR value is not an integer", "EVAL %s 0", "return redis.call('incr','k')");
+    expect_error_prefix(c, "ERR value is not an integer", "EVAL %s 0", "return redis.pcall('incr','k')");
+    expect_cmdstat(c, "eval", "calls=2,rejected_calls=0,failed_calls=2");
+    expect_cmdstat(c, "incr", "calls=2,rejected_calls=0,failed_calls=2");
+    char *info = h_info(c, "errorstats");
+    ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=2\r\n");
+    free(info);
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    expect_error_prefix(c, "ERR Wrong number of args", "EVAL %s 0", "return redis.call('get','a','b')");
+    expect_error_prefix(c, "ERR Write commands are not allowed", "EVAL_RO %s 0",
+                        "return redis.call('set','a','b')");
+    expect_cmdstat(c, "get", "calls=0,rejected_calls=1,failed_calls=0");
+    expect_cmdstat(c, "set", "calls=0,rejected_calls=1,failed_calls=0");
+    expect_cmdstat(c, "eval", "calls=1,rejected_calls=0,failed_calls=1");
+    expect_cmdstat(c, "eval_ro", "calls=1,rejected_calls=0,failed_calls=1");
+    info = h_info(c, "errorstats");
+    ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=2\r\n");
+    free(info);
+    /* CLIENT UNBLOCK, ERROR then TIMEOUT */
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    long long id = 0;
+    redisReply *r = cmd(b, "CLIENT ID");
+    id = r->integer;
+    freeReplyObject(r);
+    const char *how[] = {"ERROR", "TIMEOUT"};
+    for (int i = 0; i < 2; i++) {
+        h_send(b, "BLPOP nolist 10");
+        h_wait_info(c, "clients", "blocked_clients", 1, 5000);
+        expect_int(c, 1, "CLIENT UNBLOCK %lld %s", id, how[i]);
+        r = h_next_reply(b);
+        ck_assert_int_eq(r->type, i ? REDIS_REPLY_NIL : REDIS_REPLY_ERROR);
+        freeReplyObject(r);
+    }
+    expect_cmdstat(c, "blpop", "calls=2,rejected_calls=0,failed_calls=2");
+    /* a timeout alone is no failure */
+    expect_nil(b, "BLPOP nolist 0.01");
+    expect_cmdstat(c, "blpop", "calls=3,rejected_calls=0,failed_calls=2");
+    redisFree(b);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 /* latency-tracking-info-percentiles given as one argument, and empty. */
 START_TEST(percentiles_config) {
     srv *s = srv_start("--latency-tracking-info-percentiles '1 2'");
@@ -780,6 +906,8 @@ int main(void) {
     tcase_add_test(tc, aof_replay_not_counted);
     tcase_add_test(tc, info_sections);
     tcase_add_test(tc, info_stats_values);
+    tcase_add_test(tc, commandstats_scripts_unblock);
+    tcase_add_test(tc, info_monitoring_fields);
     tcase_add_test(tc, percentiles_config);
     suite_add_tcase(s, tc);
     return h_main(s);

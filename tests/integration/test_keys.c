@@ -1,6 +1,6 @@
 /* Integration tests: keyspace commands (DEL UNLINK EXISTS TYPE KEYS SCAN
  * RANDOMKEY RENAME RENAMENX EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME
- * PEXPIRETIME TTL PTTL PERSIST DBSIZE SELECT FLUSHDB FLUSHALL) against a
+ * PEXPIRETIME TTL PTTL PERSIST DBSIZE SELECT FLUSHDB FLUSHALL SWAPDB) against a
  * real server, with the replies and error texts of Redis 7.0. */
 #include "harness.h"
 #include "testcmp.h"
@@ -430,6 +430,167 @@ START_TEST(flushdb_flushall)
 }
 END_TEST
 
+START_TEST(swapdb_basic)
+{
+    redisContext *c = h_c;
+    expect_error(c, "ERR invalid first DB index", "SWAPDB a 1");
+    expect_error(c, "ERR invalid first DB index", "SWAPDB 1.5 1");
+    expect_error(c, "ERR invalid first DB index", "SWAPDB 99999999999 1");
+    expect_error(c, "ERR invalid second DB index", "SWAPDB 0 b");
+    expect_error(c, "ERR DB index is out of range", "SWAPDB 0 16");
+    expect_error(c, "ERR DB index is out of range", "SWAPDB -1 0");
+    expect_error(c, "ERR wrong number of arguments for 'swapdb' command", "SWAPDB 0");
+    expect_status(c, "OK", "SET a 1");
+    expect_status(c, "OK", "SET t x PX 100000");
+    expect_status(c, "OK", "SELECT 1");
+    expect_status(c, "OK", "MSET b 2 c 3");
+    expect_status(c, "OK", "SWAPDB 1 1");               /* the same: nothing moves */
+    expect_int(c, 2, "DBSIZE");
+    expect_status(c, "OK", "SWAPDB 0 1");
+    /* the client stays in db 1, which now holds db 0's keys */
+    expect_int(c, 2, "DBSIZE");
+    expect_bulk(c, "1", "GET a");
+    expect_int_range(c, 1, 100000, "PTTL t");
+    expect_nil(c, "GET b");
+    expect_status(c, "OK", "SELECT 0");
+    expect_bulk(c, "2", "GET b");
+    expect_bulk(c, "3", "GET c");
+    expect_nil(c, "GET a");
+    /* writes go to the swapped tables; swapping back restores the layout */
+    expect_status(c, "OK", "SET d 4");
+    expect_status(c, "OK", "SWAPDB 1 0");
+    expect_bulk(c, "1", "GET a");
+    expect_status(c, "OK", "SELECT 1");
+    expect_bulk(c, "4", "GET d");
+    expect_int(c, 3, "DBSIZE");
+}
+END_TEST
+
+/* WATCH: a watched key of either database that exists in either table
+ * before or after fails EXEC; other databases' watchers do not. */
+START_TEST(swapdb_watch)
+{
+    redisContext *c = h_c, *w1 = srv_connect(h_srv), *w2 = srv_connect(h_srv),
+                 *w3 = srv_connect(h_srv);
+    expect_status(c, "OK", "SET k v");                   /* db 0 */
+    expect_status(w1, "OK", "SELECT 1");
+    expect_status(w1, "OK", "WATCH k");                  /* absent in db 1: appears */
+    expect_status(w2, "OK", "WATCH k");                  /* db 0's k: goes away */
+    expect_status(w3, "OK", "SELECT 2");
+    expect_status(w3, "OK", "WATCH k");                  /* db 2: untouched */
+    expect_status(c, "OK", "SWAPDB 0 1");
+    redisContext *all[] = { w1, w2, w3 };
+    for (int i = 0; i < 3; i++) {
+        expect_status(all[i], "OK", "MULTI");
+        expect_status(all[i], "QUEUED", "PING");
+    }
+    expect_nil(w1, "EXEC");
+    expect_nil(w2, "EXEC");
+    redisReply *r = expect_array(w3, 1, "EXEC");
+    freeReplyObject(r);
+    /* a watched key absent from both tables: EXEC runs */
+    expect_status(w1, "OK", "WATCH nothere");
+    expect_status(c, "OK", "SWAPDB 0 1");
+    expect_status(w1, "OK", "MULTI");
+    expect_status(w1, "QUEUED", "PING");
+    r = expect_array(w1, 1, "EXEC");
+    freeReplyObject(r);
+    redisFree(w1);
+    redisFree(w2);
+    redisFree(w3);
+}
+END_TEST
+
+/* A client blocked on a key of db 1 is served when SWAPDB brings a table
+ * that has it; one blocked on a key neither table has stays blocked. */
+START_TEST(swapdb_wakes_blocked)
+{
+    redisContext *c = h_c, *b = srv_connect(h_srv), *b2 = srv_connect(h_srv);
+    expect_int(c, 2, "RPUSH l x y");                     /* db 0 */
+    expect_status(b, "OK", "SELECT 1");
+    expect_status(b2, "OK", "SELECT 1");
+    h_send(b, "BLPOP l 10");
+    h_send(b2, "BLPOP other 1");
+    h_wait_info(c, "clients", "blocked_clients", 2, 5000);
+    expect_status(c, "OK", "SWAPDB 0 1");
+    redisReply *r = h_next_reply(b);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    ck_assert_uint_eq(r->elements, 2);
+    check_bulk(r->element[0], "l");
+    check_bulk(r->element[1], "x");
+    freeReplyObject(r);
+    expect_status(c, "OK", "SELECT 1");
+    expect_int(c, 1, "LLEN l");
+    r = h_next_reply(b2);                                /* its timeout */
+    ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
+    freeReplyObject(r);
+    redisFree(b);
+    redisFree(b2);
+}
+END_TEST
+
+/* SWAPDB while a background save runs: the file is the dataset of the
+ * instant BGSAVE started (db 0 and db 1 as they were then), whatever the
+ * swap and the writes after it did. */
+START_TEST(swapdb_during_save)
+{
+    srv *s = h_srv_start(NULL);
+    redisContext *c = srv_connect(s);
+    enum { N0 = 300000, N1 = 1000 };
+    expect_status(c, "OK", "DEBUG POPULATE %d a", N0);
+    expect_status(c, "OK", "SELECT 1");
+    expect_status(c, "OK", "DEBUG POPULATE %d b", N1);
+    expect_status(c, "OK", "SET only1 one");
+    expect_status(c, "OK", "SELECT 0");
+    /* one batch: the swap and the writes run while the save has just begun */
+    redisAppendCommand(c, "BGSAVE");
+    redisAppendCommand(c, "SWAPDB 0 1");
+    redisAppendCommand(c, "INFO persistence");
+    redisAppendCommand(c, "SET only1 changed");          /* db 0 now: db 1's table */
+    redisAppendCommand(c, "DEL b:1 b:2");
+    redisAppendCommand(c, "SELECT 1");
+    redisAppendCommand(c, "DEL a:1 a:2");                /* db 1 now: db 0's table */
+    redisAppendCommand(c, "SET a:3 changed");
+    redisAppendCommand(c, "SET new1 x");
+    const char *want[] = { "Background saving started", "OK", NULL, "OK", NULL, "OK",
+                           NULL, "OK", "OK" };
+    for (int i = 0; i < 9; i++) {
+        redisReply *r = h_next_reply(c);
+        if (i == 2) {
+            char buf[16];
+            ck_assert(h_info_field(r->str, "rdb_bgsave_in_progress", buf, sizeof buf));
+            ck_assert_str_eq(buf, "1");                  /* the swap ran during the save */
+        } else if (i == 4 || i == 6) {
+            ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+            ck_assert_int_eq(r->integer, 2);
+        } else {
+            ck_assert_str_eq(r->str, want[i]);
+        }
+        freeReplyObject(r);
+    }
+    h_wait_info(c, "persistence", "rdb_bgsave_in_progress", 0, 60000);
+    char buf[16];
+    char *info = h_info(c, "persistence");
+    ck_assert(h_info_field(info, "rdb_last_bgsave_status", buf, sizeof buf));
+    ck_assert_str_eq(buf, "ok");
+    free(info);
+    redisFree(c);
+    srv *t = h_srv_start_on(s, "%s", "");
+    c = srv_connect(t);
+    h_wait_loaded(c, 60000);
+    expect_int(c, N0, "DBSIZE");
+    expect_bulk(c, "value:1", "GET a:1");
+    expect_bulk(c, "value:3", "GET a:3");
+    expect_nil(c, "GET only1");
+    expect_status(c, "OK", "SELECT 1");
+    expect_int(c, N1 + 1, "DBSIZE");
+    expect_bulk(c, "one", "GET only1");
+    expect_bulk(c, "value:1", "GET b:1");
+    expect_nil(c, "GET new1");
+    redisFree(c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("keys");
@@ -447,6 +608,10 @@ int main(void)
     tcase_add_test(tc, dbsize_select);
     tcase_add_test(tc, databases_config);
     tcase_add_test(tc, flushdb_flushall);
+    tcase_add_test(tc, swapdb_basic);
+    tcase_add_test(tc, swapdb_watch);
+    tcase_add_test(tc, swapdb_wakes_blocked);
     suite_add_tcase(s, tc);
+    h_add_dropall(s, "swapdb_during_save", swapdb_during_save, 120);
     return h_main(s);
 }

@@ -106,6 +106,10 @@ static void run_pair(srv *p, srv *r)
     size_t n = ru_same_data(pc, rc, h_scaled_ms(5000));
     ck_assert_uint_gt(n, 20000);
     ck_assert_int_gt(ops, 10000);
+    /* the payload and the stream counted apart from the clients' traffic,
+     * on both sides (Redis 7.0's total_net_repl_*_bytes) */
+    ck_assert_int_gt(info_stat(pc, "total_net_repl_output_bytes"), 200000);
+    ck_assert_int_gt(info_stat(rc, "total_net_repl_input_bytes"), 200000);
     expect_error_prefix(rc, "READONLY", "SET x y");
     proxy_stop(px);
     redisFree(pc);

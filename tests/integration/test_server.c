@@ -481,6 +481,116 @@ START_TEST(debug_command_protected)
 }
 END_TEST
 
+#define MODULE_REFUSED                                                            \
+    "ERR MODULE command not allowed. If the enable-module-command option is "     \
+    "set to \"local\", you can run it from a local connection, otherwise you "    \
+    "need to set this option in the configuration file, and then restart the "   \
+    "server."
+#define MODULE_LOAD_FAILED "ERR Error loading the extension. Please check the server logs."
+
+/* MODULE: no module is loaded, and loading one fails as a dlopen that
+ * fails does in Redis 7.0; LOAD, LOADEX and UNLOAD are refused unless
+ * enable-module-command allows them (LIST and HELP never are). */
+START_TEST(module_command)
+{
+    srv *s = h_srv_start(NULL);                        /* enable-module-command no */
+    redisContext *c = srv_connect(s);
+    redisReply *r = expect_array(c, 0, "MODULE LIST");
+    freeReplyObject(r);
+    expect_error(c, MODULE_REFUSED, "MODULE LOAD /nonexistent/mod.so");
+    expect_error(c, MODULE_REFUSED, "MODULE LOADEX /nonexistent/mod.so");
+    expect_error(c, MODULE_REFUSED, "MODULE UNLOAD mod");
+    r = expect_array(c, 11, "MODULE HELP");
+    ck_assert_str_eq(r->element[0]->str,
+                     "MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+    ck_assert_str_eq(r->element[10]->str, "    Prints this help.");
+    freeReplyObject(r);
+    expect_error(c, "ERR unknown subcommand 'foo'. Try MODULE HELP.", "MODULE foo");
+    expect_error(c, "ERR wrong number of arguments for 'module|help' command", "MODULE HELP x");
+    expect_error(c, "ERR wrong number of arguments for 'module|load' command", "MODULE LOAD");
+    expect_error(c, "ERR wrong number of arguments for 'module' command", "MODULE");
+    redisFree(c);
+
+    s = h_srv_start("--enable-module-command yes");
+    c = srv_connect(s);
+    expect_error(c, MODULE_LOAD_FAILED, "MODULE LOAD /nonexistent/mod.so a b");
+    expect_error(c, MODULE_LOAD_FAILED, "MODULE LOADEX /nonexistent/mod.so CONFIG n v ARGS x");
+    expect_error(c, "ERR Error unloading module: no such module with that name",
+                 "MODULE UNLOAD mod");
+    r = expect_array(c, 0, "MODULE LIST");
+    freeReplyObject(r);
+    redisFree(c);
+    h_srv_drop_all();
+}
+END_TEST
+
+/* The number of lines of s ('\n'-separated, a last one unterminated too). */
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; n++) {
+        const char *nl = strchr(s, '\n');
+        if (!nl) return n + 1;
+        s = nl + 1;
+    }
+    return n;
+}
+
+/* LOLWUT as Redis 7.0: the version line alone; VERSION 5 Schotter in
+ * Braille (its first two rows of squares have no randomness: compared
+ * whole), VERSION 6 the skyline in four grays; the options' errors. */
+START_TEST(lolwut_art)
+{
+    redisContext *c = h_c;
+    char *info = h_info(c, "server");
+    char ver[32], line[64];
+    ck_assert(h_info_field(info, "redis_version", ver, sizeof ver));
+    free(info);
+    snprintf(line, sizeof line, "Redis ver. %s\n", ver);
+    expect_bulk(c, line, "LOLWUT");
+    expect_bulk(c, line, "LOLWUT VERSION 7");
+    expect_bulk(c, line, "LOLWUT VERSION 4");
+    expect_bulk(c, line, "LOLWUT foo");
+    expect_bulk(c, line, "LOLWUT VERSION 56 1 1");
+    char want[1024];
+    snprintf(want, sizeof want,
+             "⠀⡤⠤⠤⠤⡤⠤⠤⠤⡄\n⠀⡇⠀⠀⠀⡇⠀⠀⠀⡇\n⠀⡧⠤⠤⠤⡧⠤⠤⠤⡇\n⠀⡇⠀⠀⠀⡇⠀⠀⠀⡇\n⠀⠧⠤⠤⠤⠧⠤⠤⠤⠇\n\n"
+             "Georg Nees - schotter, plotter on paper, 1968. %s", line);
+    expect_bulk(c, want, "LOLWUT VERSION 5 10 2 2");
+    /* the defaults: 66 columns, 8 x 12 squares: 49 rows of 66 characters */
+    redisReply *r = cmd(c, "LOLWUT VERSION 5");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    ck_assert_int_eq(count_lines(r->str), 51);
+    ck_assert_ptr_eq(strchr(r->str, '\n'), r->str + 66 * 3);
+    snprintf(want, sizeof want, "\n\nGeorg Nees - schotter, plotter on paper, 1968. %s", line);
+    ck_assert_str_eq(r->str + r->len - strlen(want), want);
+    freeReplyObject(r);
+    /* version 6: 20 rows of 80 cells, each a blank in one of four grays */
+    r = cmd(c, "LOLWUT VERSION 6");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    const char *p = r->str;
+    const char *gray[] = {"\033[0;30;40m \033[0m", "\033[0;90;100m \033[0m",
+                          "\033[0;37;47m \033[0m", "\033[0;97;107m \033[0m"};
+    for (int y = 0; y < 20; y++) {
+        for (int x = 0; x < 80; x++) {
+            size_t g = 0;
+            while (g < 4 && strncmp(p, gray[g], strlen(gray[g]))) g++;
+            ck_assert_msg(g < 4, "row %d col %d: %.20s", y, x, p);
+            p += strlen(gray[g]);
+        }
+        ck_assert_int_eq(*p, '\n');
+        p++;
+    }
+    snprintf(want, sizeof want, "Dedicated to the 8 bit game developers of past and present.\n"
+                                "Original 8 bit image from Plaguemon by hikikomori. %s", line);
+    ck_assert_str_eq(p, want);
+    freeReplyObject(r);
+    expect_error(c, "ERR value is not an integer or out of range", "LOLWUT VERSION x");
+    expect_error(c, "ERR value is not an integer or out of range", "LOLWUT VERSION 5 x");
+    expect_error(c, "ERR value is not an integer or out of range", "LOLWUT VERSION 6 80 y");
+}
+END_TEST
+
 /* Copies the file src to dst, mode 0755. */
 static void copy_exec(const char *src, const char *dst)
 {
@@ -562,6 +672,8 @@ int main(void)
     tcase_add_test(tc, shutdown_plain);
     tcase_add_test(tc, debug_populate);
     tcase_add_test(tc, debug_command_protected);
+    tcase_add_test(tc, module_command);
+    tcase_add_test(tc, lolwut_art);
     suite_add_tcase(s, tc);
     TCase *bare = tcase_create("no fixture");
     tcase_set_timeout(bare, 30);

@@ -702,7 +702,7 @@ static void expect_set_error(const char *name, const char *value, const char *ar
 START_TEST(test_set_errors)
 {
     const char *imm = "can't set immutable config";
-    expect_set_error("port", "7000", "port", imm);
+    expect_set_error("port", "70000", "port", "argument must be between 0 and 65535 inclusive");
     expect_set_error("Databases", "3", "Databases", imm); /* the name as given */
     expect_set_error("daemonize", "no", "daemonize", imm);
     expect_set_error("appenddirname", "x", "appenddirname", imm);

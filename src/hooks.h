@@ -26,6 +26,7 @@
  *                                 context); notify_register
  *                  tracking_init  "tracking"
  *                  pause_init     "pause"
+                  shutdown_init  "shutdown": cron, client_closed
  *                  lazyfree_init  "lazyfree": shutdown
  *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
  *                  "snapshot": write_gate (MISCONF, a failed save),
@@ -131,6 +132,12 @@ typedef struct hooks {
     /* DEBUG RELOAD: save the dataset (unless !save), empty the databases
      * and load the file back. 0, or -1 with the whole error to answer. */
     int (*debug_reload)(int save, char *err, size_t errlen);
+    /* SHUTDOWN (without NOW) and SIGTERM, before the first step: 1 while
+     * this subsystem wants the shutdown to wait, at most shutdown-timeout,
+     * writes paused meanwhile (replicas behind the stream's end); `start`
+     * is 1 on the first call, when it may ask for what it waits for
+     * (REPLCONF GETACK). Asked again every cron tick. */
+    int (*shutdown_wait)(int start);
     /* SHUTDOWN, first step: save what must be saved. 0, or -1 with err
      * (the shutdown stops unless forced). */
     int (*prepare_shutdown)(int nosave, int save, char *err, size_t errlen);
@@ -164,6 +171,8 @@ int hooks_config_changed(const conf *old, const conf *now, const char *name, cha
                          size_t errlen);
 /* 1 when no subsystem reloads (DEBUG RELOAD is then unknown). */
 int hooks_debug_reload(int save, char *err, size_t errlen);
+/* 1 when any subsystem wants the shutdown to wait (each is asked). */
+int hooks_shutdown_wait(int start);
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen);
 void hooks_shutdown(void);
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Every node: syncs start at once, a backlog that holds a cut's writes,
  * timeouts short enough to notice a dead link, long enough for 2 busy
@@ -250,6 +251,139 @@ START_TEST(promoted_replica_serves_partial_resync) {
     ru_wait_caught_up(rc, pc, LINK_MS);
     expect_bulk(pc, "2", "GET first-after-switch");
     ru_same_data(rc, pc, h_scaled_ms(5000));
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
+/* FAILOVER TO r on p (r replicates p): r becomes the primary, p its
+ * replica through a partial resync (PSYNC ... FAILOVER, r's sync_full stays
+ * 0); p refuses writes, r's reach p. */
+static void failover_to(srv *p, srv *r)
+{
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    ru_preload(pc, 1);
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    expect_status(pc, "OK", "SET before-failover 1");
+    expect_status(pc, "OK", "FAILOVER TO 127.0.0.1 %d", r->port);
+    h_wait_info_str(rc, "replication", "role", "master", LINK_MS);
+    h_wait_info_str(pc, "replication", "role", "slave", LINK_MS);
+    wait_link(pc, "up");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", LINK_MS);
+    ck_assert_int_eq(info_stat(rc, "sync_full"), 0);
+    ck_assert_int_eq(info_stat(rc, "sync_partial_ok"), 1);
+    expect_error(pc, "READONLY You can't write against a read only replica.", "SET x 1");
+    expect_bulk(rc, "1", "GET before-failover");
+    expect_status(rc, "OK", "SET after-failover 2");
+    ru_wait_caught_up(rc, pc, LINK_MS);
+    expect_bulk(pc, "2", "GET after-failover");
+    ru_same_data(rc, pc, h_scaled_ms(5000));
+    redisFree(pc);
+    redisFree(rc);
+}
+
+START_TEST(failover_under_test_to_redis) {
+    failover_to(h_srv_start(NODE_ARGS), h_srv_start_redis(NODE_ARGS));
+}
+END_TEST
+
+START_TEST(failover_under_test_to_under_test) {
+    failover_to(h_srv_start(NODE_ARGS), h_srv_start(NODE_ARGS));
+}
+END_TEST
+
+START_TEST(failover_redis_to_under_test) {
+    failover_to(h_srv_start_redis(NODE_ARGS), h_srv_start(NODE_ARGS));
+}
+END_TEST
+
+/* FAILOVER's errors, its waiting state (writes paused, reads served) and
+ * its ends: TIMEOUT without FORCE aborts, ABORT, FORCE fails over to a
+ * replica that never caught up (stopped), TO any replica. p is under
+ * test, its replica a redis-server. */
+START_TEST(failover_errors_wait_timeout_abort_force) {
+    srv *p = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
+    srv *r = h_srv_start_redis(NODE_ARGS);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    expect_error(pc, "ERR FAILOVER requires connected replicas.", "FAILOVER");
+    expect_error(pc, "ERR No failover in progress.", "FAILOVER ABORT");
+    expect_error(pc, "ERR FAILOVER timeout must be greater than 0", "FAILOVER TIMEOUT 0");
+    expect_error(pc, "ERR syntax error", "FAILOVER ABORT TIMEOUT 10");
+    expect_error(pc, "ERR syntax error", "FAILOVER TIMEOUT 10 TIMEOUT 10");
+    expect_error(pc, "ERR value is not an integer or out of range", "FAILOVER TO x y");
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    expect_error(rc, "ERR FAILOVER is not valid when server is a replica.", "FAILOVER");
+    expect_error(pc, "ERR FAILOVER target HOST and PORT is not a replica.",
+                 "FAILOVER TO 127.0.0.1 %d", p->port);
+    expect_error(pc, "ERR FAILOVER with force option requires both a timeout and target HOST "
+                     "and IP.", "FAILOVER TO 127.0.0.1 %d FORCE", r->port);
+    expect_error(pc, "ERR FAILOVER with force option requires both a timeout and target HOST "
+                     "and IP.", "FAILOVER FORCE TIMEOUT 100");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);
+
+    /* the replica stopped, behind the stream: the failover waits */
+    ck_assert_int_eq(kill(r->pid, SIGSTOP), 0);
+    expect_status(pc, "OK", "SET behind 1");
+    expect_status(pc, "OK", "FAILOVER TIMEOUT %d", h_scaled_ms(1500));
+    h_wait_info_str(pc, "replication", "master_failover_state", "waiting-for-sync", 1000);
+    expect_error(pc, "ERR FAILOVER already in progress.", "FAILOVER");
+    int fd = raw_connect(p->port);
+    raw_send_str(fd, "SET paused 1\r\n");
+    char buf[64];
+    int closed;
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0); /* postponed */
+    expect_bulk(pc, "1", "GET behind"); /* reads are served */
+    /* the timeout aborts; the postponed write runs */
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 10000);
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, h_scaled_ms(5000), &closed), 5);
+    ck_assert(!memcmp(buf, "+OK\r\n", 5));
+    ck_assert(srv_log_wait(p, "Replica never caught up before timeout", 1000));
+
+    /* ABORT while it waits */
+    expect_status(pc, "OK", "FAILOVER TIMEOUT 600000");
+    h_wait_info_str(pc, "replication", "master_failover_state", "waiting-for-sync", 1000);
+    raw_send_str(fd, "SET paused 2\r\n");
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0);
+    expect_status(pc, "OK", "FAILOVER ABORT");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, h_scaled_ms(5000), &closed), 5);
+    h_wait_info_str(pc, "replication", "role", "master", 1000);
+
+    /* FORCE: the timeout fails over anyway, to the stopped replica, which
+     * takes over once it runs again */
+    expect_status(pc, "OK", "FAILOVER TO 127.0.0.1 %d FORCE TIMEOUT %d", r->port,
+                  h_scaled_ms(500));
+    h_wait_info_str(pc, "replication", "master_failover_state", "failover-in-progress", 10000);
+    ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
+    h_wait_info_str(rc, "replication", "role", "master", LINK_MS);
+    wait_link(pc, "up");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", LINK_MS);
+    close(fd);
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
+/* The target refuses PSYNC (its ACL): the failover aborts, the old
+ * primary is a master again and its replica follows it again. */
+START_TEST(failover_target_refuses_psync) {
+    srv *p = h_srv_start(NODE_ARGS);
+    srv *r = h_srv_start_redis(NODE_ARGS);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    expect_status(rc, "OK", "ACL SETUSER default -psync");
+    expect_status(pc, "OK", "FAILOVER");
+    ck_assert(srv_log_wait(p, "Failover target rejected psync request", h_scaled_ms(10000)));
+    h_wait_info_str(pc, "replication", "role", "master", 1000);
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);
+    h_wait_info_str(rc, "replication", "role", "slave", 1000);
+    wait_link(rc, "up");
+    expect_status(pc, "OK", "SET after-abort 1");
+    ru_wait_caught_up(pc, rc, LINK_MS);
+    expect_bulk(rc, "1", "GET after-abort");
     redisFree(pc);
     redisFree(rc);
 }
@@ -509,6 +643,13 @@ int main(void)
     h_add_dropall(s, "sub_replica_gets_stream_db", sub_replica_gets_stream_db, 300);
     h_add_dropall(s, "promoted_replica_serves_partial_resync",
                   promoted_replica_serves_partial_resync, 300);
+    h_add_dropall(s, "failover_under_test_to_redis", failover_under_test_to_redis, 120);
+    h_add_dropall(s, "failover_under_test_to_under_test", failover_under_test_to_under_test,
+                  120);
+    h_add_dropall(s, "failover_redis_to_under_test", failover_redis_to_under_test, 120);
+    h_add_dropall(s, "failover_errors_wait_timeout_abort_force",
+                  failover_errors_wait_timeout_abort_force, 120);
+    h_add_dropall(s, "failover_target_refuses_psync", failover_target_refuses_psync, 120);
     h_add_dropall(s, "wait_counts_replicas", wait_counts_replicas, 300);
     h_add_dropall(s, "min_replicas_to_write", min_replicas_to_write, 300);
     h_add_dropall(s, "redis_cli_rdb", redis_cli_rdb, 300);

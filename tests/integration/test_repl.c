@@ -515,6 +515,54 @@ START_TEST(redis_cli_rdb) {
 }
 END_TEST
 
+/* redis-cli --functions-rdb (REPLCONF rdb-filter-only functions, then
+ * SYNC): a payload with the function libraries and no keys, which a
+ * redis-server loads; the filter's errors. */
+START_TEST(redis_cli_functions_rdb) {
+    srv *p = h_srv_start(NODE_ARGS);
+    redisContext *pc = srv_connect(p);
+    ru_preload(pc, 1);
+    redisReply *fr = redisCommand(pc, "FUNCTION LOAD %s",
+                                  "#!lua name=fnlib\n"
+                                  "redis.register_function('fn1', function() return 7 end)");
+    ck_assert(fr && fr->type == REDIS_REPLY_STRING && !strcmp(fr->str, "fnlib"));
+    freeReplyObject(fr);
+    expect_error(pc, "ERR Unsupported rdb-filter-only option: foo",
+                 "REPLCONF rdb-filter-only %s", "functions foo");
+    expect_status(pc, "OK", "REPLCONF rdb-filter-only %s", "");
+    int fd = raw_connect(p->port);
+    char buf[128];
+    int closed = 0;
+    raw_send_str(fd, "REPLCONF rdb-filter-only functions\r\n");
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, h_scaled_ms(5000), &closed), 5);
+    raw_send_str(fd, "SYNC\r\n");
+    const char *want = "-ERR Filtered replica requires EOF capability\r\n";
+    raw_read(fd, buf, sizeof buf, strlen(want), h_scaled_ms(5000), &closed);
+    ck_assert_str_eq(buf, want);
+    close(fd);
+
+    char path[PATH_MAX + 32], port[16], *out = NULL;
+    snprintf(path, sizeof path, "%s/functions.rdb", p->dir);
+    snprintf(port, sizeof port, "%d", p->port);
+    const char *cli[] = { "redis-cli", "-p", port, "--functions-rdb", path, NULL };
+    int st = h_run(NULL, &out, h_scaled_ms(60000), cli);
+    ck_assert_msg(st == 0 && strstr(out, "Transfer finished with success"),
+                  "redis-cli --functions-rdb: status %d:\n%s", st, out);
+    free(out);
+    const char *chk[] = { "redis-check-rdb", path, NULL };
+    st = h_run(NULL, &out, h_scaled_ms(60000), chk);
+    ck_assert_msg(st == 0 && strstr(out, "RDB looks OK") && strstr(out, "[info] 0 keys read"),
+                  "redis-check-rdb: status %d:\n%s", st, out);
+    free(out);
+    srv *l = h_srv_start_redis("--dir %s --dbfilename functions.rdb", p->dir);
+    redisContext *lc = srv_connect(l);
+    expect_int(lc, 0, "DBSIZE");
+    expect_int(lc, 7, "FCALL fn1 0");
+    redisFree(lc);
+    redisFree(pc);
+}
+END_TEST
+
 /* The whole file, lower-cased, contains needle (lower case)? Polled. */
 static int file_wait_ci(const char *path, const char *needle, int timeout_ms)
 {
@@ -653,6 +701,7 @@ int main(void)
     h_add_dropall(s, "wait_counts_replicas", wait_counts_replicas, 300);
     h_add_dropall(s, "min_replicas_to_write", min_replicas_to_write, 300);
     h_add_dropall(s, "redis_cli_rdb", redis_cli_rdb, 300);
+    h_add_dropall(s, "redis_cli_functions_rdb", redis_cli_functions_rdb, 120);
     h_add_dropall(s, "redis_cli_replica", redis_cli_replica, 300);
     return h_main(s);
 }

@@ -20,6 +20,9 @@
  *    "+FULLRESYNC ...\r\n$<len>\r\n" and the file to each socket (the
  *    replicas get "\n" keepalives meanwhile).
  *
+ * A replica that asked for the functions only (REPLCONF rdb-filter-only)
+ * gets a save of its own, diskless, which serializes no table.
+ *
  * When the payload is out, primary_sync_done() puts each replica online.
  * The main thread never writes to a socket whose payload is in flight (its
  * replies are held, primary.c) and never blocks on one: the keepalives are

@@ -717,6 +717,10 @@ void cmd_replicaof(client *c) {
         return;
     }
     const arg *a = c->argv;
+    if (failover_state() != FO_NONE) {
+        reply_error(c, "ERR REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (a[1].len == 2 && !strncasecmp(a[1].p, "no", 2) && a[2].len == 3 &&
         !strncasecmp(a[2].p, "one", 3)) {
         if (RP.state != RC_NONE) {

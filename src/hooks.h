@@ -26,7 +26,7 @@
  *                                 context); notify_register
  *                  tracking_init  "tracking"
  *                  pause_init     "pause"
-                  shutdown_init  "shutdown": cron, client_closed
+ *                  shutdown_init  "shutdown": cron, client_closed
  *                  lazyfree_init  "lazyfree": shutdown
  *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
  *                  "snapshot": write_gate (MISCONF, a failed save),

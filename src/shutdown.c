@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 
-#include "blocking.h"
 #include "cmd.h"
 #include "hooks.h"
 #include "log.h"
@@ -93,6 +92,14 @@ int shutdown_abort(void) {
     log_notice("Shutdown manually aborted.");
     return 0;
 }
+
+void shutdown_info(vbuf *b) {
+    if (!SD.deadline_ms) return;
+    int64_t left = SD.deadline_ms - mono_ms();
+    vbuf_appendf(b, "shutdown_in_milliseconds:%lld\r\n", (long long)(left > 0 ? left : 0));
+}
+
+size_t shutdown_blocked(void) { return SD.n; }
 
 static void cron(void) {
     if (!SD.deadline_ms) return;

@@ -26,5 +26,9 @@ int shutdown_request(client *c, int flags, char *err, size_t errlen);
 /* SHUTDOWN ABORT: cancels a waiting shutdown, or a signal's not started
  * yet. 0, or -1 when there is none. */
 int shutdown_abort(void);
+/* INFO server: shutdown_in_milliseconds while one waits (as Redis 7.0). */
+void shutdown_info(vbuf *b);
+/* SHUTDOWN callers blocked (INFO's blocked_clients counts them). */
+size_t shutdown_blocked(void);
 
 #endif

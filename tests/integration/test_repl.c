@@ -329,6 +329,7 @@ START_TEST(failover_errors_wait_timeout_abort_force) {
     expect_status(pc, "OK", "FAILOVER TIMEOUT %d", h_scaled_ms(1500));
     h_wait_info_str(pc, "replication", "master_failover_state", "waiting-for-sync", 1000);
     expect_error(pc, "ERR FAILOVER already in progress.", "FAILOVER");
+    expect_error(pc, "ERR REPLICAOF not allowed while failing over.", "REPLICAOF NO ONE");
     int fd = raw_connect(p->port);
     raw_send_str(fd, "SET paused 1\r\n");
     char buf[64];

@@ -709,9 +709,14 @@ START_TEST(shutdown_waits_for_a_lagging_replica) {
     raw_send_str(sfd, "SHUTDOWN\r\n");
     ck_assert_msg(!srv_wait_exit(p, 500), "exited with a lagging replica");
     no_reply_yet(sfd);
+    char *info = h_info(pc, "server"), v[32];
+    ck_assert(h_info_field(info, "shutdown_in_milliseconds", v, sizeof v));
+    ck_assert_msg(atoll(v) > 0 && atoll(v) <= 10000, "shutdown_in_milliseconds:%s", v);
+    free(info);
     expect_bulk(pc, "1", "GET last");
     raw_send_str(wfd, "SET during 1\r\n");
     no_reply_yet(wfd);
+    ck_assert_int_eq(h_info_int(pc, "clients", "blocked_clients"), 2);
     ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
     ck_assert(srv_wait_exit(p, h_scaled_ms(5000)));
     ck_assert(WIFEXITED(p->exit_status) && WEXITSTATUS(p->exit_status) == 0);
@@ -749,6 +754,9 @@ START_TEST(shutdown_abort_and_now) {
     ck_assert_str_eq(line, "+OK");
     expect_error(pc, "ERR No shutdown in progress.", "SHUTDOWN ABORT");
     ck_assert(srv_log_wait(p, "Shutdown manually aborted.", 1000));
+    char *info = h_info(pc, "server"), v[32];
+    ck_assert(!h_info_field(info, "shutdown_in_milliseconds", v, sizeof v));
+    free(info);
     long long t0 = h_now_ms();
     raw_send_str(sfd, "SHUTDOWN NOW NOSAVE\r\n");
     ck_assert(srv_wait_exit(p, h_scaled_ms(5000)));

@@ -35,6 +35,8 @@ static struct {
 
 int failover_state(void) { return FO.state; }
 
+int failover_holds_pings(void) { return FO.state == FO_WAIT_SYNC && FO.end_ms; }
+
 const char *failover_state_name(void) {
     switch (FO.state) {
     case FO_WAIT_SYNC: return "waiting-for-sync";
@@ -61,10 +63,8 @@ void failover_abort(const char *why) {
     clear_state();
 }
 
-void failover_psync_answered(int accepted) {
-    if (FO.state != FO_IN_PROGRESS) return;
-    if (accepted) clear_state();
-    else failover_abort("Failover target rejected psync request");
+void failover_psync_accepted(void) {
+    if (FO.state == FO_IN_PROGRESS) clear_state();
 }
 
 /* The replica at host:port (its announced ip and listening port). */

@@ -629,8 +629,9 @@ static void drop_timed_out(int64_t now) {
 
 static void cron(void) {
     int64_t now = mono_ms();
-    /* no pings while a failover waits: the target must reach our offset */
-    if (P.n && !server.upstream && failover_state() == FO_NONE &&
+    /* no pings while a FAILOVER with a TIMEOUT waits (as Redis 7.0): the
+     * target must reach our offset */
+    if (P.n && !server.upstream && !failover_holds_pings() &&
         now - P.last_ping_ms >= (int64_t)server.cfg.repl_ping_replica_period * 1000) {
         static const char ping[] = "*1\r\n$4\r\nPING\r\n";
         P.last_ping_ms = now;

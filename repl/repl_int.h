@@ -182,10 +182,12 @@ int replica_stream_db(void);
 enum { FO_NONE = 0, FO_WAIT_SYNC, FO_IN_PROGRESS };
 void failover_init(void);
 int failover_state(void);               /* FO_* */
+/* 1 while a FAILOVER with a TIMEOUT waits: no pings into the stream. */
+int failover_holds_pings(void);
 const char *failover_state_name(void);  /* INFO's master_failover_state */
 /* The target accepted our PSYNC ... FAILOVER (+CONTINUE or +FULLRESYNC):
  * the failover ends (a refusal is failover_abort's). */
-void failover_psync_answered(int accepted);
+void failover_psync_accepted(void);
 /* Ends a failover in progress (a master again if it had handed over). */
 void failover_abort(const char *why);
 

@@ -266,7 +266,7 @@ static int psync_reply(const char *line) {
         log_notice("Full resync from master: %s:%lld", id, off);
         RP.state = RC_TRANSFER;
         RP.hs = HS_BULK;
-        failover_psync_answered(1);
+        failover_psync_accepted();
         return 0;
     }
     if (!strncmp(line, "+CONTINUE", 9)) {
@@ -283,7 +283,7 @@ static int psync_reply(const char *line) {
         }
         log_notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         backlog_create();
-        failover_psync_answered(1);
+        failover_psync_accepted();
         return 1;
     }
     if (!strncmp(line, "-NOMASTERLINK", 13) || !strncmp(line, "-LOADING", 8)) {

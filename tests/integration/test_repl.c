@@ -11,8 +11,12 @@
  *   sync_partial_ok grows, sync_full does not), then the datasets compared
  *   key by key (repl_util.c);
  *   a promoted replica serving its old primary a partial resync (PSYNC2);
+ *   FAILOVER both ways between the one under test and redis-server (and
+ *   between two under test), its errors, wait, timeout, ABORT, FORCE and a
+ *   refused PSYNC;
  *   WAIT's count; min-replicas-to-write; redis-cli --rdb (checked by
- *   redis-check-rdb) and redis-cli --replica; the proxy itself. */
+ *   redis-check-rdb), --functions-rdb (REPLCONF rdb-filter-only) and
+ *   --replica; the proxy itself. */
 #include "harness.h"
 #include "proxy.h"
 #include "repl_util.h"
@@ -346,6 +350,8 @@ START_TEST(failover_errors_wait_timeout_abort_force) {
     expect_status(pc, "OK", "FAILOVER TIMEOUT 600000");
     h_wait_info_str(pc, "replication", "master_failover_state", "waiting-for-sync", 1000);
     raw_send_str(fd, "SET paused 2\r\n");
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0);
+    expect_status(pc, "OK", "CLIENT UNPAUSE"); /* not CLIENT PAUSE's pause */
     ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0);
     expect_status(pc, "OK", "FAILOVER ABORT");
     h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);

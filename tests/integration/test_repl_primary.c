@@ -11,7 +11,9 @@
  * file redis-check-rdb accepts. Shared saves (delay, max-replicas), writes
  * and a FLUSHALL during a sync, a replica gone mid-payload, keepalives,
  * pings, timeouts, the replica output limit, BGSAVE vs sync, SHUTDOWN with
- * a stuck payload, and a restarted redis-server replica's partial resync.
+ * a stuck payload, SHUTDOWN and SIGTERM waiting for a lagging replica
+ * (shutdown-timeout, ABORT, NOW), and a restarted redis-server replica's
+ * partial resync.
  * The data sets and the comparison are in repl_data.c. */
 #include <signal.h>
 #include <stdio.h>

@@ -3,7 +3,8 @@
  * type with expiries (the primary's diskless EOF payload and its disk-based
  * $<len> payload), the write stream (MULTI/EXEC, SELECT), expiry only by
  * the master's DEL, READONLY, MASTERDOWN, a link cut and a restart of the
- * primary followed by a partial resync, REPLICAOF NO ONE, INFO replication
+ * primary followed by a partial resync, REPLICAOF NO ONE, PSYNC ... FAILOVER
+ * (the promotion a primary's FAILOVER asks for), INFO replication
  * and ROLE against a redis-server replica in the same situation, and the
  * AOF of a replica across its restart. */
 #include <arpa/inet.h>

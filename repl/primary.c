@@ -400,26 +400,29 @@ static void replconf_ack(client *c, const arg *a) {
     else if (pl->rl.state == RS_WAIT_BGSAVE_END) pl->acked_payload = 1;
 }
 
-/* REPLCONF rdb-filter-only "<filter> ...": what the payload includes; the
- * one filter is "functions" (the libraries, no keys); "" is no filter.
- * 0, or -1 when refused (answered). */
+/* REPLCONF rdb-filter-only "<filter> ...": what the payload includes, its
+ * words split as Redis's sdssplitargs; the one filter is "functions" (the
+ * libraries, no keys); "" is no filter. 0, or -1 when refused (answered). */
 static int rdb_filter_only(client *c, plink *pl, const arg *val) {
-    int functions = 0, n = 0;
-    for (size_t i = 0; i < val->len;) {
-        while (i < val->len && (val->p[i] == ' ' || val->p[i] == '\t')) i++;
-        size_t start = i;
-        while (i < val->len && val->p[i] != ' ' && val->p[i] != '\t') i++;
-        if (i == start) break;
-        arg word = {val->p + start, i - start};
-        if (!arg_is(&word, "functions")) {
-            reply_errorf(c, "ERR Unsupported rdb-filter-only option: %.*s", (int)word.len,
-                         word.p);
+    char *word = xmalloc(val->len + 1);
+    size_t pos = 0, len = 0;
+    int n = 0, rc;
+    while ((rc = split_word(val->p, val->len, &pos, word, &len)) == 1) {
+        arg w = {word, len};
+        if (!arg_is(&w, "functions")) {
+            reply_errorf(c, "ERR Unsupported rdb-filter-only option: %.*s", (int)len, word);
+            free(word);
             return -1;
         }
-        functions = 1;
         n++;
+        len = 0;
     }
-    pl->rl.functions_only = n ? functions : 0;
+    free(word);
+    if (rc < 0) {
+        reply_error(c, "ERR Missing rdb-filter-only values");
+        return -1;
+    }
+    pl->rl.functions_only = n > 0;
     return 0;
 }
 

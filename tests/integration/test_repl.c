@@ -536,6 +536,11 @@ START_TEST(redis_cli_functions_rdb) {
     freeReplyObject(fr);
     expect_error(pc, "ERR Unsupported rdb-filter-only option: foo",
                  "REPLCONF rdb-filter-only %s", "functions foo");
+    expect_error(pc, "ERR Unsupported rdb-filter-only option: foo bar",
+                 "REPLCONF rdb-filter-only %s", "\"functions\" \"foo bar\"");
+    expect_error(pc, "ERR Missing rdb-filter-only values", "REPLCONF rdb-filter-only %s",
+                 "\"functions");
+    expect_status(pc, "OK", "REPLCONF rdb-filter-only %s", "'functions'");
     expect_status(pc, "OK", "REPLCONF rdb-filter-only %s", "");
     int fd = raw_connect(p->port);
     char buf[128];

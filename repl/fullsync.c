@@ -20,6 +20,9 @@
  *    "+FULLRESYNC ...\r\n$<len>\r\n" and the file to each socket (the
  *    replicas get "\n" keepalives meanwhile).
  *
+ * A replica that asked for the functions only (REPLCONF rdb-filter-only)
+ * gets a save of its own, diskless, which serializes no table.
+ *
  * When the payload is out, primary_sync_done() puts each replica online.
  * The main thread never writes to a socket whose payload is in flight (its
  * replies are held, primary.c) and never blocks on one: the keepalives are
@@ -250,15 +253,27 @@ static void on_save_done(void *priv, const snap_result *r) {
     }
 }
 
-/* 1 when the payload goes to every waiting replica diskless, EOF-marked
- * (repl-diskless-sync, and each said capa eof). */
-static int sync_eof(void) {
-    int eof = server.cfg.repl_diskless_sync;
-    for (size_t i = 0; i < F.nwait; i++) eof &= F.wait[i]->rl->capa_eof;
-    return eof;
+static int drained(const client *c) { return net_pending_output(c) == 0 && !c->writing; }
+
+/* The filter of the next save: the first drained replica's (a save serves
+ * only replicas that asked for the same payload: all keys, or the
+ * functions only). */
+static int next_filter(void) {
+    for (size_t i = 0; i < F.nwait; i++)
+        if (drained(F.wait[i]->rl->c)) return F.wait[i]->rl->functions_only;
+    return F.nwait ? F.wait[0]->rl->functions_only : 0;
 }
 
-static int drained(const client *c) { return net_pending_output(c) == 0 && !c->writing; }
+/* 1 when the next save goes diskless, EOF-marked: a filtered one always
+ * (primary.c refused it without capa eof), else with repl-diskless-sync
+ * when each waiting replica said capa eof. */
+static int sync_eof(void) {
+    if (next_filter()) return 1;
+    int eof = server.cfg.repl_diskless_sync;
+    for (size_t i = 0; i < F.nwait; i++)
+        if (!F.wait[i]->rl->functions_only) eof &= F.wait[i]->rl->capa_eof;
+    return eof;
+}
 
 /* The request's ready predicate: whether the save may start (see the top). */
 static int sync_ready(void *priv) {
@@ -282,10 +297,11 @@ static int sync_ready(void *priv) {
 static int sync_begin(void *priv, snap_target *t, char *err, size_t errlen) {
     (void)priv;
     int eof = sync_eof();
+    int functions_only = next_filter();
     F.cur = xrealloc(F.cur, F.nwait * sizeof *F.cur);
     F.ncur = 0;
     for (size_t i = 0; i < F.nwait;) {
-        if (drained(F.wait[i]->rl->c)) {
+        if (drained(F.wait[i]->rl->c) && F.wait[i]->rl->functions_only == functions_only) {
             F.cur[F.ncur++] = F.wait[i];
             wait_remove(i);
         } else {
@@ -337,8 +353,10 @@ static int sync_begin(void *priv, snap_target *t, char *err, size_t errlen) {
     memcpy(ra.id, R.replid, sizeof ra.id);
     t->u.replicas.out = out;
     t->u.replicas.repl = ra;
-    log_notice("Starting BGSAVE for SYNC with target: %s (%zu replicas)",
-               eof ? "replicas sockets" : "disk", F.ncur);
+    t->u.replicas.functions_only = functions_only;
+    log_notice("Starting BGSAVE for SYNC with target: %s (%zu replicas)%s",
+               eof ? "replicas sockets" : "disk", F.ncur,
+               functions_only ? ", functions only" : "");
     return 0;
 }
 

@@ -18,6 +18,7 @@
  * them here, as net.c applies it to c->reply.
  *
  * Main thread only. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "log.h"
 #include "multi.h"
 #include "net.h"
+#include "pause.h"
 #include "propagate.h"
 #include "resp.h"
 #include "util.h"
@@ -250,6 +252,11 @@ void primary_drop_replicas(void) {
 
 size_t primary_replica_count(void) { return P.n; }
 
+const replica_link *primary_replica_at(size_t i) {
+    assert(i < P.n);
+    return &P.v[i]->rl;
+}
+
 size_t primary_buffered_bytes(void) {
     size_t n = 0;
     for (size_t i = 0; i < P.n; i++) n += P.v[i]->held.len + net_pending_output(P.v[i]->rl.c);
@@ -310,8 +317,32 @@ static int try_partial(client *c, plink *pl) {
     return 1;
 }
 
+/* PSYNC <replid> <offset> FAILOVER: our master hands over to us (its
+ * FAILOVER); replid must be our master's history, which is ours. 0, or -1
+ * when refused (answered). */
+static int psync_failover(client *c) {
+    if (c->argc <= 3 || !arg_is(&c->argv[3], "failover")) return 0;
+    const arg *id = &c->argv[1];
+    log_warning("Failover request received for replid %.*s.", (int)id->len, id->p);
+    if (id->len != REPL_ID_LEN || memcmp(id->p, R.replid, REPL_ID_LEN) != 0) {
+        reply_error(c, "ERR PSYNC FAILOVER replid must match my replid.");
+        return -1;
+    }
+    if (server.upstream) {
+        replica_promote();
+        log_notice("MASTER MODE enabled (failover request from 'id=%llu addr=%s')",
+                   (unsigned long long)c->id, c->addr);
+    }
+    return 0;
+}
+
 static void sync_command(client *c, int psync) {
     if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER)) return; /* ignored, as Redis */
+    if (psync && psync_failover(c) != 0) return;
+    if (failover_state() != FO_NONE) {
+        reply_error(c, "NOMASTERLINK Can't SYNC while failing over");
+        return;
+    }
     if (server.upstream && !replica_link_up()) {
         reply_error(c, "NOMASTERLINK Can't SYNC while not connected with my master");
         return;
@@ -321,6 +352,11 @@ static void sync_command(client *c, int psync) {
         return;
     }
     plink *pl = link_get(c);
+    if (pl->rl.functions_only && !pl->rl.capa_eof) {
+        /* a filtered payload is always sent diskless (it is no dump file) */
+        reply_error(c, "ERR Filtered replica requires EOF capability");
+        return;
+    }
     char name[128];
     log_notice("Replica %s asks for synchronization", replica_name(&pl->rl, name, sizeof name));
     if (psync && try_partial(c, pl)) {
@@ -364,6 +400,32 @@ static void replconf_ack(client *c, const arg *a) {
     else if (pl->rl.state == RS_WAIT_BGSAVE_END) pl->acked_payload = 1;
 }
 
+/* REPLCONF rdb-filter-only "<filter> ...": what the payload includes, its
+ * words split as Redis's sdssplitargs; the one filter is "functions" (the
+ * libraries, no keys); "" is no filter. 0, or -1 when refused (answered). */
+static int rdb_filter_only(client *c, plink *pl, const arg *val) {
+    char *word = xmalloc(val->len + 1);
+    size_t pos = 0, len = 0;
+    int n = 0, rc;
+    while ((rc = split_word(val->p, val->len, &pos, word, &len)) == 1) {
+        arg w = {word, len};
+        if (!arg_is(&w, "functions")) {
+            reply_errorf(c, "ERR Unsupported rdb-filter-only option: %.*s", (int)len, word);
+            free(word);
+            return -1;
+        }
+        n++;
+        len = 0;
+    }
+    free(word);
+    if (rc < 0) {
+        reply_error(c, "ERR Missing rdb-filter-only values");
+        return -1;
+    }
+    pl->rl.functions_only = n > 0;
+    return 0;
+}
+
 void cmd_replconf(client *c) {
     if (c->argc % 2 == 0) {
         reply_syntax_error(c);
@@ -394,6 +456,8 @@ void cmd_replconf(client *c) {
         } else if (arg_is(opt, "getack")) {
             if (c->flags & CLIENT_MASTER) replica_getack(c);
             return;
+        } else if (arg_is(opt, "rdb-filter-only")) {
+            if (rdb_filter_only(c, link_get(c), val) != 0) return;
         } else if (arg_is(opt, "rdb-only")) {
             long long v;
             if (!arg_ll(c, val, &v)) return;
@@ -568,7 +632,9 @@ static void drop_timed_out(int64_t now) {
 
 static void cron(void) {
     int64_t now = mono_ms();
-    if (P.n && !server.upstream &&
+    /* no pings while a FAILOVER with a TIMEOUT waits (as Redis 7.0): the
+     * target must reach our offset */
+    if (P.n && !server.upstream && !failover_holds_pings() &&
         now - P.last_ping_ms >= (int64_t)server.cfg.repl_ping_replica_period * 1000) {
         static const char ping[] = "*1\r\n$4\r\nPING\r\n";
         P.last_ping_ms = now;
@@ -615,6 +681,45 @@ static void client_closed(client *c) {
     c->repl = NULL;
 }
 
+/* ---- shutdown ---- */
+
+static int lagging_replicas(void) {
+    int n = 0;
+    for (size_t i = 0; i < P.n; i++) n += P.v[i]->rl.ack_offset != R.offset;
+    return n;
+}
+
+/* A shutdown waits while a replica has not acked the whole stream; at its
+ * start the replicas are asked for an ack (unless writes are paused
+ * already, as Redis: the stream then stays as it is). */
+static int shutdown_wait(int start) {
+    if (!lagging_replicas()) return 0;
+    if (start && pause_kind() == PAUSE_OFF) send_getack();
+    return 1;
+}
+
+/* As the shutdown proceeds: which replicas did not get the whole stream. */
+static int prepare_shutdown(int nosave, int save, char *err, size_t errlen) {
+    (void)nosave;
+    (void)save;
+    (void)err;
+    (void)errlen;
+    int64_t now = mono_ms();
+    for (size_t i = 0; i < P.n; i++) {
+        const replica_link *rl = &P.v[i]->rl;
+        if (rl->ack_offset == R.offset) continue;
+        char name[128];
+        log_warning("Lagging replica %s reported offset %lld behind master, lag=%lld, state=%s.",
+                    replica_name(rl, name, sizeof name), R.offset - rl->ack_offset,
+                    rl->state == RS_ONLINE ? (long long)((now - rl->ack_ms) / 1000) : 0LL,
+                    state_name(rl));
+    }
+    if (P.n)
+        log_notice("%zu of %zu replicas are in sync when shutting down.",
+                   P.n - (size_t)lagging_replicas(), P.n);
+    return 0;
+}
+
 static int config_changed(const conf *old, const conf *now, const char *name, char *err,
                           size_t errlen) {
     (void)err;
@@ -632,6 +737,8 @@ static const hooks primary_hooks = {
     .reply_held = reply_held,
     .client_closed = client_closed,
     .config_changed = config_changed,
+    .shutdown_wait = shutdown_wait,
+    .prepare_shutdown = prepare_shutdown,
 };
 
 void primary_backlog_restored(void) { P.no_replicas_since_ms = mono_ms(); }

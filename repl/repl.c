@@ -47,10 +47,10 @@ static void repl_info(vbuf *b) {
     if (replica_active()) replica_info(b);
     primary_info(b);
     vbuf_appendf(b,
-                 "master_failover_state:no-failover\r\n"
+                 "master_failover_state:%s\r\n"
                  "master_replid:%s\r\nmaster_replid2:%s\r\n"
                  "master_repl_offset:%lld\r\nsecond_repl_offset:%lld\r\n",
-                 R.replid, R.replid2, R.offset, R.second_offset);
+                 failover_state_name(), R.replid, R.replid2, R.offset, R.second_offset);
     backlog_info(b);
 }
 
@@ -99,4 +99,5 @@ void repl_init(void) {
     primary_init();
     fullsync_init();
     replica_init();
+    failover_init();
 }

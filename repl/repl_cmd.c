@@ -1,6 +1,6 @@
 /* repl_cmd: the rows of replication's commands (cmd.h's cmd_register):
- * PSYNC, SYNC, REPLCONF, WAIT (primary.c), REPLICAOF, SLAVEOF (replica.c)
- * and ROLE (repl.c), with their flags, key specs and docs as Redis
+ * PSYNC, SYNC, REPLCONF, WAIT (primary.c), REPLICAOF, SLAVEOF (replica.c),
+ * ROLE (repl.c) and FAILOVER (failover.c), with their flags, key specs and docs as Redis
  * 7.0.15's. Main thread only. */
 #include "cmd.h"
 #include "repl.h"
@@ -45,6 +45,17 @@ static const cmd_arg wait_args[] = {
     {.name = "timeout", .type = ARG_INTEGER, .key_spec_index = -1},
     {0}};
 
+static const cmd_arg failover_target_args[] = {
+    {.name = "host", .type = ARG_STRING, .key_spec_index = -1},
+    {.name = "port", .type = ARG_INTEGER, .key_spec_index = -1},
+    {.name = "force", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "FORCE", .flags = ARGF_OPTIONAL},
+    {0}};
+static const cmd_arg failover_args[] = {
+    {.name = "target", .type = ARG_BLOCK, .key_spec_index = -1, .token = "TO", .flags = ARGF_OPTIONAL, .subargs = failover_target_args},
+    {.name = "abort", .type = ARG_PURE_TOKEN, .key_spec_index = -1, .token = "ABORT", .flags = ARGF_OPTIONAL},
+    {.name = "milliseconds", .type = ARG_INTEGER, .key_spec_index = -1, .token = "TIMEOUT", .flags = ARGF_OPTIONAL},
+    {0}};
+
 static cmd_def repl_cmds[] = {
     {.name = "psync", .proc = cmd_psync, .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
      .group = "server", .since = "2.8.0", .summary = "Internal command used for replication",
@@ -72,6 +83,10 @@ static cmd_def repl_cmds[] = {
      .group = "server", .since = "2.8.12",
      .summary = "Return the role of the instance in the context of replication",
      .complexity = "O(1)"},
+    {.name = "failover", .proc = cmd_failover, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "server", .since = "6.2.0",
+     .summary = "Start a coordinated failover between this server and one of its replicas.",
+     .complexity = "O(1)", .args = failover_args},
 };
 
 void repl_register_commands(void) {

@@ -16,6 +16,8 @@
  *   replica_info.c  the replica's ROLE and INFO fields and its gates
  *               (READONLY, MASTERDOWN)
  *   history.c   a primary's history in its saves and back after a restart
+ *   failover.c  FAILOVER: pause writes, wait for a replica's ack, hand
+ *               over to it with PSYNC ... FAILOVER
  *   (replica.c, replica_load.c and replica_info.c share replica_int.h;
  *   primary.c, fullsync.c and backlog.c share fullsync_priv.h)
  *
@@ -38,6 +40,7 @@
 cmd_proc cmd_psync, cmd_sync, cmd_replconf, cmd_wait;
 cmd_proc cmd_replicaof, cmd_slaveof;
 cmd_proc cmd_role;
+cmd_proc cmd_failover;
 
 /* ---- repl.c: the replication identity ---- */
 typedef struct repl_state {
@@ -97,6 +100,8 @@ typedef struct replica_link {
     int capa_psync2;          /* REPLCONF capa psync2 */
     int old_sync;             /* came by SYNC: no +FULLRESYNC line */
     int listening_port;       /* REPLCONF listening-port */
+    int functions_only;       /* REPLCONF rdb-filter-only functions: a
+                                 payload of the libraries, no keys */
     char ip[64];              /* REPLCONF ip-address, else the peer's */
     long long sync_offset;    /* the stream offset at its cut */
     long long ack_offset;     /* last REPLCONF ACK */
@@ -125,6 +130,8 @@ void primary_info(vbuf *b);
 /* ROLE of a master: the replicas' ip, port and ack offset. */
 void primary_role(client *c);
 size_t primary_replica_count(void);
+/* The i-th replica (i < primary_replica_count()), oldest first. */
+const replica_link *primary_replica_at(size_t i);
 /* Bytes of stream the replicas' links hold or have not sent yet (INFO
  * memory's mem_clients_slaves). */
 size_t primary_buffered_bytes(void);
@@ -163,6 +170,11 @@ void replica_role(client *c);
 void replica_getack(client *c);
 /* 1 while the link to our master is up (its stream is applied). */
 int replica_link_up(void);
+/* Follows host:port as REPLICAOF host port does (FAILOVER's hand-over). */
+void replica_follow(const char *host, int port);
+/* Becomes a master as REPLICAOF NO ONE does (a new history; a PSYNC ...
+ * FAILOVER, a FAILOVER aborted after its hand-over). */
+void replica_promote(void);
 /* The database our master's stream is on now (a chained replica's payload
  * tells its sub-replicas, repl-stream-db). */
 int replica_stream_db(void);
@@ -176,5 +188,18 @@ void history_primary_save(struct rdb_repl_aux *out);
 /* primary.c: the backlog was made at startup from a saved history: the
  * repl-backlog-ttl counts from now. */
 void primary_backlog_restored(void);
+
+/* ---- failover.c ---- */
+enum { FO_NONE = 0, FO_WAIT_SYNC, FO_IN_PROGRESS };
+void failover_init(void);
+int failover_state(void);               /* FO_* */
+/* 1 while a FAILOVER with a TIMEOUT waits: no pings into the stream. */
+int failover_holds_pings(void);
+const char *failover_state_name(void);  /* INFO's master_failover_state */
+/* The target accepted our PSYNC ... FAILOVER (+CONTINUE or +FULLRESYNC):
+ * the failover ends (a refusal is failover_abort's). */
+void failover_psync_accepted(void);
+/* Ends a failover in progress (a master again if it had handed over). */
+void failover_abort(const char *why);
 
 #endif

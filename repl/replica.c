@@ -239,9 +239,12 @@ static int send_after_port(void) {
     return send_raw(5, argv);
 }
 
+/* PSYNC, with FAILOVER while our FAILOVER hands over to this master (it
+ * then promotes itself; a failed write aborts the failover). */
 static int send_psync(void) {
     char off[32];
-    const char *argv[] = {"PSYNC", "?", "-1"};
+    const char *argv[] = {"PSYNC", "?", "-1", "FAILOVER"};
+    int argc = failover_state() == FO_IN_PROGRESS ? 4 : 3;
     if (RP.have_history) {
         snprintf(off, sizeof off, "%lld", R.offset + 1);
         argv[1] = R.replid;
@@ -251,7 +254,7 @@ static int send_psync(void) {
         log_notice("Partial resynchronization not possible (no cached master)");
     }
     RP.hs = HS_PSYNC;
-    return send_raw(3, argv);
+    return send_raw(argc, argv);
 }
 
 static void become_connected(const char *pre, size_t n, int db);
@@ -271,6 +274,7 @@ static int psync_reply(const char *line) {
         log_notice("Full resync from master: %s:%lld", id, off);
         RP.state = RC_TRANSFER;
         RP.hs = HS_BULK;
+        failover_psync_accepted();
         return 0;
     }
     if (!strncmp(line, "+CONTINUE", 9)) {
@@ -287,6 +291,7 @@ static int psync_reply(const char *line) {
         }
         log_notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         backlog_create();
+        failover_psync_accepted();
         return 1;
     }
     if (!strncmp(line, "-NOMASTERLINK", 13) || !strncmp(line, "-LOADING", 8)) {
@@ -415,10 +420,15 @@ static void process_in(void) {
             }
             return;
         }
+        int answering = RP.hs == HS_PSYNC;
         int rc = handshake_line(line);
         vbuf_consume(&RP.in, consumed);
         if (rc < 0) {
+            int psync = RP.hs == HS_PSYNC; /* its reply, or its write, failed */
             link_failed();
+            /* a PSYNC ... FAILOVER refused: a master again */
+            if (psync) failover_abort(answering ? "Failover target rejected psync request"
+                                                : "Write error to failover target");
             return;
         }
         if (rc == 1) {
@@ -711,12 +721,23 @@ static void unset_master(void) {
     backlog_create();
 }
 
+void replica_follow(const char *host, int port) { set_master(host, port); }
+
+void replica_promote(void) {
+    if (RP.state == RC_NONE) return;
+    unset_master();
+}
+
 void cmd_replicaof(client *c) {
     if (c->argc != 3) {
         reply_wrong_args(c);
         return;
     }
     const arg *a = c->argv;
+    if (failover_state() != FO_NONE) {
+        reply_error(c, "ERR REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (a[1].len == 2 && !strncasecmp(a[1].p, "no", 2) && a[2].len == 3 &&
         !strncasecmp(a[2].p, "one", 3)) {
         if (RP.state != RC_NONE) {

@@ -53,6 +53,9 @@ typedef struct snap_target {
                                          sockets or a temp file; the save
                                          writes it until done is called */
             rdb_repl_aux repl;        /* repl-stream-db, repl-id, repl-offset */
+            int functions_only;       /* REPLCONF rdb-filter-only functions:
+                                         the libraries, no keys (always
+                                         forkless: nothing to fork for) */
         } replicas;
     } u;
 } snap_target;

@@ -220,7 +220,9 @@ static int start_forkless(const snap_target *t, char *err, size_t errlen) {
     sink *out = t->kind == SNAP_TO_REPLICAS ? t->u.replicas.out : NULL;
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
-    job->ndb = server.cfg.databases;
+    /* a functions-only payload serializes no table: writes go on as if no
+     * save ran */
+    job->ndb = out && t->u.replicas.functions_only ? 0 : server.cfg.databases;
     job->dbs = xcalloc((size_t)job->ndb, sizeof(ser_db));
     if (aof_base) {
         snprintf(job->path, sizeof job->path, "%s", t->u.aof.path);
@@ -336,7 +338,9 @@ int snap_run(const snap_target *t, char *err, size_t errlen) {
     S.kind = t->kind;
     S.start_mono_us = mono_us();
     S.aborted = 0;
-    return t->method == SNAP_FORK ? start_fork(t, err, errlen) : start_forkless(t, err, errlen);
+    int fork = t->method == SNAP_FORK &&
+               !(t->kind == SNAP_TO_REPLICAS && t->u.replicas.functions_only);
+    return fork ? start_fork(t, err, errlen) : start_forkless(t, err, errlen);
 }
 
 void snap_run_abort(const char *why) {

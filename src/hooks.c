@@ -102,6 +102,13 @@ int hooks_debug_change_repl_id(void) {
     return 1;
 }
 
+int hooks_shutdown_wait(int start) {
+    int wait = 0;
+    for (size_t i = 0; i < nreg; i++)
+        if (reg[i]->shutdown_wait && reg[i]->shutdown_wait(start)) wait = 1;
+    return wait;
+}
+
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen) {
     for (size_t i = 0; i < nreg; i++)
         if (reg[i]->prepare_shutdown && reg[i]->prepare_shutdown(nosave, save, err, errlen) != 0)

@@ -28,6 +28,7 @@
  *                                 context); notify_register
  *                  tracking_init  "tracking"
  *                  pause_init     "pause"
+ *                  shutdown_init  "shutdown": cron, client_closed
  *                  lazyfree_init  "lazyfree": shutdown
  *                  rkeys_init     "replica keys": after_flush,
  *                                 dataset_replaced (replica_keys.h)
@@ -142,6 +143,12 @@ typedef struct hooks {
     int (*debug_loadaof)(char *err, size_t errlen);
     /* DEBUG CHANGE-REPL-ID: a new replication id, the second one cleared. */
     void (*debug_change_repl_id)(void);
+    /* SHUTDOWN (without NOW) and SIGTERM, before the first step: 1 while
+     * this subsystem wants the shutdown to wait, at most shutdown-timeout,
+     * writes paused meanwhile (replicas behind the stream's end); `start`
+     * is 1 on the first call, when it may ask for what it waits for
+     * (REPLCONF GETACK). Asked again every cron tick. */
+    int (*shutdown_wait)(int start);
     /* SHUTDOWN, first step: save what must be saved. 0, or -1 with err
      * (the shutdown stops unless forced). */
     int (*prepare_shutdown)(int nosave, int save, char *err, size_t errlen);
@@ -180,6 +187,8 @@ enum { HOOKS_RELOAD_NOSAVE = 1, HOOKS_RELOAD_NOFLUSH = 2, HOOKS_RELOAD_MERGE = 4
 int hooks_debug_reload(int flags, char *err, size_t errlen);
 int hooks_debug_loadaof(char *err, size_t errlen);
 int hooks_debug_change_repl_id(void);
+/* 1 when any subsystem wants the shutdown to wait (each is asked). */
+int hooks_shutdown_wait(int start);
 int hooks_prepare_shutdown(int nosave, int save, char *err, size_t errlen);
 void hooks_shutdown(void);
 

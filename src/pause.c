@@ -16,7 +16,9 @@
 int pause_type;
 
 static struct {
-    int64_t end_ms;             /* monotonic */
+    int client_kind;            /* CLIENT PAUSE's (PAUSE_*) */
+    int64_t end_ms;             /* monotonic: the end of CLIENT PAUSE's */
+    int holds[PAUSE_NHOLDS];    /* pause_hold's kinds (PAUSE_OFF: none) */
     client **waiting;           /* postponed, in arrival order (NULL: closed) */
     size_t n, cap, live;        /* live: non-NULL entries */
     client **running;           /* the batch on_resume runs (NULL: done or closed) */
@@ -35,21 +37,31 @@ static void timers_init(void) {
     P.timers_init = 1;
 }
 
+/* pause_type: the strictest of CLIENT PAUSE's kind and the holds'. */
+static void recompute(void) {
+    int k = P.client_kind;
+    for (int i = 0; i < PAUSE_NHOLDS; i++)
+        if (P.holds[i] > k) k = P.holds[i];
+    int was = pause_type;
+    pause_type = k;
+    /* a milder pause lets some of the postponed run (the others wait again) */
+    if (k < was && P.n && P.timers_init) uv_timer_start(&P.resume_timer, on_resume, 0, 0);
+}
+
 void pause_stop(void) {
-    pause_type = PAUSE_OFF;
-    if (!P.timers_init) return;
-    uv_timer_stop(&P.end_timer);
-    if (P.n) uv_timer_start(&P.resume_timer, on_resume, 0, 0);
+    P.client_kind = PAUSE_OFF;
+    if (P.timers_init) uv_timer_stop(&P.end_timer);
+    recompute();
 }
 
 int pause_kind_slow(void) {
-    if (mono_ms() >= P.end_ms) pause_stop();
+    if (P.client_kind && mono_ms() >= P.end_ms) pause_stop();
     return pause_type;
 }
 
 static void on_end(uv_timer_t *t) {
     (void)t;
-    if (!pause_type) return;
+    if (!P.client_kind) return;
     int64_t now = mono_ms();
     if (now >= P.end_ms) pause_stop();
     else uv_timer_start(&P.end_timer, on_end, (uint64_t)(P.end_ms - now), 0);
@@ -58,13 +70,31 @@ static void on_end(uv_timer_t *t) {
 void pause_start(int kind, int64_t end_ms) {
     assert(kind == PAUSE_WRITE || kind == PAUSE_ALL);
     timers_init();
+    (void)pause_kind(); /* ends CLIENT PAUSE's pause when its time is over */
     /* while one lasts: the later end, the stricter kind (Redis 7.0) */
-    if (!pause_kind()) P.end_ms = end_ms;
+    if (!P.client_kind) P.end_ms = end_ms;
     else if (end_ms > P.end_ms) P.end_ms = end_ms;
-    if (kind > pause_type) pause_type = kind;
-    if (!pause_kind()) return; /* already over (CLIENT PAUSE 0) */
+    if (kind > P.client_kind) P.client_kind = kind;
+    if (mono_ms() >= P.end_ms) { /* already over (CLIENT PAUSE 0) */
+        pause_stop();
+        return;
+    }
+    recompute();
     uv_update_time(server.loop);
     uv_timer_start(&P.end_timer, on_end, (uint64_t)(P.end_ms - mono_ms()), 0);
+}
+
+void pause_hold(int who, int kind) {
+    assert(who >= 0 && who < PAUSE_NHOLDS && (kind == PAUSE_WRITE || kind == PAUSE_ALL));
+    timers_init();
+    P.holds[who] = kind;
+    recompute();
+}
+
+void pause_release(int who) {
+    assert(who >= 0 && who < PAUSE_NHOLDS);
+    P.holds[who] = PAUSE_OFF;
+    recompute();
 }
 
 /* Runs the postponed clients: each one's pending command is dispatched

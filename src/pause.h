@@ -35,8 +35,16 @@ static inline int pause_kind(void) { return pause_type ? pause_kind_slow() : PAU
 void pause_init(void);
 /* Pauses until end_ms (monotonic) with kind PAUSE_WRITE or PAUSE_ALL. */
 void pause_start(int kind, int64_t end_ms);
-/* Ends the pause; the postponed clients run on the next iteration. */
+/* Ends the pause CLIENT PAUSE started (not a hold); the postponed clients
+ * run on the next iteration once no hold keeps them. */
 void pause_stop(void);
+/* A pause of a server process rather than of CLIENT PAUSE, as Redis 7.0's
+ * pause purposes: FAILOVER and SHUTDOWN pause writes (PAUSE_WRITE) until
+ * they release it; CLIENT UNPAUSE and CLIENT PAUSE's end leave it. The
+ * pause in force is the strictest of CLIENT PAUSE's and the holds. */
+enum { PAUSE_HOLD_FAILOVER = 0, PAUSE_HOLD_SHUTDOWN, PAUSE_NHOLDS };
+void pause_hold(int who, int kind);
+void pause_release(int who);
 /* The dispatcher's check for c's command d (found, not queued in MULTI):
  * 1 when it is postponed (c now waits, see above). */
 int pause_postpones(client *c, const cmd_def *d);

@@ -35,6 +35,7 @@
 #include "log.h"
 #include "net.h"
 #include "pause.h"
+#include "shutdown.h"
 #include "pubsub.h"
 #include "replica_keys.h"
 #include "script_lua.h"
@@ -86,9 +87,9 @@ static void on_cron(uv_timer_t *t) {
     if (server.shutdown_asap) {
         char err[512];
         log_warning("Received SIGTERM scheduling shutdown...");
-        server_shutdown(0, 0, 0, err, sizeof err);
-        log_warning("SIGTERM received but errors trying to shut down the server: %s", err);
         server.shutdown_asap = 0;
+        if (shutdown_request(NULL, 0, err, sizeof err) < 0) /* else it waits for replicas */
+            log_warning("SIGTERM received but errors trying to shut down the server: %s", err);
     }
     net_clients_cron();
     /* Active expiry: 1 ms of every cron tick (1% of a tick at hz 10). */
@@ -111,7 +112,6 @@ static void on_signal(uv_signal_t *s, int signum) {
 }
 
 int server_shutdown(int nosave, int save, int force, char *err, size_t errlen) {
-    log_warning("User requested shutdown...");
     if (server.loading) { /* what is loaded is part of the data: never save it */
         nosave = 1;
         save = 0;
@@ -251,6 +251,7 @@ int server_setup(int argc, char **argv) {
     pubsub_init();
     tracking_init();
     pause_init();
+    shutdown_init();
     lazyfree_init();
     rkeys_init();
     if (lazyfree_start(err, sizeof err) != 0) {
@@ -299,6 +300,7 @@ int server_serve(void) {
 static void process_events_while_loading(void) {
     if (server.shutdown_asap) {
         log_warning("Received SIGTERM or SIGINT during loading, exiting now without saving");
+        log_warning("User requested shutdown...");
         char err[256];
         server_shutdown(1, 0, 1, err, sizeof err); /* exits */
     }

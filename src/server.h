@@ -255,8 +255,8 @@ void server_loading_end(void);
  * load that reads nothing: pre-sizing a table). No-op unless loading. */
 void server_loading_events(void);
 
-/* Shuts down as SHUTDOWN does: save if asked (or save points set and
- * nosave == 0), close clients, exit. Returns only on failure, with err;
+/* Finishes a shutdown (shutdown.h starts them): save if asked (or save
+ * points set and nosave == 0), close clients, exit. Returns only on failure, with err;
  * with force (SHUTDOWN FORCE) a failed save is logged and it exits anyway. */
 int server_shutdown(int nosave, int save, int force, char *err, size_t errlen);
 

@@ -21,6 +21,7 @@
 #include "multi.h"
 #include "net.h"
 #include "pubsub.h"
+#include "shutdown.h"
 #include "util.h"
 
 void cmd_ping(client *c) {
@@ -298,17 +299,26 @@ void cmd_config(client *c) {
 /* ---- SHUTDOWN ---- */
 
 void cmd_shutdown(client *c) {
-    int nosave = 0, save = 0, force = 0;
+    int flags = 0, abort = 0;
     for (int i = 1; i < c->argc; i++) {
-        if (arg_is(&c->argv[i], "nosave")) nosave = 1;
-        else if (arg_is(&c->argv[i], "save")) save = 1;
-        else if (arg_is(&c->argv[i], "force")) force = 1;
-        else if (arg_is(&c->argv[i], "now")) continue;
+        if (arg_is(&c->argv[i], "nosave")) flags |= SHUT_NOSAVE;
+        else if (arg_is(&c->argv[i], "save")) flags |= SHUT_SAVE;
+        else if (arg_is(&c->argv[i], "force")) flags |= SHUT_FORCE;
+        else if (arg_is(&c->argv[i], "now")) flags |= SHUT_NOW;
+        else if (arg_is(&c->argv[i], "abort")) abort = 1;
         else { reply_syntax_error(c); return; }
     }
-    if (nosave && save) { reply_syntax_error(c); return; }
+    if ((abort && flags) || ((flags & SHUT_NOSAVE) && (flags & SHUT_SAVE))) {
+        reply_syntax_error(c);
+        return;
+    }
+    if (abort) {
+        if (shutdown_abort() == 0) reply_ok(c);
+        else reply_error(c, "ERR No shutdown in progress.");
+        return;
+    }
     char err[512];
-    server_shutdown(nosave, save, force, err, sizeof err);
-    reply_error(c, err); /* only reached when shutdown failed */
+    if (shutdown_request(c, flags, err, sizeof err) < 0) reply_error(c, err);
+    /* else it waits for the replicas (c is blocked): the exit, or an error */
 }
 

@@ -34,7 +34,7 @@ typedef struct conf_compat {
     char *oom_score_adj_values;         /* "0 200 800" */
     char *ignore_warnings;              /* "" */
     int shutdown_on_sigint, shutdown_on_sigterm; /* default: SHUTDOWN_FLAG_* */
-    int shutdown_timeout;               /* 10 s */
+    int shutdown_timeout;               /* 10 s (honoured: src/shutdown.c) */
     int enable_module_command;          /* no */
     /* networking */
     char *unixsocket;                   /* "" */

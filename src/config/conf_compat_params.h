@@ -36,7 +36,8 @@
      .def = 0, .enums = conf_shutdown_enum, .check = conf_check_shutdown_flags},
     {"shutdown-on-sigterm", P_ENUM, NE | PF_MULTI | PF_FLAGS, FIELD(compat.shutdown_on_sigterm),
      .def = 0, .enums = conf_shutdown_enum, .check = conf_check_shutdown_flags},
-    {"shutdown-timeout", P_INT, NE, FIELD(compat.shutdown_timeout), .min = 0, .max = INT_MAX,
+    /* honoured: src/shutdown.c's wait for lagging replicas */
+    {"shutdown-timeout", P_INT, 0, FIELD(compat.shutdown_timeout), .min = 0, .max = INT_MAX,
      .def = 10},
     /* honoured: conf_set_from lets CONFIG SET change dir and dbfilename */
     {"enable-protected-configs", P_ENUM, PF_IMMUTABLE, FIELD(enable_protected_configs),

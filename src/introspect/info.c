@@ -23,6 +23,7 @@
 #include "lazyfree.h"
 #include "net.h"
 #include "pause.h"
+#include "shutdown.h"
 #include "pubsub.h"
 #include "tracking.h"
 #include "script_lua.h"
@@ -189,6 +190,7 @@ static void section_server(vbuf *b) {
             "configured_hz:%d\r\nlru_clock:%u\r\nio_threads_active:0\r\n",
          build_id(), __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__, server.cfg.hz,
          server.lruclock);
+    shutdown_info(b);
 }
 
 static void section_clients(vbuf *b) {
@@ -201,7 +203,7 @@ static void section_clients(vbuf *b) {
             "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
             "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n",
          server.nclients, server.cfg.maxclients, max_in, max_out,
-         block_blocked_clients() + pause_postponed(), tracking_clients(),
+         block_blocked_clients() + pause_postponed() + shutdown_blocked(), tracking_clients(),
          block_timeout_clients());
 }
 

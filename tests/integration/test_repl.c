@@ -14,8 +14,12 @@
  *   a primary restarted on its RDB continuing its history (its replicas,
  *   and a replica restarted on its own RDB, resume with +CONTINUE), also
  *   across the two servers (each loads the other's repl-id/repl-offset);
+ *   FAILOVER both ways between the one under test and redis-server (and
+ *   between two under test), its errors, wait, timeout, ABORT, FORCE and a
+ *   refused PSYNC;
  *   WAIT's count; min-replicas-to-write; redis-cli --rdb (checked by
- *   redis-check-rdb) and redis-cli --replica; the proxy itself. */
+ *   redis-check-rdb), --functions-rdb (REPLCONF rdb-filter-only) and
+ *   --replica; the proxy itself. */
 #include "harness.h"
 #include "proxy.h"
 #include "repl_util.h"
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Every node: syncs start at once, a backlog that holds a cut's writes,
  * timeouts short enough to notice a dead link, long enough for 2 busy
@@ -391,6 +396,142 @@ START_TEST(primary_history_across_servers) {
 }
 END_TEST
 
+/* FAILOVER TO r on p (r replicates p): r becomes the primary, p its
+ * replica through a partial resync (PSYNC ... FAILOVER, r's sync_full stays
+ * 0); p refuses writes, r's reach p. */
+static void failover_to(srv *p, srv *r)
+{
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    ru_preload(pc, 1);
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    expect_status(pc, "OK", "SET before-failover 1");
+    expect_status(pc, "OK", "FAILOVER TO 127.0.0.1 %d", r->port);
+    h_wait_info_str(rc, "replication", "role", "master", LINK_MS);
+    h_wait_info_str(pc, "replication", "role", "slave", LINK_MS);
+    wait_link(pc, "up");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", LINK_MS);
+    ck_assert_int_eq(info_stat(rc, "sync_full"), 0);
+    ck_assert_int_eq(info_stat(rc, "sync_partial_ok"), 1);
+    expect_error(pc, "READONLY You can't write against a read only replica.", "SET x 1");
+    expect_bulk(rc, "1", "GET before-failover");
+    expect_status(rc, "OK", "SET after-failover 2");
+    ru_wait_caught_up(rc, pc, LINK_MS);
+    expect_bulk(pc, "2", "GET after-failover");
+    ru_same_data(rc, pc, h_scaled_ms(5000));
+    redisFree(pc);
+    redisFree(rc);
+}
+
+START_TEST(failover_under_test_to_redis) {
+    failover_to(h_srv_start(NODE_ARGS), h_srv_start_redis(NODE_ARGS));
+}
+END_TEST
+
+START_TEST(failover_under_test_to_under_test) {
+    failover_to(h_srv_start(NODE_ARGS), h_srv_start(NODE_ARGS));
+}
+END_TEST
+
+START_TEST(failover_redis_to_under_test) {
+    failover_to(h_srv_start_redis(NODE_ARGS), h_srv_start(NODE_ARGS));
+}
+END_TEST
+
+/* FAILOVER's errors, its waiting state (writes paused, reads served) and
+ * its ends: TIMEOUT without FORCE aborts, ABORT, FORCE fails over to a
+ * replica that never caught up (stopped), TO any replica. p is under
+ * test, its replica a redis-server. */
+START_TEST(failover_errors_wait_timeout_abort_force) {
+    srv *p = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
+    srv *r = h_srv_start_redis(NODE_ARGS);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    expect_error(pc, "ERR FAILOVER requires connected replicas.", "FAILOVER");
+    expect_error(pc, "ERR No failover in progress.", "FAILOVER ABORT");
+    expect_error(pc, "ERR FAILOVER timeout must be greater than 0", "FAILOVER TIMEOUT 0");
+    expect_error(pc, "ERR syntax error", "FAILOVER ABORT TIMEOUT 10");
+    expect_error(pc, "ERR syntax error", "FAILOVER TIMEOUT 10 TIMEOUT 10");
+    expect_error(pc, "ERR value is not an integer or out of range", "FAILOVER TO x y");
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    expect_error(rc, "ERR FAILOVER is not valid when server is a replica.", "FAILOVER");
+    expect_error(pc, "ERR FAILOVER target HOST and PORT is not a replica.",
+                 "FAILOVER TO 127.0.0.1 %d", p->port);
+    expect_error(pc, "ERR FAILOVER with force option requires both a timeout and target HOST "
+                     "and IP.", "FAILOVER TO 127.0.0.1 %d FORCE", r->port);
+    expect_error(pc, "ERR FAILOVER with force option requires both a timeout and target HOST "
+                     "and IP.", "FAILOVER FORCE TIMEOUT 100");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);
+
+    /* the replica stopped, behind the stream: the failover waits */
+    ck_assert_int_eq(kill(r->pid, SIGSTOP), 0);
+    expect_status(pc, "OK", "SET behind 1");
+    expect_status(pc, "OK", "FAILOVER TIMEOUT %d", h_scaled_ms(1500));
+    h_wait_info_str(pc, "replication", "master_failover_state", "waiting-for-sync", 1000);
+    expect_error(pc, "ERR FAILOVER already in progress.", "FAILOVER");
+    expect_error(pc, "ERR REPLICAOF not allowed while failing over.", "REPLICAOF NO ONE");
+    int fd = raw_connect(p->port);
+    raw_send_str(fd, "SET paused 1\r\n");
+    char buf[64];
+    int closed;
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0); /* postponed */
+    expect_bulk(pc, "1", "GET behind"); /* reads are served */
+    /* the timeout aborts; the postponed write runs */
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 10000);
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, h_scaled_ms(5000), &closed), 5);
+    ck_assert(!memcmp(buf, "+OK\r\n", 5));
+    ck_assert(srv_log_wait(p, "Replica never caught up before timeout", 1000));
+
+    /* ABORT while it waits */
+    expect_status(pc, "OK", "FAILOVER TIMEOUT 600000");
+    h_wait_info_str(pc, "replication", "master_failover_state", "waiting-for-sync", 1000);
+    raw_send_str(fd, "SET paused 2\r\n");
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0);
+    expect_status(pc, "OK", "CLIENT UNPAUSE"); /* not CLIENT PAUSE's pause */
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, 300, &closed), 0);
+    expect_status(pc, "OK", "FAILOVER ABORT");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, h_scaled_ms(5000), &closed), 5);
+    h_wait_info_str(pc, "replication", "role", "master", 1000);
+
+    /* FORCE: the timeout fails over anyway, to the stopped replica, which
+     * takes over once it runs again */
+    expect_status(pc, "OK", "FAILOVER TO 127.0.0.1 %d FORCE TIMEOUT %d", r->port,
+                  h_scaled_ms(500));
+    h_wait_info_str(pc, "replication", "master_failover_state", "failover-in-progress", 10000);
+    ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
+    h_wait_info_str(rc, "replication", "role", "master", LINK_MS);
+    wait_link(pc, "up");
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", LINK_MS);
+    close(fd);
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
+/* The target refuses PSYNC (its ACL): the failover aborts, the old
+ * primary is a master again and its replica follows it again. */
+START_TEST(failover_target_refuses_psync) {
+    srv *p = h_srv_start(NODE_ARGS);
+    srv *r = h_srv_start_redis(NODE_ARGS);
+    redisContext *pc = srv_connect(p), *rc = srv_connect(r);
+    replicaof(rc, p->port);
+    wait_link(rc, "up");
+    expect_status(rc, "OK", "ACL SETUSER default -psync");
+    expect_status(pc, "OK", "FAILOVER");
+    ck_assert(srv_log_wait(p, "Failover target rejected psync request", h_scaled_ms(10000)));
+    h_wait_info_str(pc, "replication", "role", "master", 1000);
+    h_wait_info_str(pc, "replication", "master_failover_state", "no-failover", 1000);
+    h_wait_info_str(rc, "replication", "role", "slave", 1000);
+    wait_link(rc, "up");
+    expect_status(pc, "OK", "SET after-abort 1");
+    ru_wait_caught_up(pc, rc, LINK_MS);
+    expect_bulk(rc, "1", "GET after-abort");
+    redisFree(pc);
+    redisFree(rc);
+}
+END_TEST
+
 /* WAIT counts the replicas that acknowledged the client's last write. */
 START_TEST(wait_counts_replicas) {
     srv *p = h_srv_start(NODE_ARGS);
@@ -513,6 +654,59 @@ START_TEST(redis_cli_rdb) {
                       total, st, out);
         free(out);
     }
+    redisFree(pc);
+}
+END_TEST
+
+/* redis-cli --functions-rdb (REPLCONF rdb-filter-only functions, then
+ * SYNC): a payload with the function libraries and no keys, which a
+ * redis-server loads; the filter's errors. */
+START_TEST(redis_cli_functions_rdb) {
+    srv *p = h_srv_start(NODE_ARGS);
+    redisContext *pc = srv_connect(p);
+    ru_preload(pc, 1);
+    redisReply *fr = redisCommand(pc, "FUNCTION LOAD %s",
+                                  "#!lua name=fnlib\n"
+                                  "redis.register_function('fn1', function() return 7 end)");
+    ck_assert(fr && fr->type == REDIS_REPLY_STRING && !strcmp(fr->str, "fnlib"));
+    freeReplyObject(fr);
+    expect_error(pc, "ERR Unsupported rdb-filter-only option: foo",
+                 "REPLCONF rdb-filter-only %s", "functions foo");
+    expect_error(pc, "ERR Unsupported rdb-filter-only option: foo bar",
+                 "REPLCONF rdb-filter-only %s", "\"functions\" \"foo bar\"");
+    expect_error(pc, "ERR Missing rdb-filter-only values", "REPLCONF rdb-filter-only %s",
+                 "\"functions");
+    expect_status(pc, "OK", "REPLCONF rdb-filter-only %s", "'functions'");
+    expect_status(pc, "OK", "REPLCONF rdb-filter-only %s", "");
+    int fd = raw_connect(p->port);
+    char buf[128];
+    int closed = 0;
+    raw_send_str(fd, "REPLCONF rdb-filter-only functions\r\n");
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 5, h_scaled_ms(5000), &closed), 5);
+    raw_send_str(fd, "SYNC\r\n");
+    const char *want = "-ERR Filtered replica requires EOF capability\r\n";
+    raw_read(fd, buf, sizeof buf, strlen(want), h_scaled_ms(5000), &closed);
+    ck_assert_str_eq(buf, want);
+    close(fd);
+
+    char path[PATH_MAX + 32], port[16], *out = NULL;
+    snprintf(path, sizeof path, "%s/functions.rdb", p->dir);
+    snprintf(port, sizeof port, "%d", p->port);
+    const char *cli[] = { "redis-cli", "-p", port, "--functions-rdb", path, NULL };
+    int st = h_run(NULL, &out, h_scaled_ms(60000), cli);
+    ck_assert_msg(st == 0 && strstr(out, "Transfer finished with success"),
+                  "redis-cli --functions-rdb: status %d:\n%s", st, out);
+    free(out);
+    const char *chk[] = { "redis-check-rdb", path, NULL };
+    st = h_run(NULL, &out, h_scaled_ms(60000), chk);
+    ck_assert_msg(st == 0 && strstr(out, "RDB looks OK") && strstr(out, "[info] 0 keys read"),
+                  "redis-check-rdb: status %d:\n%s", st, out);
+    free(out);
+    srv *l = h_srv_start_redis("--dir %s --dbfilename functions.rdb", p->dir);
+    redisContext *lc = srv_connect(l);
+    expect_int(lc, 0, "DBSIZE");
+    expect_int(lc, 7, "FCALL fn1 0");
+    redisFree(lc);
     redisFree(pc);
 }
 END_TEST
@@ -648,9 +842,17 @@ int main(void)
     h_add_dropall(s, "restarted_primary_continues_its_history",
                   restarted_primary_continues_its_history, 300);
     h_add_dropall(s, "primary_history_across_servers", primary_history_across_servers, 300);
+    h_add_dropall(s, "failover_under_test_to_redis", failover_under_test_to_redis, 120);
+    h_add_dropall(s, "failover_under_test_to_under_test", failover_under_test_to_under_test,
+                  120);
+    h_add_dropall(s, "failover_redis_to_under_test", failover_redis_to_under_test, 120);
+    h_add_dropall(s, "failover_errors_wait_timeout_abort_force",
+                  failover_errors_wait_timeout_abort_force, 120);
+    h_add_dropall(s, "failover_target_refuses_psync", failover_target_refuses_psync, 120);
     h_add_dropall(s, "wait_counts_replicas", wait_counts_replicas, 300);
     h_add_dropall(s, "min_replicas_to_write", min_replicas_to_write, 300);
     h_add_dropall(s, "redis_cli_rdb", redis_cli_rdb, 300);
+    h_add_dropall(s, "redis_cli_functions_rdb", redis_cli_functions_rdb, 120);
     h_add_dropall(s, "redis_cli_replica", redis_cli_replica, 300);
     return h_main(s);
 }

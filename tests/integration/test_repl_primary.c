@@ -11,11 +11,15 @@
  * file redis-check-rdb accepts. Shared saves (delay, max-replicas), writes
  * and a FLUSHALL during a sync, a replica gone mid-payload, keepalives,
  * pings, timeouts, the replica output limit, BGSAVE vs sync, SHUTDOWN with
- * a stuck payload, and a restarted redis-server replica's partial resync.
+ * a stuck payload, SHUTDOWN and SIGTERM waiting for a lagging replica
+ * (shutdown-timeout, ABORT, NOW), and a restarted redis-server replica's
+ * partial resync.
  * The data sets and the comparison are in repl_data.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -673,6 +677,123 @@ START_TEST(shutdown_during_stuck_payload) {
 }
 END_TEST
 
+/* ---- SHUTDOWN and its wait for lagging replicas (shutdown-timeout) ---- */
+
+/* A primary with a redis-server replica that has all of the stream up to
+ * "SET a 1", then is stopped (SIGSTOP) before "SET last 1" reaches it. */
+static srv *lagging_pair(const char *extra, srv **r, redisContext **pc, redisContext **rc) {
+    srv *p = h_srv_start("--repl-diskless-sync-delay 0 --repl-ping-replica-period 60 %s", extra);
+    *pc = srv_connect(p);
+    *r = start_redis_replica(p, rc);
+    expect_status(*pc, "OK", "SET a 1");
+    wait_replica(*pc);
+    ck_assert_int_eq(kill((*r)->pid, SIGSTOP), 0);
+    expect_status(*pc, "OK", "SET last 1");
+    return p;
+}
+
+/* No reply on fd within 300 ms (a command postponed or blocked). */
+static void no_reply_yet(int fd) {
+    char buf[16];
+    int closed = 0;
+    ck_assert_uint_eq(raw_read(fd, buf, sizeof buf, 1, 300, &closed), 0);
+    ck_assert(!closed);
+}
+
+/* SHUTDOWN waits until the replica has acked the whole stream: meanwhile
+ * the caller is blocked, reads are served, writes postponed; once the
+ * replica runs again it gets the last write and the primary exits. */
+START_TEST(shutdown_waits_for_a_lagging_replica) {
+    srv *r;
+    redisContext *pc, *rc;
+    srv *p = lagging_pair("", &r, &pc, &rc);
+    int sfd = raw_connect(p->port), wfd = raw_connect(p->port);
+    raw_send_str(sfd, "SHUTDOWN\r\n");
+    ck_assert_msg(!srv_wait_exit(p, 500), "exited with a lagging replica");
+    no_reply_yet(sfd);
+    char *info = h_info(pc, "server"), v[32];
+    ck_assert(h_info_field(info, "shutdown_in_milliseconds", v, sizeof v));
+    ck_assert_msg(atoll(v) > 0 && atoll(v) <= 10000, "shutdown_in_milliseconds:%s", v);
+    free(info);
+    expect_bulk(pc, "1", "GET last");
+    raw_send_str(wfd, "SET during 1\r\n");
+    no_reply_yet(wfd);
+    ck_assert_int_eq(h_info_int(pc, "clients", "blocked_clients"), 2);
+    ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
+    ck_assert(srv_wait_exit(p, h_scaled_ms(5000)));
+    ck_assert(WIFEXITED(p->exit_status) && WEXITSTATUS(p->exit_status) == 0);
+    expect_bulk(rc, "1", "GET last");
+    ck_assert(srv_log_wait(p, "Waiting for replicas before shutting down.", 1));
+    ck_assert(srv_log_wait(p, "1 of 1 replicas are in sync when shutting down.", 1));
+    close(sfd);
+    close(wfd);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+END_TEST
+
+/* SHUTDOWN ABORT cancels the wait: the blocked SHUTDOWN hears the error,
+ * the postponed write runs; with none waiting ABORT is an error; SHUTDOWN
+ * NOW does not wait. */
+START_TEST(shutdown_abort_and_now) {
+    srv *r;
+    redisContext *pc, *rc;
+    srv *p = lagging_pair("", &r, &pc, &rc);
+    expect_error(pc, "ERR No shutdown in progress.", "SHUTDOWN ABORT");
+    expect_error(pc, "ERR syntax error", "SHUTDOWN ABORT NOW");
+    expect_error(pc, "ERR syntax error", "SHUTDOWN SAVE NOSAVE");
+    int sfd = raw_connect(p->port), wfd = raw_connect(p->port);
+    raw_send_str(sfd, "SHUTDOWN NOSAVE\r\n");
+    ck_assert(!srv_wait_exit(p, 300));
+    raw_send_str(wfd, "SET during 1\r\n");
+    no_reply_yet(wfd);
+    expect_status(pc, "OK", "SHUTDOWN ABORT");
+    char line[128];
+    read_line(sfd, line, sizeof line);
+    ck_assert_str_eq(line, "-ERR Errors trying to SHUTDOWN. Check logs.");
+    read_line(wfd, line, sizeof line);
+    ck_assert_str_eq(line, "+OK");
+    expect_error(pc, "ERR No shutdown in progress.", "SHUTDOWN ABORT");
+    ck_assert(srv_log_wait(p, "Shutdown manually aborted.", 1000));
+    char *info = h_info(pc, "server"), v[32];
+    ck_assert(!h_info_field(info, "shutdown_in_milliseconds", v, sizeof v));
+    free(info);
+    long long t0 = h_now_ms();
+    raw_send_str(sfd, "SHUTDOWN NOW NOSAVE\r\n");
+    ck_assert(srv_wait_exit(p, h_scaled_ms(5000)));
+    ck_assert_int_lt(h_now_ms() - t0, h_scaled_ms(2000));
+    close(sfd);
+    close(wfd);
+    ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+END_TEST
+
+/* SIGTERM waits as SHUTDOWN does, for shutdown-timeout at most: then the
+ * primary exits anyway and logs the lagging replica. */
+START_TEST(sigterm_waits_up_to_shutdown_timeout) {
+    srv *r;
+    redisContext *pc, *rc;
+    srv *p = lagging_pair("--shutdown-timeout 1", &r, &pc, &rc);
+    expect_status(pc, "OK", "CONFIG SET shutdown-timeout 2");
+    long long t0 = h_now_ms();
+    ck_assert_int_eq(kill(p->pid, SIGTERM), 0);
+    ck_assert(!srv_wait_exit(p, 1000));
+    ck_assert(srv_wait_exit(p, h_scaled_ms(5000)));
+    ck_assert_int_ge(h_now_ms() - t0, 1800);
+    ck_assert(WIFEXITED(p->exit_status) && WEXITSTATUS(p->exit_status) == 0);
+    ck_assert(srv_log_wait(p, "Lagging replica", 1));
+    ck_assert(srv_log_wait(p, "0 of 1 replicas are in sync when shutting down.", 1));
+    ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
+    redisFree(rc);
+    redisFree(pc);
+    srv_stop(r);
+}
+END_TEST
+
 /* A replica waiting for its payload gets a "\n" every second: during
  * repl-diskless-sync-delay (before +FULLRESYNC) and while the disk path
  * writes its temp file; INFO says wait_bgsave meanwhile. */
@@ -790,6 +911,9 @@ int main(void) {
         {"bgsave_and_sync_wait_for_each_other", bgsave_and_sync_wait_for_each_other},
         {"shutdown_during_stuck_payload", shutdown_during_stuck_payload},
         {"keepalives_while_waiting", keepalives_while_waiting},
+        {"shutdown_waits_for_a_lagging_replica", shutdown_waits_for_a_lagging_replica},
+        {"shutdown_abort_and_now", shutdown_abort_and_now},
+        {"sigterm_waits_up_to_shutdown_timeout", sigterm_waits_up_to_shutdown_timeout},
         {"first_ack_before_the_save_is_seen_done", first_ack_before_the_save_is_seen_done},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)

@@ -5,7 +5,8 @@
  * the master's DEL, a writable replica's own expiries and maxmemory,
  * READONLY, MASTERDOWN, a link cut and a restart of the
  * primary followed by a partial resync, EXEC on a replica gone stale since
- * its commands were queued, REPLICAOF NO ONE, INFO replication
+ * its commands were queued, REPLICAOF NO ONE, PSYNC ... FAILOVER (the
+ * promotion a primary's FAILOVER asks for), INFO replication
  * and ROLE against a redis-server replica in the same situation, and the
  * AOF of a replica across its restart. */
 #include <arpa/inet.h>
@@ -468,6 +469,60 @@ END_TEST
 
 /* REPLICAOF NO ONE: the data stays, writes work, the history moves to
  * replid2 (a later PSYNC of the old history can continue). */
+/* One line (with its CRLF) from fd, within 10 s. */
+static void failover_read_line(int fd, char *buf, size_t cap) {
+    size_t n = 0;
+    int closed = 0;
+    while (n + 1 < cap && (n < 2 || memcmp(buf + n - 2, "\r\n", 2) != 0)) {
+        size_t got = raw_read(fd, buf + n, 2, 1, h_scaled_ms(10000), &closed);
+        ck_assert_msg(got == 1, "no reply line (closed %d) after '%.*s'", closed, (int)n, buf);
+        n++;
+    }
+    buf[n] = '\0';
+}
+
+/* PSYNC <replid> <offset> FAILOVER, as a primary's FAILOVER sends it to
+ * its target: another replid is refused; its master's makes the replica a
+ * master (a new history, the old one as replid2) that continues the
+ * asker's stream where it is. */
+START_TEST(psync_failover_promotes) {
+    srv *p = primary_start("--repl-ping-replica-period 60");
+    redisContext *m = srv_connect(p);
+    expect_status(m, "OK", "SET k v");
+    srv *s = h_srv_start("%s", "");
+    redisContext *r = srv_connect(s);
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", p->port);
+    wait_link_up(r);
+    wait_caught_up(m, r);
+    char *info = h_info(r, "replication");
+    char id[64], off[64], line[256];
+    ck_assert(h_info_field(info, "master_replid", id, sizeof id));
+    ck_assert(h_info_field(info, "master_repl_offset", off, sizeof off));
+    free(info);
+    int fd = raw_connect(s->port);
+    raw_send_str(fd, "PSYNC 0123456789012345678901234567890123456789 1 FAILOVER\r\n");
+    failover_read_line(fd, line, sizeof line);
+    ck_assert_str_eq(line, "-ERR PSYNC FAILOVER replid must match my replid.\r\n");
+    h_wait_info_str(r, "replication", "role", "slave", 1000);
+    raw_send_str(fd, "REPLCONF capa eof capa psync2\r\n");
+    failover_read_line(fd, line, sizeof line);
+    ck_assert_str_eq(line, "+OK\r\n");
+    char cmdline[160];
+    snprintf(cmdline, sizeof cmdline, "PSYNC %s %lld FAILOVER\r\n", id, atoll(off) + 1);
+    raw_send_str(fd, cmdline);
+    failover_read_line(fd, line, sizeof line);
+    ck_assert_msg(!strncmp(line, "+CONTINUE ", 10), "PSYNC FAILOVER: %s", line);
+    h_wait_info_str(r, "replication", "role", "master", 1000);
+    h_wait_info_str(r, "replication", "master_replid2", id, 1000);
+    h_wait_info_str(r, "replication", "connected_slaves", "1", 1000);
+    ck_assert(srv_log_wait(s, "MASTER MODE enabled (failover request from", 1000));
+    expect_status(r, "OK", "SET after 1"); /* a master: it writes */
+    close(fd);
+    redisFree(r);
+    redisFree(m);
+}
+END_TEST
+
 START_TEST(promotion) {
     srv *p = primary_start(NULL);
     redisContext *m = srv_connect(p);
@@ -1082,6 +1137,7 @@ int main(void) {
     h_add_tcase(su, "partial_resync", partial_resync, 180, NULL, teardown);
     h_add_tcase(su, "restart_resumes", restart_resumes, 120, NULL, teardown);
     h_add_tcase(su, "promotion", promotion, 120, NULL, teardown);
+    h_add_tcase(su, "psync_failover_promotes", psync_failover_promotes, 120, NULL, teardown);
     h_add_tcase(su, "info_and_role_like_redis", info_and_role_like_redis, 120, NULL, teardown);
     h_add_tcase(su, "aof_on_replica", aof_on_replica, 180, NULL, teardown);
     h_add_tcase(su, "aof_crash_before_rewrite_ends", aof_crash_before_rewrite_ends, 120, NULL,

@@ -21,7 +21,8 @@
  *     command (the AOF's full backlog). Past this point the command counts
  *     (total_commands_processed) and is c->cmd and c->lastcmd.
  *  5. The checks, the first that refuses answers: a. arity, b. protected
- *     (enable-debug-command), c. authentication, d. the user's ACL
+ *     (enable-debug-command), c. authentication, then inside MULTI a
+ *     command flagged no_multi (SAVE, SHUTDOWN...), d. the user's ACL
  *     permissions (acl.h: the command, its keys, its channels; NOPERM,
  *     logged in ACL LOG), e. OOM (maxmemory: evicts first, then refuses
  *     deny-oom commands), f. the subsystems' gates, in one call: the write
@@ -442,6 +443,10 @@ static int may_run(client *c, const cmd_def *d) {
     }
     if (acl_auth_required(c) && !(d->flags & CMD_NOAUTH)) {
         reply_error(c, "NOAUTH Authentication required.");
+        return 0;
+    }
+    if ((d->flags & CMD_NO_MULTI) && (c->flags & CLIENT_MULTI)) {
+        reply_error(c, "ERR Command not allowed inside a transaction");
         return 0;
     }
     /* the user's permissions (acl.h): command, keys, channels */

@@ -309,6 +309,28 @@ static int l_acl_check_cmd(lua_State *L) {
     return 1;
 }
 
+/* The global pcall, Redis's in place of Lua's: an error table raised in
+ * the call (redis.call's errors, error({err=...})) reaches the caller as
+ * its err field when that is a string or number, as in Redis 7.0; other
+ * errors as raised. pcall() without a function is Lua's error. */
+static int l_lua_pcall(lua_State *L) {
+    luaL_checkany(L, 1);
+    int argc = lua_gettop(L);
+    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) == 0) {
+        lua_pushboolean(L, 1);
+        lua_insert(L, 1);
+        return lua_gettop(L);
+    }
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "err");
+        if (lua_isstring(L, -1)) lua_replace(L, -2);
+        else lua_pop(L, 1);
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
 static void set_num(lua_State *L, const char *name, lua_Number v) {
     lua_pushstring(L, name);
     lua_pushnumber(L, v);
@@ -351,6 +373,8 @@ static void register_redis(lua_State *L) {
     sscanf(VERSO_REDIS_VERSION, "%d.%d.%d", &maj, &min, &pat);
     set_num(L, "REDIS_VERSION_NUM", (lua_Number)((maj << 16) | (min << 8) | pat));
     lua_setglobal(L, "redis");
+    lua_pushcfunction(L, l_lua_pcall);
+    lua_setglobal(L, "pcall");
 }
 
 /* ---- states ---- */

@@ -32,8 +32,9 @@
  * result table too): SMEMBERS & co. as a multiset, HGETALL & co. as a
  * multiset of pairs. Not generated inside blocks and scripts: what
  * test_coll_diff compares by properties (random members, SPOP, SCAN, TTL,
- * MEMORY USAGE), SORT (BY nosort of a set in a script is another item) and
- * lex ranges (unspecified over unequal scores). Not generated at all:
+ * MEMORY USAGE), SORT (BY nosort of a set in a script is another item),
+ * lex ranges (unspecified over unequal scores) and EXPIRE GT/LT (against a
+ * TTL set a few ms before, the result depends on the clock). Not generated at all:
  * client tracking, CLIENT PAUSE, DEBUG, time inside blocks (frozen time is
  * another item).
  *
@@ -58,7 +59,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum { SEGMENTS = 4, STEPS = 700, HIST = 40, CHECK_EVERY = 50 };
+enum { SEGMENTS = 4, STEPS = 1500, HIST = 40, CHECK_EVERY = 50 };
 
 /* ---- text buffers ---- */
 
@@ -440,7 +441,11 @@ static void gen_inner(dcmd *d) {
         if (!strncasecmp(d->argv[0], "SORT", 4)) continue;
         int lex = strstr(d->argv[0], "LEX") != NULL;
         for (int k = 1; k < d->argc; k++) lex |= !strcasecmp(d->argv[k], "BYLEX");
-        if (!lex) return;
+        /* EXPIRE GT/LT compares with a TTL set a few ms earlier: time */
+        int gtlt = 0;
+        for (int k = 2; k < d->argc && strcasestr(d->argv[0], "EXPIRE"); k++)
+            gtlt |= !strcasecmp(d->argv[k], "GT") || !strcasecmp(d->argv[k], "LT");
+        if (!lex && !gtlt) return;
     }
 }
 
@@ -575,7 +580,8 @@ static void gen_eval(dcmd *c, norm *m) {
         body.p = NULL;
     }
     free(body.p);
-    dc_push(c, key1 ? "1" : "0");
+    if (pct(4)) dc_push(c, PICK(((const char *[]){"-1", "x", "3", "99999999999"})));
+    else dc_push(c, key1 ? "1" : "0");
     if (key1) dc_push(c, key1);
     if (pct(20)) dc_push(c, "argv1");
     dc_free(&keys);
@@ -767,6 +773,8 @@ static void step_eval(void) {
     gen_eval(&d, &m);
     run_dcmd(0, &d, &m);
     norm_clear(&m);
+    if (pct(3) && d.argc > 1 && strlen(d.argv[1]) == 40)
+        both_words(0, "SCRIPT", "EXISTS", d.argv[1]);
     dc_free(&d);
     if (pct(3)) both_words(0, "SCRIPT", "FLUSH", NULL);
 }

@@ -41,8 +41,13 @@ void introspect_call_start(client *c, const cmd_def *d, int rerun);
  * the commands a file replays at startup (CLIENT_LOADER) not at all. */
 void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_before,
                           int rerun);
-/* d was refused before running (arity, auth, OOM, a gate...). */
+/* d was refused before running (arity, auth, OOM, a gate...; NULL: an
+ * unknown command a script called), its error counted already: not a
+ * failure of the command that runs d (EXEC, a script). */
 void introspect_call_rejected(cmd_def *d);
+/* d (a script command) replied an error that is not counted again (a
+ * command's error the script returns): d failed all the same. */
+void introspect_call_failed(cmd_def *d);
 /* Registers the statistics' cron hook (instantaneous_ops_per_sec and the
  * network rates) at startup. */
 void cmdstats_init(void);

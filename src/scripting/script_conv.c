@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "introspect.h"
 #include "lauxlib.h"
 #include "script_int.h"
 #include "script_lua.h"
@@ -196,8 +197,12 @@ void scriptl_error_reply(client *c, const char *s, int count) {
     char *t = xmalloc(hi - lo + 1);
     memcpy(t, s + lo, hi - lo);
     t[hi - lo] = '\0';
-    if (count) reply_error(c, t); /* total_error_replies and the rest */
-    else resp_add_error(&c->reply, t);
+    if (count) {
+        reply_error(c, t); /* total_error_replies and the rest */
+    } else {
+        resp_add_error(&c->reply, t);
+        if (c->cmd) introspect_call_failed((cmd_def *)c->cmd); /* Redis's afterErrorReply */
+    }
     free(t);
 }
 

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "evict.h"
 #include "hooks.h"
+#include "introspect.h"
 #include "lauxlib.h"
 #include "log.h"
 #include "lualib.h"
@@ -115,6 +116,20 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, cons
     return NULL;
 }
 
+/* A command refused before it ran from the script (the error table on
+ * top): counted now as Redis's scriptCall does, in the error statistics
+ * (not again when the script replies it) and as a rejected call of d
+ * (NULL: an unknown command). */
+static void count_refusal(lua_State *L, const cmd_def *d) {
+    lua_getfield(L, -1, "err");
+    server.stat.errors++;
+    introspect_error_reply(fake, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "ignore_error_stats_update");
+    introspect_call_rejected((cmd_def *)d);
+}
+
 /* redis.call (raise = 1) and redis.pcall (0): Redis's luaRedisGenericCommand. */
 static int generic_call(lua_State *L, int raise) {
     scriptl_run *r = cur;
@@ -144,13 +159,17 @@ static int generic_call(lua_State *L, int raise) {
     const char *why = call_refused(r, d, argc, argv, &gate);
     if (why) {
         free(argv);
-        if (!gate) return push_err_raise(L, why, raise);
-        size_t n = strlen(why);
-        char *e = xmalloc(n + 2);
-        e[0] = '-';
-        memcpy(e + 1, why, n + 1);
-        scriptl_push_error(L, e, n + 1);
-        free(e);
+        if (!gate) {
+            scriptl_push_error(L, why, strlen(why));
+        } else {
+            size_t n = strlen(why);
+            char *e = xmalloc(n + 2);
+            e[0] = '-';
+            memcpy(e + 1, why, n + 1);
+            scriptl_push_error(L, e, n + 1);
+            free(e);
+        }
+        count_refusal(L, d);
         return error_out(L, raise);
     }
     if (d->flags & CMD_WRITE) r->write_dirty = 1;

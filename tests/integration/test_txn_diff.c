@@ -15,7 +15,8 @@
  * - WATCH of some keys, then maybe a write by the other connection (to a
  *   watched key or not) or by the main one, FLUSHALL, UNWATCH, then a block;
  * - EVAL / EVALSHA (after SCRIPT LOAD) / EVAL_RO / EVALSHA_RO of a script
- *   that runs a few commands with redis.call / redis.pcall (under
+ *   that runs a few commands with redis.call / redis.pcall / Lua's pcall
+ *   of redis.call (under
  *   redis.setresp(3) now and then) and returns their results, or an error
  *   (error(), redis.error_reply, {err=}), a status, floats, booleans, nil,
  *   RESP3 tables ({double=}, {map=}, {set=}), a command refused in scripts;
@@ -481,7 +482,9 @@ static void gen_script(sbuf *body, norm *m, int ro, const char **key1, dcmd *fir
         gen_inner(&d);
         kids[i].mode = d.mode;
         char t[64];
-        snprintf(t, sizeof t, "r[%d] = redis.%s(", i + 1, pct(60) ? "call" : "pcall");
+        int how = rn(100); /* redis.call, redis.pcall, or Lua's pcall of redis.call */
+        if (how < 15) snprintf(t, sizeof t, "r[%d] = select(2, pcall(redis.call, ", i + 1);
+        else snprintf(t, sizeof t, "r[%d] = redis.%s(", i + 1, how < 60 ? "call" : "pcall");
         sb_str(body, t);
         for (int k = 0; k < d.argc; k++) {
             if (k) sb_str(body, ", ");
@@ -493,7 +496,7 @@ static void gen_script(sbuf *body, norm *m, int ro, const char **key1, dcmd *fir
                 lua_lit(body, d.argv[k], d.len[k]);
             }
         }
-        sb_str(body, ")\n");
+        sb_str(body, how < 15 ? "))\n" : ")\n");
         dc_free(&d);
     }
     static const char *ends[] = {
@@ -845,6 +848,48 @@ static void compare_all(void) {
     rv_free(kr);
 }
 
+/* INFO commandstats or errorstats without the times: its lines sorted. */
+static char *stats_text(conn *c, const char *section) {
+    rv *r = conn_cmdv(c, "INFO", section, NULL, NULL);
+    ck_assert_msg(r->t == '$' || r->t == '=', "INFO %s: %c", section, r->t);
+    char *lines[1024];
+    size_t n = 0;
+    for (char *save, *l = strtok_r(r->s, "\r\n", &save); l && n < 1024;
+         l = strtok_r(NULL, "\r\n", &save)) {
+        if (l[0] == '#' || !l[0]) continue;
+        sbuf b = {NULL, 0, 0};
+        sb_str(&b, "");
+        for (char *save2, *f = strtok_r(l, ",", &save2); f; f = strtok_r(NULL, ",", &save2)) {
+            if (strstr(f, "usec")) continue;
+            sb_str(&b, f);
+            sb_str(&b, ",");
+        }
+        lines[n++] = b.p;
+    }
+    qsort(lines, n, sizeof *lines, cmp_str);
+    sbuf all = {NULL, 0, 0};
+    sb_str(&all, "");
+    for (size_t i = 0; i < n; i++) {
+        sb_str(&all, lines[i]);
+        sb_str(&all, "\n  ");
+        free(lines[i]);
+    }
+    rv_free(r);
+    return all.p;
+}
+
+/* The counts of calls, rejected and failed calls per command and of
+ * errors per code since the segment's CONFIG RESETSTAT. */
+static void compare_stats(void) {
+    static const char *sections[] = {"commandstats", "errorstats"};
+    for (int k = 0; k < 2 && !seg_failed; k++) {
+        char *a = stats_text(mv, sections[k]), *b = stats_text(mr, sections[k]);
+        if (strcmp(a, b) != 0) differ(sections[k], a, b);
+        free(a);
+        free(b);
+    }
+}
+
 /* TXN_DIFF_DUMP=n: every key on both servers before step n. */
 static long dump_at = -1;
 
@@ -877,6 +922,7 @@ static void prepare(int small) {
     setup_cmd("CONFIG", "SET", "zset-max-listpack-value", small ? "8" : "64");
     setup_cmd("CONFIG", "SET", "set-max-intset-entries", small ? "4" : "512");
     setup_cmd("SET", "str", "a string", NULL);
+    setup_cmd("CONFIG", "RESETSTAT", NULL, NULL);
 }
 
 static void run_segment(uint64_t seed, int odd, long steps) {
@@ -907,6 +953,7 @@ static void run_segment(uint64_t seed, int odd, long steps) {
         if (!seg_failed && (i % CHECK_EVERY == CHECK_EVERY - 1 || i == steps - 1))
             compare_all();
     }
+    if (!seg_failed) compare_stats();
     printf("txn_diff: seed %" PRIu64 " (%s at the start%s): %ld steps%s\n", seed,
            odd ? "RESP3" : "RESP2", odd ? ", small encodings" : "", i,
            seg_failed ? ", DIFFERENCE" : ", same");

@@ -99,10 +99,11 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, cons
                    "the command";
         }
     }
-    if (d->flags & CMD_WRITE) {
-        if (r->ro || (r->flags & SCRIPT_FLAG_NO_WRITES))
-            return "Write commands are not allowed from read-only scripts.";
-    }
+    /* a read-only script runs no may-replicate command either (PFCOUNT,
+     * PUBLISH), as Redis's scriptVerifyWriteCommandAllow */
+    if ((d->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) &&
+        (r->ro || (r->flags & SCRIPT_FLAG_NO_WRITES)))
+        return "Write commands are not allowed from read-only scripts.";
     const char *why = cmd_gates_error(fake, d);
     if (why && !strncmp(why, MASTERDOWN, strlen(MASTERDOWN)))
         return "Can not execute the command on a stale replica";

@@ -246,6 +246,12 @@ START_TEST(read_only_scripts) {
     /* pcall gets the error as a table */
     expect_bulk(c, "ERR Write commands are not allowed from read-only scripts.", "EVAL_RO %s 0",
                 "return redis.pcall('set','x',1).err");
+    /* nor the may-replicate ones (PFCOUNT, PUBLISH) */
+    expect_bulk(c, "ERR Write commands are not allowed from read-only scripts.", "EVAL_RO %s 0",
+                "return redis.pcall('pfcount','h').err");
+    expect_bulk(c, "ERR Write commands are not allowed from read-only scripts.", "EVAL %s 0",
+                "#!lua flags=no-writes\nreturn redis.pcall('publish','ch','m').err");
+    expect_int(c, 0, "EVAL %s 0", "return redis.call('pfcount','h')");
 }
 END_TEST
 

@@ -60,7 +60,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum { SEGMENTS = 4, STEPS = 1500, HIST = 40, CHECK_EVERY = 50 };
+enum { SEGMENTS = 4, STEPS = 2500, HIST = 40, CHECK_EVERY = 50 };
 
 /* ---- text buffers ---- */
 
@@ -466,14 +466,13 @@ static void gen_inner(dcmd *d) {
  * (see is_x; the collection generator has only SET of these): for WATCH,
  * the writes that
  * change nothing (SETNX of an existing key, APPEND "", INCRBY 0, GEOADD of
- * the same position...) as well as those that do. Not BITFIELD: one
- * that changes nothing still touches the key in verso (not in Redis 7.0),
- * left for a fix of its own. */
+ * the same position, a BITFIELD SET of the same value...) as well as
+ * those that do. */
 static void gen_extra(dcmd *d) {
     static const char *keys[] = {"x1", "x2", "x3", "x1"};
     static const char *vals[] = {"v", "1", "", "abc", "10.5", "-3"};
     const char *key = PICK(keys);
-    int r = rn(22);
+    int r = rn(24);
     d->mode = M_EXACT;
     switch (r) {
     case 0: dc_push(d, "SET"), dc_push(d, key), dc_push(d, PICK(vals));
@@ -510,6 +509,14 @@ static void gen_extra(dcmd *d) {
     case 18: dc_push(d, "GEOPOS"), dc_push(d, key), dc_push(d, "a"), dc_push(d, "b"); break;
     case 19: dc_push(d, "DECR"), dc_push(d, key); break;
     case 20: dc_push(d, "MGET"), dc_push(d, key), dc_push(d, PICK(keys)); break;
+    case 21: case 22:
+        dc_push(d, "BITFIELD"), dc_push(d, key);
+        if (pct(30)) dc_push(d, "OVERFLOW"), dc_push(d, PICK(((const char *[]){"WRAP", "SAT", "FAIL"})));
+        dc_push(d, pct(50) ? "SET" : "INCRBY"), dc_push(d, PICK(((const char *[]){"u8", "i4", "u2"})));
+        dc_push(d, PICK(((const char *[]){"0", "8", "40"})));
+        dc_push(d, PICK(((const char *[]){"0", "118", "120", "-1", "200"})));
+        if (pct(30)) dc_push(d, "GET"), dc_push(d, "u8"), dc_push(d, "0");
+        break;
     default: dc_push(d, "LCS"), dc_push(d, key), dc_push(d, PICK(keys)); break;
     }
 }

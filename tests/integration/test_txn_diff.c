@@ -957,8 +957,25 @@ static char *stats_text(conn *c, const char *section) {
     return all.p;
 }
 
-/* The counts of calls, rejected and failed calls per command and of
- * errors per code since the segment's CONFIG RESETSTAT. */
+/* INFO stats' counters of commands, errors and key lookups. */
+static char *counters_text(conn *c) {
+    static const char *fields[] = {"total_commands_processed:", "total_error_replies:",
+                                   "keyspace_hits:", "keyspace_misses:"};
+    rv *r = conn_cmdv(c, "INFO", "stats", NULL, NULL);
+    sbuf b = {NULL, 0, 0};
+    sb_str(&b, "");
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *at = r->s ? strstr(r->s, fields[i]) : NULL;
+        size_t n = at ? strcspn(at, "\r\n") : 0;
+        sb_cat(&b, at ? at : fields[i], at ? n : strlen(fields[i]));
+        sb_str(&b, " ");
+    }
+    rv_free(r);
+    return b.p;
+}
+
+/* The counts of calls, rejected and failed calls per command, of errors
+ * per code and INFO stats' counters since the segment's CONFIG RESETSTAT. */
 static void compare_stats(void) {
     static const char *sections[] = {"commandstats", "errorstats"};
     for (int k = 0; k < 2 && !seg_failed; k++) {
@@ -967,6 +984,11 @@ static void compare_stats(void) {
         free(a);
         free(b);
     }
+    if (seg_failed) return;
+    char *a = counters_text(mv), *b = counters_text(mr);
+    if (strcmp(a, b) != 0) differ("INFO stats", a, b);
+    free(a);
+    free(b);
 }
 
 /* TXN_DIFF_DUMP=n: every key on both servers before step n. */

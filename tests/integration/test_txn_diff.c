@@ -4,9 +4,14 @@
  * with two connections: the main one and another that touches keys a WATCH
  * of the main one holds. Seeded random steps go to both and every reply is
  * compared; every CHECK_EVERY steps and at the end of a segment the whole
- * key space (every key's type, encoding, TTL presence and contents).
+ * key space (every key's type, encoding, TTL presence and contents), and at
+ * the end of a segment INFO commandstats (calls, rejected and failed calls
+ * per command), errorstats and INFO stats' command, error and keyspace
+ * hit/miss counters.
  *
- * A step is one of (the commands inside come from test_coll_diff_gen.c):
+ * A step is one of (the commands inside come from test_coll_diff_gen.c, and
+ * now and then from gen_extra: string, bit, HyperLogLog and geo commands
+ * on keys of their own):
  * - a plain command;
  * - a MULTI block: its commands (scripts too) queued, now and then with a
  *   queued error (an unknown command, a wrong arity, SAVE refused in MULTI:
@@ -15,12 +20,12 @@
  * - WATCH of some keys, then maybe a write by the other connection (to a
  *   watched key or not) or by the main one, FLUSHALL, UNWATCH, then a block;
  * - EVAL / EVALSHA (after SCRIPT LOAD) / EVAL_RO / EVALSHA_RO of a script
- *   that runs a few commands with redis.call / redis.pcall / Lua's pcall
- *   of redis.call (under
- *   redis.setresp(3) now and then) and returns their results, or an error
- *   (error(), redis.error_reply, {err=}), a status, floats, booleans, nil,
- *   RESP3 tables ({double=}, {map=}, {set=}), a command refused in scripts;
- *   the shebang's no-writes flag now and then;
+ *   that runs a few commands with redis.call / redis.pcall / Lua's pcall of
+ *   redis.call (under redis.setresp(3) now and then) and returns their
+ *   results, or an error (error(), redis.error_reply, {err=}), a status,
+ *   floats, booleans, nil, RESP3 tables ({double=}, {map=}, {set=}), a
+ *   command refused in scripts; the shebang's no-writes flag now and then;
+ *   bad numkeys, unknown shas, SCRIPT EXISTS / FLUSH;
  * - FCALL / FCALL_RO of the library loaded on both at the start of a
  *   segment (FUNCTION LOAD), whose functions run such commands or return
  *   fixed kinds of values.
@@ -31,21 +36,23 @@
  * Compared exactly, except where the order is unspecified (a command's mode
  * from the generator, applied to its place in an EXEC reply or a script's
  * result table too): SMEMBERS & co. as a multiset, HGETALL & co. as a
- * multiset of pairs. Not generated inside blocks and scripts: what
- * test_coll_diff compares by properties (random members, SPOP, SCAN, TTL,
- * MEMORY USAGE), SORT (BY nosort of a set in a script is another item),
- * lex ranges (unspecified over unequal scores) and EXPIRE GT/LT (against a
- * TTL set a few ms before, the result depends on the clock). Not generated at all:
+ * multiset of pairs; and not the encoding of gen_extra's strings (see
+ * key_state). Not generated inside blocks and scripts: what test_coll_diff
+ * compares by properties (random members, SPOP, SCAN, TTL, MEMORY USAGE),
+ * SORT (BY nosort of a set in a script is another item), lex ranges
+ * (unspecified over unequal scores) and EXPIRE GT/LT (against a TTL set a
+ * few ms before, the result depends on the clock). Not generated at all:
  * client tracking, CLIENT PAUSE, DEBUG, time inside blocks (frozen time is
- * another item).
+ * another item), function names, BITFIELD OVERFLOW FAIL (doc/compat.md),
+ * error() of a table without err (Redis 7.0.15 crashes on it).
  *
  * The seed comes from rnd_seed_env (printed; TXN_DIFF_SEED=n repeats a run);
  * a run is SEGMENTS segments (seed, seed + 1, ...) of STEPS steps
  * (TXN_DIFF_STEPS=n) on emptied servers; odd segments also set small
  * listpack/intset limits; TXN_DIFF_SEGMENTS=n changes their number and
- * TXN_DIFF_DUMP=n prints every key before step n. A difference stops that segment after printing
- * the seed, the step, the last steps and both replies; the test fails at the
- * end if any segment differed. */
+ * TXN_DIFF_DUMP=n prints every key before step n. A difference stops that
+ * segment after printing the seed, the step, the last steps and both
+ * replies; the test fails at the end if any segment differed. */
 #include "harness.h"
 #include "test_coll_diff.h"
 #include "testcmp.h"

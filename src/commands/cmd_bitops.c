@@ -7,8 +7,10 @@
  * obj_writable as SETRANGE does: the value the forkless serializer may hold
  * is copied first, grown zero-filled to the last byte written. A SETBIT that
  * would change nothing (same bit, no growth) does not write, as Redis 7.0
- * does not signal it. BITOP stores a new value (db_set) or deletes its
- * destination. Main thread only. */
+ * does not signal it; a BITFIELD that grows nothing writes through the
+ * table (vt_write) and tells the key changed only when a field changed.
+ * BITOP stores a new value (db_set) or deletes its destination. Main thread
+ * only. */
 #include <assert.h>
 #include <limits.h>
 #include <stdint.h>

@@ -138,8 +138,6 @@ static const obj *zread(client *c, const arg *k, int *wrong) {
 
 /* ---- GEOADD ---- */
 
-/* GEOADD key [NX|XX] [CH] lon lat member ...: ZADD with the cells as
- * scores, propagated as that ZADD (the scores in decimal). */
 /* 1 when GEOADD's members would add or move a member of z (else the
  * key is not written: a WATCH on it holds, as Redis's ZADD). */
 static int geoadd_changes(const obj *z, const client *c, int first, int n, const uint64_t *cells,
@@ -152,6 +150,8 @@ static int geoadd_changes(const obj *z, const client *c, int first, int n, const
     return 0;
 }
 
+/* GEOADD key [NX|XX] [CH] lon lat member ...: ZADD with the cells as
+ * scores, propagated as that ZADD (the scores in decimal). */
 void cmd_geoadd(client *c) {
     int nx = 0, xx = 0, ch = 0, first = 2;
     for (; first < c->argc; first++) {

@@ -12,16 +12,19 @@
  * consumer, a gate's key lookup) sees a refused command or its keys.
  *
  *  1. Lookup: the command, or a container's subcommand. Unknown: the error
- *     (counted as a command), and a transaction in progress fails at EXEC.
+ *     (not counted as a command), and a transaction in progress fails at
+ *     EXEC.
  *  2. CLIENT PAUSE (pause.h): a command the pause holds is parked, to be
  *     dispatched again when the pause ends.
  *  3. MULTI: inside a transaction the command gets stage 5's checks and is
  *     queued for EXEC, or refused (the transaction then fails at EXEC).
  *  4. The subsystems' before_command hooks (hooks.h): one may park the
- *     command (the AOF's full backlog). Past this point the command counts
- *     (total_commands_processed) and is c->cmd and c->lastcmd.
+ *     command (the AOF's full backlog). Past this point the command is
+ *     c->cmd and c->lastcmd; once past stage 5 it counts
+ *     (total_commands_processed).
  *  5. The checks, the first that refuses answers: a. arity, b. protected
- *     (enable-debug-command), c. authentication, d. the user's ACL
+ *     (enable-debug-command), c. authentication, then inside MULTI a
+ *     command flagged no_multi (SAVE, SHUTDOWN...), d. the user's ACL
  *     permissions (acl.h: the command, its keys, its channels; NOPERM,
  *     logged in ACL LOG), e. OOM (maxmemory: evicts first, then refuses
  *     deny-oom commands, an EXEC that queued one, anything MULTI would
@@ -470,6 +473,10 @@ static int may_run(client *c, const cmd_def *d) {
         reply_error(c, "NOAUTH Authentication required.");
         return 0;
     }
+    if ((d->flags & CMD_NO_MULTI) && (c->flags & CLIENT_MULTI)) {
+        reply_error(c, "ERR Command not allowed inside a transaction");
+        return 0;
+    }
     /* the user's permissions (acl.h): command, keys, channels */
     if (c->user && !acl_check_client(c, d, (c->flags & CLIENT_MULTI) ? ACL_CTX_MULTI
                                                                    : ACL_CTX_TOPLEVEL))
@@ -520,13 +527,11 @@ static void reply_unknown_sub(client *c, const cmd_def *container) {
 }
 
 /* 1. Lookup: the command (a container's subcommand), or NULL after the
- * error was replied and counted as a command; a transaction in progress
- * then fails at EXEC. */
+ * error was replied; a transaction in progress then fails at EXEC. */
 static const cmd_def *stage_lookup(client *c) {
     const cmd_def *container;
     const cmd_def *d = cmd_lookup_argv(c->argc, c->argv, &container);
     if (d) return d;
-    server.stat.commands++;
     if (container) reply_unknown_sub(c, container);
     else reply_unknown(c);
     multi_rejected(c, NULL, 0);
@@ -614,10 +619,10 @@ static int dispatch(client *c) {
     if (pause_postpones(c, d)) return CMD_PARKED;       /* 2: runs when the pause ends */
     if (multi_queues(c, d)) return stage_queue(c, d);   /* 3 */
     if (hooks_before_command(c, d)) return CMD_PARKED;  /* 4 */
-    server.stat.commands++;
     c->cmd = d;
     c->lastcmd = d;
     if (!stage_checks(c, d)) return CMD_RAN;            /* 5: refused, on to 9 */
+    server.stat.commands++; /* a refused command is none, as in Redis */
     server.current_client = c;
     cmd_call(c, d);                                     /* 6 */
     server.current_client = NULL;

@@ -7,8 +7,11 @@
  * obj_writable as SETRANGE does: the value the forkless serializer may hold
  * is copied first, grown zero-filled to the last byte written. A SETBIT that
  * would change nothing (same bit, no growth) does not write, as Redis 7.0
- * does not signal it. BITOP stores a new value (db_set) or deletes its
- * destination. Main thread only. */
+ * does not signal it; a BITFIELD that grows nothing writes through the
+ * table (vt_write) and tells the key changed only when a field changed.
+ * BITOP stores a new value (db_set) or deletes its destination. Main thread
+ * only. */
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "evict.h"
 #include "notify.h"
 #include "util.h"
 
@@ -725,11 +729,28 @@ static void bitfield_generic(client *c, int ro) {
         reply_error(c, "ERR BITFIELD_RO only supports the GET subcommand");
         goto done;
     }
-    db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_WRITE, &wrong);
+    vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_STRING, DB_LOOKUP_WRITE, &wrong);
     if (wrong) goto done;
     vt_wr w;
     int grew;
-    obj *o = open_for_bits(d, k, (size_t)((uint64_t)last >> 3) + 1, &w, &grew);
+    size_t need = (size_t)((uint64_t)last >> 3) + 1;
+    obj *o;
+    int told = 1; /* db_write told the key changed */
+    if (e && obj_strlen(e->val) >= need) {
+        /* no growth: the table's own write, and the key is told changed
+         * (WATCH, tracking) only when a field changed, as Redis 7.0
+         * signals it only then */
+        int made;
+        e = vt_write(d->t, k->p, k->len, 0, &w, &made);
+        assert(e && !made);
+        evict_touch(e);
+        o = obj_writable(e->val, obj_strlen(e->val));
+        e->val = o;
+        grew = 0;
+        told = 0;
+    } else {
+        o = open_for_bits(d, k, need, &w, &grew);
+    }
     uint8_t *p = (uint8_t *)o->data;
     long long changes = 0;
     reply_array(c, n);
@@ -741,6 +762,7 @@ static void bitfield_generic(client *c, int ro) {
         }
     }
     vt_write_done(&w);
+    if (changes && !told) db_key_changed(c->db, k->p, k->len);
     if (changes) {
         notify_keyspace_event(NOTIFY_STRING, "setbit", k->p, k->len, c->db);
         server_dirty(changes);

@@ -138,6 +138,18 @@ static const obj *zread(client *c, const arg *k, int *wrong) {
 
 /* ---- GEOADD ---- */
 
+/* 1 when GEOADD's members would add or move a member of z (else the
+ * key is not written: a WATCH on it holds, as Redis's ZADD). */
+static int geoadd_changes(const obj *z, const client *c, int first, int n, const uint64_t *cells,
+                          int nx, int xx) {
+    for (int i = 0; i < n; i++) {
+        const arg *m = &c->argv[first + 3 * i + 2];
+        double cur;
+        if (zset_score(z, m->p, m->len, &cur) ? !nx && cur != (double)cells[i] : !xx) return 1;
+    }
+    return 0;
+}
+
 /* GEOADD key [NX|XX] [CH] lon lat member ...: ZADD with the cells as
  * scores, propagated as that ZADD (the scores in decimal). */
 void cmd_geoadd(client *c) {
@@ -169,7 +181,7 @@ void cmd_geoadd(client *c) {
     vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_ZSET, DB_LOOKUP_WRITE, &wrong);
     long long added = 0, updated = 0;
     if (wrong) goto out;
-    if (e || !xx) {
+    if (e ? geoadd_changes(e->val, c, first, n, cells, nx, xx) : !xx) {
         vt_wr w;
         int created;
         e = db_write(d, k->p, k->len, 1, &w, &created);

@@ -65,6 +65,7 @@ void cmd_pfadd(client *c) {
         if (r < 0) corrupt = 1;
         else updated += r;
     }
+    if (updated && !corrupt) hll_cache_invalidate(o); /* a new key too, as Redis's PFADD */
     e->val = o;
     vt_write_done(&w);
     if (corrupt) { /* as Redis: what was added stays, nothing is propagated */

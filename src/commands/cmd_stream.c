@@ -396,8 +396,10 @@ void cmd_xsetid(client *c) {
             return;
         }
     }
+    /* Redis's XSETID signals no change of the key (a WATCH of it holds):
+     * the table's own write, as the group commands' */
     vt_wr w;
-    obj *s = stream_write_begin(c, k, 0, &w, &e);
+    obj *s = stream_write_groups(c, k, &w, &e);
     stream_meta *mm = stream_meta_mut(s);
     mm->last_id = id;
     if (added != -1) mm->entries_added = (uint64_t)added;

@@ -124,9 +124,10 @@ static void notify_zset(client *c, const char *event, const arg *k, int deleted)
 enum { ZA_NX = 1, ZA_XX = 2, ZA_GT = 4, ZA_LT = 8, ZA_CH = 16, ZA_INCR = 32 };
 
 /* One member as Redis's zsetAdd: 0 on a NaN result; else *added or *updated
- * counted, *done 1 unless nothing was done (NX/XX/GT/LT), *out the score. */
-static int zadd_one(obj *z, int fl, const arg *m, double s, long long *added, long long *updated,
-                    int *done, double *out) {
+ * counted, *done 1 unless nothing was done (NX/XX/GT/LT), *out the score.
+ * With `dry` z is only read (what the member would do). */
+static int zadd_one(obj *z, int fl, int dry, const arg *m, double s, long long *added,
+                    long long *updated, int *done, double *out) {
     double cur;
     *done = 0;
     if (zset_score(z, m->p, m->len, &cur)) {
@@ -139,13 +140,13 @@ static int zadd_one(obj *z, int fl, const arg *m, double s, long long *added, lo
         *done = 1;
         *out = s;
         if (s != cur) {
-            zset_set(z, m->p, m->len, s);
+            if (!dry) zset_set(z, m->p, m->len, s);
             (*updated)++;
         }
         return 1;
     }
     if (fl & ZA_XX) return 1;
-    zset_set(z, m->p, m->len, s);
+    if (!dry) zset_set(z, m->p, m->len, s);
     (*added)++;
     *done = 1;
     *out = s;
@@ -208,7 +209,18 @@ static void zadd_generic(client *c, int fl) {
     double score = 0;
     int nan = 0;
     if (wrong) goto out;
-    if (e || !(fl & ZA_XX)) {
+    for (size_t j = 0; e && j < n && !nan; j++) { /* first a dry run over the set */
+        int done;
+        if (!zadd_one(e->val, fl, 1, &c->argv[idx + 2 * (int)j + 1], scores[j], &added,
+                      &updated, &done, &score))
+            nan = 1;
+        processed += done;
+    }
+    /* a write only when a member is added or changes score: else the key is
+     * not touched (WATCH), as Redis signals it only then */
+    int write = e ? added || updated : !(fl & ZA_XX);
+    if (write) {
+        added = updated = processed = 0;
         vt_wr w;
         int created;
         e = db_write(d, k->p, k->len, 1, &w, &created);
@@ -216,8 +228,8 @@ static void zadd_generic(client *c, int fl) {
         e->val = obj_coll_writable(e->val);
         for (size_t j = 0; j < n && !nan; j++) {
             int done;
-            if (!zadd_one(e->val, fl, &c->argv[idx + 2 * (int)j + 1], scores[j], &added, &updated,
-                          &done, &score))
+            if (!zadd_one(e->val, fl, 0, &c->argv[idx + 2 * (int)j + 1], scores[j], &added,
+                          &updated, &done, &score))
                 nan = 1;
             processed += done;
         }
@@ -250,7 +262,12 @@ void cmd_zrem(client *c) {
     int wrong;
     vt_entry *e = db_lookup_typed(c, d, k->p, k->len, OBJ_ZSET, DB_LOOKUP_WRITE, &wrong);
     if (wrong) return;
-    if (!e) {
+    int first = 2; /* the first member present: none, no write (WATCH) */
+    double score;
+    while (e && first < c->argc &&
+           !zset_score(e->val, c->argv[first].p, c->argv[first].len, &score))
+        first++;
+    if (!e || first == c->argc) {
         reply_int(c, 0);
         return;
     }
@@ -259,7 +276,7 @@ void cmd_zrem(client *c) {
     e = db_write(d, k->p, k->len, 0, &w, &created);
     e->val = obj_coll_writable(e->val);
     long long deleted = 0;
-    for (int i = 2; i < c->argc; i++) deleted += zset_rem(e->val, c->argv[i].p, c->argv[i].len);
+    for (int i = first; i < c->argc; i++) deleted += zset_rem(e->val, c->argv[i].p, c->argv[i].len);
     uint64_t left = zset_len(e->val);
     vt_write_done(&w);
     if (left == 0) db_delete(d, k->p, k->len);

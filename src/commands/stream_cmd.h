@@ -30,8 +30,9 @@ obj *stream_write_begin(client *c, const arg *k, int create, vt_wr *w, vt_entry 
 void stream_write_end(vt_wr *w);
 /* Begins a write to the existing stream at k (the caller has just found
  * it with stream_lookup*, so it is not expired) that changes only its
- * consumer groups: as Redis 7.0's group commands (XGROUP SETID, XACK,
- * XREADGROUP, XCLAIM...) it does not count as a modification of the key
+ * consumer groups or its last ID: as Redis 7.0's group commands (XGROUP
+ * SETID, XACK, XREADGROUP, XCLAIM...) and XSETID it does not count as a
+ * modification of the key
  * (no signalModifiedKey: WATCH and client-side caching are not told).
  * End with stream_write_end. */
 obj *stream_write_groups(client *c, const arg *k, vt_wr *w, vt_entry **ep);

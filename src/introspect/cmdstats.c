@@ -256,7 +256,10 @@ void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_b
         monitor_feed(c, c->db, c->argc, c->argv);
 }
 
-void introspect_call_rejected(cmd_def *d) { d->rejected++; }
+void introspect_call_rejected(cmd_def *d) {
+    if (d) d->rejected++;
+    errors_mark = server.stat.errors; /* the refusal's error is not the caller's */
+}
 
 void introspect_call_failed(cmd_def *d) { d->failed++; }
 

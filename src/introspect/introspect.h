@@ -43,7 +43,9 @@ void introspect_call_start(client *c, const cmd_def *d, int rerun);
  * the commands a file replays at startup (CLIENT_LOADER) not at all. */
 void introspect_call_done(client *c, cmd_def *d, int64_t usec, uint64_t errors_before,
                           int rerun);
-/* d was refused before running (arity, auth, OOM, a gate...). */
+/* d was refused before running (arity, auth, OOM, a gate...; NULL: an
+ * unknown command a script called), its error counted already: not a
+ * failure of the command that runs d (EXEC, a script). */
 void introspect_call_rejected(cmd_def *d);
 /* d failed outside its call: CLIENT UNBLOCK of a client blocked in d
  * counts d failed, with ERROR or TIMEOUT alike, as Redis 7.0's

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "lauxlib.h"
 #include "introspect.h"
+#include "lauxlib.h"
 #include "script_int.h"
 #include "script_lua.h"
 #include "util.h"

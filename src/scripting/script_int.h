@@ -21,7 +21,7 @@ void scriptl_push_error(lua_State *L, const char *err, size_t len);
 
 /* An error reply to c from a script (text with its code, no '-'): CR/LF
  * trimmed at the ends and spaces inside; counted in the error statistics
- * (reply_error) when count, else written as is. */
+ * (reply_error) when count, else written as is and c->cmd counted failed. */
 void scriptl_error_reply(client *c, const char *s, int count);
 /* 0 when the error table on top came from a command's error reply (counted
  * then: Redis's ignore_error_stats_update), else 1. */

@@ -110,10 +110,11 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, cons
                    "the command";
         }
     }
-    if (d->flags & CMD_WRITE) {
-        if (r->ro || (r->flags & SCRIPT_FLAG_NO_WRITES))
-            return "Write commands are not allowed from read-only scripts.";
-    }
+    /* a read-only script runs no may-replicate command either (PFCOUNT,
+     * PUBLISH), as Redis's scriptVerifyWriteCommandAllow */
+    if ((d->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) &&
+        (r->ro || (r->flags & SCRIPT_FLAG_NO_WRITES)))
+        return "Write commands are not allowed from read-only scripts.";
     const char *why = cmd_gates_error(fake, d);
     if (why && !strncmp(why, MASTERDOWN, strlen(MASTERDOWN)))
         return "Can not execute the command on a stale replica";
@@ -125,6 +126,20 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, cons
         r->oom && (d->flags & CMD_DENYOOM) && !(r->caller->flags & CLIENT_MASTER))
         return "-OOM command not allowed when used memory > 'maxmemory'.";
     return NULL;
+}
+
+/* A command refused before it ran from the script (the error table on
+ * top): counted now as Redis's scriptCall does, in the error statistics
+ * (not again when the script replies it) and as a rejected call of d
+ * (NULL: an unknown command). */
+static void count_refusal(lua_State *L, const cmd_def *d) {
+    lua_getfield(L, -1, "err");
+    server.stat.errors++;
+    introspect_error_reply(fake, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "ignore_error_stats_update");
+    introspect_call_rejected((cmd_def *)d);
 }
 
 /* redis.call (raise = 1) and redis.pcall (0): Redis's luaRedisGenericCommand. */
@@ -156,16 +171,17 @@ static int generic_call(lua_State *L, int raise) {
     const char *why = call_refused(r, d, argc, argv, &gate);
     if (why) {
         free(argv);
-        /* a command found but refused: its rejected_calls, as Redis's
-         * scriptCall counts it */
-        if (d) introspect_call_rejected((cmd_def *)d);
-        if (!gate) return push_err_raise(L, why, raise);
-        size_t n = strlen(why);
-        char *e = xmalloc(n + 2);
-        e[0] = '-';
-        memcpy(e + 1, why, n + 1);
-        scriptl_push_error(L, e, n + 1);
-        free(e);
+        if (!gate) {
+            scriptl_push_error(L, why, strlen(why));
+        } else {
+            size_t n = strlen(why);
+            char *e = xmalloc(n + 2);
+            e[0] = '-';
+            memcpy(e + 1, why, n + 1);
+            scriptl_push_error(L, e, n + 1);
+            free(e);
+        }
+        count_refusal(L, d);
         return error_out(L, raise);
     }
     if (d->flags & CMD_WRITE) r->write_dirty = 1;
@@ -324,6 +340,28 @@ static int l_acl_check_cmd(lua_State *L) {
     return 1;
 }
 
+/* The global pcall, Redis's in place of Lua's: an error table raised in
+ * the call (redis.call's errors, error({err=...})) reaches the caller as
+ * its err field when that is a string or number, as in Redis 7.0; other
+ * errors as raised. pcall() without a function is Lua's error. */
+static int l_lua_pcall(lua_State *L) {
+    luaL_checkany(L, 1);
+    int argc = lua_gettop(L);
+    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) == 0) {
+        lua_pushboolean(L, 1);
+        lua_insert(L, 1);
+        return lua_gettop(L);
+    }
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "err");
+        if (lua_isstring(L, -1)) lua_replace(L, -2);
+        else lua_pop(L, 1);
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
 static void set_num(lua_State *L, const char *name, lua_Number v) {
     lua_pushstring(L, name);
     lua_pushnumber(L, v);
@@ -366,6 +404,8 @@ static void register_redis(lua_State *L) {
     sscanf(VERSO_REDIS_VERSION, "%d.%d.%d", &maj, &min, &pat);
     set_num(L, "REDIS_VERSION_NUM", (lua_Number)((maj << 16) | (min << 8) | pat));
     lua_setglobal(L, "redis");
+    lua_pushcfunction(L, l_lua_pcall);
+    lua_setglobal(L, "pcall");
 }
 
 /* ---- states ---- */

@@ -337,6 +337,32 @@ START_TEST(bitfield_ops)
 }
 END_TEST
 
+/* A BITFIELD whose writes change no field and grow nothing writes
+ * nothing: a WATCH of the key holds (Redis 7.0 signals the key only when a
+ * write changed it). */
+START_TEST(bitfield_watch_noop)
+{
+    redisContext *c = h_c;
+    expect_status(c, "OK", "SET k v");
+    expect_status(c, "OK", "WATCH k");
+    expect_ints(c, (long long[]){ 118 }, 1, "BITFIELD %s SET u8 0 118", "k");
+    expect_ints(c, (long long[]){ 118 }, 1, "BITFIELD %s INCRBY u8 0 0", "k");
+    expect_ints(c, (long long[]){ NIL }, 1, "BITFIELD %s OVERFLOW FAIL INCRBY u8 0 200", "k");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "PING");
+    freeReplyObject(expect_array(c, 1, "EXEC"));
+    /* a changed field, or a longer string, is a change */
+    const char *changes[] = {"BITFIELD %s SET u8 0 119", "BITFIELD %s SET u8 100 0", NULL};
+    for (int i = 0; changes[i]; i++) {
+        expect_status(c, "OK", "WATCH k");
+        freeReplyObject(expect_array(c, 1, changes[i], "k"));
+        expect_status(c, "OK", "MULTI");
+        expect_status(c, "QUEUED", "PING");
+        expect_nil(c, "EXEC");
+    }
+}
+END_TEST
+
 START_TEST(lcs_cmd)
 {
     redisContext *c = h_c;
@@ -671,6 +697,7 @@ int main(void)
     tcase_add_test(tc, bitpos_ranges);
     tcase_add_test(tc, bitop_ops);
     tcase_add_test(tc, bitfield_ops);
+    tcase_add_test(tc, bitfield_watch_noop);
     tcase_add_test(tc, lcs_cmd);
     tcase_add_test(tc, random_vs_redis);
     tcase_add_test(tc, propagation_matches_redis);

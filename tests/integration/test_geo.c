@@ -111,6 +111,26 @@ START_TEST(big_zset) {
 }
 END_TEST
 
+/* A GEOADD that adds or moves no member writes nothing: a WATCH on the
+ * key holds (Redis's GEOADD is its ZADD). */
+START_TEST(watch_and_noop_geoadd) {
+    expect_int(h_c, 1, "GEOADD g 1 1 a");
+    expect_status(h_c, "OK", "WATCH g");
+    expect_int(h_c, 0, "GEOADD g 1 1 a");
+    expect_int(h_c, 0, "GEOADD g CH 1 1 a");
+    expect_int(h_c, 0, "GEOADD g NX 1 2 a");
+    expect_int(h_c, 0, "GEOADD g XX 1 2 b");
+    expect_status(h_c, "OK", "MULTI");
+    expect_status(h_c, "QUEUED", "PING");
+    freeReplyObject(expect_array(h_c, 1, "EXEC"));
+    expect_status(h_c, "OK", "WATCH g");
+    expect_int(h_c, 1, "GEOADD g CH 1 2 a");
+    expect_status(h_c, "OK", "MULTI");
+    expect_status(h_c, "QUEUED", "PING");
+    expect_nil(h_c, "EXEC");
+}
+END_TEST
+
 /* ---- RESP3 ---- */
 
 /* Reads fd until what arrived ends with `tail`. */
@@ -271,6 +291,7 @@ int main(void) {
     h_add_tcase(s, "edge_cases", edge_cases, 30, h_setup, h_teardown);
     h_add_tcase(s, "command_table", command_table, 30, h_setup, h_teardown);
     h_add_tcase(s, "big_zset", big_zset, 60, h_setup, h_teardown);
+    h_add_tcase(s, "watch_and_noop_geoadd", watch_and_noop_geoadd, 30, h_setup, h_teardown);
     h_add_tcase(s, "resp3_replies", resp3_replies, 30, h_setup, h_teardown);
     h_add_tcase(s, "keyspace_events", keyspace_events, 30, h_setup, h_teardown);
     h_add_dropall(s, "aof_propagation", aof_propagation, 30);

@@ -114,6 +114,13 @@ START_TEST(pfadd_pfcount_basics)
     ck_assert_uint_eq(n, 18);
     ck_assert(memcmp(v, "HYLL\x01\0\0\0\0\0\0\0\0\0\0\0\x7f\xff", 18) == 0);
     free(v);
+    /* before a PFCOUNT its cache is invalid (the top bit of byte 15), as
+     * Redis's PFADD leaves a key it created */
+    expect_int(c, 1, "PFADD fresh");
+    v = get_bytes(c, "fresh", &n);
+    ck_assert_uint_eq(n, 18);
+    ck_assert(memcmp(v, "HYLL\x01\0\0\0\0\0\0\0\0\0\0\x80\x7f\xff", 18) == 0);
+    free(v);
     expect_bulk(c, "Z:16384", "PFDEBUG DECODE empty");
     expect_status(c, "sparse", "PFDEBUG ENCODING h");
     /* an HLL is a string: TYPE, STRLEN, APPEND work on it */

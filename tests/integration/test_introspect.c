@@ -750,6 +750,35 @@ START_TEST(info_stats_values) {
     info = h_info(c, "errorstats");
     ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=2\r\nerrorstat_EXECABORT:count=1\r\n");
     free(info);
+    /* scripts (Redis 7.0's scriptCall, afterErrorReply): a command a script
+     * may not run is a rejected call and an error counted at once (though a
+     * pcall drops it); a command's error the script replies is not counted
+     * again, but the script's command failed */
+    expect_status(c, "OK", "CONFIG RESETSTAT");
+    expect_int(c, 1, "EVAL %s 0", "redis.pcall('hset', 'h', 'f') redis.pcall('nosuch') return 1");
+    expect_error_prefix(c, "ERR value is not an integer", "EVAL %s 0",
+                        "return redis.pcall('incr', 'k')");
+    expect_error_prefix(c, "ERR Write commands are not allowed", "EVAL_RO %s 0",
+                        "return redis.call('set', 'k', 'v')");
+    freeReplyObject(expect_array(c, 2, "EVAL %s 0", "return {1, redis.pcall('incr', 'k')}"));
+    info = h_info(c, "commandstats");
+    static const char *const script_stats[] = {
+        "cmdstat_hset:calls=0,", ",rejected_calls=1,failed_calls=0\r\n",
+        "cmdstat_set:calls=0,", ",rejected_calls=1,failed_calls=0\r\n",
+        "cmdstat_incr:calls=2,", ",rejected_calls=0,failed_calls=2\r\n",
+        "cmdstat_eval:calls=3,", ",rejected_calls=0,failed_calls=2\r\n",
+        "cmdstat_eval_ro:calls=1,", ",rejected_calls=0,failed_calls=1\r\n"};
+    for (size_t i = 0; i < sizeof script_stats / sizeof script_stats[0]; i += 2) {
+        p = strstr(info, script_stats[i]);
+        ck_assert_msg(p, "no %s in %s", script_stats[i], info);
+        ck_assert_msg(!strncmp(strstr(p, ",rejected_calls="), script_stats[i + 1], 34), "%s: %.80s",
+                      script_stats[i], strstr(p, ",rejected_calls="));
+    }
+    free(info);
+    info = h_info(c, "errorstats");
+    ck_assert_str_eq(info, "# Errorstats\r\nerrorstat_ERR:count=5\r\n");
+    free(info);
+    ck_assert_int_eq(h_info_int(c, "stats", "total_error_replies"), 5);
     /* the percentiles shown */
     expect_status(c, "OK", "CONFIG SET latency-tracking-info-percentiles %s", "0 12.5 100");
     redisReply *r = expect_array(c, 2, "CONFIG GET latency-tracking-info-percentiles");

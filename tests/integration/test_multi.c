@@ -121,6 +121,18 @@ START_TEST(queuing_errors_abort) {
     redisReply *r = expect_exec_ran(c, 1); /* that error does not abort */
     freeReplyObject(r);
     expect_bulk(c, "1", "GET w");
+    /* the commands flagged no_multi (SAVE, SHUTDOWN) are refused, before
+     * the ACL check (a user denied SAVE gets this error too), and abort */
+    expect_status(c, "OK", "ACL SETUSER nosave on nopass ~* +@all -save");
+    for (int denied = 0; denied < 2; denied++) {
+        if (denied) expect_status(c, "OK", "AUTH nosave x");
+        multi_queue(c, "SET ns 1");
+        expect_error(c, "ERR Command not allowed inside a transaction", "SAVE");
+        expect_error(c, "ERR Command not allowed inside a transaction", "SHUTDOWN NOSAVE");
+        expect_error(c, "ERR wrong number of arguments for 'save' command", "SAVE x");
+        expect_error(c, EXECABORT, "EXEC");
+        expect_nil(c, "GET ns");
+    }
 }
 END_TEST
 

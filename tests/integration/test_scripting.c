@@ -187,6 +187,22 @@ START_TEST(call_errors) {
                       "WRONGTYPE Operation against a key holding the wrong kind of value", 1);
     expect_error(c, "WRONGTYPE Operation against a key holding the wrong kind of value",
                  "EVAL %s 0", "return redis.pcall('lpush','s','x')");
+    /* Lua's pcall is Redis's: a raised error table arrives as its err */
+    expect_bulk(c, "ERR value is not an integer or out of range", "EVAL %s 0",
+                "local ok, e = pcall(redis.call, 'incr', 's') return e");
+    expect_bulk(c, "string", "EVAL %s 0",
+                "local ok, e = pcall(function() return redis.call('incr', 's') end) "
+                "return type(e)");
+    expect_bulk(c, "x y", "EVAL %s 0", "local ok, e = pcall(error, {err='x y'}) return e");
+    expect_bulk(c, "number", "EVAL %s 0", "local ok, e = pcall(error, {err=5}) return type(e)");
+    expect_bulk(c, "table", "EVAL %s 0", "local ok, e = pcall(error, {}) return type(e)");
+    expect_int(c, 9, "EVAL %s 0",
+               "local ok, a, b = pcall(function(x) return x, 2 end, 7) "
+               "return (ok and 1 or 0) + a * 0 + b * 4");
+    eval_script_error(c, "local ok, e = pcall(redis.call, 'incr', 's') error(e)",
+                      "ERR user_script:1: ERR value is not an integer or out of range", 1);
+    expect_bulk(c, "string", "EVAL %s 0",
+                "local ok, e = pcall(redis.call, 'nosuch') return type(e)");
     eval_script_error(c, "error('boom')", "ERR user_script:1: boom", 1);
     eval_script_error(c, "error({err='x y'})", "x y", 1);
     eval_script_error(c, "return redis.log(1)", "ERR redis.log() requires two arguments or more.", 1);
@@ -231,6 +247,12 @@ START_TEST(read_only_scripts) {
     /* pcall gets the error as a table */
     expect_bulk(c, "ERR Write commands are not allowed from read-only scripts.", "EVAL_RO %s 0",
                 "return redis.pcall('set','x',1).err");
+    /* nor the may-replicate ones (PFCOUNT, PUBLISH) */
+    expect_bulk(c, "ERR Write commands are not allowed from read-only scripts.", "EVAL_RO %s 0",
+                "return redis.pcall('pfcount','h').err");
+    expect_bulk(c, "ERR Write commands are not allowed from read-only scripts.", "EVAL %s 0",
+                "#!lua flags=no-writes\nreturn redis.pcall('publish','ch','m').err");
+    expect_int(c, 0, "EVAL %s 0", "return redis.call('pfcount','h')");
 }
 END_TEST
 

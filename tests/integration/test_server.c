@@ -108,6 +108,11 @@ START_TEST(info_counters_move)
         expect_status(c, "PONG", "PING");
     long long after = h_info_int(c, "stats", "total_commands_processed");
     ck_assert_int_eq(after - before, 6);         /* 5 PINGs + the first INFO */
+    /* a refused command (unknown, unknown subcommand, arity) is none */
+    expect_error_prefix(c, "ERR unknown command", "NOSUCH");
+    expect_error_prefix(c, "ERR unknown subcommand", "CONFIG NOSUCH");
+    expect_error_prefix(c, "ERR wrong number of arguments", "GET");
+    ck_assert_int_eq(h_info_int(c, "stats", "total_commands_processed") - after, 1);
 
     expect_status(c, "OK", "SET a 1");
     expect_status(c, "OK", "SET b 2 EX 100");

@@ -1187,8 +1187,9 @@ START_TEST(multi_and_eval)
 }
 END_TEST
 
-/* Redis's group commands do not count as changes of the key: a WATCH of
- * it survives them (XGROUP CREATE MKSTREAM, which makes the key, does not). */
+/* Redis's group commands and XSETID do not count as changes of the key: a
+ * WATCH of it survives them (XGROUP CREATE MKSTREAM, which makes the key,
+ * does not). */
 START_TEST(watch_and_group_writes)
 {
     redisContext *c = h_c;
@@ -1196,7 +1197,8 @@ START_TEST(watch_and_group_writes)
     const char *ops[] = {"XGROUP SETID s g 0", "XREADGROUP GROUP g c STREAMS s >",
                          "XREADGROUP GROUP g c STREAMS s 0", "XCLAIM s g d 0 1-0",
                          "XAUTOCLAIM s g e 0 0", "XACK s g 1-0", "XGROUP CREATECONSUMER s g z",
-                         "XGROUP DELCONSUMER s g z", "XGROUP CREATE s g2 0", NULL};
+                         "XGROUP DELCONSUMER s g z", "XGROUP CREATE s g2 0",
+                         "XSETID s 2-0", "XSETID s 2-5 ENTRIESADDED 9", NULL};
     add_entries(c, "s", 1, 2);
     expect_status(c, "OK", "XGROUP CREATE s g 0");
     for (int i = 0; ops[i]; i++) {

@@ -367,6 +367,34 @@ START_TEST(zrem_zcard_zmscore)
 }
 END_TEST
 
+/* Writes that change nothing do not touch a WATCHed key (Redis signals a
+ * key only when a member went or changed). */
+START_TEST(watch_and_noop_writes)
+{
+    redisContext *c = h_c;
+    expect_int(c, 2, "ZADD z 1 a 2 b");
+    expect_status(c, "OK", "WATCH z");
+    expect_int(c, 0, "ZREM z x y");
+    expect_int(c, 0, "ZREMRANGEBYSCORE z 5 6");
+    expect_int(c, 0, "ZREMRANGEBYRANK z 5 6");
+    expect_int(c, 0, "ZADD z XX 3 x");
+    expect_int(c, 0, "ZADD z 1 a 2 b");
+    expect_int(c, 0, "ZADD z CH GT 0 a");
+    expect_bulk(c, "1", "ZINCRBY z 0 a");
+    expect_bulk(c, "2", "ZADD z INCR 0 b");
+    expect_nil(c, "ZADD z NX INCR 5 b");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET x 1");
+    redisReply *r = expect_array(c, 1, "EXEC");
+    freeReplyObject(r);
+    expect_status(c, "OK", "WATCH z");
+    expect_int(c, 1, "ZREM z x b");
+    expect_status(c, "OK", "MULTI");
+    expect_status(c, "QUEUED", "SET x 2");
+    expect_nil(c, "EXEC");
+}
+END_TEST
+
 START_TEST(zremrange)
 {
     redisContext *c = h_c;
@@ -903,6 +931,7 @@ int main(void)
     h_add_tcase(s, "zrange_by_lex", zrange_by_lex, 30, h_setup, h_teardown);
     h_add_tcase(s, "zrangestore", zrangestore, 30, h_setup, h_teardown);
     h_add_tcase(s, "zrem_zcard_zmscore", zrem_zcard_zmscore, 30, h_setup, h_teardown);
+    h_add_tcase(s, "watch_and_noop_writes", watch_and_noop_writes, 30, h_setup, h_teardown);
     h_add_tcase(s, "zremrange", zremrange, 30, h_setup, h_teardown);
     h_add_tcase(s, "zpop_zmpop", zpop_zmpop, 30, h_setup, h_teardown);
     h_add_tcase(s, "zsetops", zsetops, 30, h_setup, h_teardown);

@@ -29,7 +29,7 @@ db *db_get(int id) { return &server.dbs[id]; }
 
 int db_expired(const vt_entry *e, int64_t now_ms) {
     int64_t at = vt_expire(e);
-    return at != VT_NO_EXPIRE && at <= now_ms;
+    return at != VT_NO_EXPIRE && at < now_ms; /* Redis: now > when */
 }
 
 /* 0: not held */

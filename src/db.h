@@ -100,7 +100,8 @@ size_t db_size(db *d);
  * at the save's start. */
 void db_swap(int id1, int id2);
 
-/* 1 when the entry's expire time has passed (now: db_now()). */
+/* 1 when the entry's expire time has passed (now: db_now()), not only
+ * come: a key lives through its last millisecond, as Redis's now > when. */
 int db_expired(const vt_entry *e, int64_t now_ms);
 
 /* The time expiry decisions use (unix ms), as Redis 7.0's cached command

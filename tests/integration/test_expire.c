@@ -83,6 +83,29 @@ START_TEST(lazy_expire_on_read)
 }
 END_TEST
 
+/* A key expires once its time has passed, not at it (Redis's now > when):
+ * polled PTTL shows 0 during the key's last millisecond before it is gone. */
+START_TEST(expires_after_its_time)
+{
+    redisContext *c = h_c;
+    int seen_zero = 0;
+    for (int round = 0; round < 5 && !seen_zero; round++) {
+        expect_status(c, "OK", "SET edge v PX 30");
+        long long deadline = h_now_ms() + 2000;
+        for (;;) {
+            redisReply *r = cmd(c, "PTTL edge");
+            ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+            long long v = r->integer;
+            freeReplyObject(r);
+            if (v == 0) seen_zero = 1;
+            if (v == -2) break;
+            ck_assert_msg(h_now_ms() < deadline, "edge still there after 2 s");
+        }
+    }
+    ck_assert_msg(seen_zero, "PTTL never 0: the key went at its expire time");
+}
+END_TEST
+
 START_TEST(ttl_counts_down)
 {
     redisContext *c = h_c;
@@ -206,6 +229,7 @@ int main(void)
     tcase_add_checked_fixture(tc, h_setup, h_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, lazy_expire_on_read);
+    tcase_add_test(tc, expires_after_its_time);
     tcase_add_test(tc, ttl_counts_down);
     tcase_add_test(tc, persist_and_overwrite_cancel_expiry);
     tcase_add_test(tc, active_expire_untouched_keys);

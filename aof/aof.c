@@ -826,6 +826,15 @@ typedef struct exec_ctx {
     client fake;
 } exec_ctx;
 
+/* The loader's client (every permission, counted as a loader's commands)
+ * and zeroed statistics. */
+static void load_start(exec_ctx *x, aof_load_stats *st) {
+    memset(x, 0, sizeof *x);
+    x->fake.flags = CLIENT_AUTHED | CLIENT_LOADER;
+    x->fake.id = UINT64_MAX;
+    memset(st, 0, sizeof *st);
+}
+
 /* What an AOF may hold: write commands and SELECT (MULTI/EXEC are handled
  * by the loader, aof_load.c, and never reach here), and PFCOUNT, which
  * Redis 7.0 (and verso) propagate when it stores the cardinality it
@@ -874,11 +883,8 @@ int aof_load_startup(char *err, size_t errlen) {
     if (up < 0) return -1;
     if (rc == 1 && up == 0) return 1;
     exec_ctx x;
-    memset(&x, 0, sizeof x);
-    x.fake.flags = CLIENT_AUTHED | CLIENT_LOADER;
-    x.fake.id = UINT64_MAX;
     aof_load_stats st;
-    memset(&st, 0, sizeof st);
+    load_start(&x, &st);
     int64_t start = mono_us();
     /* clients are served during the load (server_loading_progress): a CONFIG
      * SET may replace the configuration's strings, so the loader gets a copy */
@@ -1079,11 +1085,8 @@ static int debug_loadaof(char *err, size_t errlen) {
     for (int i = 0; i < server.cfg.databases; i++) db_flush(db_get(i));
     function_flush();
     exec_ctx x;
-    memset(&x, 0, sizeof x);
-    x.fake.flags = CLIENT_AUTHED | CLIENT_LOADER;
-    x.fake.id = UINT64_MAX;
     aof_load_stats st;
-    memset(&st, 0, sizeof st);
+    load_start(&x, &st);
     char *dir = xstrdup(server.cfg.appenddirname);
     prop_mute(1);
     A.on = 0;

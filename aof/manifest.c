@@ -268,7 +268,7 @@ static int write_all(int fd, const char *p, size_t n) {
     return 0;
 }
 
-static int fsync_dir(const char *dir) {
+int aofm_fsync_dir(const char *dir) {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return -1;
     int rc = fsync(fd);
@@ -320,7 +320,7 @@ int aofm_save(const char *dir, const char *filename, const aof_manifest *m, char
         unlink(tmp);
         return -1;
     }
-    if (fsync_dir(dir) != 0) {
+    if (aofm_fsync_dir(dir) != 0) {
         snprintf(err, errlen, "Fail to fsync AOF directory %s: %s", dir, strerror(errno));
         return -1;
     }

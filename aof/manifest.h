@@ -56,5 +56,7 @@ char *aofm_new_base_name_as(aof_manifest *m, const char *filename, int rdb);
 char *aofm_new_incr_name(aof_manifest *m, const char *filename);
 /* Deep copy. */
 void aofm_copy(aof_manifest *dst, const aof_manifest *src);
+/* fsync of directory dir (its entries made durable): 0, or -1 with errno. */
+int aofm_fsync_dir(const char *dir);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "manifest.h"
 #include "util.h"
 
 static int is_file(const char *path) {
@@ -36,16 +37,6 @@ static int needs_upgrade(const aof_manifest *m, const char *dirname, const char 
     return !strcmp(m->base.name, filename) && !is_file(path);
 }
 
-static int fsync_dir(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int rc = fsync(fd);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return rc;
-}
-
 int aof_upgrade_old_file(aof_manifest *m, const char *dirname, const char *filename,
                          char *err, size_t errlen) {
     if (!needs_upgrade(m, dirname, filename)) return 0;
@@ -66,7 +57,7 @@ int aof_upgrade_old_file(aof_manifest *m, const char *dirname, const char *filen
         return -1;
     }
     /* the move is durable before any INCR is written after the base */
-    if (fsync_dir(dirname) != 0 || fsync_dir(".") != 0) {
+    if (aofm_fsync_dir(dirname) != 0 || aofm_fsync_dir(".") != 0) {
         snprintf(err, errlen, "Fail to fsync the directories after moving %s into %s: %s",
                  filename, dirname, strerror(errno));
         return -1;

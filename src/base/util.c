@@ -308,10 +308,10 @@ void free_args(char **argv, int argc) {
 
 char *quote_arg(const char *s) { return quote_arg_len(s, strlen(s)); }
 
-char *quote_arg_len(const char *s, size_t n) {
+size_t quote_into(char *out, const char *s, size_t n) {
     static const char plain[] = "\\\"\n\r\t\a\b", shown[] = "\\\"nrtab";
     static const char hex[] = "0123456789abcdef";
-    char *q = xmalloc(4 * n + 3), *p = q;
+    char *p = out;
     *p++ = '"';
     for (const char *end = s + n; s < end; s++) {
         unsigned char c = (unsigned char)*s;
@@ -329,7 +329,12 @@ char *quote_arg_len(const char *s, size_t n) {
         }
     }
     *p++ = '"';
-    *p = '\0';
+    return (size_t)(p - out);
+}
+
+char *quote_arg_len(const char *s, size_t n) {
+    char *q = xmalloc(QUOTE_MAX(n) + 1);
+    q[quote_into(q, s, n)] = '\0';
     return q;
 }
 

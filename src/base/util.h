@@ -57,6 +57,10 @@ void free_args(char **argv, int argc);
 char *quote_arg(const char *s);
 /* The same for n bytes, NUL ones too (as "\x00"). */
 char *quote_arg_len(const char *s, size_t n);
+/* The same written at out, which has room for QUOTE_MAX(n) bytes (no NUL
+ * added); returns the bytes written. */
+#define QUOTE_MAX(n) (4 * (n) + 2)
+size_t quote_into(char *out, const char *s, size_t n);
 
 /* Clocks. Wall-clock time is for what users see (TTLs, LASTSAVE, TIME);
  * durations and scheduling use the monotonic clock. */

@@ -63,3 +63,8 @@ void vbuf_shrink(vbuf *b, size_t keep) {
         vbuf_init(b);
     }
 }
+
+void vbuf_append_repr(vbuf *b, const char *p, size_t n) {
+    vbuf_reserve(b, QUOTE_MAX(n));
+    b->len += quote_into(b->data + b->len, p, n);
+}

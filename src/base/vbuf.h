@@ -25,6 +25,8 @@ void vbuf_append(vbuf *b, const void *p, size_t n);
 void vbuf_append_str(vbuf *b, const char *s);
 /* printf into the buffer, whatever the length of the result. */
 void vbuf_appendf(vbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* p[0..n) quoted as Redis's sdscatrepr (util.h quote_into). */
+void vbuf_append_repr(vbuf *b, const char *p, size_t n);
 /* Drop the first n bytes (memmove of the rest). */
 void vbuf_consume(vbuf *b, size_t n);
 void vbuf_reset(vbuf *b);

@@ -102,32 +102,6 @@ static void stack_trace(void *eip) {
     backtrace_symbols_fd(frames, n, fd);
 }
 
-/* Redis's sdscatrepr, between double quotes. */
-static void append_repr(vbuf *b, const char *p, size_t len) {
-    vbuf_append(b, "\"", 1);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)p[i];
-        char esc[8];
-        switch (ch) {
-        case '\\': vbuf_append(b, "\\\\", 2); break;
-        case '"': vbuf_append(b, "\\\"", 2); break;
-        case '\n': vbuf_append(b, "\\n", 2); break;
-        case '\r': vbuf_append(b, "\\r", 2); break;
-        case '\t': vbuf_append(b, "\\t", 2); break;
-        case '\a': vbuf_append(b, "\\a", 2); break;
-        case '\b': vbuf_append(b, "\\b", 2); break;
-        default:
-            if (ch >= 0x20 && ch < 0x7f) {
-                vbuf_append(b, (const char *)&ch, 1);
-            } else {
-                snprintf(esc, sizeof esc, "\\x%02x", ch);
-                vbuf_append(b, esc, 4);
-            }
-        }
-    }
-    vbuf_append(b, "\"", 1);
-}
-
 /* INFO, every client, and the one whose command was running. */
 static void server_state(void) {
     vbuf b = {0};
@@ -147,7 +121,7 @@ static void server_state(void) {
             char head[32];
             snprintf(head, sizeof head, "argv[%d]: '", j);
             vbuf_append_str(&b, head);
-            append_repr(&b, c->argv[j].p, c->argv[j].len);
+            vbuf_append_repr(&b, c->argv[j].p, c->argv[j].len);
             vbuf_append(&b, "'\n", 2);
         }
         log_raw(b.data, b.len);

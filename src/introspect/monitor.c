@@ -14,7 +14,6 @@
  * Redis). RESET and closing the connection end MONITOR mode. Its hooks
  * (the gate, the closing) are registered at startup (monitor_init) and
  * return at once for other clients. Main thread only. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,27 +100,6 @@ int introspect_redacted(const cmd_def *d, int argc, const arg *argv, int i) {
 
 /* ---- the line ---- */
 
-/* Redis's sdscatrepr, between double quotes. */
-static void append_repr(vbuf *b, const char *p, size_t len) {
-    vbuf_append(b, "\"", 1);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)p[i];
-        switch (ch) {
-        case '\\': vbuf_append(b, "\\\\", 2); break;
-        case '"': vbuf_append(b, "\\\"", 2); break;
-        case '\n': vbuf_append(b, "\\n", 2); break;
-        case '\r': vbuf_append(b, "\\r", 2); break;
-        case '\t': vbuf_append(b, "\\t", 2); break;
-        case '\a': vbuf_append(b, "\\a", 2); break;
-        case '\b': vbuf_append(b, "\\b", 2); break;
-        default:
-            if (isprint(ch)) vbuf_append(b, p + i, 1);
-            else vbuf_appendf(b, "\\x%02x", ch);
-        }
-    }
-    vbuf_append(b, "\"", 1);
-}
-
 void monitor_feed(client *c, int dbid, int argc, const arg *argv) {
     if (!nmons) return;
     vbuf line = {0};
@@ -132,7 +110,7 @@ void monitor_feed(client *c, int dbid, int argc, const arg *argv) {
     for (int j = 0; j < argc; j++) {
         if (j) vbuf_append(&line, " ", 1);
         if (d && introspect_redacted(d, argc, argv, j)) vbuf_append_str(&line, "\"(redacted)\"");
-        else append_repr(&line, argv[j].p, argv[j].len);
+        else vbuf_append_repr(&line, argv[j].p, argv[j].len);
     }
     vbuf_append(&line, "", 1); /* NUL for the status reply */
     for (size_t i = 0; i < nmons; i++) {

@@ -32,6 +32,7 @@
  * segment after printing the seed, the command number, the last commands
  * and both replies; the test fails at the end if any segment differed. */
 #include "harness.h"
+#include "sbuf.h"
 #include "test_stream_diff.h"
 #include "testcmp.h"
 #include "testrand.h"
@@ -45,36 +46,6 @@
 
 enum { SEGMENTS = 4, COMMANDS = 4000, HIST = 12, FILL = 360 };
 static long check_every = 50;
-
-typedef struct sbuf { char *p; size_t n, cap; } sbuf;
-
-static void sb_cat(sbuf *b, const char *s, size_t l)
-{
-    if (b->n + l + 1 > b->cap) {
-        b->cap = (b->n + l + 1) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->n, s, l);
-    b->n += l;
-    b->p[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_cat(b, s, strlen(s)); }
-
-static void sb_esc(sbuf *b, const char *s, size_t l)
-{
-    for (size_t i = 0; i < l; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        char t[8];
-        if (ch >= 32 && ch < 127 && ch != '\\') {
-            sb_cat(b, &s[i], 1);
-        } else {
-            snprintf(t, sizeof t, "\\x%02x", ch);
-            sb_str(b, t);
-        }
-    }
-}
 
 /* The canonical text of a reply: "+s", "-e", ":n", "'b'", "nil", "*n[a,b]". */
 static void fmt_reply(sbuf *b, const redisReply *r)

@@ -54,6 +54,7 @@
  * segment after printing the seed, the step, the last steps and both
  * replies; the test fails at the end if any segment differed. */
 #include "harness.h"
+#include "sbuf.h"
 #include "test_coll_diff.h"
 #include "testcmp.h"
 #include "testrand.h"
@@ -68,36 +69,6 @@
 #include <unistd.h>
 
 enum { SEGMENTS = 4, STEPS = 2500, HIST = 40, CHECK_EVERY = 50 };
-
-/* ---- text buffers ---- */
-
-typedef struct sbuf { char *p; size_t n, cap; } sbuf;
-
-static void sb_cat(sbuf *b, const char *s, size_t l) {
-    if (b->n + l + 1 > b->cap) {
-        b->cap = (b->n + l + 1) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->n, s, l);
-    b->n += l;
-    b->p[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_cat(b, s, strlen(s)); }
-
-static void sb_esc(sbuf *b, const char *s, size_t l) {
-    for (size_t i = 0; i < l; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        char t[8];
-        if (ch >= 32 && ch < 127 && ch != '\\') {
-            sb_cat(b, &s[i], 1);
-        } else {
-            snprintf(t, sizeof t, "\\x%02x", ch);
-            sb_str(b, t);
-        }
-    }
-}
 
 /* ---- a RESP2/RESP3 reply ---- */
 

@@ -1,0 +1,74 @@
+/* db_slots: a database's keys by cluster hash slot; see db_slots.h. */
+#include "db_slots.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "keyslot.h"
+#include "util.h"
+#include "db.h"
+#include "vt.h"
+
+typedef struct slot_walk {
+    unsigned slot;
+    size_t max, n;
+    db_slot_key_fn fn;
+    void *priv;
+} slot_walk;
+
+static void walk_visit(void *priv, vt_entry *e) {
+    slot_walk *w = priv;
+    size_t len;
+    const char *key = vt_key(e, &len);
+    if (w->n >= w->max || key_hash_slot(key, len) != w->slot) return;
+    w->n++;
+    if (w->fn) w->fn(w->priv, key, len);
+}
+
+/* One whole walk: nothing changes the table meanwhile, so no key is seen
+ * twice. */
+static size_t walk_slot(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *priv) {
+    assert(slot < KEYSLOT_COUNT);
+    slot_walk w = {.slot = slot, .max = max, .fn = fn, .priv = priv};
+    uint64_t cursor = 0;
+    do cursor = vt_scan(d->t, cursor, 1024, walk_visit, &w);
+    while (cursor != 0 && w.n < max);
+    return w.n;
+}
+
+size_t db_slot_count(db *d, unsigned slot) { return walk_slot(d, slot, SIZE_MAX, NULL, NULL); }
+
+size_t db_slot_keys(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *priv) {
+    return walk_slot(d, slot, max, fn, priv);
+}
+
+typedef struct key_list {
+    char **keys;
+    size_t *lens;
+    size_t n, cap;
+} key_list;
+
+static void collect(void *priv, const char *key, size_t len) {
+    key_list *l = priv;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->keys = xrealloc(l->keys, l->cap * sizeof *l->keys);
+        l->lens = xrealloc(l->lens, l->cap * sizeof *l->lens);
+    }
+    l->keys[l->n] = xstrndup(key, len);
+    l->lens[l->n++] = len;
+}
+
+size_t db_slot_delete(db *d, unsigned slot) {
+    key_list l = {0};
+    walk_slot(d, slot, SIZE_MAX, collect, &l);
+    size_t deleted = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        deleted += (size_t)db_delete(d, l.keys[i], l.lens[i]);
+        free(l.keys[i]);
+    }
+    free(l.keys);
+    free(l.lens);
+    return deleted;
+}

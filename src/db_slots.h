@@ -1,0 +1,27 @@
+/* db_slots: a database's keys by cluster hash slot (keyslot.h), for
+ * CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT and for dropping the keys of a
+ * slot a node no longer serves.
+ *
+ * Now: each call walks the whole table (O(keys)); the per-slot index that
+ * makes counting O(1) and listing O(count) replaces the bodies, not the
+ * interface. Main thread only. */
+#ifndef VERSO_DB_SLOTS_H
+#define VERSO_DB_SLOTS_H
+
+#include <stddef.h>
+
+#include "server.h"
+
+/* Keys of slot in d that have not expired (expired ones may be counted
+ * until they are deleted, as Redis counts them). */
+size_t db_slot_count(db *d, unsigned slot);
+/* Calls fn for up to max keys of slot (in no particular order); returns
+ * how many. fn must not change the table. */
+typedef void (*db_slot_key_fn)(void *priv, const char *key, size_t len);
+size_t db_slot_keys(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *priv);
+/* Deletes every key of slot as server-side deletes (db_delete: watchers
+ * and client caches told, values freed per lazyfree-lazy-server-del);
+ * nothing is propagated here. Returns how many were deleted. */
+size_t db_slot_delete(db *d, unsigned slot);
+
+#endif

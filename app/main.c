@@ -15,6 +15,7 @@
 
 #include "acl.h"
 #include "aof.h"
+#include "cluster.h"
 #include "repl.h"
 #include "snap.h"
 #include "log.h"
@@ -65,6 +66,7 @@ int main(int argc, char **argv) {
     snap_init();
     aof_init();
     repl_init();
+    cluster_init();
     server_setup_done();
     if (acl_load_startup() != 0) return 1; /* the config's user lines or the aclfile */
     rc = server_listen();

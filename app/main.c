@@ -16,6 +16,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "cluster.h"
+#include "route.h"
 #include "repl.h"
 #include "snap.h"
 #include "log.h"
@@ -66,6 +67,7 @@ int main(int argc, char **argv) {
     snap_init();
     aof_init();
     repl_init();
+    route_init();   /* ASKING, READONLY, READWRITE: in every mode */
     cluster_init();
     server_setup_done();
     if (acl_load_startup() != 0) return 1; /* the config's user lines or the aclfile */

@@ -208,12 +208,6 @@ START_TEST(importing_asking) {
     memset(&q, 0, sizeof q);
     q.asking = 1;
     ck_assert_int_eq(decide_q(&q, 1, two), ROUTE_OK);
-    /* a command flagged asking (RESTORE-ASKING) needs no ASKING */
-    const cmd_def *ra = cmd_lookup("restore-asking", 14);
-    if (ra) {
-        ck_assert(ra->flags & CMD_ASKING);
-    }
-}
 END_TEST
 
 START_TEST(readonly_replica) {

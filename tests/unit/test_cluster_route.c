@@ -208,6 +208,7 @@ START_TEST(importing_asking) {
     memset(&q, 0, sizeof q);
     q.asking = 1;
     ck_assert_int_eq(decide_q(&q, 1, two), ROUTE_OK);
+}
 END_TEST
 
 START_TEST(readonly_replica) {

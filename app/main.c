@@ -64,10 +64,10 @@ int main(int argc, char **argv) {
     }
     int rc = server_setup(argc, argv);
     if (rc != 0) return rc;
+    route_init(); /* ASKING, READONLY, READWRITE in every mode; its gate before NOREPLICAS */
     snap_init();
     aof_init();
     repl_init();
-    route_init();   /* ASKING, READONLY, READWRITE: in every mode */
     cluster_init();
     server_setup_done();
     if (acl_load_startup() != 0) return 1; /* the config's user lines or the aclfile */

@@ -16,6 +16,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "cluster.h"
+#include "route.h"
 #include "repl.h"
 #include "snap.h"
 #include "log.h"
@@ -63,6 +64,7 @@ int main(int argc, char **argv) {
     }
     int rc = server_setup(argc, argv);
     if (rc != 0) return rc;
+    route_init(); /* ASKING, READONLY, READWRITE in every mode; its gate before NOREPLICAS */
     snap_init();
     aof_init();
     repl_init();

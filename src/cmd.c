@@ -332,7 +332,7 @@ static int spec_keys(const cmd_def *d, const cmd_key_spec *s, int argc, const ar
  * (every spec known, flags fixed), else the command's getkeys. Specs of
  * arguments that are not keys (SPUBLISH's shard channel) are skipped, as
  * Redis's default search does. */
-int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) {
+static int get_keys(const cmd_def *d, int argc, const arg *argv, int not_keys, cmd_keyrefs *out) {
     assert(cmd_arity_ok(d, argc)); /* a refused command has no keys */
     out->n = 0;
     int varflags = 0;
@@ -340,13 +340,22 @@ int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) 
     if (d->nkey_specs && !varflags) {
         int j;
         for (j = 0; j < d->nkey_specs; j++) {
-            if (d->key_specs[j].flags & KS_NOT_KEY) continue; /* a shard channel */
+            if ((d->key_specs[j].flags & KS_NOT_KEY) && !not_keys) continue; /* a shard channel */
             if (!spec_keys(d, &d->key_specs[j], argc, argv, out)) break;
         }
         if (j == d->nkey_specs) return 1;
         out->n = 0;
     }
     return d->getkeys ? d->getkeys(d, argc, argv, out) : 0;
+}
+
+int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out) {
+    return get_keys(d, argc, argv, 0, out);
+}
+
+int cmd_get_keys_and_shard_channels(const cmd_def *d, int argc, const arg *argv,
+                                    cmd_keyrefs *out) {
+    return get_keys(d, argc, argv, 1, out);
 }
 
 int cmd_flags_of(const cmd_def *d, int argc, const arg *argv) {

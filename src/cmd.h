@@ -191,6 +191,10 @@ int cmd_arity_ok(const cmd_def *d, int argc);
  * passed its checks has keys. Positions past argc are skipped (variadic
  * commands report their own errors). Free with cmd_keys_free. */
 int cmd_get_keys(const cmd_def *d, int argc, const arg *argv, cmd_keyrefs *out);
+/* As cmd_get_keys, with the shard channels too (NOT_KEY specs: SPUBLISH,
+ * SSUBSCRIBE...), as the cluster's routing sees them. */
+int cmd_get_keys_and_shard_channels(const cmd_def *d, int argc, const arg *argv,
+                                    cmd_keyrefs *out);
 void cmd_keys_add(cmd_keyrefs *k, int pos, int flags);
 void cmd_keys_free(cmd_keyrefs *k);
 /* Whether d (or one of its specs) names keys at all. */

@@ -32,6 +32,9 @@
  *                  lazyfree_init  "lazyfree": shutdown
  *                  rkeys_init     "replica keys": after_flush,
  *                                 dataset_replaced (replica_keys.h)
+ *   route_init:    ASKING READONLY READWRITE; "cluster route":
+ *                  client_gate (MOVED, ASK, CROSSSLOT, TRYAGAIN,
+ *                  CLUSTERDOWN; cluster mode only), after_command
  *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
  *                  "snapshot": write_gate (MISCONF, a failed save),
  *                  before_sleep and cron (the save queue starts what
@@ -51,14 +54,15 @@
  * Where the order matters:
  *   - the gates: the first error wins (hooks_gates_error): every
  *     write_gate (snapshot's MISCONF, then the AOF's), then every
- *     client_gate: the subscribed context, NOREPLICAS, READONLY and
+ *     client_gate: the subscribed context, the cluster's redirections,
+ *     NOREPLICAS, READONLY and
  *     MASTERDOWN, BUSY, a monitor's "Replica can't interact with the
  *     keyspace". So the scripting and monitor register after repl/.
  *   - before_command: the first hook that parks a command (the AOF's)
  *     stops the walk; the hooks after it see the command when it is
  *     resumed. Tracking's (which trims its table) runs before the AOF's.
  *   - the command rows: COMMAND, COMMAND INFO/DOCS/LIST and INFO
- *     commandstats list the core's table, then the snapshot's, the AOF's,
+ *     commandstats list the core's table, then the cluster route's, the snapshot's, the AOF's,
  *     replication's and the ACL's rows; cmd_init must come after all of
  *     them.
  *   - shutdown: the lazyfree thread stops before the AOF flushes and the

@@ -197,6 +197,16 @@ void multi_rejected(client *c, const cmd_def *d, size_t reply_at) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
 }
 
+void multi_for_each_queued(const client *c, multi_queued_fn fn, void *priv) {
+    const struct multi_state *ms = c->mstate;
+    if (!(c->flags & CLIENT_MULTI) || !ms || ms->ran) return;
+    for (size_t i = 0; i < ms->n; i++) fn(priv, ms->cmds[i].d, ms->cmds[i].argc, ms->cmds[i].argv);
+}
+
+int multi_queued_flags(const client *c) {
+    return (c->flags & CLIENT_MULTI) && c->mstate && !c->mstate->ran ? c->mstate->flags : 0;
+}
+
 int multi_exec_flags(const client *c, const cmd_def *d) {
     if (d->proc != cmd_exec || !(c->flags & CLIENT_MULTI) || !c->mstate) return 0;
     return c->mstate->flags;

@@ -49,6 +49,12 @@ int multi_exec_flags(const client *c, const cmd_def *d);
  * every command is CMD_STALE). */
 int multi_exec_lacks(const client *c, const cmd_def *d, int flag);
 
+/* c's queued commands (inside MULTI), in order, and the union of their
+ * flags: the cluster router's EXEC and queuing checks (cluster/route.c). */
+typedef void (*multi_queued_fn)(void *priv, const cmd_def *d, int argc, const arg *argv);
+void multi_for_each_queued(const client *c, multi_queued_fn fn, void *priv);
+int multi_queued_flags(const client *c);
+
 /* The commands the last EXEC of c ran, with the db each ran in, for the
  * AOF's hold logic in its after_command hook (valid until c's next command).
  * Does nothing unless c's last command was an EXEC that ran. */

@@ -79,6 +79,10 @@ enum {
     CLIENT_UNBLOCKED_ERR = 1 << 26,    /* CLIENT UNBLOCK ... ERROR pending */
     CLIENT_CLOSE_ASAP = 1 << 27,       /* closed before the loop sleeps
                                           (net_close_asap) */
+    CLIENT_ASKING = 1 << 28,           /* ASKING: the next command may use an
+                                          importing slot (cluster/route.c) */
+    CLIENT_READONLY = 1 << 29,         /* READONLY: a cluster replica serves
+                                          its primary's slots' reads */
 };
 
 typedef struct cmd_def cmd_def;

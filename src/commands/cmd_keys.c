@@ -407,6 +407,10 @@ void cmd_select(client *c) {
                      INT_MIN, INT_MAX);
         return;
     }
+    if (server.cfg.compat.cluster_enabled && id != 0) { /* one database in a cluster */
+        reply_error(c, "ERR SELECT is not allowed in cluster mode");
+        return;
+    }
     if (id < 0 || id >= server.cfg.databases) {
         reply_error(c, "ERR DB index is out of range");
         return;

@@ -39,12 +39,11 @@ static void index_visit(void *priv, vt_entry *e) {
  * seen twice. */
 static size_t walk_slot(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *priv) {
     assert(slot < KEYSLOT_COUNT);
+    slot_walk w = {.slot = slot, .max = max, .fn = fn, .priv = priv};
     if (vt_slotted(d->t)) {
-        slot_walk w = {.slot = slot, .max = max, .fn = fn, .priv = priv};
         vt_slot_walk(d->t, slot, max, index_visit, &w);
         return w.n;
     }
-    slot_walk w = {.slot = slot, .max = max, .fn = fn, .priv = priv};
     uint64_t cursor = 0;
     do cursor = vt_scan(d->t, cursor, 1024, walk_visit, &w);
     while (cursor != 0 && w.n < max);

@@ -128,8 +128,9 @@ static void heap_populate(void) {
  * consumed either way). */
 static int insert_batch(item *items, int n, uint64_t *at, char *err, size_t errlen) {
     for (int i = 0; i < n; i++) {
-        items[i].hash = vt_hash(items[i].key->data, items[i].key->len);
-        vt_prefetch(db_get(items[i].db)->t, items[i].hash);
+        vt *t = db_get(items[i].db)->t;
+        items[i].hash = vt_key_hash(t, items[i].key->data, items[i].key->len);
+        vt_prefetch(t, items[i].hash);
     }
     for (int i = 0; i < n; i++) {
         if (insert(&items[i]) == 0) continue;

@@ -26,18 +26,35 @@ static void walk_visit(void *priv, vt_entry *e) {
     if (w->fn) w->fn(w->priv, key, len);
 }
 
-/* One whole walk: nothing changes the table meanwhile, so no key is seen
- * twice. */
+static void index_visit(void *priv, vt_entry *e) {
+    slot_walk *w = priv;
+    size_t len;
+    const char *key = vt_key(e, &len);
+    w->n++;
+    if (w->fn) w->fn(w->priv, key, len);
+}
+
+/* A slotted table (cluster mode) walks the slot's range only; another one
+ * is walked whole, once: nothing changes the table meanwhile, so no key is
+ * seen twice. */
 static size_t walk_slot(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *priv) {
     assert(slot < KEYSLOT_COUNT);
     slot_walk w = {.slot = slot, .max = max, .fn = fn, .priv = priv};
+    if (vt_slotted(d->t)) {
+        vt_slot_walk(d->t, slot, max, index_visit, &w);
+        return w.n;
+    }
     uint64_t cursor = 0;
     do cursor = vt_scan(d->t, cursor, 1024, walk_visit, &w);
     while (cursor != 0 && w.n < max);
     return w.n;
 }
 
-size_t db_slot_count(db *d, unsigned slot) { return walk_slot(d, slot, SIZE_MAX, NULL, NULL); }
+size_t db_slot_count(db *d, unsigned slot) {
+    assert(slot < KEYSLOT_COUNT);
+    if (vt_slotted(d->t)) return vt_slot_count(d->t, slot);
+    return walk_slot(d, slot, SIZE_MAX, NULL, NULL);
+}
 
 size_t db_slot_keys(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *priv) {
     return walk_slot(d, slot, max, fn, priv);

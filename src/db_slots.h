@@ -2,9 +2,9 @@
  * CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT and for dropping the keys of a
  * slot a node no longer serves.
  *
- * Now: each call walks the whole table (O(keys)); the per-slot index that
- * makes counting O(1) and listing O(count) replaces the bodies, not the
- * interface. Main thread only. */
+ * With cluster-enabled the tables are slotted (vt.h's per-slot index):
+ * counting is O(1), listing and deleting O(the slot's keys). Otherwise each
+ * call walks the whole table (O(keys)). Main thread only. */
 #ifndef VERSO_DB_SLOTS_H
 #define VERSO_DB_SLOTS_H
 

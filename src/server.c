@@ -246,6 +246,7 @@ int server_setup(int argc, char **argv) {
     conf_set_hook(conf_hook);
     conf_log_noeffect(&server.cfg);
     server.loop = uv_default_loop();
+    vt_index_slots(server.cfg.compat.cluster_enabled); /* before any table */
     db_init_all(server.cfg.databases);
     evict_init();
     pubsub_init();

@@ -8,7 +8,9 @@
  *     byte each in fp[]; when both candidates are full the segment splits;
  *   - the save protocol on the main thread (lock + capture before a change to
  *     an unsaved bucket) and on the serializer (vt_capture_bucket);
- *   - SCAN cursors that survive splits and directory doublings.
+ *   - SCAN cursors that survive splits and directory doublings;
+ *   - the per-slot index of a slotted table (vt.h): the slot in the hash's
+ *     top 14 bits and a count per slot.
  *
  * Entry marks are one byte: they are meaningful only while b->marked equals
  * the running epoch. The first locker of a bucket for epoch E (main thread or
@@ -29,6 +31,7 @@
 #include <time.h>
 #include <xxhash.h>
 
+#include "keyslot.h"
 #include "util.h"
 
 #define VT_SEG_SHIFT 6 /* log2(VT_SEG_BUCKETS): bucket bits of a SCAN cursor */
@@ -42,6 +45,10 @@
  * buckets per key one overflowing both is rare enough that loading n keys
  * splits next to nothing; a split costs a few microseconds anyway. */
 #define VT_RESERVE_LOAD 8
+/* A slotted table's hash: slot << VT_SLOT_SHIFT | vt_hash >> 14. */
+#define VT_SLOT_BITS 14
+#define VT_SLOT_SHIFT (64 - VT_SLOT_BITS)
+_Static_assert(KEYSLOT_COUNT == 1 << VT_SLOT_BITS, "VT_SLOT_BITS");
 
 _Static_assert(VT_SEG_BUCKETS == 1 << VT_SEG_SHIFT, "VT_SEG_SHIFT");
 _Static_assert(VT_BUCKET_SLOTS <= 255, "used is a byte");
@@ -82,6 +89,9 @@ struct vt {                  /* main thread only */
     void *capture_priv;
     uint64_t rng;            /* xorshift state for vt_random */
     vt_slab *slabs;          /* newest first */
+    int slotted;             /* keys placed by slot (vt_index_slots) */
+    uint32_t *slot_keys;     /* slotted: keys per slot, KEYSLOT_COUNT,
+                                allocated with the first key */
 };
 
 /* ---- hashing -------------------------------------------------------- */
@@ -95,6 +105,20 @@ uint64_t vt_hash(const char *key, size_t len) {
     pthread_once(&vt_seed_once, seed_init);
     return XXH3_64bits_withSeed(key, len, vt_seed);
 }
+
+/* Mode of the tables vt_create makes; main thread, set before any. */
+static int vt_slots_default;
+
+void vt_index_slots(int on) { vt_slots_default = on != 0; }
+int vt_slotted(const vt *t) { return t->slotted; }
+
+uint64_t vt_key_hash(const vt *t, const char *key, size_t len) {
+    uint64_t h = vt_hash(key, len);
+    if (!t->slotted) return h;
+    return (uint64_t)key_hash_slot(key, len) << VT_SLOT_SHIFT | h >> VT_SLOT_BITS;
+}
+
+static inline unsigned hash_slot_of(uint64_t h) { return (unsigned)(h >> VT_SLOT_SHIFT); }
 
 static inline size_t dir_index(const vt *t, uint32_t hhi) {
     return t->gd ? hhi >> (32 - t->gd) : 0;
@@ -283,10 +307,10 @@ static void dir_double(vt *t) {
 
 /* The top 32 bits of an entry's hash (the directory's): hashed again from
  * the key in its value (a split is the only reader). */
-static uint32_t entry_hhi(const vt_entry *e) {
+static uint32_t entry_hhi(const vt *t, const vt_entry *e) {
     size_t len;
     const char *k = vt_key(e, &len);
-    return (uint32_t)(vt_hash(k, len) >> 32);
+    return (uint32_t)(vt_key_hash(t, k, len) >> 32);
 }
 
 /* Moves the entries of ob whose hash has `bit` set into nb (same bucket
@@ -300,7 +324,7 @@ static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
     for (unsigned j = 0; j < ob->used; j++) {
         vt_entry *e = &ob->slots[j];
         assert(e->val); /* no created entry waits for its value across calls */
-        if (entry_hhi(e) & bit) {
+        if (entry_hhi(t, e) & bit) {
             if (lk) capture_entry(t, e);
             assert(nb->used < VT_BUCKET_SLOTS);
             nb->fp[nb->used] = ob->fp[j];
@@ -398,7 +422,7 @@ void vt_prefetch(vt *t, uint64_t h) {
 }
 
 vt_entry *vt_find(vt *t, const char *key, size_t len) {
-    uint64_t h = vt_hash(key, len);
+    uint64_t h = vt_key_hash(t, key, len);
     size_t idx;
     vt_bucket *b;
     return seg_find(home_seg(t, h, &idx), h, key, len, &b);
@@ -413,6 +437,7 @@ vt *vt_create(void) {
     seg_register(t, t->dir[0]);
     random_bytes(&t->rng, sizeof t->rng);
     t->rng |= 1; /* xorshift state must not be 0 */
+    t->slotted = vt_slots_default;
     return t;
 }
 
@@ -445,6 +470,7 @@ void vt_free(vt *t) {
     slabs_free(t);
     free(t->segs);
     free(t->dir);
+    free(t->slot_keys);
     free(t);
 }
 
@@ -487,6 +513,10 @@ static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h) {
     e->val = NULL;
     b->used++;
     t->size++;
+    if (t->slotted) {
+        if (!t->slot_keys) t->slot_keys = xcalloc(KEYSLOT_COUNT, sizeof *t->slot_keys);
+        t->slot_keys[hash_slot_of(h)]++;
+    }
     return e;
 }
 
@@ -529,7 +559,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
 
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created) {
-    return write_hashed(t, vt_hash(key, len), key, len, create, w, created);
+    return write_hashed(t, vt_key_hash(t, key, len), key, len, create, w, created);
 }
 
 vt_entry *vt_insert_hashed(vt *t, uint64_t h, const char *key, size_t len, vt_wr *w,
@@ -591,7 +621,7 @@ void vt_write_done(vt_wr *w) {
 }
 
 int vt_delete(vt *t, const char *key, size_t len) {
-    uint64_t h = vt_hash(key, len);
+    uint64_t h = vt_key_hash(t, key, len);
     size_t idx;
     vt_bucket *b;
     vt_entry *e = seg_find(home_seg(t, h, &idx), h, key, len, &b);
@@ -615,6 +645,10 @@ int vt_delete(vt *t, const char *key, size_t len) {
     b->used--;
     if (lk) bucket_unlock(lk);
     t->size--;
+    if (t->slotted) {
+        assert(t->slot_keys && t->slot_keys[hash_slot_of(h)] > 0);
+        t->slot_keys[hash_slot_of(h)]--;
+    }
     obj_decref(v);
     return 1;
 }
@@ -725,6 +759,50 @@ size_t vt_sample(vt *t, size_t k, int flags, size_t max_buckets, vt_entry **out)
     return n;
 }
 
+/* ---- the per-slot index ------------------------------------------------ */
+
+size_t vt_slot_count(const vt *t, unsigned slot) {
+    assert(t->slotted && slot < KEYSLOT_COUNT);
+    return t->slot_keys ? t->slot_keys[slot] : 0;
+}
+
+/* Visits the entries of slot in s, up to max - *n more; a segment of depth
+ * below VT_SLOT_BITS holds neighbouring slots too, so its keys are tested. */
+static void seg_slot_walk(vt_seg *s, unsigned slot, size_t max, size_t *n,
+                          vt_visit_fn fn, void *priv) {
+    int mixed = s->depth < VT_SLOT_BITS;
+    for (unsigned i = 0; i < VT_SEG_BUCKETS && *n < max; i++) {
+        vt_bucket *b = &s->buckets[i];
+        for (unsigned j = 0; j < b->used && *n < max; j++) {
+            vt_entry *e = &b->slots[j];
+            size_t len;
+            const char *k = vt_key(e, &len);
+            if (mixed && key_hash_slot(k, len) != slot) continue;
+            fn(priv, e);
+            (*n)++;
+        }
+    }
+}
+
+size_t vt_slot_walk(vt *t, unsigned slot, size_t max, vt_visit_fn fn, void *priv) {
+    size_t count = vt_slot_count(t, slot);
+    if (max > count) max = count;
+    size_t n = 0;
+    /* the directory run of the slot: the slots whose top bits are `slot` */
+    size_t first = t->gd >= VT_SLOT_BITS ? (size_t)slot << (t->gd - VT_SLOT_BITS)
+                                         : (size_t)slot >> (VT_SLOT_BITS - t->gd);
+    size_t span = t->gd >= VT_SLOT_BITS ? (size_t)1 << (t->gd - VT_SLOT_BITS) : 1;
+    vt_seg *prev = NULL;
+    for (size_t i = first; i < first + span && n < max; i++) {
+        vt_seg *s = t->dir[i];
+        if (s == prev) continue; /* a segment fills consecutive directory slots */
+        prev = s;
+        seg_slot_walk(s, slot, max, &n, fn, priv);
+    }
+    assert(n == max); /* the count and the placement agree */
+    return n;
+}
+
 /* ---- save --------------------------------------------------------------- */
 
 void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,
@@ -749,7 +827,7 @@ int vt_saving(const vt *t) { return t->save_epoch != 0; }
 
 int vt_owed_to_save(vt *t, const char *key, size_t len) {
     if (!t->save_epoch) return 0;
-    uint64_t h = vt_hash(key, len);
+    uint64_t h = vt_key_hash(t, key, len);
     size_t idx;
     vt_bucket *b;
     return seg_find(home_seg(t, h, &idx), h, key, len, &b) && bucket_owed(t, b);

@@ -114,6 +114,9 @@ typedef struct vt_captured {
 
 /* ---- main thread ---------------------------------------------------- */
 
+/* A walk's callback (vt_scan, vt_slot_walk). */
+typedef void (*vt_visit_fn)(void *priv, vt_entry *e);
+
 vt *vt_create(void);
 /* Frees the table and drops its references. Not while a save uses it. */
 void vt_free(vt *t);
@@ -126,6 +129,28 @@ size_t vt_mem(const vt *t);
  * statistics). Any thread. */
 size_t vt_mapped_bytes(void);
 uint64_t vt_hash(const char *key, size_t len);
+
+/* ---- the per-slot index (cluster mode) --------------------------------
+ * A table created after vt_index_slots(1) places keys by slot: a key's
+ * table hash is its cluster slot (keyslot.h) in the top 14 bits, then
+ * vt_hash's top 50 bits. The directory is indexed by the top bits, so a
+ * slot's keys are in one contiguous run of directory slots (or share one
+ * segment with neighbouring slots while the directory has fewer than 2^14
+ * slots), and the table keeps a count per slot. No byte per key is added.
+ * Set once at startup, before any table is created (server.c, from
+ * cluster-enabled); tables created before keep their mode. */
+void vt_index_slots(int on);
+/* 1 if t places keys by slot. */
+int vt_slotted(const vt *t);
+/* The hash t places key by: vt_hash, or the slot-prefixed hash of a
+ * slotted table. What vt_prefetch and vt_insert_hashed take. */
+uint64_t vt_key_hash(const vt *t, const char *key, size_t len);
+/* Keys of slot in a slotted table: O(1). */
+size_t vt_slot_count(const vt *t, unsigned slot);
+/* Calls fn for up to max entries of slot in a slotted table; returns how
+ * many. Walks the slot's directory run only: O(its keys + its buckets).
+ * fn must not change the table. */
+size_t vt_slot_walk(vt *t, unsigned slot, size_t max, vt_visit_fn fn, void *priv);
 /* Pre-sizes the table for n keys (restore uses RESIZEDB), so that loading
  * them splits no segment (almost surely: it aims at 2 to 4 keys per 14-slot
  * bucket, see vt.c). Only on an empty table, outside a save. */
@@ -135,7 +160,7 @@ void vt_reserve(vt *t, size_t n);
  * The table must not be touched from tick. */
 void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg);
 
-/* Brings the two candidate buckets of a key with hash h (vt_hash) into the
+/* Brings the two candidate buckets of a key with hash h (vt_key_hash) into the
  * cache ahead of a write (their headers and the slots an insert writes next):
  * restore hashes a batch of keys, prefetches, then inserts. */
 void vt_prefetch(vt *t, uint64_t h);
@@ -168,7 +193,7 @@ typedef struct vt_wr {
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created);
 /* vt_write(create = 1) for a loader that already has the key's hash h
- * (vt_hash, computed for vt_prefetch). */
+ * (vt_key_hash, computed for vt_prefetch). */
 vt_entry *vt_insert_hashed(vt *t, uint64_t h, const char *key, size_t len, vt_wr *w,
                            int *created);
 /* Stores val as e's value, taking the caller's reference; the old value's
@@ -190,7 +215,6 @@ int vt_delete(vt *t, const char *key, size_t len);
  * `count` entries were visited (or 10 * count slots' worth of buckets, so a
  * sparse table costs bounded work per call), returns the next cursor, 0 when
  * the walk is complete. fn must not change the table. */
-typedef void (*vt_visit_fn)(void *priv, vt_entry *e);
 uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv);
 /* A random entry (NULL if empty). Not uniform, as Redis's RANDOMKEY. */
 vt_entry *vt_random(vt *t);

@@ -549,6 +549,53 @@ END_TEST
 START_TEST(point_in_time_fork) { point_in_time("fork"); }
 END_TEST
 
+/* cluster-enabled yes: the tables place keys by slot (vt.h's per-slot
+ * index); a save under writes is still the state at BGSAVE, and the dump
+ * loads back into slotted tables (every key found where its hash puts it). */
+START_TEST(point_in_time_cluster_mode)
+{
+    const int n = 50000;
+    srv *s = start_srv("--cluster-enabled yes --rdb-key-save-delay 20");
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "DEBUG POPULATE %d", n);
+    redisReply *d = h_cmd(__FILE__, __LINE__, c, "DEBUG DIGEST");
+    ck_assert_int_eq(d->type, REDIS_REPLY_STATUS);
+    char digest[64];
+    snprintf(digest, sizeof digest, "%s", d->str); /* the state at BGSAVE */
+    freeReplyObject(d);
+    /* lookups by key (DEBUG DIGEST-VALUE, which a slotless node serves):
+     * the load put the keys where the slotted hash finds them */
+    const char *probe = "DEBUG DIGEST-VALUE key:0 key:1 key:7 key:14 key:49999 nokey";
+    redisReply *pv = expect_array(c, 6, probe);
+    expect_status(c, "Background saving started", "BGSAVE");
+    for (int i = 0; i < n; i += 7) {
+        if (i % 3 == 0) h_send(c, "DEL key:%d", i);
+        else h_send(c, "SET key:%d changed", i);
+        h_send(c, "SET fresh:%d x", i);
+    }
+    for (int i = 0; i < n; i += 7) {
+        freeReplyObject(h_next_reply(c));
+        freeReplyObject(h_next_reply(c));
+    }
+    ck_assert_int_eq(pinfo(c, "rdb_bgsave_in_progress"), 1); /* they overlapped */
+    wait_save_done(c, 30000);
+    expect_pinfo_str(c, "rdb_last_bgsave_status", "ok");
+    shutdown_srv(s, c, "SHUTDOWN NOSAVE");
+
+    srv *s2 = restart_on(s, "--cluster-enabled yes");
+    redisContext *c2 = srv_connect(s2);
+    expect_int(c2, n, "DBSIZE");
+    /* (no GET: a node that serves no slot answers CLUSTERDOWN) */
+    expect_status(c2, digest, "DEBUG DIGEST");
+    redisReply *pv2 = expect_array(c2, 6, probe);
+    for (size_t i = 0; i < 6; i++) ck_assert_str_eq(pv2->element[i]->str, pv->element[i]->str);
+    ck_assert_str_ne(pv->element[0]->str, pv->element[5]->str); /* key:0 found */
+    freeReplyObject(pv);
+    freeReplyObject(pv2);
+    redisFree(c2);
+}
+END_TEST
+
 /* ------------------------------------ 3: FLUSHALL/FLUSHDB abort a save */
 
 /* BGSAVE, INFO and `flush` in one pipeline: the flush runs while the save
@@ -1144,6 +1191,7 @@ int main(void)
     Suite *su = suite_create("snapshot");
     h_add_dropall(su, "point_in_time_forkless", point_in_time_forkless, 180);
     h_add_dropall(su, "point_in_time_fork", point_in_time_fork, 180);
+    h_add_dropall(su, "point_in_time_cluster_mode", point_in_time_cluster_mode, 60);
     h_add_dropall(su, "flush_aborts_forkless", flush_aborts_forkless, 60);
     h_add_dropall(su, "flush_aborts_fork", flush_aborts_fork, 60);
     h_add_dropall(su, "bgsave_busy_schedule_lastsave", bgsave_busy_schedule_lastsave, 60);

@@ -251,8 +251,16 @@ static int pick_port(void)
         srand((unsigned)(getpid() ^ ts.tv_nsec));
         seeded = 1;
     }
+    /* servers started together have not bound theirs yet: never hand out
+     * one of the last few ports again */
+    static int recent[16], nrecent;
     for (int tries = 0; tries < 200; tries++) {
         int port = PORT_LO + rand() % (PORT_HI - PORT_LO);
+        int seen = 0;
+        for (int i = 0; i < 16; i++)
+            seen |= recent[i] == port;
+        if (seen)
+            continue;
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         int one = 1;
         struct sockaddr_in sa = { .sin_family = AF_INET,
@@ -261,8 +269,10 @@ static int pick_port(void)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
         close(fd);
-        if (ok)
+        if (ok) {
+            recent[nrecent++ % 16] = port;
             return port;
+        }
     }
     FAIL("no free port found in %d-%d", PORT_LO, PORT_HI);
 }

@@ -122,22 +122,25 @@ static void run_pair(srv *p, srv *r)
 }
 
 START_TEST(under_test_to_redis_replica) {
-    srv *p = h_srv_start(NODE_ARGS);
-    srv *r = h_srv_start_redis(NODE_ARGS);
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS}, {1, NODE_ARGS} }, n);
+    srv *p = n[0], *r = n[1];
     run_pair(p, r);
 }
 END_TEST
 
 START_TEST(under_test_to_under_test_replica) {
-    srv *p = h_srv_start(NODE_ARGS);
-    srv *r = h_srv_start(NODE_ARGS);
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    srv *p = n[0], *r = n[1];
     run_pair(p, r);
 }
 END_TEST
 
 START_TEST(redis_primary_to_under_test_replica) {
-    srv *p = h_srv_start_redis(NODE_ARGS);
-    srv *r = h_srv_start(NODE_ARGS);
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {1, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    srv *p = n[0], *r = n[1];
     run_pair(p, r);
 }
 END_TEST
@@ -146,15 +149,17 @@ END_TEST
  * payload (repl-diskless-sync no), the replica loads it from the socket
  * into a spare dataset (repl-diskless-load swapdb) or from a file. */
 START_TEST(disk_backed_payload) {
-    srv *p = h_srv_start(NODE_ARGS " --repl-diskless-sync no");
-    srv *r = h_srv_start(NODE_ARGS " --repl-diskless-load swapdb");
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS " --repl-diskless-sync no"}, {0, NODE_ARGS " --repl-diskless-load swapdb"} }, n);
+    srv *p = n[0], *r = n[1];
     run_pair(p, r);
 }
 END_TEST
 
 START_TEST(disk_backed_payload_to_redis_replica) {
-    srv *p = h_srv_start(NODE_ARGS " --repl-diskless-sync no");
-    srv *r = h_srv_start_redis(NODE_ARGS " --repl-diskless-load swapdb");
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS " --repl-diskless-sync no"}, {1, NODE_ARGS " --repl-diskless-load swapdb"} }, n);
+    srv *p = n[0], *r = n[1];
     run_pair(p, r);
 }
 END_TEST
@@ -162,9 +167,9 @@ END_TEST
 /* A -> B -> C, each link through a proxy: C gets A's stream through B (the
  * same offsets), each link resumes partially after a cut. */
 START_TEST(chain_of_three) {
-    srv *a = h_srv_start(NODE_ARGS);
-    srv *b = h_srv_start(NODE_ARGS);
-    srv *c = h_srv_start(NODE_ARGS);
+    srv *n[3];
+    h_srv_start_all(3, (h_srv_spec[]){ {0, NODE_ARGS}, {0, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    srv *a = n[0], *b = n[1], *c = n[2];
     redisContext *ac = srv_connect(a), *bc = srv_connect(b), *cc = srv_connect(c);
     ru_preload(ac, 3);
     proxy *pab = proxy_start(a->port), *pbc = proxy_start(b->port);
@@ -206,9 +211,9 @@ END_TEST
  * database the stream is on (Redis: the repl-stream-db aux field), or the
  * sub-replica applies what follows in db 0. */
 START_TEST(sub_replica_gets_stream_db) {
-    srv *a = h_srv_start(NODE_ARGS);
-    srv *b = h_srv_start(NODE_ARGS);
-    srv *c = h_srv_start(NODE_ARGS);
+    srv *n[3];
+    h_srv_start_all(3, (h_srv_spec[]){ {0, NODE_ARGS}, {0, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    srv *a = n[0], *b = n[1], *c = n[2];
     redisContext *ac = srv_connect(a), *bc = srv_connect(b), *cc = srv_connect(c);
     replicaof(bc, a->port);
     wait_link(bc, "up");
@@ -235,8 +240,9 @@ END_TEST
  * written on the old primary before the switch kept. */
 START_TEST(promoted_replica_serves_partial_resync) {
     /* no PING into the stream between the catch-up and the promotion */
-    srv *p = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
-    srv *r = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS " --repl-ping-replica-period 60"}, {0, NODE_ARGS " --repl-ping-replica-period 60"} }, n);
+    srv *p = n[0], *r = n[1];
     redisContext *pc = srv_connect(p), *rc = srv_connect(r);
     ru_preload(pc, 1);
     replicaof(rc, p->port);
@@ -307,9 +313,9 @@ static void writes_then_caught_up(redisContext *pc, redisContext **reps, int n, 
  * sync_full stays 0) and follow the stream on; then the under-test replica
  * restarts on its own RDB (its master's history) and resumes the same way. */
 START_TEST(restarted_primary_continues_its_history) {
-    srv *p = h_srv_start(NODE_ARGS);
-    srv *r1 = h_srv_start(NODE_ARGS);
-    srv *r2 = h_srv_start_redis(NODE_ARGS);
+    srv *n[3];
+    h_srv_start_all(3, (h_srv_spec[]){ {0, NODE_ARGS}, {0, NODE_ARGS}, {1, NODE_ARGS} }, n);
+    srv *p = n[0], *r1 = n[1], *r2 = n[2];
     redisContext *pc = srv_connect(p), *reps[2] = { srv_connect(r1), srv_connect(r2) };
     for (int i = 0; i < 2; i++)
         replicaof(reps[i], p->port);
@@ -373,8 +379,9 @@ END_TEST
  * the server under test's RDB loaded by redis-server, which continues it in
  * turn. Each time the replica (under test) resumes with a partial resync. */
 START_TEST(primary_history_across_servers) {
-    srv *p = h_srv_start_redis(NODE_ARGS), *home = p;
-    srv *r = h_srv_start(NODE_ARGS);
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {1, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    srv *p = n[0], *home = p, *r = n[1];
     redisContext *pc = srv_connect(p), *rc = srv_connect(r);
     replicaof(rc, p->port);
     wait_link(rc, "up");
@@ -424,17 +431,23 @@ static void failover_to(srv *p, srv *r)
 }
 
 START_TEST(failover_under_test_to_redis) {
-    failover_to(h_srv_start(NODE_ARGS), h_srv_start_redis(NODE_ARGS));
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS}, {1, NODE_ARGS} }, n);
+    failover_to(n[0], n[1]);
 }
 END_TEST
 
 START_TEST(failover_under_test_to_under_test) {
-    failover_to(h_srv_start(NODE_ARGS), h_srv_start(NODE_ARGS));
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    failover_to(n[0], n[1]);
 }
 END_TEST
 
 START_TEST(failover_redis_to_under_test) {
-    failover_to(h_srv_start_redis(NODE_ARGS), h_srv_start(NODE_ARGS));
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {1, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    failover_to(n[0], n[1]);
 }
 END_TEST
 
@@ -443,8 +456,9 @@ END_TEST
  * replica that never caught up (stopped), TO any replica. p is under
  * test, its replica a redis-server. */
 START_TEST(failover_errors_wait_timeout_abort_force) {
-    srv *p = h_srv_start(NODE_ARGS " --repl-ping-replica-period 60");
-    srv *r = h_srv_start_redis(NODE_ARGS);
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS " --repl-ping-replica-period 60"}, {1, NODE_ARGS} }, n);
+    srv *p = n[0], *r = n[1];
     redisContext *pc = srv_connect(p), *rc = srv_connect(r);
     expect_error(pc, "ERR FAILOVER requires connected replicas.", "FAILOVER");
     expect_error(pc, "ERR No failover in progress.", "FAILOVER ABORT");
@@ -512,8 +526,9 @@ END_TEST
 /* The target refuses PSYNC (its ACL): the failover aborts, the old
  * primary is a master again and its replica follows it again. */
 START_TEST(failover_target_refuses_psync) {
-    srv *p = h_srv_start(NODE_ARGS);
-    srv *r = h_srv_start_redis(NODE_ARGS);
+    srv *n[2];
+    h_srv_start_all(2, (h_srv_spec[]){ {0, NODE_ARGS}, {1, NODE_ARGS} }, n);
+    srv *p = n[0], *r = n[1];
     redisContext *pc = srv_connect(p), *rc = srv_connect(r);
     replicaof(rc, p->port);
     wait_link(rc, "up");
@@ -534,9 +549,9 @@ END_TEST
 
 /* WAIT counts the replicas that acknowledged the client's last write. */
 START_TEST(wait_counts_replicas) {
-    srv *p = h_srv_start(NODE_ARGS);
-    srv *r1 = h_srv_start_redis(NODE_ARGS);
-    srv *r2 = h_srv_start(NODE_ARGS);
+    srv *n[3];
+    h_srv_start_all(3, (h_srv_spec[]){ {0, NODE_ARGS}, {1, NODE_ARGS}, {0, NODE_ARGS} }, n);
+    srv *p = n[0], *r1 = n[1], *r2 = n[2];
     redisContext *pc = srv_connect(p), *c1 = srv_connect(r1), *c2 = srv_connect(r2);
     expect_int(pc, 0, "WAIT 0 100");
     replicaof(c1, p->port);

@@ -160,6 +160,7 @@ static void child_setup(pid_t parent, const char *out_path, int in_fd)
 static int wait_pid(pid_t pid, int *status, int timeout_ms)
 {
     long long deadline = h_now_ms() + timeout_ms;
+    int nap = 1;
     for (;;) {
         pid_t r = waitpid(pid, status, WNOHANG);
         if (r == pid)
@@ -168,7 +169,8 @@ static int wait_pid(pid_t pid, int *status, int timeout_ms)
             return 1; /* not our child any more: treat as gone */
         if (h_now_ms() >= deadline)
             return 0;
-        h_sleep_ms(10);
+        h_sleep_ms(nap);
+        nap = nap < 8 ? nap * 2 : 10; /* most exits come within a few ms */
     }
 }
 
@@ -249,8 +251,16 @@ static int pick_port(void)
         srand((unsigned)(getpid() ^ ts.tv_nsec));
         seeded = 1;
     }
+    /* servers started together have not bound theirs yet: never hand out
+     * one of the last few ports again */
+    static int recent[16], nrecent;
     for (int tries = 0; tries < 200; tries++) {
         int port = PORT_LO + rand() % (PORT_HI - PORT_LO);
+        int seen = 0;
+        for (int i = 0; i < 16; i++)
+            seen |= recent[i] == port;
+        if (seen)
+            continue;
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         int one = 1;
         struct sockaddr_in sa = { .sin_family = AF_INET,
@@ -259,8 +269,10 @@ static int pick_port(void)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
         close(fd);
-        if (ok)
+        if (ok) {
+            recent[nrecent++ % 16] = port;
             return port;
+        }
     }
     FAIL("no free port found in %d-%d", PORT_LO, PORT_HI);
 }
@@ -336,7 +348,7 @@ static int wait_ready(srv *s)
         } else {
             redisFree(c);
         }
-        h_sleep_ms(20);
+        h_sleep_ms(2); /* a refused connect is cheap; a start takes ~10 ms */
     }
     return -1;
 }
@@ -349,7 +361,8 @@ static int addr_in_use(const char *log)
     return yes;
 }
 
-static srv *start_with(const char *conf_text, const char *extra)
+/* A new server's dir, log and (conf_text non-NULL) server.conf; not started. */
+static srv *prepare(const char *conf_text)
 {
     ensure_base();
     srv *s = calloc(1, sizeof *s);
@@ -358,42 +371,66 @@ static srv *start_with(const char *conf_text, const char *extra)
     if (!mkdtemp(s->dir))
         FAIL("mkdtemp %s: %s", s->dir, strerror(errno));
     snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
-    char conf_path[PATH_MAX + 16];
-    snprintf(conf_path, sizeof conf_path, "%s/server.conf", s->dir);
-    if (conf_text)
+    if (conf_text) {
+        char conf_path[PATH_MAX + 16];
+        snprintf(conf_path, sizeof conf_path, "%s/server.conf", s->dir);
         write_file(conf_path, conf_text);
+    }
+    return s;
+}
+
+/* Spawns bin for s on a fresh port (with s's server.conf when has_conf). */
+static void launch(srv *s, const char *bin, int has_conf, const char *extra)
+{
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = strdup(bin);
+    if (has_conf) {
+        char conf_path[PATH_MAX + 16];
+        snprintf(conf_path, sizeof conf_path, "%s/server.conf", s->dir);
+        argv[argc++] = strdup(conf_path);
+    }
+    s->port = pick_port();
+    char base_args[PATH_MAX + 128];
+    snprintf(base_args, sizeof base_args,
+             "--port %d --bind 127.0.0.1 --dir '%s' --save '' "
+             "--enable-debug-command yes",
+             s->port, s->dir);
+    argc += split_args(base_args, argv + argc, 60 - argc);
+    argc += split_args(extra, argv + argc, 60 - argc);
+    argv[argc] = NULL;
+    unlink(s->log); /* each attempt's log on its own */
+    s->pid = spawn(argv, s->log, -1);
+    for (int i = 0; i < argc; i++)
+        free(argv[i]);
+}
+
+/* Waits for a launched s: 1 when it answers PING, 0 when it lost a race for
+ * its port (launch again); fails the test otherwise. */
+static int await_up(srv *s, const char *bin)
+{
+    int r = wait_ready(s);
+    if (r == 0)
+        return 1;
+    if (r == 1 && addr_in_use(s->log))
+        return 0;
+    char tail[1500];
+    log_tail(s->log, tail, sizeof tail);
+    if (r < 0)
+        srv_kill9(s);
+    FAIL("server %s (port %d) %s; log tail:\n%s", bin, s->port,
+         r < 0 ? "did not answer PING within 10 s" : "exited at startup",
+         tail);
+}
+
+static srv *start_with(const char *conf_text, const char *extra)
+{
+    srv *s = prepare(conf_text);
+    const char *bin = h_child_binary ? h_child_binary : srv_binary();
     for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-        char *argv[64];
-        int argc = 0;
-        const char *bin = h_child_binary ? h_child_binary : srv_binary();
-        argv[argc++] = strdup(bin);
-        if (conf_text)
-            argv[argc++] = strdup(conf_path);
-        s->port = pick_port();
-        char base_args[PATH_MAX + 128];
-        snprintf(base_args, sizeof base_args,
-                 "--port %d --bind 127.0.0.1 --dir '%s' --save '' "
-                 "--enable-debug-command yes",
-                 s->port, s->dir);
-        argc += split_args(base_args, argv + argc, 60 - argc);
-        argc += split_args(extra, argv + argc, 60 - argc);
-        argv[argc] = NULL;
-        unlink(s->log); /* each attempt's log on its own */
-        s->pid = spawn(argv, s->log, -1);
-        for (int i = 0; i < argc; i++)
-            free(argv[i]);
-        int r = wait_ready(s);
-        if (r == 0)
+        launch(s, bin, conf_text != NULL, extra);
+        if (await_up(s, bin))
             return s;
-        if (r == 1 && addr_in_use(s->log))
-            continue; /* lost a race for the port: try another */
-        char tail[1500];
-        log_tail(s->log, tail, sizeof tail);
-        if (r < 0)
-            srv_kill9(s);
-        FAIL("server %s (port %d) %s; log tail:\n%s", bin, s->port,
-             r < 0 ? "did not answer PING within 10 s" : "exited at startup",
-             tail);
     }
     FAIL("server could not get a free port in %d attempts", START_ATTEMPTS);
 }
@@ -576,7 +613,7 @@ int srv_log_wait(const srv *s, const char *needle, int timeout_ms)
             return 1;
         if (h_now_ms() >= deadline)
             return 0;
-        h_sleep_ms(20);
+        h_sleep_ms(5);
     }
 }
 
@@ -1122,6 +1159,26 @@ static srv *start_tracked(const char *binary, const char *conf_text, const char 
     h_child_binary = NULL;
     h_tracked[h_ntracked++] = s;
     return s;
+}
+
+void h_srv_start_all(int n, const h_srv_spec specs[], srv *out[])
+{
+    ck_assert_int_le(h_ntracked + n, H_MAX_TRACKED);
+    const char *bins[H_MAX_TRACKED];
+    for (int i = 0; i < n; i++) { /* all spawned first, then all awaited */
+        out[i] = prepare(NULL);
+        bins[i] = specs[i].redis ? h_redis_binary() : srv_binary();
+        launch(out[i], bins[i], 0, specs[i].args ? specs[i].args : "");
+        h_tracked[h_ntracked++] = out[i]; /* dropped also if a later one fails */
+    }
+    for (int i = 0; i < n; i++) {
+        int attempt = 1;
+        while (!await_up(out[i], bins[i])) {
+            if (attempt++ >= START_ATTEMPTS)
+                FAIL("server could not get a free port in %d attempts", START_ATTEMPTS);
+            launch(out[i], bins[i], 0, specs[i].args ? specs[i].args : "");
+        }
+    }
 }
 
 srv *h_srv_start_redis(const char *extra_fmt, ...)

@@ -261,6 +261,15 @@ int h_main(Suite *s);
 #endif
 
 /* ---- more processes and logs (replication tests) ---- */
+/* Starts n servers at once (spec i: Redis's own binary when redis, else
+ * the one under test, with args as h_srv_start's, NULL: none) into out[i],
+ * each remembered for h_srv_drop_all: all are spawned before any is
+ * awaited, so a test of several nodes waits for one start-up, not n. */
+typedef struct {
+    int redis;
+    const char *args;
+} h_srv_spec;
+void h_srv_start_all(int n, const h_srv_spec specs[], srv *out[]);
 /* srv_start_redis, and the server is remembered for h_srv_drop_all. */
 srv *h_srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf, 1, 2)));
 /* srv_start_conf (redis: Redis's own binary, as srv_start_redis), the

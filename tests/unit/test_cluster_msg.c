@@ -1,12 +1,20 @@
 /* test_cluster_msg: the cluster bus codec (cluster/bus_msg.c): round trips of
  * every message the encoder writes, the fixed offsets of Redis 7.0's
  * clusterMsg, and each check of the decoder (truncation, totlen, gossip
- * count, signature, version, unknown type, extensions past the end). */
+ * count, signature, version, unknown type, extensions past the end), and a
+ * MEET sent to a real redis-server's bus port, whose PONG must decode to what
+ * its CLUSTER MYID / CLUSTER NODES say. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include "bus_msg.h"
+#include "harness.h"
 
 static uint8_t buf[65536];
 
@@ -202,6 +210,72 @@ START_TEST(length_checks) {
 }
 END_TEST
 
+static int read_full(int fd, uint8_t *p, size_t n) {
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+START_TEST(meet_redis_server) {
+    srv *s = srv_start_redis("--cluster-enabled yes --cluster-config-file nodes.conf");
+    redisContext *c = srv_connect(s);
+    redisReply *r = redisCommand(c, "CLUSTER MYID");
+    ck_assert(r && r->type == REDIS_REPLY_STRING && r->len == BUS_NAMELEN);
+    char myid[BUS_NAMELEN + 1];
+    memcpy(myid, r->str, BUS_NAMELEN + 1);
+    freeReplyObject(r);
+
+    int fd = raw_connect(s->port + 10000);
+    ck_assert_int_ge(fd, 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    bus_out m;
+    memset(&m, 0, sizeof m);
+    m.hdr.type = BUS_MEET;
+    srand((unsigned)getpid());
+    for (int i = 0; i < BUS_NAMELEN; i++) m.hdr.sender[i] = "0123456789abcdef"[rand() % 16];
+    strcpy(m.hdr.myip, "127.0.0.1");
+    int our_port = h_free_port();
+    m.hdr.port = (uint16_t)our_port;
+    m.hdr.cport = (uint16_t)(our_port + 10000);
+    m.hdr.flags = BUS_NODE_MASTER | BUS_NODE_MYSELF;
+    size_t n = bus_encode(&m, buf, sizeof buf);
+    ck_assert_uint_eq((size_t)write(fd, buf, n), n);
+
+    ck_assert_int_eq(read_full(fd, buf, 8), 0);
+    uint32_t totlen = (uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 | (uint32_t)buf[6] << 8 | buf[7];
+    ck_assert_uint_le(totlen, sizeof buf);
+    ck_assert_uint_ge(totlen, 8);
+    ck_assert_int_eq(read_full(fd, buf + 8, totlen - 8), 0);
+    bus_view v;
+    ck_assert_int_eq(bus_decode(buf, totlen, &v), BUS_OK);
+    ck_assert_uint_eq(v.hdr.type, BUS_PONG);
+    ck_assert(memcmp(v.hdr.sender, myid, BUS_NAMELEN) == 0);
+    ck_assert_uint_eq(v.hdr.port, (unsigned)s->port);
+    ck_assert_uint_eq(v.hdr.cport, (unsigned)s->port + 10000);
+    ck_assert_uint_eq(v.hdr.flags, BUS_NODE_MASTER | BUS_NODE_MYSELF); /* "myself,master" */
+    for (size_t i = 0; i < sizeof v.hdr.myslots; i++) ck_assert_uint_eq(v.hdr.myslots[i], 0);
+    close(fd);
+
+    r = redisCommand(c, "CLUSTER NODES");
+    ck_assert(r && r->type == REDIS_REPLY_STRING);
+    char self[128], peer[128];
+    snprintf(self, sizeof self, "%s 127.0.0.1:%d@%d myself,master", myid, s->port, s->port + 10000);
+    snprintf(peer, sizeof peer, " 127.0.0.1:%d@%d handshake", our_port, our_port + 10000);
+    ck_assert_msg(strstr(r->str, self) != NULL, "%s", r->str);
+    /* a MEET makes Redis add the sender in handshake under a random name
+     * until it has PINGed it back, so the address is what it lists */
+    ck_assert_msg(strstr(r->str, peer) != NULL, "%s", r->str);
+    freeReplyObject(r);
+    redisFree(c);
+    srv_stop(s);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cluster_msg");
     TCase *tc = tcase_create("cluster_msg");
@@ -209,10 +283,7 @@ int main(void) {
     tcase_add_test(tc, ping_round_trip);
     tcase_add_test(tc, other_round_trips);
     tcase_add_test(tc, length_checks);
+    tcase_add_test(tc, meet_redis_server);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_main(s);
 }

@@ -47,8 +47,6 @@ const char *bus_err_str(bus_err e) {
     return "?";
 }
 
-static int is_gossip_type(uint16_t t) { return t == BUS_PING || t == BUS_PONG || t == BUS_MEET; }
-
 /* the hostname extension: NUL-terminated, padded to a multiple of 8 */
 static size_t hostname_ext_len(const char *h) {
     size_t n = strlen(h) + 1;
@@ -91,7 +89,7 @@ size_t bus_encode(const bus_out *m, uint8_t *buf, size_t cap) {
     put16(buf + O_VER, 1);
     put16(buf + O_PORT, h->port);
     put16(buf + O_TYPE, h->type);
-    put16(buf + O_COUNT, is_gossip_type(h->type) ? h->count : 0);
+    put16(buf + O_COUNT, h->count); /* gossip entries follow only PING/PONG/MEET */
     put64(buf + O_CEPOCH, h->current_epoch);
     put64(buf + O_CFGEPOCH, h->config_epoch);
     put64(buf + O_OFFSET, h->offset);

@@ -22,14 +22,7 @@
 #include "testrand.h"
 #include "util.h"
 #include "vt.h"
-
-#define REQ_EQ(a, b)                                                         \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            ck_abort_msg("%s:%d: %s == %s failed: %lld != %lld", __FILE__,  \
-                         __LINE__, #a, #b, a_, b_);                          \
-    } while (0)
+#include "req.h"
 
 #define NIDS 120000u
 

@@ -16,23 +16,10 @@
 #include "ptree.h"
 #include "ptree_int.h"
 #include "testrand.h"
+#include "req.h"
 
 /* ---- helpers ---- */
 
-/* Check's ck_assert records every passing check (a write per call): these
- * only call into Check on failure, so hot loops stay cheap. */
-#define REQ(c)                                                               \
-    do {                                                                     \
-        if (!(c)) ck_abort_msg("%s:%d: %s", __FILE__, __LINE__, #c);         \
-    } while (0)
-#define REQ_EQ(a, b)                                                         \
-    do {                                                                     \
-        unsigned long long a_ = (unsigned long long)(a);                     \
-        unsigned long long b_ = (unsigned long long)(b);                     \
-        if (a_ != b_)                                                        \
-            ck_abort_msg("%s:%d: %s == %s (%llu, %llu)", __FILE__, __LINE__, \
-                         #a, #b, a_, b_);                                    \
-    } while (0)
 
 /* Model items: immutable, kept in an arena until the test ends (snapshots
  * share them by pointer). */

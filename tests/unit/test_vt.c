@@ -22,21 +22,7 @@
 #include "util.h"
 #include "vt.h"
 #include "testrand.h"
-
-/* Check records every passing ck_assert (a write to a file): far too slow for
- * millions of checks, so the hot paths use these, which call it only on
- * failure. */
-#define REQ(cond)                                                            \
-    do {                                                                     \
-        if (!(cond)) ck_abort_msg("%s:%d: failed: %s", __FILE__, __LINE__, #cond); \
-    } while (0)
-#define REQ_EQ(a, b)                                                         \
-    do {                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                  \
-        if (a_ != b_)                                                        \
-            ck_abort_msg("%s:%d: %s == %s failed: %lld != %lld", __FILE__,  \
-                         __LINE__, #a, #b, a_, b_);                          \
-    } while (0)
+#include "req.h"
 
 /* ---- helpers: random numbers, keys, values ------------------------------ */
 

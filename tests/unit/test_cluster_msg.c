@@ -41,16 +41,16 @@ START_TEST(header_layout) {
     size_t n = bus_encode(&m, buf, sizeof buf);
     ck_assert_uint_eq(n, 2256);
     ck_assert(memcmp(buf, "RCmb", 4) == 0);
-    ck_assert_uint_eq(buf[4] << 24 | buf[5] << 16 | buf[6] << 8 | buf[7], 2256);
+    ck_assert_uint_eq((uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 | (uint32_t)buf[6] << 8 | buf[7], 2256);
     ck_assert_uint_eq(buf[9], 1);                        /* ver */
-    ck_assert_uint_eq(buf[10] << 8 | buf[11], 7000);     /* port */
+    ck_assert_uint_eq((uint32_t)buf[10] << 8 | buf[11], 7000);     /* port */
     ck_assert_uint_eq(buf[16], 1);                       /* currentEpoch, big-endian */
     ck_assert_uint_eq(buf[23], 8);
     ck_assert_uint_eq(buf[31], 9);                       /* configEpoch */
     ck_assert_uint_eq(buf[40], 'a');                     /* sender */
     ck_assert_uint_eq(buf[80], 0x80);                    /* myslots */
     ck_assert_uint_eq(buf[2168], '1');                   /* myip */
-    ck_assert_uint_eq(buf[2248] << 8 | buf[2249], 17000);/* cport */
+    ck_assert_uint_eq((uint32_t)buf[2248] << 8 | buf[2249], 17000);/* cport */
     ck_assert_uint_eq(buf[2251], BUS_NODE_MASTER);       /* flags */
 }
 END_TEST

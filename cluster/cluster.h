@@ -1,9 +1,10 @@
 /* cluster: verso as a Redis Cluster node (the wing in cluster/).
  *
  * This header is the wing's face to the rest of the server: what the
- * command path (redirections: cluster/route.c), INFO and the other wings
- * may ask of the cluster's state. The state itself (nodes, slots, epochs,
- * the bus, nodes.conf) is cluster/state.c's and the bus's, behind it.
+ * command path (redirections: cluster/route.c) and the other wings may ask
+ * of the cluster's state. Behind it, cluster/state.c holds that state: now
+ * one node (myself) with no slots; nodes, epochs, nodes.conf and the bus
+ * (whose messages cluster/bus_msg.c encodes and decodes) are not built.
  *
  * Main thread only: the state changes on the loop thread (bus messages,
  * CLUSTER commands, the cron) and is read there. */

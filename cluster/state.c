@@ -1,59 +1,315 @@
-/* state: the cluster's nodes and slots as this node knows them; see
- * cluster.h for the queries the rest of the server makes.
- *
- * Now: one node (myself) and no slots assigned; the bus and the CLUSTER
- * commands that fill it in are to come. Main thread only. */
+/* state: the cluster's nodes and slots as this node knows them (the node
+ * table, slot owners, replicas, fail reports, cluster_state), and the
+ * queries cluster.h offers the rest of the server. Redis 7.0's
+ * clusterState in memory; nodes_conf.c keeps it on disk, gossip.c changes
+ * it from the bus. Main thread only. */
 #include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_int.h"
 #include "keyslot.h"
 #include "server.h"
+#include "util.h"
 
-struct cluster_node {
-    char name[40];        /* node id: 40 hex characters, no NUL */
-    cluster_node *primary; /* NULL for a primary */
-    char ip[46];
-    int port;
-};
+cl_state cl;
 
-static cluster_node myself_node;
-static const cluster_node *slot_owner[KEYSLOT_COUNT];
+long long cl_now_ms(void) { return (long long)wall_ms(); }
 
-void cluster_init(void) {
-    if (!cluster_enabled()) return;
-    memset(&myself_node, 0, sizeof myself_node);
-    snprintf(myself_node.ip, sizeof myself_node.ip, "127.0.0.1");
-    myself_node.port = server.cfg.port;
+void cl_random_name(char name[CL_NAMELEN]) {
+    static const char hex[] = "0123456789abcdef";
+    uint8_t r[CL_NAMELEN];
+    random_bytes(r, sizeof r);
+    for (int i = 0; i < CL_NAMELEN; i++) name[i] = hex[r[i] & 15];
 }
+
+cluster_node *cl_node_new(const char *name, int flags) {
+    cluster_node *n = xcalloc(1, sizeof *n);
+    if (name)
+        memcpy(n->name, name, CL_NAMELEN);
+    else
+        cl_random_name(n->name);
+    n->flags = flags;
+    n->ctime = cl_now_ms();
+    n->repl_offset_time = n->ctime;
+    return n;
+}
+
+void cl_node_add(cluster_node *n) {
+    assert(cl_node_lookup(n->name, CL_NAMELEN) == NULL);
+    cluster_node **a = xrealloc(cl.nodes, (size_t)(cl.numnodes + 1) * sizeof *a);
+    cl.nodes = a;
+    cl.nodes[cl.numnodes++] = n;
+}
+
+cluster_node *cl_node_lookup(const char *name, size_t len) {
+    if (len != CL_NAMELEN) return NULL;
+    for (int i = 0; i < cl.numnodes; i++)
+        if (memcmp(cl.nodes[i]->name, name, CL_NAMELEN) == 0) return cl.nodes[i];
+    return NULL;
+}
+
+void cl_node_rename(cluster_node *n, const char *name) {
+    assert(cl_node_lookup(name, CL_NAMELEN) == NULL);
+    memcpy(n->name, name, CL_NAMELEN);
+}
+
+void cl_node_set_hostname(cluster_node *n, const char *h, size_t len) {
+    if (n->hostname && strlen(n->hostname) == len && memcmp(n->hostname, h, len) == 0) return;
+    free(n->hostname);
+    n->hostname = NULL;
+    if (len == 0) return;
+    n->hostname = xcalloc(1, len + 1);
+    memcpy(n->hostname, h, len);
+}
+
+int cl_node_has_slot(const cluster_node *n, unsigned slot) {
+    assert(slot < KEYSLOT_COUNT);
+    return (n->slots[slot >> 3] >> (slot & 7)) & 1;
+}
+
+int cl_slot_add(cluster_node *n, unsigned slot) {
+    assert(slot < KEYSLOT_COUNT);
+    if (cl.slots[slot]) return -1;
+    n->slots[slot >> 3] |= (uint8_t)(1u << (slot & 7));
+    n->numslots++;
+    cl.slots[slot] = n;
+    return 0;
+}
+
+int cl_slot_del(unsigned slot) {
+    assert(slot < KEYSLOT_COUNT);
+    cluster_node *n = cl.slots[slot];
+    if (!n) return -1;
+    assert(cl_node_has_slot(n, slot));
+    n->slots[slot >> 3] &= (uint8_t)~(1u << (slot & 7));
+    n->numslots--;
+    cl.slots[slot] = NULL;
+    return 0;
+}
+
+int cl_node_del_slots(cluster_node *n) {
+    int deleted = 0;
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
+        if (cl_node_has_slot(n, s)) {
+            cl_slot_del(s);
+            deleted++;
+        }
+    return deleted;
+}
+
+int cl_node_add_replica(cluster_node *primary, cluster_node *replica) {
+    for (int i = 0; i < primary->numreplicas; i++)
+        if (primary->replicas[i] == replica) return -1;
+    cluster_node **a =
+        xrealloc(primary->replicas, (size_t)(primary->numreplicas + 1) * sizeof *a);
+    primary->replicas = a;
+    primary->replicas[primary->numreplicas++] = replica;
+    primary->flags |= CL_NODE_MIGRATE_TO;
+    return 0;
+}
+
+int cl_node_remove_replica(cluster_node *primary, cluster_node *replica) {
+    for (int i = 0; i < primary->numreplicas; i++) {
+        if (primary->replicas[i] != replica) continue;
+        memmove(primary->replicas + i, primary->replicas + i + 1,
+                (size_t)(primary->numreplicas - i - 1) * sizeof *primary->replicas);
+        if (--primary->numreplicas == 0) primary->flags &= ~CL_NODE_MIGRATE_TO;
+        return 0;
+    }
+    return -1;
+}
+
+void cl_node_set_primary(cluster_node *n, cluster_node *primary) {
+    assert(n != primary);
+    if (n->primary == primary && (primary ? (n->flags & CL_NODE_REPLICA) : 1)) {
+        if (!primary) {
+            n->flags &= ~CL_NODE_REPLICA;
+            n->flags |= CL_NODE_PRIMARY;
+        }
+        return;
+    }
+    if (n->primary) cl_node_remove_replica(n->primary, n);
+    n->primary = primary;
+    if (primary) {
+        n->flags &= ~(CL_NODE_PRIMARY | CL_NODE_MIGRATE_TO);
+        n->flags |= CL_NODE_REPLICA;
+        cl_node_add_replica(primary, n);
+    } else {
+        n->flags &= ~CL_NODE_REPLICA;
+        n->flags |= CL_NODE_PRIMARY;
+    }
+}
+
+int cl_node_is_primary(const cluster_node *n) { return (n->flags & CL_NODE_PRIMARY) != 0; }
+int cl_node_failed(const cluster_node *n) { return (n->flags & CL_NODE_FAIL) != 0; }
+int cl_node_timed_out(const cluster_node *n) { return (n->flags & CL_NODE_PFAIL) != 0; }
+
+int cl_node_ok_replicas(const cluster_node *n) {
+    int ok = 0;
+    for (int i = 0; i < n->numreplicas; i++)
+        if (!cl_node_failed(n->replicas[i])) ok++;
+    return ok;
+}
+
+int cl_fail_report_add(cluster_node *n, cluster_node *sender) {
+    long long now = cl_now_ms();
+    for (int i = 0; i < n->num_fail_reports; i++)
+        if (n->fail_reports[i].node == sender) {
+            n->fail_reports[i].time = now;
+            return 0;
+        }
+    cl_fail_report *a =
+        xrealloc(n->fail_reports, (size_t)(n->num_fail_reports + 1) * sizeof *a);
+    n->fail_reports = a;
+    n->fail_reports[n->num_fail_reports++] = (cl_fail_report){sender, now};
+    return 1;
+}
+
+static void fail_report_remove_at(cluster_node *n, int i) {
+    memmove(n->fail_reports + i, n->fail_reports + i + 1,
+            (size_t)(n->num_fail_reports - i - 1) * sizeof *n->fail_reports);
+    n->num_fail_reports--;
+}
+
+int cl_fail_report_del(cluster_node *n, cluster_node *sender) {
+    for (int i = 0; i < n->num_fail_reports; i++)
+        if (n->fail_reports[i].node == sender) {
+            fail_report_remove_at(n, i);
+            return 1;
+        }
+    return 0;
+}
+
+int cl_fail_report_count(cluster_node *n) {
+    long long maxtime = server.cfg.compat.cluster_node_timeout * 2; /* CLUSTER_FAIL_REPORT_VALIDITY_MULT */
+    long long now = cl_now_ms();
+    for (int i = 0; i < n->num_fail_reports;)
+        if (now - n->fail_reports[i].time > maxtime)
+            fail_report_remove_at(n, i);
+        else
+            i++;
+    return n->num_fail_reports;
+}
+
+void cl_node_delete(cluster_node *n) {
+    assert(n != cl.myself);
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++) {
+        if (cl.importing_from[s] == n) cl.importing_from[s] = NULL;
+        if (cl.migrating_to[s] == n) cl.migrating_to[s] = NULL;
+        if (cl.slots[s] == n) cl_slot_del(s);
+    }
+    for (int i = 0; i < cl.numnodes; i++) cl_fail_report_del(cl.nodes[i], n);
+    if (n->primary) cl_node_remove_replica(n->primary, n);
+    for (int i = 0; i < n->numreplicas; i++) n->replicas[i]->primary = NULL;
+    cl_bus_free_links(n);
+    for (int i = 0; i < cl.numnodes; i++)
+        if (cl.nodes[i] == n) {
+            memmove(cl.nodes + i, cl.nodes + i + 1, (size_t)(cl.numnodes - i - 1) * sizeof *cl.nodes);
+            cl.numnodes--;
+            break;
+        }
+    free(n->replicas);
+    free(n->fail_reports);
+    free(n->hostname);
+    free(n);
+}
+
+uint64_t cl_max_epoch(void) {
+    uint64_t max = 0;
+    for (int i = 0; i < cl.numnodes; i++)
+        if (cl.nodes[i]->config_epoch > max) max = cl.nodes[i]->config_epoch;
+    return max > cl.current_epoch ? max : cl.current_epoch;
+}
+
+int cl_bump_epoch_no_consensus(void) {
+    uint64_t max = cl_max_epoch();
+    if (cl.myself->config_epoch == 0 || cl.myself->config_epoch != max) {
+        cl.current_epoch++;
+        cl.myself->config_epoch = cl.current_epoch;
+        cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_FSYNC_CONFIG);
+        return 1;
+    }
+    return 0;
+}
+
+void cl_todo(int flags) { cl.todo |= flags; }
+
+/* clusterUpdateState: fail when a slot has no owner (and
+ * cluster-require-full-coverage) or its owner is in FAIL, or when this
+ * primary is in a minority partition; the size counts primaries with
+ * slots. Redis's rejoin delay for a primary coming back is not kept. */
+void cl_update_state(void) {
+    int ok = 1;
+    if (server.cfg.compat.cluster_require_full_coverage)
+        for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
+            if (!cl.slots[s] || cl_node_failed(cl.slots[s])) {
+                ok = 0;
+                break;
+            }
+    int size = 0, reachable = 0;
+    for (int i = 0; i < cl.numnodes; i++) {
+        cluster_node *n = cl.nodes[i];
+        if (!cl_node_is_primary(n) || n->numslots == 0) continue;
+        size++;
+        if (!(n->flags & (CL_NODE_FAIL | CL_NODE_PFAIL))) reachable++;
+    }
+    cl.size = size;
+    if (reachable < size / 2 + 1) ok = 0;
+    cl.ok = ok;
+}
+
+void cl_node_flags_text(const cluster_node *n, char *buf, size_t cap) {
+    static const struct { int flag; const char *name; } names[] = {
+        {CL_NODE_MYSELF, "myself"},     {CL_NODE_PRIMARY, "master"},
+        {CL_NODE_REPLICA, "slave"},     {CL_NODE_PFAIL, "fail?"},
+        {CL_NODE_FAIL, "fail"},         {CL_NODE_HANDSHAKE, "handshake"},
+        {CL_NODE_NOADDR, "noaddr"},     {CL_NODE_NOFAILOVER, "nofailover"},
+    };
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(n->flags & names[i].flag)) continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", names[i].name);
+        if (w < 0 || (size_t)w >= cap - len) return;
+        len += (size_t)w;
+    }
+    if (len == 0) snprintf(buf, cap, "noflags");
+}
+
+/* ---- cluster.h ---- */
 
 int cluster_enabled(void) { return server.cfg.compat.cluster_enabled; }
 
 const cluster_node *cluster_myself(void) {
-    assert(cluster_enabled());
-    return &myself_node;
+    assert(cluster_enabled() && cl.myself);
+    return cl.myself;
 }
 
 const cluster_node *cluster_slot_owner(unsigned slot) {
     assert(slot < KEYSLOT_COUNT);
-    return slot_owner[slot];
+    return cl.slots[slot];
 }
 
 const cluster_node *cluster_slot_migrating_to(unsigned slot) {
     assert(slot < KEYSLOT_COUNT);
-    return NULL;
+    return cl.migrating_to[slot];
 }
 
 const cluster_node *cluster_slot_importing_from(unsigned slot) {
     assert(slot < KEYSLOT_COUNT);
-    return NULL;
+    return cl.importing_from[slot];
 }
 
-int cluster_state_ok(void) { return 0; }
+int cluster_state_ok(void) { return cl.ok; }
 
 const cluster_node *cluster_node_primary(const cluster_node *n) { return n->primary; }
 
+/* Redis 7.0's getPreferredEndpoint + the port a redirect names: the TLS
+ * port for a TLS client when tls-cluster is on, else the plain one. Only
+ * the ip endpoint type is built (hostname and unknown-endpoint to come). */
 size_t cluster_node_redirect_endpoint(const cluster_node *n, int tls, char *buf, size_t cap) {
     (void)tls;
     int len = snprintf(buf, cap, "%s:%d", n->ip, n->port);

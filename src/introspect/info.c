@@ -334,7 +334,10 @@ static void section_latencystats(vbuf *b) {
 
 /* No modules, no cluster: the sections exist, as Redis's do without them. */
 static void section_modules(vbuf *b) { addf(b, "# Modules\r\n"); }
-static void section_cluster(vbuf *b) { addf(b, "# Cluster\r\ncluster_enabled:0\r\n"); }
+static void section_cluster(vbuf *b) {
+    addf(b, "# Cluster\r\ncluster_enabled:%d\r\n", server.cfg.compat.cluster_enabled ? 1 : 0);
+    hooks_info("cluster", b);
+}
 
 static void section_keyspace(vbuf *b) {
     addf(b, "# Keyspace\r\n");

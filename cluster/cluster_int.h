@@ -1,0 +1,197 @@
+/* cluster_int: the cluster's state inside the wing (cluster/ only): the
+ * node table, slots, epochs, and the calls the wing's modules make of each
+ * other. Modeled on Redis 7.0's clusterState and clusterNode (cluster.h),
+ * whose fields the bus, nodes.conf and CLUSTER NODES carry.
+ *
+ * Who owns what:
+ *   state.c       the node table, slots, fail reports, cluster_state ok/fail,
+ *                 the to-do flags run before the loop sleeps
+ *   nodes_conf.c  nodes.conf: its text, loading at start, saving (a
+ *                 writer thread writes, fsyncs and renames; the loop never
+ *                 waits on the disk)
+ *   cmd_cluster.c the CLUSTER command, INFO cluster
+ *   bus.c         links: the listener on the bus port, connections to every
+ *                 node, framing, send queues
+ *   gossip.c      what a received message does (MEET, PING, PONG, FAIL,
+ *                 UPDATE, PUBLISH), the cron (pings, PFAIL/FAIL)
+ *   failover.c    replica elections, votes, manual failover
+ *
+ * Main thread only, unless a function says otherwise. */
+#ifndef VERSO_CLUSTER_INT_H
+#define VERSO_CLUSTER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bus_msg.h"
+#include "cluster.h"
+#include "keyslot.h"
+
+#define CL_NAMELEN BUS_NAMELEN
+
+/* node flags: the bus's values (bus_msg.h), so they go on the wire as is */
+#define CL_NODE_PRIMARY BUS_NODE_MASTER
+#define CL_NODE_REPLICA BUS_NODE_SLAVE
+#define CL_NODE_PFAIL BUS_NODE_PFAIL
+#define CL_NODE_FAIL BUS_NODE_FAIL
+#define CL_NODE_MYSELF BUS_NODE_MYSELF
+#define CL_NODE_HANDSHAKE BUS_NODE_HANDSHAKE
+#define CL_NODE_NOADDR BUS_NODE_NOADDR
+#define CL_NODE_MEET BUS_NODE_MEET
+#define CL_NODE_MIGRATE_TO BUS_NODE_MIGRATE_TO
+#define CL_NODE_NOFAILOVER BUS_NODE_NOFAILOVER
+
+typedef struct cl_link cl_link;         /* bus.c */
+
+typedef struct cl_fail_report {
+    cluster_node *node;                  /* the primary that reported it */
+    long long time;                      /* ms, when last reported */
+} cl_fail_report;
+
+struct cluster_node {
+    char name[CL_NAMELEN];               /* 40 hex characters, no NUL */
+    int flags;                           /* CL_NODE_* */
+    long long ctime;                     /* ms: created here */
+    uint64_t config_epoch;
+    uint8_t slots[KEYSLOT_COUNT / 8];    /* the slots it serves */
+    int numslots;
+    cluster_node **replicas;             /* its replicas (a primary) */
+    int numreplicas;
+    cluster_node *primary;               /* NULL for a primary, or unknown */
+    long long ping_sent;                 /* ms; 0 once the PONG came */
+    long long pong_received;             /* ms */
+    long long data_received;             /* ms */
+    long long fail_time;                 /* ms: when FAIL was set */
+    long long voted_time;                /* ms: last vote for a replica of it */
+    long long repl_offset_time;          /* ms: when repl_offset was received */
+    long long orphaned_time;             /* ms: since a primary with no replica */
+    long long repl_offset;               /* its replication offset, as it says */
+    char ip[BUS_IPLEN];                  /* NUL-terminated; "" = not known */
+    char *hostname;                      /* malloc'd; NULL = none */
+    int port;                            /* client port */
+    int pport;                           /* the other client port (TLS/plain) */
+    int cport;                           /* bus port */
+    cl_link *link;                       /* outbound link, NULL if none */
+    cl_link *inbound_link;               /* link it connected to us by */
+    cl_fail_report *fail_reports;
+    int num_fail_reports;
+};
+
+/* to-do flags run before the loop sleeps (cl_todo) */
+#define CL_TODO_HANDLE_FAILOVER (1 << 0)
+#define CL_TODO_UPDATE_STATE (1 << 1)
+#define CL_TODO_SAVE_CONFIG (1 << 2)
+#define CL_TODO_FSYNC_CONFIG (1 << 3)
+#define CL_TODO_HANDLE_MANUALFAILOVER (1 << 4)
+
+typedef struct cl_state {
+    cluster_node *myself;
+    uint64_t current_epoch;
+    uint64_t last_vote_epoch;
+    int ok;                              /* cluster_state: 1 ok, 0 fail */
+    int size;                            /* primaries serving >= 1 slot */
+    cluster_node **nodes;                /* every node known, myself included */
+    int numnodes;
+    cluster_node *slots[KEYSLOT_COUNT];  /* owner of each slot, or NULL */
+    cluster_node *migrating_to[KEYSLOT_COUNT];
+    cluster_node *importing_from[KEYSLOT_COUNT];
+    int todo;                            /* CL_TODO_* */
+    long long stats_sent[BUS_TYPE_COUNT];
+    long long stats_received[BUS_TYPE_COUNT];
+    long long stats_pfail_nodes;
+} cl_state;
+
+extern cl_state cl;
+
+/* ---- state.c ---- */
+long long cl_now_ms(void);
+/* A random 40-hex-character node id into name (no NUL). */
+void cl_random_name(char name[CL_NAMELEN]);
+/* A new node (not yet in the table): name NULL = a random one. */
+cluster_node *cl_node_new(const char *name, int flags);
+void cl_node_add(cluster_node *n);
+/* Removes n from the table, its slots, its primary's replicas, every fail
+ * report and the migrating/importing maps, closes its links (bus.c), frees
+ * it. Not myself. */
+void cl_node_delete(cluster_node *n);
+/* The node named name (len bytes; 40 expected), NULL when none. */
+cluster_node *cl_node_lookup(const char *name, size_t len);
+/* A node created in handshake gets its real name from its first PONG. */
+void cl_node_rename(cluster_node *n, const char *name);
+void cl_node_set_hostname(cluster_node *n, const char *h, size_t len);
+
+int cl_node_has_slot(const cluster_node *n, unsigned slot);
+/* Assign slot to n (0), or -1 when it is already assigned. */
+int cl_slot_add(cluster_node *n, unsigned slot);
+/* Unassign slot (0), or -1 when it has no owner. */
+int cl_slot_del(unsigned slot);
+/* Unassigns every slot of n; returns how many. */
+int cl_node_del_slots(cluster_node *n);
+
+/* Replicas. */
+int cl_node_add_replica(cluster_node *primary, cluster_node *replica);
+int cl_node_remove_replica(cluster_node *primary, cluster_node *replica);
+/* Makes n a replica of primary (NULL: n becomes a primary with no slots
+ * changed). Keeps both sides' lists right. */
+void cl_node_set_primary(cluster_node *n, cluster_node *primary);
+int cl_node_is_primary(const cluster_node *n);
+int cl_node_failed(const cluster_node *n);   /* FAIL */
+int cl_node_timed_out(const cluster_node *n); /* PFAIL */
+/* Replicas of n not in FAIL. */
+int cl_node_ok_replicas(const cluster_node *n);
+
+/* Fail reports about n from primary `sender`: 1 when new. */
+int cl_fail_report_add(cluster_node *n, cluster_node *sender);
+int cl_fail_report_del(cluster_node *n, cluster_node *sender);
+/* Reports younger than node_timeout * 2 (older are dropped). */
+int cl_fail_report_count(cluster_node *n);
+
+/* The largest config epoch known (myself's current epoch at least). */
+uint64_t cl_max_epoch(void);
+/* Redis's clusterBumpConfigEpochWithoutConsensus: 1 when bumped. */
+int cl_bump_epoch_no_consensus(void);
+
+/* Ask for work before the loop sleeps: CL_TODO_* */
+void cl_todo(int flags);
+/* Recomputes cl.ok and cl.size (clusterUpdateState). */
+void cl_update_state(void);
+
+/* The node's flags as CLUSTER NODES writes them ("myself,master", "slave",
+ * "master,fail?", "noflags"...). */
+void cl_node_flags_text(const cluster_node *n, char *buf, size_t cap);
+
+/* ---- nodes_conf.c ---- */
+/* Loads cluster-config-file: 0 loaded, 1 the file does not exist (a new
+ * node: myself is created), -1 corrupt (err says why; the server exits). */
+int cl_conf_load(const char *path, char *err, size_t errlen);
+/* Queues a save of the current state (fsync: wait for it to be durable
+ * before done() is called; done may be NULL). The writer thread writes a
+ * temporary file, fsyncs, renames, fsyncs the directory. */
+void cl_conf_save(int fsync, void (*done)(void *priv, int ok), void *priv);
+/* Synchronous save, for CLUSTER SAVECONFIG at the loop's request and
+ * shutdown: 0 or -1 with err. */
+int cl_conf_save_now(char *err, size_t errlen);
+
+/* ---- bus.c ---- */
+/* Opens the bus listener (cluster-port, or port + 10000): 0 or -1 with err. */
+int cl_bus_listen(char *err, size_t errlen);
+/* Sends a message to n over its outbound link (dropped when none). */
+void cl_bus_send(cluster_node *n, const bus_out *m);
+/* Sends m to every node with an outbound link that is not in handshake. */
+void cl_bus_broadcast(const bus_out *m);
+/* Closes both of n's links. */
+void cl_bus_free_links(cluster_node *n);
+
+/* ---- gossip.c ---- */
+/* CLUSTER MEET: 0, or -1 (bad address) */
+int cl_meet(const char *ip, int port, int cport);
+/* Fills the header every message carries (myself's slots, epochs, flags). */
+void cl_build_header(bus_out *m, int type);
+/* The cron: pings, handshake timeouts, PFAIL and FAIL (called at 10 Hz). */
+void cl_gossip_cron(void);
+
+/* ---- failover.c ---- */
+void cl_failover_cron(void);
+void cl_failover_before_sleep(void);
+
+#endif

@@ -26,6 +26,7 @@
 #include "bus_msg.h"
 #include "cluster.h"
 #include "keyslot.h"
+#include "server.h"
 
 #define CL_NAMELEN BUS_NAMELEN
 
@@ -181,6 +182,11 @@ void cl_bus_send(cluster_node *n, const bus_out *m);
 void cl_bus_broadcast(const bus_out *m);
 /* Closes both of n's links. */
 void cl_bus_free_links(cluster_node *n);
+/* CLUSTER LINKS' reply (an array of maps, as Redis 7.0). */
+void cl_bus_links_reply(client *c);
+/* INFO: cluster_connections (links open) and mem_cluster_links (bytes). */
+size_t cl_bus_links_count(void);
+size_t cl_bus_links_mem(void);
 
 /* ---- gossip.c ---- */
 /* CLUSTER MEET: 0, or -1 (bad address) */
@@ -189,9 +195,29 @@ int cl_meet(const char *ip, int port, int cport);
 void cl_build_header(bus_out *m, int type);
 /* The cron: pings, handshake timeouts, PFAIL and FAIL (called at 10 Hz). */
 void cl_gossip_cron(void);
+/* CLUSTER FORGET: deletes n and keeps its name out for 60 s. */
+void cl_forget(cluster_node *n);
+/* 1 while name is kept out by a FORGET. */
+int cl_forgotten(const char *name);
+/* A message received on a link (bus.c calls it; the view is valid until
+ * it returns). link_node: the node of an outbound link, NULL on an
+ * inbound one. */
+void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v);
 
 /* ---- failover.c ---- */
 void cl_failover_cron(void);
 void cl_failover_before_sleep(void);
+/* Makes myself a replica of primary n (CLUSTER REPLICATE, or a primary
+ * whose slots went to n in an UPDATE/PING): the state and replication's
+ * REPLICAOF n->ip n->port. */
+void cl_set_my_primary(cluster_node *n);
+/* CLUSTER REPLICATE / CLUSTER FAILOVER [FORCE|TAKEOVER]: NULL, or the
+ * whole error to answer. */
+const char *cl_cmd_replicate(cluster_node *n);
+const char *cl_cmd_failover(int force, int takeover);
+/* Bus messages gossip.c hands over. */
+void cl_failover_auth_request(cluster_node *sender, const bus_view *v);
+void cl_failover_auth_ack(cluster_node *sender, const bus_view *v);
+void cl_failover_mfstart(cluster_node *sender, const bus_view *v);
 
 #endif

@@ -100,6 +100,7 @@ typedef struct cl_state {
     long long stats_sent[BUS_TYPE_COUNT];
     long long stats_received[BUS_TYPE_COUNT];
     long long stats_pfail_nodes;
+    long long stats_links_limit_exceeded; /* links freed over cluster-link-sendbuf-limit */
 } cl_state;
 
 extern cl_state cl;

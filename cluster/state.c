@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "cluster_int.h"
 #include "keyslot.h"
+#include "log.h"
 #include "server.h"
 #include "util.h"
 
@@ -261,6 +262,46 @@ void cl_update_state(void) {
     cl.ok = ok;
 }
 
+void cl_reset(int hard) {
+    cluster_node *me = cl.myself;
+    if (me->flags & CL_NODE_REPLICA) cl_node_set_primary(me, NULL);
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++) {
+        cl.migrating_to[s] = NULL;
+        cl.importing_from[s] = NULL;
+        cl_slot_del(s);
+    }
+    while (cl.numnodes > 1) cl_node_delete(cl.nodes[cl.nodes[0] == me ? 1 : 0]);
+    if (hard) {
+        cl.current_epoch = 0;
+        cl.last_vote_epoch = 0;
+        me->config_epoch = 0;
+        log_warning("configEpoch set to 0 via CLUSTER RESET HARD");
+        cl_random_name(me->name);
+        log_notice("Node hard reset, now I'm %.40s", me->name);
+    }
+    cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE | CL_TODO_FSYNC_CONFIG);
+}
+
+void cl_state_clear(void) {
+    cl.myself = NULL;
+    while (cl.numnodes) {
+        cluster_node *n = cl.nodes[cl.numnodes - 1];
+        for (unsigned s = 0; s < KEYSLOT_COUNT; s++) {
+            if (cl.slots[s] == n) cl_slot_del(s);
+            if (cl.migrating_to[s] == n) cl.migrating_to[s] = NULL;
+            if (cl.importing_from[s] == n) cl.importing_from[s] = NULL;
+        }
+        cl.numnodes--;
+        free(n->replicas);
+        free(n->fail_reports);
+        free(n->hostname);
+        free(n);
+    }
+    free(cl.nodes);
+    cl.nodes = NULL;
+    cl.current_epoch = cl.last_vote_epoch = 0;
+}
+
 void cl_node_flags_text(const cluster_node *n, char *buf, size_t cap) {
     static const struct { int flag; const char *name; } names[] = {
         {CL_NODE_MYSELF, "myself"},     {CL_NODE_PRIMARY, "master"},
@@ -307,11 +348,11 @@ int cluster_state_ok(void) { return cl.ok; }
 
 const cluster_node *cluster_node_primary(const cluster_node *n) { return n->primary; }
 
-/* Redis 7.0's getPreferredEndpoint + the port a redirect names: the TLS
- * port for a TLS client when tls-cluster is on, else the plain one. Only
- * the ip endpoint type is built (hostname and unknown-endpoint to come). */
+/* Redis 7.0's -MOVED / -ASK endpoint: the preferred endpoint
+ * (cl_preferred_endpoint) and the client port: the plain one (pport) for a
+ * plain client when tls-cluster is on, else the one the node announces. */
 size_t cluster_node_redirect_endpoint(const cluster_node *n, int tls, char *buf, size_t cap) {
-    (void)tls;
-    int len = snprintf(buf, cap, "%s:%d", n->ip, n->port);
+    int port = server.cfg.compat.tls_cluster && !tls && n->pport ? n->pport : n->port;
+    int len = snprintf(buf, cap, "%s:%d", cl_preferred_endpoint(n), port);
     return len < 0 ? 0 : (size_t)len;
 }

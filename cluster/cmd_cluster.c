@@ -160,8 +160,7 @@ static void cluster_addslots(client *c, int del) {
  * checked in turn, as Redis. */
 static void cluster_addslotsrange(client *c, int del) {
     if (c->argc % 2 == 1) {
-        reply_errorf(c, "ERR wrong number of arguments for '%.*s' command", (int)c->argv[1].len,
-                     c->argv[1].p);
+        reply_wrong_args(c);
         return;
     }
     uint8_t *marks = xcalloc(KEYSLOT_COUNT, 1);

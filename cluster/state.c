@@ -241,8 +241,18 @@ void cl_todo(int flags) { cl.todo |= flags; }
 /* clusterUpdateState: fail when a slot has no owner (and
  * cluster-require-full-coverage) or its owner is in FAIL, or when this
  * primary is in a minority partition; the size counts primaries with
- * slots. Redis's rejoin delay for a primary coming back is not kept. */
+ * slots. As Redis: a primary keeps the state (fail) and the size (1) it
+ * starts with for its first 2 s, so that it hears from the cluster first
+ * (CLUSTER_WRITABLE_DELAY); and after being in a minority it waits the
+ * rejoin delay (node timeout within 500 ms .. 5 s) before turning ok. */
 void cl_update_state(void) {
+    static long long first_call, minority_time;
+    long long now = cl_now_ms();
+    if (first_call == 0) {
+        first_call = now;
+        cl.size = 1;
+    }
+    if (cl_node_is_primary(cl.myself) && !cl.ok && now - first_call < 2000) return;
     int ok = 1;
     if (server.cfg.compat.cluster_require_full_coverage)
         for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
@@ -258,7 +268,16 @@ void cl_update_state(void) {
         if (!(n->flags & (CL_NODE_FAIL | CL_NODE_PFAIL))) reachable++;
     }
     cl.size = size;
-    if (reachable < size / 2 + 1) ok = 0;
+    if (reachable < size / 2 + 1) {
+        ok = 0;
+        minority_time = now;
+    }
+    if (ok == cl.ok) return;
+    long long rejoin = server.cfg.compat.cluster_node_timeout;
+    if (rejoin > 5000) rejoin = 5000;
+    if (rejoin < 500) rejoin = 500;
+    if (ok && cl_node_is_primary(cl.myself) && now - minority_time < rejoin) return;
+    log_warning("Cluster state changed: %s", ok ? "ok" : "fail");
     cl.ok = ok;
 }
 

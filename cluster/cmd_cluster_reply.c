@@ -134,16 +134,27 @@ static void reply_slot_node(client *c, const cluster_node *n) {
     }
 }
 
+static long long node_offset(const cluster_node *n) {
+    if (n->flags & CL_NODE_MYSELF) return R.offset;
+    return n->repl_offset;
+}
+
+/* Redis 7.0's isReplicaAvailable: not failed, and it has data (a
+ * replication offset). */
+static int replica_available(const cluster_node *n) {
+    return !cl_node_failed(n) && node_offset(n) != 0;
+}
+
 static void reply_slot_range(client *c, const cluster_node *n, int start, int end) {
     int replicas = 0;
     for (int i = 0; i < n->numreplicas; i++)
-        if (!cl_node_failed(n->replicas[i])) replicas++;
+        if (replica_available(n->replicas[i])) replicas++;
     reply_array(c, 3 + replicas);
     reply_int(c, start);
     reply_int(c, end);
     reply_slot_node(c, n);
     for (int i = 0; i < n->numreplicas; i++)
-        if (!cl_node_failed(n->replicas[i])) reply_slot_node(c, n->replicas[i]);
+        if (replica_available(n->replicas[i])) reply_slot_node(c, n->replicas[i]);
 }
 
 /* The runs of slots with one owner: their count, each replied when reply. */
@@ -168,11 +179,6 @@ void cl_reply_slots(client *c) {
 }
 
 /* ---- SHARDS ---- */
-
-static long long node_offset(const cluster_node *n) {
-    if (n->flags & CL_NODE_MYSELF) return R.offset;
-    return n->repl_offset;
-}
 
 /* addNodeDetailsToShardReply */
 static void reply_shard_node(client *c, const cluster_node *n) {

@@ -214,7 +214,12 @@ static void request_votes(void) {
     cl_bus_broadcast(&m);
 }
 
-static void broadcast_pong(void) {
+/* The promotion is in nodes.conf, durable: everyone is told (a PONG
+ * with myself's new slots and config epoch), as Redis does after its
+ * synchronous save. */
+static void promotion_saved(void *priv, int ok) {
+    (void)priv;
+    if (!ok) log_warning("The promotion could not be saved to the cluster config file");
     bus_out m;
     cl_build_header(&m, BUS_PONG);
     cl_bus_broadcast(&m);
@@ -233,8 +238,7 @@ static void replace_my_primary(void) {
         cl_slot_add(me, s);
     }
     cl_update_state();
-    cl_conf_save(1, NULL, NULL);
-    broadcast_pong();
+    cl_conf_save(1, promotion_saved, NULL);
     cl_failover_reset_manual();
 }
 

@@ -256,6 +256,7 @@ static void restart(int i, int redis) {
                           "--cluster-node-timeout", "1000", "--repl-diskless-sync-delay", "0",
                           "--appendonly", "no", NULL};
     restarted[i] = h_spawn(argv, log);
+    snprintf(N[i]->log, sizeof N[i]->log, "%s", log); /* its log from now on */
     long long end = h_now_ms() + h_scaled_ms(10000);
     for (;;) {
         struct timeval tv = {0, 200000};
@@ -327,7 +328,11 @@ static void replicate_checks_and_replicas(void) {
 static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
                            const char *prefix) {
     int n = write_then_kill(p, prefix, lo, hi, 200);
+    long long t0 = h_now_ms();
     WAIT_FOR(role_is(r, "master", 0), 20000, "node %d was not elected", r);
+    fprintf(stderr, "node %d elected %lld ms after node %d was killed\n", r, h_now_ms() - t0, p);
+    /* by an election (the same log line in verso and redis-server) */
+    ck_assert_int_eq(srv_log_count(N[r], "Failover election won: I'm the new master."), 1);
     for (int i = 0; i < NNODES; i++) {
         if (i == p) continue;
         WAIT_FOR(sees_primary(i, r), 10000, "node %d does not see node %d as a primary", i, r);
@@ -372,8 +377,12 @@ static void manual_failover(int r, int p, const char *opt, unsigned lo, unsigned
     for (int i = 0; i < NNODES; i++)
         WAIT_FOR(sees_primary(i, r) && sees_replica_of(i, p, r), 10000,
                  "node %d does not see %d as primary of %d:\n%s", i, r, p, nodes_of(i));
-    if (strcmp(opt, "TAKEOVER") != 0 && strcmp(opt, "FORCE") != 0)
+    if (!opt[0]) {
+        /* the handshake ran: the primary paused, r reached its offset */
+        ck_assert_int_ge(srv_log_count(N[r], "All master replication stream processed, manual "
+                                             "failover can start."), 1);
         check_keys(r, prefix, lo, hi, n); /* served by r itself: no write lost */
+    }
     WAIT_FOR(all_state_ok(), 10000, "cluster_state is not ok after CLUSTER FAILOVER %s", opt);
 }
 

@@ -386,6 +386,43 @@ static void manual_failover(int r, int p, const char *opt, unsigned lo, unsigned
     WAIT_FOR(all_state_ok(), 10000, "cluster_state is not ok after CLUSTER FAILOVER %s", opt);
 }
 
+/* Replica migration: primaries 0, 4, 5 (verso) have one replica each (3,
+ * 1, 2: redis). Pair A's primary v hands over to its replica rv (v is then
+ * a replica of rv), pair C's replica rc joins rv too (rv has two
+ * replicas), pair B's replica is killed: B's primary q is orphaned (its
+ * only replica FAIL), and after Redis's 5 s the replica of rv with the
+ * smaller id migrates to q. The pairs are picked so that it is verso's
+ * node v when the ids allow. */
+static void replica_migration(void) {
+    static const int pair[3][2] = {{0, 3}, {4, 1}, {5, 2}};
+    static const unsigned range[3][2] = {{0, 5460}, {5461, 10922}, {10923, 16383}};
+    int a = 0, c = 1;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (i != j && strcmp(id[pair[i][0]], id[pair[j][1]]) < 0) {
+                a = i;
+                c = j;
+            }
+    int b = 3 - a - c;
+    int v = pair[a][0], rv = pair[a][1], rc = pair[c][1], q = pair[b][0], r2 = pair[b][1];
+    manual_failover(rv, v, "", range[a][0], range[a][1], "mig"); /* v a replica of rv */
+    at_ok(rc, "CLUSTER REPLICATE %s", id[rv]);
+    for (int i = 0; i < NNODES; i++)
+        WAIT_FOR(sees_replica_of(i, rc, rv), 10000, "node %d does not see %d as %d's replica",
+                 i, rc, rv);
+    srv_kill9(N[r2]);
+    int mover = strcmp(id[v], id[rc]) < 0 ? v : rc;
+    fprintf(stderr, "replica migration: node %d (%s) expected to move to node %d\n", mover,
+            mover == v ? "verso" : "redis", q);
+    WAIT_FOR(role_is(mover, "slave", N[q]->port), 25000,
+             "node %d did not migrate to orphaned node %d", mover, q);
+    ck_assert_int_eq(srv_log_count(N[mover], "Migrating to orphaned master"), 1);
+    for (int i = 0; i < NNODES; i++)
+        if (i != r2)
+            WAIT_FOR(sees_replica_of(i, mover, q), 10000,
+                     "node %d does not see %d as %d's replica", i, mover, q);
+}
+
 START_TEST(failover_mixed) {
     build_cluster();
     replicate_checks_and_replicas();
@@ -407,6 +444,7 @@ START_TEST(failover_mixed) {
     manual_failover(5, 2, "FORCE", 10923, 16383, "f");
     manual_failover(4, 1, "TAKEOVER", 5461, 10922, "t");
     check_keys(2, "m1", 5461, 10922, 300); /* still there after the takeover */
+    replica_migration();
     for (int i = 0; i < NNODES; i++)
         if (restarted[i]) h_spawn_kill(restarted[i]);
 }

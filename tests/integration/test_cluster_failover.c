@@ -35,6 +35,7 @@
 
 static srv *N[NNODES];
 static pid_t restarted[NNODES]; /* a node restarted by restart() */
+static int dead[NNODES];        /* killed, not restarted */
 static char id[NNODES][41];
 
 /* ---- talking to nodes ---- */
@@ -154,6 +155,28 @@ static int state_ok(int i) {
     return ok;
 }
 
+static long long current_epoch(int i) {
+    redisReply *r = at(i, "CLUSTER INFO");
+    const char *f = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "cluster_current_epoch:")
+                                                       : NULL;
+    long long e = f ? atoll(f + strlen("cluster_current_epoch:")) : -1;
+    freeReplyObject(r);
+    return e;
+}
+
+/* Every live node has the same current epoch: no election or epoch
+ * collision is still going on. */
+static int epochs_settled(void) {
+    long long e = -1;
+    for (int i = 0; i < NNODES; i++) {
+        if (dead[i]) continue;
+        long long ei = current_epoch(i);
+        if (e >= 0 && ei != e) return 0;
+        e = ei;
+    }
+    return 1;
+}
+
 static int all_state_ok(void) {
     for (int i = 0; i < NNODES; i++)
         if (!state_ok(i)) return 0;
@@ -201,6 +224,16 @@ static void key_in(char *buf, size_t cap, const char *prefix, int n, unsigned lo
 
 /* ---- killing and restarting ---- */
 
+static void kill_node(int i) {
+    if (restarted[i]) {
+        h_spawn_kill(restarted[i]);
+        restarted[i] = 0;
+    } else {
+        srv_kill9(N[i]);
+    }
+    dead[i] = 1;
+}
+
 /* Writes keys of [lo, hi] to primary p, each confirmed by WAIT 1, then
  * kills p with -9 while more writes are on the wire. Returns how many
  * were confirmed (keys <prefix>:0 .. n-1 of key_in, values "v<i>"). */
@@ -226,7 +259,7 @@ static int write_then_kill(int p, const char *prefix, unsigned lo, unsigned hi, 
     }
     int done = 0;
     redisBufferWrite(c, &done);
-    srv_kill9(N[p]);
+    kill_node(p);
     redisFree(c);
     return confirmed;
 }
@@ -256,6 +289,7 @@ static void restart(int i, int redis) {
                           "--cluster-node-timeout", "1000", "--repl-diskless-sync-delay", "0",
                           "--appendonly", "no", NULL};
     restarted[i] = h_spawn(argv, log);
+    dead[i] = 0;
     snprintf(N[i]->log, sizeof N[i]->log, "%s", log); /* its log from now on */
     long long end = h_now_ms() + h_scaled_ms(10000);
     for (;;) {
@@ -269,6 +303,23 @@ static void restart(int i, int redis) {
         ck_assert_msg(h_now_ms() < end, "node %d did not restart (see %s)", i, log);
         h_sleep_ms(20);
     }
+}
+
+/* The last warnings of node i's log (its lines with " # ", as both
+ * servers mark them), 3000 bytes at most (static buffer), for messages. */
+static const char *log_tail(int i) {
+    static char buf[3072];
+    char *all = srv_log_read(N[i]);
+    {
+        size_t used = 0;
+        char *keep = calloc(1, strlen(all) + 1);
+        for (char *l = strtok(all, "\n"); l; l = strtok(NULL, "\n"))
+            if (strstr(l, " # ")) used += (size_t)sprintf(keep + used, "%s\n", l);
+        snprintf(buf, sizeof buf, "%s", keep + (used > 3000 ? used - 3000 : 0));
+        free(keep);
+    }
+    free(all);
+    return buf;
 }
 
 /* ---- the test ---- */
@@ -357,6 +408,7 @@ static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
  * follows it; with writes sent to p just before, none is lost. */
 static void manual_failover(int r, int p, const char *opt, unsigned lo, unsigned hi,
                             const char *prefix) {
+    WAIT_FOR(epochs_settled(), 10000, "the nodes do not agree on the current epoch");
     redisContext *c = conn(N[p]->port);
     char key[64];
     int n = 300;
@@ -373,7 +425,8 @@ static void manual_failover(int r, int p, const char *opt, unsigned lo, unsigned
     redisFree(c);
     at_ok(r, opt[0] ? "CLUSTER FAILOVER %s" : "CLUSTER FAILOVER", opt);
     WAIT_FOR(role_is(r, "master", 0) && role_is(p, "slave", N[r]->port), 15000,
-             "CLUSTER FAILOVER %s: node %d did not take over from node %d", opt, r, p);
+             "CLUSTER FAILOVER %s: node %d did not take over from node %d; its log:\n%s", opt,
+             r, p, log_tail(r));
     for (int i = 0; i < NNODES; i++)
         WAIT_FOR(sees_primary(i, r) && sees_replica_of(i, p, r), 10000,
                  "node %d does not see %d as primary of %d:\n%s", i, r, p, nodes_of(i));
@@ -410,12 +463,13 @@ static void replica_migration(void) {
     for (int i = 0; i < NNODES; i++)
         WAIT_FOR(sees_replica_of(i, rc, rv), 10000, "node %d does not see %d as %d's replica",
                  i, rc, rv);
-    srv_kill9(N[r2]);
+    kill_node(r2);
     int mover = strcmp(id[v], id[rc]) < 0 ? v : rc;
     fprintf(stderr, "replica migration: node %d (%s) expected to move to node %d\n", mover,
             mover == v ? "verso" : "redis", q);
     WAIT_FOR(role_is(mover, "slave", N[q]->port), 25000,
-             "node %d did not migrate to orphaned node %d", mover, q);
+             "node %d did not migrate to orphaned node %d; its view:\n%s\nits log:\n%s", mover, q,
+             nodes_of(mover), log_tail(mover));
     ck_assert_int_eq(srv_log_count(N[mover], "Migrating to orphaned master"), 1);
     for (int i = 0; i < NNODES; i++)
         if (i != r2)

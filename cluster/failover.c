@@ -356,6 +356,12 @@ const char *cl_cmd_failover(int force, int takeover) {
         return "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
     cl_failover_reset_manual();
     F.mf_end = cl_now_ms() + CL_MF_TIMEOUT;
+    /* a fresh election, even within auth_timeout * 2 of the last one:
+     * Redis 7.0 would go on with that one (its votes, its older epoch)
+     * and claim the slots with a config epoch that loses */
+    F.auth_time = 0;
+    F.auth_sent = 0;
+    F.auth_count = 0;
     if (takeover) {
         /* no election: a config epoch of its own, the slots taken */
         log_warning("Taking over the master (user request).");

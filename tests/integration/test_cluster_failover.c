@@ -458,6 +458,11 @@ static void replica_migration(void) {
             }
     int b = 3 - a - c;
     int v = pair[a][0], rv = pair[a][1], rc = pair[c][1], q = pair[b][0], r2 = pair[b][1];
+    /* rv may have won an election less than 4 s ago (auth_timeout * 2):
+     * redis-server would then claim the slots with that election's old
+     * epoch, and lose them again (verso starts each manual failover's
+     * election afresh) */
+    h_sleep_ms(4500);
     manual_failover(rv, v, "", range[a][0], range[a][1], "mig"); /* v a replica of rv */
     at_ok(rc, "CLUSTER REPLICATE %s", id[rv]);
     for (int i = 0; i < NNODES; i++)

@@ -19,6 +19,7 @@
  *               port: the verso nodes take its new address from its PING, and
  *               route to it again once its FAIL clears */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,129 @@ static void slots(void) {
     redisFree(v2);
 }
 
+/* Every node has a subscriber of "ch"; a PUBLISH on each node in turn
+ * reaches all four once (its own locally, the others over the bus). */
+static void publish_everywhere(void) {
+    redisContext *sub[NNODES], *c[NNODES];
+    for (int i = 0; i < NNODES; i++) {
+        sub[i] = srv_connect(node[i]);
+        c[i] = srv_connect(node[i]);
+        redisSetTimeout(sub[i], (struct timeval){h_scaled_ms(5000) / 1000, 0});
+        h_send(sub[i], "SUBSCRIBE ch");
+        redisReply *r = h_next_reply(sub[i]);
+        ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+        freeReplyObject(r);
+    }
+    for (int from = 0; from < NNODES; from++) {
+        char msg[32];
+        snprintf(msg, sizeof msg, "from-%d", from);
+        expect_int(c[from], 1, "PUBLISH ch %s", msg);
+        for (int i = 0; i < NNODES; i++) {
+            redisReply *r = h_next_reply(sub[i]);
+            ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == 3,
+                          "subscriber on node %d: no message from node %d", i, from);
+            check_bulk(r->element[0], "message");
+            check_bulk(r->element[1], "ch");
+            check_bulk(r->element[2], msg);
+            freeReplyObject(r);
+        }
+    }
+    /* nothing more came: the next reply is PING's */
+    for (int i = 0; i < NNODES; i++) {
+        h_send(sub[i], "PING");
+        redisReply *r = h_next_reply(sub[i]);
+        ck_assert_msg(r->type == REDIS_REPLY_ARRAY && r->elements == 2, "node %d: extra reply", i);
+        check_bulk(r->element[0], "pong");
+        freeReplyObject(r);
+        redisFree(sub[i]);
+        redisFree(c[i]);
+    }
+}
+
+static void put32be(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* A connection to v1's bus port that sends len bytes of msg: 1 when v1
+ * closed it within a second. */
+static int bus_closes(const uint8_t *msg, size_t len) {
+    int fd = raw_connect(bus_port[V1]);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(raw_send(fd, msg, len), 0);
+    int closed = raw_wait_closed(fd, h_scaled_ms(1000), NULL);
+    close(fd);
+    return closed;
+}
+
+static void bad_bus(void) {
+    static uint8_t m[2256];
+    memcpy(m, "GARBAGE!GARBAGE!", 16);
+    ck_assert_msg(bus_closes(m, 16), "a wrong signature did not close the link");
+    memcpy(m, "RCmb", 4);
+    put32be(m + 4, 100);               /* under the header's 2256 */
+    ck_assert_msg(bus_closes(m, 8), "a short length did not close the link");
+    put32be(m + 4, 0xfffffff0u);       /* absurd */
+    ck_assert_msg(bus_closes(m, 8), "an absurd length did not close the link");
+    /* framed right but of protocol version 2: dropped, the link kept (as
+     * Redis 7.0's clusterProcessPacket) */
+    memset(m, 0, sizeof m);
+    memcpy(m, "RCmb", 4);
+    put32be(m + 4, sizeof m);
+    m[9] = 2;
+    ck_assert_msg(!bus_closes(m, sizeof m), "a version 2 message closed the link");
+    redisContext *v1 = srv_connect(node[V1]), *r1 = srv_connect(node[R1]);
+    expect_status(v1, "PONG", "PING");
+    expect_moved(v1, "foo", 12182, node[R2]->port);
+    node_line l;
+    wait_known(r1, node[V1]->port, &l);
+    redisFree(v1);
+    redisFree(r1);
+}
+
+/* r2 killed: PFAIL on the verso nodes (their routing says the cluster is
+ * down), reported in their gossip; back on another port, the verso nodes
+ * learn its address and route to it again once its FAIL clears. */
+static void node_fails(void) {
+    redisContext *v1 = srv_connect(node[V1]), *v2 = srv_connect(node[V2]);
+    redisContext *r1 = srv_connect(node[R1]);
+    srv_kill9(node[R2]);
+    wait_reply(v1, "CLUSTERDOWN The cluster is down", 10000, "GET %s", "b");
+    wait_reply(v2, "CLUSTERDOWN The cluster is down", 10000, "GET %s", "b");
+    /* r1 hears of r2's failure from both verso nodes (masters, so their
+     * reports count) */
+    long long end = h_now_ms() + h_scaled_ms(10000), reports = 0;
+    while (h_now_ms() < end && reports < 2) {
+        redisReply *r = cmd(r1, "CLUSTER COUNT-FAILURE-REPORTS %s", ids[R2]);
+        ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+        reports = r->integer;
+        freeReplyObject(r);
+        h_sleep_ms(50);
+    }
+    ck_assert_int_ge(reports, 2);
+    node_line l;
+    end = h_now_ms() + h_scaled_ms(10000);
+    while (h_now_ms() < end && !(nodes_line(r1, node[R2]->port, &l) && strstr(l.flags, "fail") &&
+                                 !strstr(l.flags, "fail?")))
+        h_sleep_ms(50);
+    ck_assert_msg(strstr(l.flags, "fail") && !strstr(l.flags, "fail?"), "r2 flags '%s'", l.flags);
+
+    /* back, with its nodes.conf (its id), on new ports */
+    char args[256];
+    bus_port[R2] = h_free_port();
+    node[R2] = h_srv_start_redis("--dir '%s' %s", node[R2]->dir,
+                                 node_args(R2, args, sizeof args));
+    expect_moved(v1, "foo", 12182, node[R2]->port);
+    expect_moved(v2, "foo", 12182, node[R2]->port);
+    wait_known(r1, node[R2]->port, &l);
+    ck_assert_str_eq(l.id, ids[R2]);
+    redisFree(v1);
+    redisFree(v2);
+    redisFree(r1);
+}
+
 /* One cluster, its steps in order (a forked test case could not share it). */
 START_TEST(bus) {
     cluster_start();
@@ -175,6 +299,12 @@ START_TEST(bus) {
     fprintf(stderr, "meet: %lld ms\n", h_now_ms() - t0);
     slots();
     fprintf(stderr, "slots: %lld ms\n", h_now_ms() - t0);
+    publish_everywhere();
+    fprintf(stderr, "publish: %lld ms\n", h_now_ms() - t0);
+    bad_bus();
+    fprintf(stderr, "bad_bus: %lld ms\n", h_now_ms() - t0);
+    node_fails();
+    fprintf(stderr, "fail: %lld ms\n", h_now_ms() - t0);
 }
 END_TEST
 

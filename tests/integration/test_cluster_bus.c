@@ -232,8 +232,10 @@ static void bad_bus(void) {
     memcpy(m, "RCmb", 4);
     put32be(m + 4, 100);               /* under the header's 2256 */
     ck_assert_msg(bus_closes(m, 8), "a short length did not close the link");
-    put32be(m + 4, 0xfffffff0u);       /* absurd */
-    ck_assert_msg(bus_closes(m, 8), "an absurd length did not close the link");
+    /* an absurd length: verso refuses it at once; redis-server 7.0 has no
+     * upper bound and waits for the bytes */
+    put32be(m + 4, 0xfffffff0u);
+    ck_assert_msg(bus_closes(m, 8) == !srv_is_reference(), "an absurd length: wrong handling");
     /* framed right but of protocol version 2: dropped, the link kept (as
      * Redis 7.0's clusterProcessPacket) */
     memset(m, 0, sizeof m);

@@ -5,7 +5,8 @@
  *   meet        r1 meets v1 and r2, r2 meets v2; every node learns every
  *               other (verso nodes find each other and r2 by gossip): the
  *               redis nodes list the verso nodes connected, with the same
- *               ids, as masters, no handshake left
+ *               ids, as masters, no handshake left; v1's announced hostname
+ *               reaches them (the ping extension)
  *   slots       slots added on r1 and r2 are learned by the verso nodes: a
  *               key's MOVED on v1 and v2 names its owner
  *   publish     PUBLISH on one node reaches subscribers on the others (redis
@@ -34,9 +35,10 @@ static srv *node[NNODES];
 static int bus_port[NNODES];
 static char ids[NNODES][64];
 
+/* v1 announces a hostname (the ping extension) */
 static const char *node_args(int i, char *buf, size_t cap) {
-    snprintf(buf, cap, "--cluster-enabled yes --cluster-node-timeout %d --cluster-port %d",
-             TIMEOUT_MS, bus_port[i]);
+    snprintf(buf, cap, "--cluster-enabled yes --cluster-node-timeout %d --cluster-port %d%s",
+             TIMEOUT_MS, bus_port[i], i == V1 ? " --cluster-announce-hostname v1.example" : "");
     return buf;
 }
 
@@ -148,6 +150,10 @@ static void meet(void) {
     snprintf(want, sizeof want, "127.0.0.1:%d@%d", node[V2]->port, bus_port[V2]);
     nodes_line(r1, node[V2]->port, &l1);
     ck_assert_str_eq(l1.addr, want);
+    /* v1's hostname came in its ping extension */
+    snprintf(want, sizeof want, "127.0.0.1:%d@%d,v1.example", node[V1]->port, bus_port[V1]);
+    nodes_line(r2, node[V1]->port, &l2);
+    ck_assert_str_eq(l2.addr, want);
     redisFree(r1);
     redisFree(r2);
 }

@@ -11,6 +11,7 @@
 #include "cluster_int.h"
 #include "cmd_cluster.h"
 #include "hooks.h"
+#include "info.h"
 #include "log.h"
 #include "server.h"
 
@@ -38,6 +39,7 @@ static const hooks cluster_hooks = {
     .cron = cluster_cron,
     .before_sleep = cluster_before_sleep,
     .info = cl_info,
+    .shutdown = cl_conf_shutdown,
 };
 
 void cluster_init(void) {
@@ -54,5 +56,6 @@ void cluster_init(void) {
         exit(1);
     }
     hooks_register(&cluster_hooks);
+    info_set_cluster_links(cl_bus_links_count, cl_bus_links_mem);
     cl_update_state();
 }

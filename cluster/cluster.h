@@ -3,8 +3,8 @@
  * This header is the wing's face to the rest of the server: what the
  * command path (redirections: cluster/route.c) and the other wings may ask
  * of the cluster's state. Behind it, cluster/state.c holds that state: now
- * one node (myself) with no slots; nodes, epochs, nodes.conf and the bus
- * (whose messages cluster/bus_msg.c encodes and decodes) are not built.
+ * the nodes, slots and epochs, kept in nodes.conf (cluster/nodes_conf.c),
+ * changed by CLUSTER (cluster/cmd_cluster.c) and the bus.
  *
  * Main thread only: the state changes on the loop thread (bus messages,
  * CLUSTER commands, the cron) and is read there. */

@@ -27,6 +27,7 @@
 #include "cluster.h"
 #include "keyslot.h"
 #include "server.h"
+#include "vbuf.h"
 
 #define CL_NAMELEN BUS_NAMELEN
 
@@ -162,6 +163,15 @@ void cl_update_state(void);
  * "master,fail?", "noflags"...). */
 void cl_node_flags_text(const cluster_node *n, char *buf, size_t cap);
 
+/* Redis's getPreferredEndpoint (cluster-preferred-endpoint-type): the ip,
+ * the hostname ("?" when none) or "" (unknown-endpoint). */
+const char *cl_preferred_endpoint(const cluster_node *n);
+/* CLUSTER RESET (Redis's clusterReset): myself a primary, no slot, no
+ * migration, no other node; hard: epochs 0 and a new id. Asks for a save. */
+void cl_reset(int hard);
+/* Forgets every node, myself included (the state as before a load). */
+void cl_state_clear(void);
+
 /* ---- nodes_conf.c ---- */
 /* Loads cluster-config-file: 0 loaded, 1 the file does not exist (a new
  * node: myself is created), -1 corrupt (err says why; the server exits). */
@@ -173,6 +183,24 @@ void cl_conf_save(int fsync, void (*done)(void *priv, int ok), void *priv);
 /* Synchronous save, for CLUSTER SAVECONFIG at the loop's request and
  * shutdown: 0 or -1 with err. */
 int cl_conf_save_now(char *err, size_t errlen);
+/* n's line as CLUSTER NODES and nodes.conf write it, without the newline
+ * (use_pport: the other client port, for a plain client of a TLS
+ * cluster). */
+void cl_conf_node_line(vbuf *b, const cluster_node *n, int use_pport);
+/* Every node's line, each ending "\n", except the nodes with a flag in
+ * filter (CLUSTER NODES: 0; nodes.conf: CL_NODE_HANDSHAKE). */
+void cl_conf_nodes_text(vbuf *b, int filter, int use_pport);
+/* The whole of nodes.conf: the lines and the vars line. */
+void cl_conf_text(vbuf *b);
+/* Parses a nodes.conf text into the empty state (no node known): 0, or -1
+ * with Redis's "corrupted cluster config file" message in err (the reason
+ * is logged). */
+int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen);
+/* Myself's ports, announced ip and hostname from the config (port,
+ * cluster-port, cluster-announce-*). */
+void cl_conf_update_myself(void);
+/* At shutdown: the synchronous save, then the writer thread stops. */
+void cl_conf_shutdown(void);
 
 /* ---- bus.c ---- */
 /* Opens the bus listener (cluster-port, or port + 10000): 0 or -1 with err. */

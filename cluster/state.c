@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "cluster_int.h"
 #include "keyslot.h"
+#include "log.h"
 #include "server.h"
 #include "util.h"
 
@@ -240,8 +241,18 @@ void cl_todo(int flags) { cl.todo |= flags; }
 /* clusterUpdateState: fail when a slot has no owner (and
  * cluster-require-full-coverage) or its owner is in FAIL, or when this
  * primary is in a minority partition; the size counts primaries with
- * slots. Redis's rejoin delay for a primary coming back is not kept. */
+ * slots. As Redis: a primary keeps the state (fail) and the size (1) it
+ * starts with for its first 2 s, so that it hears from the cluster first
+ * (CLUSTER_WRITABLE_DELAY); and after being in a minority it waits the
+ * rejoin delay (node timeout within 500 ms .. 5 s) before turning ok. */
 void cl_update_state(void) {
+    static long long first_call, minority_time;
+    long long now = cl_now_ms();
+    if (first_call == 0) {
+        first_call = now;
+        cl.size = 1;
+    }
+    if (cl_node_is_primary(cl.myself) && !cl.ok && now - first_call < 2000) return;
     int ok = 1;
     if (server.cfg.compat.cluster_require_full_coverage)
         for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
@@ -257,8 +268,57 @@ void cl_update_state(void) {
         if (!(n->flags & (CL_NODE_FAIL | CL_NODE_PFAIL))) reachable++;
     }
     cl.size = size;
-    if (reachable < size / 2 + 1) ok = 0;
+    if (reachable < size / 2 + 1) {
+        ok = 0;
+        minority_time = now;
+    }
+    if (ok == cl.ok) return;
+    long long rejoin = server.cfg.compat.cluster_node_timeout;
+    if (rejoin > 5000) rejoin = 5000;
+    if (rejoin < 500) rejoin = 500;
+    if (ok && cl_node_is_primary(cl.myself) && now - minority_time < rejoin) return;
+    log_warning("Cluster state changed: %s", ok ? "ok" : "fail");
     cl.ok = ok;
+}
+
+void cl_reset(int hard) {
+    cluster_node *me = cl.myself;
+    if (me->flags & CL_NODE_REPLICA) cl_node_set_primary(me, NULL);
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++) {
+        cl.migrating_to[s] = NULL;
+        cl.importing_from[s] = NULL;
+        cl_slot_del(s);
+    }
+    while (cl.numnodes > 1) cl_node_delete(cl.nodes[cl.nodes[0] == me ? 1 : 0]);
+    if (hard) {
+        cl.current_epoch = 0;
+        cl.last_vote_epoch = 0;
+        me->config_epoch = 0;
+        log_warning("configEpoch set to 0 via CLUSTER RESET HARD");
+        cl_random_name(me->name);
+        log_notice("Node hard reset, now I'm %.40s", me->name);
+    }
+    cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE | CL_TODO_FSYNC_CONFIG);
+}
+
+void cl_state_clear(void) {
+    cl.myself = NULL;
+    while (cl.numnodes) {
+        cluster_node *n = cl.nodes[cl.numnodes - 1];
+        for (unsigned s = 0; s < KEYSLOT_COUNT; s++) {
+            if (cl.slots[s] == n) cl_slot_del(s);
+            if (cl.migrating_to[s] == n) cl.migrating_to[s] = NULL;
+            if (cl.importing_from[s] == n) cl.importing_from[s] = NULL;
+        }
+        cl.numnodes--;
+        free(n->replicas);
+        free(n->fail_reports);
+        free(n->hostname);
+        free(n);
+    }
+    free(cl.nodes);
+    cl.nodes = NULL;
+    cl.current_epoch = cl.last_vote_epoch = 0;
 }
 
 void cl_node_flags_text(const cluster_node *n, char *buf, size_t cap) {
@@ -307,11 +367,11 @@ int cluster_state_ok(void) { return cl.ok; }
 
 const cluster_node *cluster_node_primary(const cluster_node *n) { return n->primary; }
 
-/* Redis 7.0's getPreferredEndpoint + the port a redirect names: the TLS
- * port for a TLS client when tls-cluster is on, else the plain one. Only
- * the ip endpoint type is built (hostname and unknown-endpoint to come). */
+/* Redis 7.0's -MOVED / -ASK endpoint: the preferred endpoint
+ * (cl_preferred_endpoint) and the client port: the plain one (pport) for a
+ * plain client when tls-cluster is on, else the one the node announces. */
 size_t cluster_node_redirect_endpoint(const cluster_node *n, int tls, char *buf, size_t cap) {
-    (void)tls;
-    int len = snprintf(buf, cap, "%s:%d", n->ip, n->port);
+    int port = server.cfg.compat.tls_cluster && !tls && n->pport ? n->pport : n->port;
+    int len = snprintf(buf, cap, "%s:%d", cl_preferred_endpoint(n), port);
     return len < 0 ? 0 : (size_t)len;
 }

@@ -193,16 +193,25 @@ static void section_server(vbuf *b) {
     shutdown_info(b);
 }
 
+static size_t (*cluster_links_count)(void), (*cluster_links_mem)(void);
+
+void info_set_cluster_links(size_t (*count)(void), size_t (*mem)(void)) {
+    cluster_links_count = count;
+    cluster_links_mem = mem;
+}
+
+static size_t cluster_links(size_t (*fn)(void)) { return fn ? fn() : 0; }
+
 static void section_clients(vbuf *b) {
     size_t max_in = 0, max_out = 0;
     for (client *c = server.clients; c; c = c->next) {
         if (c->in.len > max_in) max_in = c->in.len;
         if (net_pending_output(c) > max_out) max_out = net_pending_output(c);
     }
-    addf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:0\r\nmaxclients:%d\r\n"
+    addf(b, "# Clients\r\nconnected_clients:%zu\r\ncluster_connections:%zu\r\nmaxclients:%d\r\n"
             "client_recent_max_input_buffer:%zu\r\nclient_recent_max_output_buffer:%zu\r\n"
             "blocked_clients:%zu\r\ntracking_clients:%zu\r\nclients_in_timeout_table:%zu\r\n",
-         server.nclients, server.cfg.maxclients, max_in, max_out,
+         server.nclients, cluster_links(cluster_links_count), server.cfg.maxclients, max_in, max_out,
          block_blocked_clients() + pause_postponed() + shutdown_blocked(), tracking_clients(),
          block_timeout_clients());
 }
@@ -236,7 +245,7 @@ static void section_memory(vbuf *b) {
             "lazyfree_pending_objects:%zu\r\nlazyfreed_objects:%zu\r\n",
          used ? (double)rss / (double)used : 0.0, info_allocator_name(), lazyfree_pending(),
          lazyfree_freed());
-    addf(b, "mem_cluster_links:0\r\n"); /* no cluster */
+    addf(b, "mem_cluster_links:%zu\r\n", cluster_links(cluster_links_mem));
     hooks_info("memory", b);
 }
 

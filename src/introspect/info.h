@@ -37,6 +37,10 @@ size_t info_peak_memory(void);
  * startup.allocated); main thread. */
 void info_mark_startup(void);
 size_t info_startup_memory(void);
+/* The cluster wing gives INFO its bus links' figures: cluster_connections
+ * (Clients) and mem_cluster_links (Memory); 0 until it does (outside
+ * cluster mode). Main thread, before the loop runs. */
+void info_set_cluster_links(size_t (*count)(void), size_t (*mem)(void));
 /* n bytes as Redis's bytesToHuman writes them ("10.00M"). */
 void info_human(char *out, size_t len, double n);
 

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# bench/cluster.sh: `make bench-cluster`: resharding a third of the slots of
+# a 3-primary cluster with `redis-cli --cluster reshard` while 8 writer
+# connections go through a cluster client (bench/clusterload), for an
+# all-verso and an all-redis-server cluster in one run, interleaved.
+#
+#   leg "keys":   KEYS keys of VALUE bytes; the reshard moves 5461 slots
+#                 (all of node 1's) to node 2;
+#   leg "bigkey": the same, plus one sorted set of ZMEMBERS members in slot
+#                 1584 ({3}z), which the reshard moves: how long do the
+#                 source's other clients stall (PING every 2 ms to node 1).
+#
+# Figures per run: reshard time, client errors (MOVED/ASK are redirects a
+# client follows; errors are replies it could not), write p50/p99/max, the
+# worst PING to the source, RSS growth of source and target. Servers on
+# core 0, the client and redis-cli on core 1.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+VERSO=${VERSO:?path of verso-server}
+REDIS=${REDIS:-/usr/bin/redis-server}
+LOAD=${CLUSTERLOAD:?path of bench/clusterload}
+KEYS=${KEYS:-1000000}
+VALUE=${VALUE:-300}
+ZMEMBERS=${ZMEMBERS:-2000000}
+RUNS=${RUNS:-3}
+LEGS=${LEGS:-"keys bigkey"}
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+TSV="$OUT/cluster.tsv"
+WORK=$(mktemp -d /tmp/bench-cluster.XXXXXX)
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== bench-cluster: $(date -u +%FT%TZ) $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "   KEYS=$KEYS VALUE=$VALUE ZMEMBERS=$ZMEMBERS RUNS=$RUNS LEGS='$LEGS'; servers on core 0, client on core 1"
+echo "   busy before: $(top -bn1 | awk '/^%Cpu/ {print 100 - $8 "%"}')"
+
+# start_cluster KIND: three primaries (0-5460, 5461-10922, 10923-16383) on
+# fresh ports and directories; sets P1 P2 P3 and PIDS.
+start_cluster() {
+    local bin=$VERSO
+    [ "$1" = redis ] && bin=$REDIS
+    local ports=() p
+    PIDS=()
+    for i in 1 2 3; do
+        while :; do
+            p=$(free_port)
+            [ "$p" -lt 55000 ] && ! ss -ltn | grep -q ":$((p + 10000)) " && break
+        done
+        ports+=("$p")
+        mkdir -p "$WORK/$p"
+        (cd "$WORK/$p" && exec taskset -c 0 "$bin" --port "$p" --cluster-enabled yes \
+            --cluster-config-file nodes.conf --cluster-node-timeout 5000 --save "" \
+            --appendonly no --dir "$WORK/$p" >"$WORK/$p/log" 2>&1) &
+        PIDS+=($!)
+    done
+    P1=${ports[0]} P2=${ports[1]} P3=${ports[2]}
+    for p in "${ports[@]}"; do
+        for _ in $(seq 100); do redis-cli -p "$p" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+    done
+    taskset -c 1 redis-cli --cluster create "127.0.0.1:$P1" "127.0.0.1:$P2" "127.0.0.1:$P3" \
+        --cluster-yes >"$WORK/create.log" 2>&1
+    for _ in $(seq 100); do
+        local ok=1
+        for p in "${ports[@]}"; do
+            redis-cli -p "$p" cluster info | grep -q 'cluster_state:ok' || ok=0
+        done
+        [ $ok = 1 ] && return 0
+        sleep 0.1
+    done
+    echo "cluster of $1 did not come up" >&2
+    return 1
+}
+
+stop_cluster() {
+    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    PIDS=()
+    rm -rf "${WORK:?}"/[0-9]*
+}
+
+run_leg() { # KIND LEG RUN
+    local kind=$1 leg=$2 run=$3
+    start_cluster "$kind"
+    taskset -c 1 "$LOAD" --port "$P1" --mode fill --keys "$KEYS" --value "$VALUE" >/dev/null
+    if [ "$leg" = bigkey ]; then
+        taskset -c 1 "$LOAD" --port "$P1" --mode zset --key '{3}z' --members "$ZMEMBERS" >/dev/null
+    fi
+    local id1 id2 rss1 rss2
+    id1=$(redis-cli -p "$P1" cluster myid)
+    id2=$(redis-cli -p "$P2" cluster myid)
+    rm -f "$WORK/stop"
+    taskset -c 1 "$LOAD" --port "$P1" --mode load --keys "$KEYS" --value "$VALUE" --conns 8 \
+        --stop "$WORK/stop" --ping-port "$P1" --pids "${PIDS[0]},${PIDS[1]}" >"$WORK/load.out" 2>"$WORK/load.err" &
+    local lpid=$!
+    sleep 2
+    local t0 t1
+    t0=$(date +%s.%N)
+    taskset -c 1 redis-cli --cluster reshard "127.0.0.1:$P1" --cluster-from "$id1" --cluster-to "$id2" \
+        --cluster-slots 5461 --cluster-yes --cluster-pipeline 100 --cluster-timeout 60000 \
+        >"$WORK/reshard.log" 2>&1 || { echo "reshard failed ($kind $leg):"; tail -5 "$WORK/reshard.log"; }
+    t1=$(date +%s.%N)
+    sleep 1
+    touch "$WORK/stop"
+    wait "$lpid" || true
+    local moved_keys
+    moved_keys=$(redis-cli -p "$P2" dbsize)
+    printf '%s\t%s\t%s\treshard_s=%.2f\t%s\ttarget_keys=%s\n' "$kind" "$leg" "$run" \
+        "$(echo "$t1 - $t0" | bc)" "$(tr ' ' '\t' <"$WORK/load.out")" "$moved_keys" | tee -a "$TSV"
+    [ -s "$WORK/load.err" ] && sed 's/^/   /' "$WORK/load.err"
+    stop_cluster
+}
+
+: >"$TSV"
+for leg in $LEGS; do
+    for run in $(seq "$RUNS"); do
+        for kind in verso redis; do run_leg "$kind" "$leg" "$run"; done
+    done
+done
+
+# Summary: median per kind and leg, and verso/redis.
+python3 - "$TSV" <<'EOF'
+import sys, statistics as st
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    kv = dict(x.split("=", 1) for x in f[3:] if "=" in x)
+    rows.setdefault((f[1], f[0]), []).append(kv)
+def med(leg, kind, k):
+    v = [float(r[k]) for r in rows.get((leg, kind), []) if k in r]
+    return st.median(v) if v else float("nan")
+figs = ["reshard_s", "ops_s", "errors", "moved", "ask", "tryagain", "p99_ms", "max_ms",
+        "ping_max_ms", "ping_over5ms", "rss_growth_mb_0", "rss_growth_mb_1"]
+for leg in sorted({l for l, _ in rows}):
+    print(f"\n== {leg}: median of {len(rows.get((leg, 'verso'), []))} runs")
+    print(f"{'figure':18} {'verso':>10} {'redis':>10} {'verso/redis':>12}")
+    for k in figs:
+        v, r = med(leg, "verso", k), med(leg, "redis", k)
+        ratio = f"{v / r:.2f}" if r else "-"
+        print(f"{k:18} {v:10.3f} {r:10.3f} {ratio:>12}")
+EOF

@@ -216,6 +216,22 @@ void cl_bus_links_reply(client *c);
 /* INFO: cluster_connections (links open) and mem_cluster_links (bytes). */
 size_t cl_bus_links_count(void);
 size_t cl_bus_links_mem(void);
+/* An outbound link to n (n->link), connecting; gossip.c's
+ * cl_gossip_link_connected runs once it is up. -1 when the connect could
+ * not start (n->ping_sent is then set, so that failure detection runs). */
+int cl_bus_connect(cluster_node *n);
+/* Sends m on this link (an inbound one included: a PONG answers there). */
+void cl_bus_send_link(cl_link *l, const bus_out *m);
+/* Closes l (its node's link or inbound_link cleared at once). */
+void cl_bus_free_link(cl_link *l);
+/* An inbound link's sender, once known (setClusterNodeToInboundClusterLink). */
+void cl_bus_set_inbound(cl_link *l, cluster_node *n);
+cluster_node *cl_link_node(const cl_link *l);
+int cl_link_inbound(const cl_link *l);
+long long cl_link_ctime(const cl_link *l);   /* ms */
+/* The link's peer / local address as text: 0, or -1. */
+int cl_link_peer_ip(const cl_link *l, char ip[BUS_IPLEN]);
+int cl_link_local_ip(const cl_link *l, char ip[BUS_IPLEN]);
 
 /* ---- gossip.c ---- */
 /* CLUSTER MEET: 0, or -1 (bad address) */
@@ -232,6 +248,8 @@ int cl_forgotten(const char *name);
  * it returns). link_node: the node of an outbound link, NULL on an
  * inbound one. */
 void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v);
+/* n's outbound link is connected: the first PING (or MEET) goes. */
+void cl_gossip_link_connected(cluster_node *n);
 
 /* ---- failover.c ---- */
 void cl_failover_cron(void);

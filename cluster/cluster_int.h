@@ -251,20 +251,58 @@ void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v
 /* n's outbound link is connected: the first PING (or MEET) goes. */
 void cl_gossip_link_connected(cluster_node *n);
 
-/* ---- failover.c ---- */
+/* ---- replicas.c: myself as a replica ---- */
+/* Makes myself a replica of primary n (CLUSTER REPLICATE, or a primary
+ * whose slots went to n in an UPDATE/PING: Redis's clusterSetMaster): its
+ * slots and open migrations dropped, the flags, a save and a state update
+ * asked, a manual failover reset, and replication follows n->ip:n->port. */
+void cl_set_my_primary(cluster_node *n);
+/* CLUSTER REPLICATE n (n found): NULL, or the whole error to answer. */
+const char *cl_cmd_replicate(cluster_node *n);
+/* The cron's part (10 Hz): replication follows the primary myself names
+ * (after a restart from nodes.conf, an address change), a primary follows
+ * nobody, and replica migration (cluster-migration-barrier) to an orphaned
+ * primary. */
+void cl_replicas_cron(void);
+
+/* ---- elect.c: the election's rules, pure (no I/O, no clock) ---- */
+/* Redis's clusterGetSlaveRank: how many other replicas of me's primary
+ * (failover allowed) have a larger offset than my_offset. */
+int cl_elect_rank(const cluster_node *me, long long my_offset);
+/* The wait before an election: 500 ms + rnd % 500 + rank * 1000 ms. */
+long long cl_elect_delay(int rank, unsigned rnd);
+/* An election's life (auth_timeout: node_timeout * 2, 2 s at least); a new
+ * one may start after twice that. */
+long long cl_elect_auth_timeout(long long node_timeout);
+/* 1 when a replica whose data is age_ms old (repl_link_age_ms; -1 never
+ * synced) may start an election (cluster-replica-validity-factor; 0 =
+ * any age). */
+int cl_elect_data_fresh(long long age_ms, long long node_timeout, int validity_factor,
+                        int ping_period_s);
+/* clusterSendFailoverAuthIfNeeded's rules, as myself (a primary) judges
+ * replica req's request: 1 grant, 0 refuse with why (Redis's log text).
+ * req_epoch/req_config_epoch/claimed/force_ack from the request's header. */
+int cl_elect_may_vote(const cluster_node *req, uint64_t req_epoch, uint64_t req_config_epoch,
+                      const uint8_t *claimed, int force_ack, long long now,
+                      long long node_timeout, char *why, size_t cap);
+
+/* ---- failover.c: elections, votes, manual failover ---- */
 void cl_failover_cron(void);
 void cl_failover_before_sleep(void);
-/* Makes myself a replica of primary n (CLUSTER REPLICATE, or a primary
- * whose slots went to n in an UPDATE/PING): the state and replication's
- * REPLICAOF n->ip n->port. */
-void cl_set_my_primary(cluster_node *n);
-/* CLUSTER REPLICATE / CLUSTER FAILOVER [FORCE|TAKEOVER]: NULL, or the
- * whole error to answer. */
-const char *cl_cmd_replicate(cluster_node *n);
+/* CLUSTER FAILOVER [FORCE|TAKEOVER]: NULL, or the whole error to answer. */
 const char *cl_cmd_failover(int force, int takeover);
+/* Ends a manual failover (resetManualFailover): a primary's pause ends. */
+void cl_failover_reset_manual(void);
 /* Bus messages gossip.c hands over. */
 void cl_failover_auth_request(cluster_node *sender, const bus_view *v);
 void cl_failover_auth_ack(cluster_node *sender, const bus_view *v);
 void cl_failover_mfstart(cluster_node *sender, const bus_view *v);
+/* gossip.c, for every message from a known node (after its repl_offset is
+ * taken from the header): a paused primary's offset for a manual failover
+ * (the PAUSED flag). */
+void cl_failover_header_seen(cluster_node *sender, const bus_view *v);
+/* cl_build_header: the mflags[0] bits myself sets now (PAUSED while a
+ * primary in a manual failover). */
+int cl_failover_mflags(void);
 
 #endif

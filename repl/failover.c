@@ -23,6 +23,7 @@
 #include "log.h"
 #include "pause.h"
 #include "util.h"
+#include "repl.h"
 #include "repl_int.h"
 
 static struct {
@@ -35,7 +36,11 @@ static struct {
 
 int failover_state(void) { return FO.state; }
 
-int failover_holds_pings(void) { return FO.state == FO_WAIT_SYNC && FO.end_ms; }
+static int cluster_hold; /* repl_hold_pings: a cluster's manual failover */
+
+void repl_hold_pings(int hold) { cluster_hold = hold; }
+
+int failover_holds_pings(void) { return (FO.state == FO_WAIT_SYNC && FO.end_ms) || cluster_hold; }
 
 const char *failover_state_name(void) {
     switch (FO.state) {
@@ -111,6 +116,11 @@ static void update(void) {
 }
 
 void cmd_failover(client *c) {
+    if (server.cfg.compat.cluster_enabled) {
+        reply_error(c, "ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command "
+                       "instead.");
+        return;
+    }
     if (c->argc == 2 && arg_is(&c->argv[1], "abort")) {
         if (FO.state == FO_NONE) {
             reply_error(c, "ERR No failover in progress.");

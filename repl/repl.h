@@ -23,4 +23,35 @@ void repl_register_commands(void);
  * replicas resume with a partial resync (history.c). */
 void repl_data_loaded(void);
 
+/* ---- for the cluster wing (cluster/replicas.c, cluster/failover.c) ----
+ * What a cluster node asks of replication (repl_cluster.c): Redis 7.0's
+ * replicationSetMaster / replicationUnsetMaster / replicationGetSlaveOffset
+ * and the link's age its elections weigh. Main thread only. */
+
+/* Follows host:port as REPLICAOF host port does (a forkless diskless full
+ * sync, or a partial one with our own history); nothing when that is the
+ * primary followed already. */
+void repl_follow(const char *host, int port);
+/* Stops following, as REPLICAOF NO ONE: a primary with a new replid (the
+ * old one kept as replid2, so the other replicas continue with a partial
+ * resync). Nothing when not following. */
+void repl_promote(void);
+/* 1 while following a primary (*host and *port, when not NULL, name it:
+ * host valid until the next repl_follow/repl_promote); 0 when a primary. */
+int repl_following(const char **host, int *port);
+/* The replication offset: a replica's, of the stream applied from its
+ * primary (Redis's replicationGetSlaveOffset); a primary's
+ * master_repl_offset. */
+long long repl_offset(void);
+/* 1 while the link to the primary is up (the stream is applied). */
+int repl_link_up(void);
+/* How old the replica's data may be, in ms: since the last byte from the
+ * primary while the link is up, since the link went down when it is down;
+ * -1 when the link was never up since this process started following. */
+long long repl_link_age_ms(void);
+/* A primary in a cluster's manual failover: while held, no PINGs go into
+ * the stream, so the replica can reach the offset it was told (Redis
+ * 7.0's replicationCron skips them while mf_end is set). */
+void repl_hold_pings(int hold);
+
 #endif

@@ -193,7 +193,8 @@ void primary_backlog_restored(void);
 enum { FO_NONE = 0, FO_WAIT_SYNC, FO_IN_PROGRESS };
 void failover_init(void);
 int failover_state(void);               /* FO_* */
-/* 1 while a FAILOVER with a TIMEOUT waits: no pings into the stream. */
+/* 1 while a FAILOVER with a TIMEOUT waits, or a cluster manual failover
+ * holds them (repl_hold_pings): no pings into the stream. */
 int failover_holds_pings(void);
 const char *failover_state_name(void);  /* INFO's master_failover_state */
 /* The target accepted our PSYNC ... FAILOVER (+CONTINUE or +FULLRESYNC):

@@ -734,6 +734,10 @@ void cmd_replicaof(client *c) {
         return;
     }
     const arg *a = c->argv;
+    if (server.cfg.compat.cluster_enabled) { /* the cluster wing sets the primary */
+        reply_error(c, "ERR REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (failover_state() != FO_NONE) {
         reply_error(c, "ERR REPLICAOF not allowed while failing over.");
         return;

@@ -166,7 +166,7 @@ static int may_touch_migrating(const client *c, const cmd_def *d) {
     int flags = cmd_flags_of(d, c->argc, c->argv) | multi_exec_flags(c, d);
     if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return 0;
     if (d->proc == cmd_exec || is_script(d) || !cmd_has_keys(d)) return 1;
-    cmd_keyrefs refs;
+    cmd_keyrefs refs = {0};
     cmd_get_keys(d, c->argc, c->argv, &refs);
     int hit = 0;
     for (size_t i = 0; i < refs.n && !hit; i++) {

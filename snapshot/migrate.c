@@ -126,6 +126,12 @@ static void migrate_cron(void) {
 
 /* ---- the MIGRATEs in flight and the commands they park (main thread) ---- */
 
+/* Bits of an op's key filter: a write looks at the keys themselves only
+ * when its key's bit is set, so that a MIGRATE of many keys costs other
+ * writes one hash each. */
+#define MIG_FILTER_WORDS 64
+#define MIG_FILTER_BIT(h) ((h) % (MIG_FILTER_WORDS * 64))
+
 typedef struct mig_op {
     mig_job job;              /* the worker's between pthread_create and
                                  pthread_join; the main thread's otherwise */
@@ -134,6 +140,7 @@ typedef struct mig_op {
     int db;                   /* the caller's db */
     int copy;
     int blocked;              /* the caller waits (a worker runs the job) */
+    uint64_t filter[MIG_FILTER_WORDS]; /* a bit per key hash (key_migrating) */
     pthread_t thread;
     uv_async_t done;          /* the worker's wake-up; data: the op */
     struct mig_op *next;      /* ops: the MIGRATEs in flight */
@@ -149,9 +156,12 @@ static struct {
 
 /* 1 when a MIGRATE in flight holds a key named k (whatever its db). */
 static int key_migrating(const char *k, size_t len) {
-    for (const mig_op *op = M.ops; op; op = op->next)
+    uint64_t bit = MIG_FILTER_BIT(vt_hash(k, len));
+    for (const mig_op *op = M.ops; op; op = op->next) {
+        if (!(op->filter[bit / 64] >> (bit % 64) & 1)) continue;
         for (int i = 0; i < op->job.nkeys; i++)
             if (op->job.keys[i].len == len && !memcmp(op->job.keys[i].name, k, len)) return 1;
+    }
     return 0;
 }
 
@@ -338,6 +348,8 @@ static mig_op *op_new(client *c, const migrate_opts *o) {
         obj_incref(e->val);
         mk->val = e->val;
         mk->ttl = ttl;
+        uint64_t bit = MIG_FILTER_BIT(vt_hash(k->p, k->len));
+        op->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
     }
     j->fd = cache_take(op->name, &j->last_db);
     return op;

@@ -139,7 +139,6 @@ typedef struct mig_op {
     client *c;                /* the caller; NULL once it closed */
     int db;                   /* the caller's db */
     int copy;
-    int blocked;              /* the caller waits (a worker runs the job) */
     uint64_t filter[MIG_FILTER_WORDS]; /* a bit per key hash (key_migrating) */
     pthread_t thread;
     uv_async_t done;          /* the worker's wake-up; data: the op */
@@ -151,6 +150,9 @@ static struct {
     client **parked;          /* parked writers, in arrival order (NULL:
                                  closed) */
     size_t nparked, capparked;
+    client **resuming;        /* the list resume_parked walks (NULL:
+                                 done or closed) */
+    size_t nresuming;
     uint64_t parked_total;    /* INFO's migrate_parked_total */
 } M;
 
@@ -175,8 +177,12 @@ static int is_script(const cmd_def *d) {
  * keys: FLUSHALL, FLUSHDB, SWAPDB; a script; EXEC of writes). */
 static int may_touch_migrating(const client *c, const cmd_def *d) {
     int flags = cmd_flags_of(d, c->argc, c->argv) | multi_exec_flags(c, d);
-    if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return 0;
-    if (d->proc == cmd_exec || is_script(d) || !cmd_has_keys(d)) return 1;
+    /* a script (one EXEC queued) that may write carries may-replicate
+     * rather than write (cmd_flags_of); PUBLISH's alone does not count */
+    int open_ended = is_script(d) || d->proc == cmd_exec;
+    if (open_ended && (flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return 1;
+    if (!(flags & CMD_WRITE)) return 0;
+    if (!cmd_has_keys(d)) return 1;
     cmd_keyrefs refs = {0};
     cmd_get_keys(d, c->argc, c->argv, &refs);
     int hit = 0;
@@ -215,24 +221,34 @@ static int mig_before_command(client *c, const cmd_def *d) {
  * same order). The list is taken first: what runs may park or close
  * clients. */
 static void resume_parked(void) {
-    client **list = M.parked;
-    size_t n = M.nparked;
-    M.parked = NULL;
-    M.nparked = M.capparked = 0;
-    for (size_t i = 0; i < n; i++) {
-        client *c = list[i];
-        if (!c) continue;
-        c->flags &= ~CLIENT_BLOCKED;
-        net_process_input(c);
-        net_update_reading(c);
-        net_want_write(c);
+    if (M.resuming) return; /* a MIGRATE ended from a resumed command: the
+                               walk in progress takes its parked ones */
+    while (M.nparked) {
+        M.resuming = M.parked;
+        M.nresuming = M.nparked;
+        M.parked = NULL;
+        M.nparked = M.capparked = 0;
+        for (size_t i = 0; i < M.nresuming; i++) {
+            client *c = M.resuming[i];
+            if (!c) continue;
+            M.resuming[i] = NULL;
+            c->flags &= ~CLIENT_BLOCKED;
+            net_process_input(c);
+            net_update_reading(c);
+            net_want_write(c);
+        }
+        free(M.resuming);
+        M.resuming = NULL;
+        M.nresuming = 0;
+        if (M.ops) break; /* those parked again wait for the next end */
     }
-    free(list);
 }
 
 static void mig_client_closed(client *c) {
     for (size_t i = 0; i < M.nparked; i++)
         if (M.parked[i] == c) M.parked[i] = NULL;
+    for (size_t i = 0; i < M.nresuming; i++)
+        if (M.resuming[i] == c) M.resuming[i] = NULL;
     for (mig_op *op = M.ops; op; op = op->next)
         if (op->c == c) op->c = NULL;
 }

@@ -157,106 +157,6 @@ START_TEST(under_test_to_under_test)
 }
 END_TEST
 
-/* A listening socket that never accepts nor answers. */
-static int silent_listener(int *port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(listen(fd, 8), 0);
-    socklen_t sl = sizeof sa;
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    *port = ntohs(sa.sin_port);
-    return fd;
-}
-
-/* A target that is down, unknown or silent: Redis's IOERR texts, the key
- * kept, the answer within about the timeout. */
-START_TEST(target_down_or_silent)
-{
-    srv *src = h_srv_start(NULL);
-    redisContext *s = srv_connect(src);
-    expect_status(s, "OK", "SET k v");
-    int down = h_free_port();
-    expect_error(s, "IOERR error or timeout writing to target instance",
-                 "MIGRATE 127.0.0.1 %d k 0 1000", down);
-    expect_error(s, "IOERR error or timeout connecting to the client",
-                 "MIGRATE nosuchhost.invalid 6379 k 0 1000");
-    int port;
-    int fd = silent_listener(&port);
-    long long t0 = h_now_ms();
-    expect_error(s, "IOERR error or timeout reading to target instance",
-                 "MIGRATE 127.0.0.1 %d k 0 300", port);
-    long long took = h_now_ms() - t0;
-    ck_assert_msg(took >= 290 && took < h_scaled_ms(2000), "took %lld ms", took);
-    expect_bulk(s, "v", "GET k");
-    ck_assert_int_eq(h_info_int(s, "stats", "migrate_cached_sockets"), 0); /* closed on error */
-    close(fd);
-    redisFree(s);
-}
-END_TEST
-
-/* The source's replica deletes what the target acknowledged (MIGRATE is
- * propagated as DEL); COPY deletes nothing. */
-START_TEST(propagated_as_del)
-{
-    srv *src = h_srv_start(NULL), *rep = h_srv_start(NULL), *dst = h_srv_start(NULL);
-    redisContext *s = srv_connect(src), *r = srv_connect(rep);
-    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", src->port);
-    h_wait_info_str(r, "replication", "master_link_status", "up", 20000);
-    expect_status(s, "OK", "MSET a 1 b 2 c 3");
-    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d %s 0 5000 KEYS a b", dst->port, "");
-    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d c 0 5000 COPY", dst->port);
-    expect_status(s, "OK", "SET marker done");
-    long long deadline = h_now_ms() + h_scaled_ms(10000);
-    redisReply *m;
-    while ((m = cmd(r, "GET marker"))->type == REDIS_REPLY_NIL && h_now_ms() < deadline) {
-        freeReplyObject(m);
-        h_sleep_ms(10);
-    }
-    freeReplyObject(m);
-    expect_bulk(r, "done", "GET marker");
-    expect_int(r, 0, "EXISTS a b");
-    expect_bulk(r, "3", "GET c");
-    redisFree(s);
-    redisFree(r);
-}
-END_TEST
-
-/* ---- a big value's MIGRATE ---- */
-
-#define BIG_N 500000
-
-/* key: a sorted set of BIG_N members member:<i>, score i (pipelined ZADDs
- * of 1000 members). */
-static void fill_big_zset(redisContext *c, const char *key)
-{
-    enum { PER = 1000 };
-    static char bufs[PER][2][32];
-    const char *argv[2 + 2 * PER];
-    size_t lens[2 + 2 * PER];
-    argv[0] = "ZADD";
-    argv[1] = key;
-    for (int b = 0; b < BIG_N / PER; b++) {
-        for (int i = 0; i < PER; i++) {
-            int m = b * PER + i;
-            snprintf(bufs[i][0], sizeof bufs[i][0], "%d", m);
-            snprintf(bufs[i][1], sizeof bufs[i][1], "member:%d", m);
-            argv[2 + 2 * i] = bufs[i][0];
-            argv[3 + 2 * i] = bufs[i][1];
-        }
-        for (int i = 0; i < 2 + 2 * PER; i++) lens[i] = strlen(argv[i]);
-        ck_assert_int_eq(redisAppendCommandArgv(c, 2 + 2 * PER, argv, lens), REDIS_OK);
-    }
-    for (int b = 0; b < BIG_N / PER; b++) {
-        redisReply *r = h_next_reply(c);
-        ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
-        freeReplyObject(r);
-    }
-    expect_int(c, BIG_N, "ZCARD %s", key);
-}
-
 /* A MIGRATE on a connection of its own, in a thread of the test (no
  * assertions there: the main thread checks what it stored). */
 typedef struct bg_migrate {
@@ -311,6 +211,127 @@ static void wait_while_running(redisContext *c, bg_migrate *m, const char *field
         ck_assert_msg(h_now_ms() < deadline, "%s never reached %lld", field, want);
         h_sleep_ms(1);
     }
+}
+
+/* A listening socket that never accepts nor answers. */
+static int silent_listener(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(fd, 8), 0);
+    socklen_t sl = sizeof sa;
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+/* A target that is down, unknown or silent: Redis's IOERR texts, the key
+ * kept, the answer within about the timeout. */
+START_TEST(target_down_or_silent)
+{
+    srv *src = h_srv_start(NULL);
+    redisContext *s = srv_connect(src);
+    expect_status(s, "OK", "SET k v");
+    int down = h_free_port();
+    expect_error(s, "IOERR error or timeout writing to target instance",
+                 "MIGRATE 127.0.0.1 %d k 0 1000", down);
+    expect_error(s, "IOERR error or timeout connecting to the client",
+                 "MIGRATE nosuchhost.invalid 6379 k 0 1000");
+    int port;
+    int fd = silent_listener(&port);
+    long long t0 = h_now_ms();
+    expect_error(s, "IOERR error or timeout reading to target instance",
+                 "MIGRATE 127.0.0.1 %d k 0 300", port);
+    long long took = h_now_ms() - t0;
+    ck_assert_msg(took >= 290 && took < h_scaled_ms(2000), "took %lld ms", took);
+    expect_bulk(s, "v", "GET k");
+    /* verso: other clients are served while a MIGRATE waits for a silent
+     * target (Redis: not before its timeout) */
+    bg_migrate m;
+    bg_migrate_start(&m, src, "MIGRATE 127.0.0.1 %d k 0 1000", port);
+    wait_while_running(s, &m, "migrate_in_flight", 1);
+    if (!srv_is_reference()) {
+        long long p0 = h_now_ms();
+        expect_status(s, "PONG", "PING");
+        expect_bulk(s, "v", "GET k");
+        ck_assert_int_lt(h_now_ms() - p0, h_scaled_ms(100));
+        ck_assert(!atomic_load(&m.done));
+    }
+    redisReply *r = bg_migrate_join(&m);
+    ck_assert_msg(r->type == REDIS_REPLY_ERROR &&
+                      !strcmp(r->str, "IOERR error or timeout reading to target instance"),
+                  "MIGRATE: %s", r->str);
+    freeReplyObject(r);
+    ck_assert_int_eq(h_info_int(s, "stats", "migrate_cached_sockets"), 0); /* closed on error */
+    close(fd);
+    redisFree(s);
+}
+END_TEST
+
+/* The source's replica deletes what the target acknowledged (MIGRATE is
+ * propagated as DEL); COPY deletes nothing. */
+START_TEST(propagated_as_del)
+{
+    srv *src = h_srv_start(NULL), *rep = h_srv_start(NULL), *dst = h_srv_start(NULL);
+    redisContext *s = srv_connect(src), *r = srv_connect(rep);
+    expect_status(r, "OK", "REPLICAOF 127.0.0.1 %d", src->port);
+    h_wait_info_str(r, "replication", "master_link_status", "up", 20000);
+    expect_status(s, "OK", "MSET a 1 b 2 c 3");
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d %s 0 5000 KEYS a b", dst->port, "");
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d c 0 5000 COPY", dst->port);
+    expect_status(s, "OK", "SET marker done");
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    redisReply *m;
+    while ((m = cmd(r, "GET marker"))->type == REDIS_REPLY_NIL && h_now_ms() < deadline) {
+        freeReplyObject(m);
+        h_sleep_ms(10);
+    }
+    freeReplyObject(m);
+    expect_bulk(r, "done", "GET marker");
+    expect_int(r, 0, "EXISTS a b");
+    expect_bulk(r, "3", "GET c");
+    redisFree(s);
+    redisFree(r);
+}
+END_TEST
+
+/* ---- a big value's MIGRATE ---- */
+
+#define BIG_N 500000
+
+/* key: a sorted set of BIG_N members (fill_zset). */
+static void fill_zset(redisContext *c, const char *key, int n);
+static void fill_big_zset(redisContext *c, const char *key) { fill_zset(c, key, BIG_N); }
+
+/* key: a sorted set of n members (a multiple of 1000) member:<i>, score
+ * i, by pipelined ZADDs of 1000 members. */
+static void fill_zset(redisContext *c, const char *key, int n)
+{
+    enum { PER = 1000 };
+    static char bufs[PER][2][32];
+    const char *argv[2 + 2 * PER];
+    size_t lens[2 + 2 * PER];
+    argv[0] = "ZADD";
+    argv[1] = key;
+    for (int b = 0; b < n / PER; b++) {
+        for (int i = 0; i < PER; i++) {
+            int m = b * PER + i;
+            snprintf(bufs[i][0], sizeof bufs[i][0], "%d", m);
+            snprintf(bufs[i][1], sizeof bufs[i][1], "member:%d", m);
+            argv[2 + 2 * i] = bufs[i][0];
+            argv[3 + 2 * i] = bufs[i][1];
+        }
+        for (int i = 0; i < 2 + 2 * PER; i++) lens[i] = strlen(argv[i]);
+        ck_assert_int_eq(redisAppendCommandArgv(c, 2 + 2 * PER, argv, lens), REDIS_OK);
+    }
+    for (int b = 0; b < n / PER; b++) {
+        redisReply *r = h_next_reply(c);
+        ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+        freeReplyObject(r);
+    }
+    expect_int(c, n, "ZCARD %s", key);
 }
 
 /* The worst latency of PING and of a write to another key on c while m
@@ -453,6 +474,50 @@ START_TEST(target_killed_mid_migrate)
 }
 END_TEST
 
+/* The key expires on the source while its MIGRATE waits for a stopped
+ * target: the value sent is still the one captured (the MIGRATE holds its
+ * own reference), the target gets it with the TTL it had, the source has
+ * nothing left to delete and answers OK. */
+START_TEST(key_expires_mid_migrate)
+{
+    srv *v[2];
+    h_srv_start_all(2, (h_srv_spec[]){{0, NULL}, {1, NULL}}, v);
+    redisContext *s = srv_connect(v[0]), *d = srv_connect(v[1]);
+    fill_zset(s, "z", 100000);
+    expect_int(s, 1, "PEXPIRE z %d", h_scaled_ms(600));
+    ck_assert_int_eq(kill(v[1]->pid, SIGSTOP), 0);
+    bg_migrate m;
+    bg_migrate_start(&m, v[0], "MIGRATE 127.0.0.1 %d z 0 60000", v[1]->port);
+    wait_while_running(s, &m, "migrate_in_flight", 1);
+    if (srv_is_reference()) { /* Redis serves nobody until the MIGRATE ends */
+        h_sleep_ms(h_scaled_ms(800));
+    } else {
+        long long deadline = h_now_ms() + h_scaled_ms(10000);
+        redisReply *e;
+        while ((e = cmd(s, "EXISTS z"))->integer == 1 && h_now_ms() < deadline) {
+            freeReplyObject(e);
+            h_sleep_ms(20);
+        }
+        freeReplyObject(e);
+        expect_int(s, 0, "EXISTS z");
+        ck_assert(!atomic_load(&m.done));
+    }
+    ck_assert_int_eq(kill(v[1]->pid, SIGCONT), 0);
+    redisReply *r = bg_migrate_join(&m);
+    ck_assert_msg(r->type == REDIS_REPLY_STATUS && !strcmp(r->str, "OK"), "MIGRATE: %s", r->str);
+    freeReplyObject(r);
+    /* restored with the TTL left at the MIGRATE's start: maybe gone by now */
+    redisReply *t = cmd(d, "PTTL z");
+    ck_assert_int_eq(t->type, REDIS_REPLY_INTEGER);
+    if (t->integer > 0) expect_int(d, 100000, "ZCARD z");
+    else ck_assert_int_eq(t->integer, -2);
+    freeReplyObject(t);
+    expect_int(s, 0, "DBSIZE");
+    redisFree(s);
+    redisFree(d);
+}
+END_TEST
+
 /* Inside MULTI/EXEC and a script the caller cannot wait: MIGRATE runs
  * there and then, with the same replies. */
 START_TEST(in_exec_and_script)
@@ -548,6 +613,7 @@ int main(void)
     h_add_dropall(s, "propagated_as_del", propagated_as_del, 60);
     h_add_dropall(s, "big_value_does_not_stall", big_value_does_not_stall, 120);
     h_add_dropall(s, "target_killed_mid_migrate", target_killed_mid_migrate, 60);
+    h_add_dropall(s, "key_expires_mid_migrate", key_expires_mid_migrate, 60);
     h_add_dropall(s, "in_exec_and_script", in_exec_and_script, 60);
     h_add_dropall(s, "restore_asking", restore_asking, 60);
     return h_main(s);

@@ -49,6 +49,7 @@
 #include "db.h"
 #include "dump_payload.h"
 #include "hooks.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "migrate_io.h"
 #include "multi.h"
@@ -371,11 +372,16 @@ static mig_op *op_new(client *c, const migrate_opts *o) {
     return op;
 }
 
+/* The op's references go last: after the delete of a big key the value's
+ * last one is the op's, freed on the lazyfree thread whatever
+ * lazyfree-lazy-server-del says, so that finishing a MIGRATE does not
+ * stall the loop on freeing what it sent (Redis frees it inline unless
+ * that switch is on: its MIGRATE has stalled everyone already). */
 static void op_free(mig_op *op) {
     mig_job *j = &op->job;
     for (int i = 0; i < j->nkeys; i++) {
         free(j->keys[i].name);
-        obj_decref(j->keys[i].val);
+        lazyfree_drop(j->keys[i].val, 1);
     }
     free(j->keys);
     free((char *)j->user);

@@ -142,7 +142,8 @@ typedef struct mig_op {
     int copy;
     uint64_t filter[MIG_FILTER_WORDS]; /* a bit per key hash (key_migrating) */
     pthread_t thread;
-    uv_async_t done;          /* the worker's wake-up; data: the op */
+    uv_async_t *done;         /* the worker's wake-up (data: the op); its
+                                 own allocation, freed when closed */
     struct mig_op *next;      /* ops: the MIGRATEs in flight */
 } mig_op;
 
@@ -442,23 +443,26 @@ static void op_finish(mig_op *op, client *runner) {
 static void *mig_worker(void *p) {
     mig_op *op = p;
     mig_run(&op->job);
-    uv_async_send(&op->done);
+    uv_async_send(op->done);
     return NULL;
 }
 
-static void on_async_closed(uv_handle_t *h) { op_free(h->data); }
+static void free_handle(uv_handle_t *h) { free(h); }
 
 /* Main thread, woken by the worker: the job is the main thread's again
  * after the join. */
 static void on_done(uv_async_t *a) {
     mig_op *op = a->data;
-    pthread_join(op->thread, NULL);
+    int rc = pthread_join(op->thread, NULL);
+    assert(rc == 0);
+    (void)rc;
     mig_op **pp = &M.ops;
     while (*pp != op) pp = &(*pp)->next;
     *pp = op->next;
     op_finish(op, NULL);
     client *c = op->c;
-    uv_close((uv_handle_t *)&op->done, on_async_closed);
+    uv_close((uv_handle_t *)op->done, free_handle);
+    op_free(op);
     if (c) { /* the caller goes on with its input, as WAIT's */
         c->flags &= ~CLIENT_BLOCKED;
         net_want_write(c);
@@ -469,6 +473,29 @@ static void on_done(uv_async_t *a) {
         }
     }
     resume_parked();
+}
+
+/* Hands op to a worker thread of its own (op->job is the worker's from
+ * here to on_done's join): 0, or -1 when no thread could start (logged;
+ * the op is still the caller's to run). */
+static int start_worker(mig_op *op) {
+    op->done = xmalloc(sizeof *op->done);
+    if (uv_async_init(server.loop, op->done, on_done) != 0) {
+        log_warning("MIGRATE: no wake-up handle, migrating on the main thread");
+        free(op->done);
+        return -1;
+    }
+    op->done->data = op;
+    int rc = pthread_create(&op->thread, NULL, mig_worker, op);
+    if (rc != 0) {
+        log_warning("MIGRATE: cannot start a thread (%s), migrating on the main thread",
+                    strerror(rc));
+        uv_close((uv_handle_t *)op->done, free_handle);
+        return -1;
+    }
+    op->next = M.ops;
+    M.ops = op;
+    return 0;
 }
 
 /* MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
@@ -486,22 +513,12 @@ void cmd_migrate(client *c) {
         return;
     }
     mig_op *op = op_new(c, &o);
-    if (block_allowed(c)) {
-        uv_async_init(server.loop, &op->done, on_done);
-        op->done.data = op;
-        if (pthread_create(&op->thread, NULL, mig_worker, op) == 0) {
-            op->next = M.ops;
-            M.ops = op;
-            c->flags |= CLIENT_BLOCKED; /* its further input waits (net.c) */
-            return;
-        }
-        log_warning("MIGRATE: cannot start a thread, migrating on the main thread");
-        mig_run(&op->job);
-        op_finish(op, c);
-        uv_close((uv_handle_t *)&op->done, on_async_closed); /* frees op */
+    /* the caller waits unless it cannot (inside EXEC or a script, as
+     * Redis; the master link, whose stream must not stop) */
+    if (block_allowed(c) && !(c->flags & CLIENT_MASTER) && start_worker(op) == 0) {
+        c->flags |= CLIENT_BLOCKED; /* its further input waits (net.c) */
         return;
     }
-    /* inside EXEC or a script: on this thread, as Redis */
     mig_run(&op->job);
     op_finish(op, c);
     op_free(op);

@@ -24,6 +24,10 @@
 
 #define TARGET_ERR "ERR Target instance replied with error: "
 
+#ifndef VERSO_THREADFAIL_SHIM
+#error "VERSO_THREADFAIL_SHIM comes from tests/lib/test_paths.h (Makefile.am writes it)"
+#endif
+
 /* One value of each type, two with a TTL. */
 static void fill(redisContext *c)
 {
@@ -554,6 +558,50 @@ START_TEST(in_exec_and_script)
 }
 END_TEST
 
+/* pthread_create fails (threadfail.so while a file exists): MIGRATE runs
+ * on the main thread instead, with the same replies; once threads start
+ * again it runs on its own thread. Freed memory is filled, so that libuv
+ * touching the closed wake-up handle in freed memory would crash. */
+START_TEST(thread_fails)
+{
+    char flag[4096], asan[2048];
+    snprintf(flag, sizeof flag, "/tmp/verso-migrate-threadfail-%d", (int)getpid());
+    unlink(flag);
+    setenv("THREADFAIL_FILE", flag, 1);
+    setenv("MALLOC_PERTURB_", "165", 1);
+    h_preload_on(VERSO_THREADFAIL_SHIM);
+    snprintf(asan, sizeof asan, "%s:max_free_fill_size=1048576",
+             getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "");
+    setenv("ASAN_OPTIONS", asan, 1);
+    srv *src = h_srv_start(NULL);
+    static const char *const vars[] = {"THREADFAIL_FILE", "MALLOC_PERTURB_", NULL};
+    h_preload_off(vars);
+    srv *dst = h_srv_start_redis("%s", "");
+    redisContext *s = srv_connect(src), *d = srv_connect(dst);
+    expect_status(s, "OK", "MSET a 1 b 2 c 3");
+    FILE *f = fopen(flag, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d a 0 5000", dst->port);
+    expect_status(s, "OK", "SET c 4");
+    expect_status(d, "OK", "SET c busy");
+    expect_error(s, TARGET_ERR "BUSYKEY Target key name already exists.",
+                 "MIGRATE 127.0.0.1 %d c 0 5000", dst->port);
+    h_sleep_ms(50); /* loop iterations: the closed handles are processed */
+    expect_status(s, "PONG", "PING");
+    if (!srv_is_reference())
+        ck_assert_int_eq(srv_log_count(src, "MIGRATE: cannot start a thread"), 2);
+    unlink(flag);
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d b 0 5000", dst->port);
+    expect_int(s, 0, "EXISTS a b");
+    expect_bulk(s, "4", "GET c");
+    expect_bulk(d, "1", "GET a");
+    expect_bulk(d, "2", "GET b");
+    redisFree(s);
+    redisFree(d);
+}
+END_TEST
+
 /* The flattened text of a reply, for comparing two servers' answers. */
 static void flat(const redisReply *r, char *out, size_t cap, size_t *o)
 {
@@ -616,5 +664,6 @@ int main(void)
     h_add_dropall(s, "key_expires_mid_migrate", key_expires_mid_migrate, 60);
     h_add_dropall(s, "in_exec_and_script", in_exec_and_script, 60);
     h_add_dropall(s, "restore_asking", restore_asking, 60);
+    h_add_dropall(s, "thread_fails", thread_fails, 60);
     return h_main(s);
 }

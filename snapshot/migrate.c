@@ -156,6 +156,7 @@ static struct {
                                  done or closed) */
     size_t nresuming;
     uint64_t parked_total;    /* INFO's migrate_parked_total */
+    uint64_t streamed_total;  /* INFO's migrate_streamed_payloads */
 } M;
 
 /* 1 when a MIGRATE in flight holds a key named k (whatever its db). */
@@ -262,8 +263,9 @@ static void migrate_info(const char *section, vbuf *b) {
     for (size_t i = 0; i < M.nparked; i++) parked += M.parked[i] != NULL;
     vbuf_appendf(b, "migrate_cached_sockets:%zu\r\n", cache_count());
     vbuf_appendf(b, "migrate_in_flight:%zu\r\nmigrate_parked_clients:%zu\r\n"
-                    "migrate_parked_total:%llu\r\n",
-                 inflight, parked, (unsigned long long)M.parked_total);
+                    "migrate_parked_total:%llu\r\nmigrate_streamed_payloads:%llu\r\n",
+                 inflight, parked, (unsigned long long)M.parked_total,
+                 (unsigned long long)M.streamed_total);
 }
 
 /* ---- the command ---- */
@@ -309,6 +311,17 @@ static int parse(client *c, migrate_opts *o) {
     o->timeout = timeout <= 0 ? 1000 : (long)timeout;
     o->dbid = (long)dbid;
     return 1;
+}
+
+/* Values whose payload is streamed rather than built in memory: a
+ * collection of more than MIG_STREAM_ELEMENTS elements (the free effort
+ * counts them, O(1)), a string of MIG_STREAM_BYTES or more. Streaming
+ * serializes the value twice; below these a payload costs little memory. */
+#define MIG_STREAM_ELEMENTS 65536
+#define MIG_STREAM_BYTES (4u << 20)
+static int is_big(const obj *v) {
+    return obj_is_coll(v) ? lazyfree_effort(v) > MIG_STREAM_ELEMENTS
+                          : obj_strlen(v) >= MIG_STREAM_BYTES;
 }
 
 static char *dup_arg(const arg *a) {
@@ -366,6 +379,7 @@ static mig_op *op_new(client *c, const migrate_opts *o) {
         obj_incref(e->val);
         mk->val = e->val;
         mk->ttl = ttl;
+        mk->stream = is_big(e->val);
         uint64_t bit = MIG_FILTER_BIT(vt_hash(k->p, k->len));
         op->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
     }
@@ -433,6 +447,7 @@ static void reply_to(client *c, const mig_job *j) {
 
 /* The job ran: keys deleted, the caller answered, the connection cached. */
 static void op_finish(mig_op *op, client *runner) {
+    for (int i = 0; i < op->job.nkeys; i++) M.streamed_total += op->job.keys[i].streamed != 0;
     delete_acked(op, runner);
     if (op->job.fd >= 0) cache_put(op->name, op->job.fd, op->job.last_db);
     if (op->c) reply_to(op->c, &op->job);

@@ -403,6 +403,7 @@ START_TEST(big_value_does_not_stall)
                       "worst PING+SET %lld ms during a MIGRATE of %lld ms (%d rounds)", worst,
                       m.took_ms, rounds);
         ck_assert_int_eq(h_info_int(s, "stats", "migrate_parked_clients"), 0);
+        ck_assert_int_eq(h_info_int(s, "stats", "migrate_streamed_payloads"), 1);
     }
     expect_int(s, BIG_N + 1, "ZCARD bigz");
     expect_int(d, BIG_N, "ZCARD bigz");
@@ -435,6 +436,47 @@ START_TEST(big_value_does_not_stall)
     redisFree(d);
     redisFree(b);
     redisFree(w);
+}
+END_TEST
+
+/* Big strings' payloads are streamed too, between small keys batched
+ * around them, compressed (rdbcompression yes) or not; the target holds
+ * the same bytes. */
+START_TEST(big_strings_streamed)
+{
+    srv *v[2];
+    h_srv_start_all(2, (h_srv_spec[]){{0, NULL}, {1, NULL}}, v);
+    redisContext *s = srv_connect(v[0]), *d = srv_connect(v[1]);
+    size_t n = 6u << 20;
+    char *big = malloc(n);
+    ck_assert_ptr_nonnull(big);
+    for (size_t i = 0; i < n; i++) big[i] = (char)('a' + (i * 7919 + i / 4096) % 26);
+    expect_status(s, "OK", "SET big1 %b", big, n);
+    expect_status(s, "OK", "SET big2 %b", big, n / 2 + 4u * 1024 * 1024 / 2);
+    expect_status(s, "OK", "MSET small1 x small2 y");
+    expect_int(s, 1, "PEXPIRE big2 100000");
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d %s 0 10000 KEYS small1 big1 small2",
+                  v[1]->port, "");
+    expect_status(s, "OK", "CONFIG SET rdbcompression no");
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d big2 0 10000", v[1]->port);
+    if (!srv_is_reference())
+        ck_assert_int_eq(h_info_int(s, "stats", "migrate_streamed_payloads"), 2);
+    expect_int(s, 0, "DBSIZE");
+    redisReply *r = cmd(d, "GET big1");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    ck_assert_uint_eq(r->len, n);
+    ck_assert(memcmp(r->str, big, n) == 0);
+    freeReplyObject(r);
+    r = cmd(d, "GET big2");
+    ck_assert_uint_eq(r->len, n / 2 + 4u * 1024 * 1024 / 2);
+    ck_assert(memcmp(r->str, big, r->len) == 0);
+    freeReplyObject(r);
+    expect_int_range(d, 90000, 100000, "PTTL big2");
+    expect_bulk(d, "x", "GET small1");
+    expect_bulk(d, "y", "GET small2");
+    free(big);
+    redisFree(s);
+    redisFree(d);
 }
 END_TEST
 
@@ -660,6 +702,7 @@ int main(void)
     h_add_dropall(s, "target_down_or_silent", target_down_or_silent, 60);
     h_add_dropall(s, "propagated_as_del", propagated_as_del, 60);
     h_add_dropall(s, "big_value_does_not_stall", big_value_does_not_stall, 120);
+    h_add_dropall(s, "big_strings_streamed", big_strings_streamed, 60);
     h_add_dropall(s, "target_killed_mid_migrate", target_killed_mid_migrate, 60);
     h_add_dropall(s, "key_expires_mid_migrate", key_expires_mid_migrate, 60);
     h_add_dropall(s, "in_exec_and_script", in_exec_and_script, 60);

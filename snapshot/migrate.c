@@ -19,11 +19,13 @@
  * (unless COPY) and propagated as one DEL, the caller gets Redis's reply,
  * the connection goes back to the cache. Inside MULTI/EXEC or a script,
  * where the caller cannot block, the same job runs on the main thread, as
- * in Redis.
+ * in Redis (so does it for the master link, and when no thread can
+ * start). The deleted values' last references go to the lazyfree thread.
  *
  * Meanwhile a command that could write one of the keys being migrated is
  * parked (mig_before_command) and dispatched again, in arrival order,
- * when the MIGRATEs that hold those keys have ended: one naming such a key
+ * when a MIGRATE ends (parked again while another still holds its key):
+ * one naming such a key
  * (any db), and every write whose keys are not all known beforehand
  * (FLUSHALL, FLUSHDB, SWAPDB, a script or an EXEC that may write). Reads
  * run. So the key a MIGRATE deletes is the value it sent; a key that
@@ -37,7 +39,6 @@
  * values cross as references (obj.h: immutable while shared). */
 #include <assert.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -207,7 +207,9 @@ static int send_restore(mig_job *j, mig_key *k, vbuf *out) {
     } else if (flush(j, out) != 0 || write_all(j->fd, p, plen, j->timeout_ms) != 0) {
         rc = -1;
     }
+    int saved = errno; /* a write's timeout, for attempt */
     sink_free(payload);
+    errno = saved;
     if (rc != 0) return -1;
     return restore_tail(j, out) == 0 ? 1 : -1;
 }
@@ -240,7 +242,9 @@ static int send_request(mig_job *j, int *sent, int *nsent, int *sel) {
         else if (r > 0) sent[(*nsent)++] = i;
     }
     if (rc == 0) rc = flush(j, &out);
+    int saved = errno; /* a timeout is told by errno (attempt) */
     vbuf_free(&out);
+    errno = saved;
     return rc;
 }
 

@@ -522,6 +522,31 @@ START_TEST(target_killed_mid_migrate)
 }
 END_TEST
 
+/* A stopped target takes nothing: the streamed payload's write times out
+ * (Redis's "writing" error, no retry after a timeout), the key stays, and
+ * the next MIGRATE, once the target runs again, connects anew and goes. */
+START_TEST(write_timeout_big_value)
+{
+    srv *v[2];
+    h_srv_start_all(2, (h_srv_spec[]){{0, NULL}, {1, NULL}}, v);
+    redisContext *s = srv_connect(v[0]), *d = srv_connect(v[1]);
+    fill_big_zset(s, "bigz");
+    ck_assert_int_eq(kill(v[1]->pid, SIGSTOP), 0);
+    long long t0 = h_now_ms();
+    expect_error(s, "IOERR error or timeout writing to target instance",
+                 "MIGRATE 127.0.0.1 %d bigz 0 300", v[1]->port);
+    long long took = h_now_ms() - t0;
+    ck_assert_msg(took >= 290 && took < h_scaled_ms(5000), "took %lld ms", took);
+    expect_int(s, BIG_N, "ZCARD bigz");
+    ck_assert_int_eq(kill(v[1]->pid, SIGCONT), 0);
+    expect_status(s, "OK", "MIGRATE 127.0.0.1 %d bigz 0 10000 REPLACE", v[1]->port);
+    expect_int(s, 0, "EXISTS bigz");
+    expect_int(d, BIG_N, "ZCARD bigz");
+    redisFree(s);
+    redisFree(d);
+}
+END_TEST
+
 /* The key expires on the source while its MIGRATE waits for a stopped
  * target: the value sent is still the one captured (the MIGRATE holds its
  * own reference), the target gets it with the TTL it had, the source has
@@ -706,6 +731,7 @@ int main(void)
     h_add_dropall(s, "big_value_does_not_stall", big_value_does_not_stall, 120);
     h_add_dropall(s, "big_strings_streamed", big_strings_streamed, 60);
     h_add_dropall(s, "target_killed_mid_migrate", target_killed_mid_migrate, 60);
+    h_add_dropall(s, "write_timeout_big_value", write_timeout_big_value, 60);
     h_add_dropall(s, "key_expires_mid_migrate", key_expires_mid_migrate, 60);
     h_add_dropall(s, "in_exec_and_script", in_exec_and_script, 60);
     h_add_dropall(s, "restore_asking", restore_asking, 60);

@@ -19,11 +19,13 @@
  * (unless COPY) and propagated as one DEL, the caller gets Redis's reply,
  * the connection goes back to the cache. Inside MULTI/EXEC or a script,
  * where the caller cannot block, the same job runs on the main thread, as
- * in Redis.
+ * in Redis (so does it for the master link, and when no thread can
+ * start). The deleted values' last references go to the lazyfree thread.
  *
  * Meanwhile a command that could write one of the keys being migrated is
  * parked (mig_before_command) and dispatched again, in arrival order,
- * when the MIGRATEs that hold those keys have ended: one naming such a key
+ * when a MIGRATE ends (parked again while another still holds its key):
+ * one naming such a key
  * (any db), and every write whose keys are not all known beforehand
  * (FLUSHALL, FLUSHDB, SWAPDB, a script or an EXEC that may write). Reads
  * run. So the key a MIGRATE deletes is the value it sent; a key that
@@ -37,7 +39,6 @@
  * values cross as references (obj.h: immutable while shared). */
 #include <assert.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,8 @@ typedef struct mig_op {
     int copy;
     uint64_t filter[MIG_FILTER_WORDS]; /* a bit per key hash (key_migrating) */
     pthread_t thread;
-    uv_async_t done;          /* the worker's wake-up; data: the op */
+    uv_async_t *done;         /* the worker's wake-up (data: the op); its
+                                 own allocation, freed when closed */
     struct mig_op *next;      /* ops: the MIGRATEs in flight */
 } mig_op;
 
@@ -155,6 +157,7 @@ static struct {
                                  done or closed) */
     size_t nresuming;
     uint64_t parked_total;    /* INFO's migrate_parked_total */
+    uint64_t streamed_total;  /* INFO's migrate_streamed_payloads */
 } M;
 
 /* 1 when a MIGRATE in flight holds a key named k (whatever its db). */
@@ -261,8 +264,9 @@ static void migrate_info(const char *section, vbuf *b) {
     for (size_t i = 0; i < M.nparked; i++) parked += M.parked[i] != NULL;
     vbuf_appendf(b, "migrate_cached_sockets:%zu\r\n", cache_count());
     vbuf_appendf(b, "migrate_in_flight:%zu\r\nmigrate_parked_clients:%zu\r\n"
-                    "migrate_parked_total:%llu\r\n",
-                 inflight, parked, (unsigned long long)M.parked_total);
+                    "migrate_parked_total:%llu\r\nmigrate_streamed_payloads:%llu\r\n",
+                 inflight, parked, (unsigned long long)M.parked_total,
+                 (unsigned long long)M.streamed_total);
 }
 
 /* ---- the command ---- */
@@ -308,6 +312,17 @@ static int parse(client *c, migrate_opts *o) {
     o->timeout = timeout <= 0 ? 1000 : (long)timeout;
     o->dbid = (long)dbid;
     return 1;
+}
+
+/* Values whose payload is streamed rather than built in memory: a
+ * collection of more than MIG_STREAM_ELEMENTS elements (the free effort
+ * counts them, O(1)), a string of MIG_STREAM_BYTES or more. Streaming
+ * serializes the value twice; below these a payload costs little memory. */
+#define MIG_STREAM_ELEMENTS 65536
+#define MIG_STREAM_BYTES (4u << 20)
+static int is_big(const obj *v) {
+    return obj_is_coll(v) ? lazyfree_effort(v) > MIG_STREAM_ELEMENTS
+                          : obj_strlen(v) >= MIG_STREAM_BYTES;
 }
 
 static char *dup_arg(const arg *a) {
@@ -365,6 +380,7 @@ static mig_op *op_new(client *c, const migrate_opts *o) {
         obj_incref(e->val);
         mk->val = e->val;
         mk->ttl = ttl;
+        mk->stream = is_big(e->val);
         uint64_t bit = MIG_FILTER_BIT(vt_hash(k->p, k->len));
         op->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
     }
@@ -432,6 +448,7 @@ static void reply_to(client *c, const mig_job *j) {
 
 /* The job ran: keys deleted, the caller answered, the connection cached. */
 static void op_finish(mig_op *op, client *runner) {
+    for (int i = 0; i < op->job.nkeys; i++) M.streamed_total += op->job.keys[i].streamed != 0;
     delete_acked(op, runner);
     if (op->job.fd >= 0) cache_put(op->name, op->job.fd, op->job.last_db);
     if (op->c) reply_to(op->c, &op->job);
@@ -442,23 +459,26 @@ static void op_finish(mig_op *op, client *runner) {
 static void *mig_worker(void *p) {
     mig_op *op = p;
     mig_run(&op->job);
-    uv_async_send(&op->done);
+    uv_async_send(op->done);
     return NULL;
 }
 
-static void on_async_closed(uv_handle_t *h) { op_free(h->data); }
+static void free_handle(uv_handle_t *h) { free(h); }
 
 /* Main thread, woken by the worker: the job is the main thread's again
  * after the join. */
 static void on_done(uv_async_t *a) {
     mig_op *op = a->data;
-    pthread_join(op->thread, NULL);
+    int rc = pthread_join(op->thread, NULL);
+    assert(rc == 0);
+    (void)rc;
     mig_op **pp = &M.ops;
     while (*pp != op) pp = &(*pp)->next;
     *pp = op->next;
     op_finish(op, NULL);
     client *c = op->c;
-    uv_close((uv_handle_t *)&op->done, on_async_closed);
+    uv_close((uv_handle_t *)op->done, free_handle);
+    op_free(op);
     if (c) { /* the caller goes on with its input, as WAIT's */
         c->flags &= ~CLIENT_BLOCKED;
         net_want_write(c);
@@ -469,6 +489,29 @@ static void on_done(uv_async_t *a) {
         }
     }
     resume_parked();
+}
+
+/* Hands op to a worker thread of its own (op->job is the worker's from
+ * here to on_done's join): 0, or -1 when no thread could start (logged;
+ * the op is still the caller's to run). */
+static int start_worker(mig_op *op) {
+    op->done = xmalloc(sizeof *op->done);
+    if (uv_async_init(server.loop, op->done, on_done) != 0) {
+        log_warning("MIGRATE: no wake-up handle, migrating on the main thread");
+        free(op->done);
+        return -1;
+    }
+    op->done->data = op;
+    int rc = pthread_create(&op->thread, NULL, mig_worker, op);
+    if (rc != 0) {
+        log_warning("MIGRATE: cannot start a thread (%s), migrating on the main thread",
+                    strerror(rc));
+        uv_close((uv_handle_t *)op->done, free_handle);
+        return -1;
+    }
+    op->next = M.ops;
+    M.ops = op;
+    return 0;
 }
 
 /* MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
@@ -486,22 +529,12 @@ void cmd_migrate(client *c) {
         return;
     }
     mig_op *op = op_new(c, &o);
-    if (block_allowed(c)) {
-        uv_async_init(server.loop, &op->done, on_done);
-        op->done.data = op;
-        if (pthread_create(&op->thread, NULL, mig_worker, op) == 0) {
-            op->next = M.ops;
-            M.ops = op;
-            c->flags |= CLIENT_BLOCKED; /* its further input waits (net.c) */
-            return;
-        }
-        log_warning("MIGRATE: cannot start a thread, migrating on the main thread");
-        mig_run(&op->job);
-        op_finish(op, c);
-        uv_close((uv_handle_t *)&op->done, on_async_closed); /* frees op */
+    /* the caller waits unless it cannot (inside EXEC or a script, as
+     * Redis; the master link, whose stream must not stop) */
+    if (block_allowed(c) && !(c->flags & CLIENT_MASTER) && start_worker(op) == 0) {
+        c->flags |= CLIENT_BLOCKED; /* its further input waits (net.c) */
         return;
     }
-    /* inside EXEC or a script: on this thread, as Redis */
     mig_run(&op->job);
     op_finish(op, c);
     op_free(op);

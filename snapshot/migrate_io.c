@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dump_payload.h"
+#include "payload_stream.h"
 #include "rdb.h"
 #include "rdb_io.h"
 #include "util.h"
@@ -139,13 +140,57 @@ static int flush(mig_job *j, vbuf *out) {
     return rc;
 }
 
-/* One key's RESTORE: its DUMP payload made here, from the reference the
- * job holds, into a buffer of its own (the value is not copied: only its
- * serialized form exists twice, as long as this key is being sent); a big
- * payload goes out from that buffer in chunks, small ones are batched in
- * out. 1 sent (or batched), 0 not (the value could not be serialized: the
- * key is skipped, as a memory sink does not fail), -1 a write failed. */
-static int send_restore(mig_job *j, const mig_key *k, vbuf *out) {
+/* A RESTORE up to its payload's first byte, into out. */
+static void restore_head(const mig_job *j, const mig_key *k, uint64_t plen, vbuf *out) {
+    char ttl[32];
+    int tl = snprintf(ttl, sizeof ttl, "%lld", k->ttl);
+    vbuf_appendf(out, "*%d\r\n", j->replace ? 5 : 4);
+    bulk(out, j->restore, strlen(j->restore));
+    bulk(out, k->name, k->len);
+    bulk(out, ttl, (size_t)tl);
+    vbuf_appendf(out, "$%llu\r\n", (unsigned long long)plen);
+}
+
+/* What follows the payload; out is sent once it holds MIG_CHUNK. 0 or -1. */
+static int restore_tail(mig_job *j, vbuf *out) {
+    vbuf_append(out, "\r\n", 2);
+    if (j->replace) bulk(out, "REPLACE", 7);
+    return out->len >= MIG_CHUNK ? flush(j, out) : 0;
+}
+
+/* A big value's RESTORE with its payload streamed (payload_stream.h):
+ * measured first, then written to the socket as it is serialized again.
+ * 1 sent, -1 a write failed (errno ETIMEDOUT on a timeout), 0 it could not
+ * be streamed (the caller builds the payload in memory instead). */
+static int send_streamed(mig_job *j, mig_key *k, vbuf *out) {
+    pstream_info info;
+    char err[RDB_ERRLEN];
+    if (pstream_measure(k->val, j->compress, &info, err, sizeof err) != 0) return 0;
+    restore_head(j, k, info.payload_len, out);
+    if (flush(j, out) != 0) return -1;
+    int timed_out;
+    if (pstream_send(k->val, j->compress, &info, j->fd, j->timeout_ms, &timed_out, err,
+                     sizeof err) != 0) {
+        errno = timed_out ? ETIMEDOUT : EIO;
+        return -1;
+    }
+    k->streamed = 1;
+    vbuf_append(out, info.footer, sizeof info.footer);
+    return restore_tail(j, out) == 0 ? 1 : -1;
+}
+
+/* One key's RESTORE. A big value (k->stream) is streamed; any other's
+ * DUMP payload is made here in a buffer of its own, from the reference
+ * the job holds (the value is not copied: its serialized form exists
+ * while this key is sent), a payload of MIG_CHUNK or more goes out from
+ * that buffer in chunks, smaller ones are batched in out. 1 sent (or
+ * batched), 0 not (the value could not be serialized: the key is skipped,
+ * as a memory sink does not fail), -1 a write failed. */
+static int send_restore(mig_job *j, mig_key *k, vbuf *out) {
+    if (k->stream) {
+        int r = send_streamed(j, k, out);
+        if (r != 0) return r;
+    }
     char err[RDB_ERRLEN];
     sink *payload = sink_mem_open("DUMP payload");
     if (rdb_write_value(payload, k->val, j->compress, err, sizeof err) != 0) {
@@ -155,25 +200,18 @@ static int send_restore(mig_job *j, const mig_key *k, vbuf *out) {
     dump_payload_finish(payload); /* touches only the sink */
     size_t plen;
     const unsigned char *p = sink_mem_data(payload, &plen);
-    char ttl[32];
-    int tl = snprintf(ttl, sizeof ttl, "%lld", k->ttl);
-    vbuf_appendf(out, "*%d\r\n", j->replace ? 5 : 4);
-    bulk(out, j->restore, strlen(j->restore));
-    bulk(out, k->name, k->len);
-    bulk(out, ttl, (size_t)tl);
-    vbuf_appendf(out, "$%zu\r\n", plen);
+    restore_head(j, k, plen, out);
     int rc = 0;
     if (plen < MIG_CHUNK) {
         vbuf_append(out, p, plen);
     } else if (flush(j, out) != 0 || write_all(j->fd, p, plen, j->timeout_ms) != 0) {
         rc = -1;
     }
+    int saved = errno; /* a write's timeout, for attempt */
     sink_free(payload);
+    errno = saved;
     if (rc != 0) return -1;
-    vbuf_append(out, "\r\n", 2);
-    if (j->replace) bulk(out, "REPLACE", 7);
-    if (out->len >= MIG_CHUNK && flush(j, out) != 0) return -1;
-    return 1;
+    return restore_tail(j, out) == 0 ? 1 : -1;
 }
 
 /* AUTH, SELECT when needed, the RESTOREs: 0, or -1 when a write failed.
@@ -204,7 +242,9 @@ static int send_request(mig_job *j, int *sent, int *nsent, int *sel) {
         else if (r > 0) sent[(*nsent)++] = i;
     }
     if (rc == 0) rc = flush(j, &out);
+    int saved = errno; /* a timeout is told by errno (attempt) */
     vbuf_free(&out);
+    errno = saved;
     return rc;
 }
 
@@ -213,7 +253,7 @@ static int send_request(mig_job *j, int *sent, int *nsent, int *sel) {
  * the caller closes it), *timed_out when it was a timeout. */
 static int attempt(mig_job *j, int *sent, int *timed_out) {
     int n, sel;
-    for (int i = 0; i < j->nkeys; i++) j->keys[i].acked = 0;
+    for (int i = 0; i < j->nkeys; i++) j->keys[i].acked = j->keys[i].streamed = 0;
     if (send_request(j, sent, &n, &sel) != 0) {
         *timed_out = errno == ETIMEDOUT;
         j->status = MIG_ERR_WRITE;

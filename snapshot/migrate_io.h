@@ -7,8 +7,9 @@
  * what Redis 7.0's migrateCommand does on its socket: connect (unless a
  * cached connection came with the job), AUTH or AUTH2, SELECT when the
  * target's db differs, one RESTORE (RESTORE-ASKING in cluster mode) per
- * key with its DUMP payload, then the replies, every connect, write and
- * line read bounded by the timeout. A cached connection the target had
+ * key with its DUMP payload (a big value's streamed as it is serialized,
+ * payload_stream.h), then the replies, every connect, write and line read
+ * bounded by the timeout. A cached connection the target had
  * closed is retried once on a new one, as Redis does. It touches nothing
  * but the job: no table, no client, no configuration (what it needs of
  * them the main thread copied in). The values are read through the
@@ -28,7 +29,10 @@ typedef struct mig_key {
     size_t len;
     obj *val;         /* a reference the job holds; the worker only reads it */
     long long ttl;    /* ms left to live, 0: none */
+    int stream;       /* a big value: its payload is streamed
+                         (payload_stream.h), not built in memory */
     int acked;        /* out: the target answered its RESTORE with no error */
+    int streamed;     /* out: its payload went streamed (the last try's) */
 } mig_key;
 
 /* How the job ended (the main thread turns it into Redis's reply). */

@@ -197,8 +197,9 @@ void cl_conf_text(vbuf *b);
  * is logged). */
 int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen);
 /* Myself's ports, announced ip and hostname from the config (port,
- * cluster-port, cluster-announce-*). */
-void cl_conf_update_myself(void);
+ * cluster-port, cluster-announce-*: CONFIG SET may change them). 1 when
+ * something changed. */
+int cl_conf_update_myself(void);
 /* At shutdown: the synchronous save, then the writer thread stops. */
 void cl_conf_shutdown(void);
 

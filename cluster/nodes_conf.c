@@ -345,16 +345,30 @@ int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen) {
 
 /* ---- myself's address ---- */
 
-void cl_conf_update_myself(void) {
+int cl_conf_update_myself(void) {
     cluster_node *me = cl.myself;
     const conf_compat *cc = &server.cfg.compat;
-    me->port = cc->cluster_announce_port ? cc->cluster_announce_port : server.cfg.port;
-    me->cport = cc->cluster_port ? cc->cluster_port : server.cfg.port + 10000;
-    if (cc->cluster_announce_bus_port) me->cport = cc->cluster_announce_bus_port;
-    if (cc->cluster_announce_ip && cc->cluster_announce_ip[0])
-        snprintf(me->ip, sizeof me->ip, "%s", cc->cluster_announce_ip);
+    int port = cc->cluster_announce_port ? cc->cluster_announce_port : server.cfg.port;
+    int cport = cc->cluster_port ? cc->cluster_port : server.cfg.port + 10000;
+    if (cc->cluster_announce_bus_port) cport = cc->cluster_announce_bus_port;
+    int changed = port != me->port || cport != me->cport;
+    me->port = port;
+    me->cport = cport;
+    /* the announced ip replaces the one the bus learnt; without one, the
+     * bus's (or the file's) stays */
+    static char announced[BUS_IPLEN];
+    const char *ip = cc->cluster_announce_ip ? cc->cluster_announce_ip : "";
+    if (strcmp(ip, announced) != 0) {
+        snprintf(announced, sizeof announced, "%s", ip);
+        if (ip[0]) snprintf(me->ip, sizeof me->ip, "%s", ip);
+        changed = 1;
+    }
     const char *h = cc->cluster_announce_hostname ? cc->cluster_announce_hostname : "";
-    cl_node_set_hostname(me, h, strlen(h));
+    if (strcmp(h, me->hostname ? me->hostname : "") != 0) {
+        cl_node_set_hostname(me, h, strlen(h));
+        changed = 1;
+    }
+    return changed;
 }
 
 /* ---- the file: lock, write ---- */

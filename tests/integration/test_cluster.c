@@ -205,8 +205,9 @@ static void check_errors(redisContext *c) {
     expect_error(c, getkeys, "CLUSTER GETKEYSINSLOT 16384 1");
     expect_error(c, "ERR wrong number of arguments for 'cluster|keyslot' command", "CLUSTER KEYSLOT");
     expect_error(c, "ERR wrong number of arguments for 'cluster|links' command", "CLUSTER LINKS x");
-    expect_error(c, "ERR I tried hard but I can't forget myself...", "CLUSTER FORGET %s",
-                 myid(c));
+    char *id = myid(c);
+    expect_error(c, "ERR I tried hard but I can't forget myself...", "CLUSTER FORGET %s", id);
+    free(id);
 }
 
 static void check_queries(redisContext *c, const char *id, int port) {

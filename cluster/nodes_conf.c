@@ -391,8 +391,8 @@ static struct {
     char *text;              /* under mu: the newest text not yet taken */
     size_t text_len;
     uint64_t text_seq;
-    conf_cb *waiting;        /* under mu: callbacks for `text` */
-    conf_cb *finished;       /* under mu: callbacks to run on the loop */
+    conf_cb *waiting;        /* under mu: callbacks for `text`, oldest first */
+    conf_cb *finished;       /* under mu: callbacks to run on the loop, oldest first */
     int stop;                /* under mu */
     pthread_mutex_t io;      /* held while writing the file */
     int lock_fd;             /* under io: the flock'ed nodes.conf */
@@ -402,6 +402,13 @@ static struct {
     int started;             /* loop thread only */
     uv_async_t async;
 } w = {.lock_fd = -1};
+
+/* Appends the list cbs (may be NULL) at the end of *list. Caller holds
+ * w.mu. O(length): a handful of waiters at most. */
+static void append_cbs(conf_cb **list, conf_cb *cbs) {
+    while (*list) list = &(*list)->next;
+    *list = cbs;
+}
 
 /* Opens (creating) path and takes the exclusive lock: Redis 7.0's
  * clusterLockConfig messages. */
@@ -499,14 +506,9 @@ static void *writer_main(void *unused) {
         free(text);
         if (rc != 0) log_warning("Could not save the cluster config file %s: %s", w.path, strerror(e));
 
+        for (conf_cb *cb = cbs; cb; cb = cb->next) cb->ok = rc == 0;
         pthread_mutex_lock(&w.mu);
-        while (cbs) {
-            conf_cb *next = cbs->next;
-            cbs->ok = rc == 0;
-            cbs->next = w.finished;
-            w.finished = cbs;
-            cbs = next;
-        }
+        append_cbs(&w.finished, cbs);
         pthread_mutex_unlock(&w.mu);
         uv_async_send(&w.async);
         pthread_mutex_lock(&w.mu);
@@ -522,19 +524,11 @@ static void on_saved(uv_async_t *a) {
     conf_cb *cbs = w.finished;
     w.finished = NULL;
     pthread_mutex_unlock(&w.mu);
-    /* finished is newest first: run them in the order they were asked */
-    conf_cb *rev = NULL;
     while (cbs) {
         conf_cb *next = cbs->next;
-        cbs->next = rev;
-        rev = cbs;
+        cbs->done(cbs->priv, cbs->ok);
+        free(cbs);
         cbs = next;
-    }
-    while (rev) {
-        conf_cb *next = rev->next;
-        rev->done(rev->priv, rev->ok);
-        free(rev);
-        rev = next;
     }
 }
 
@@ -570,10 +564,7 @@ void cl_conf_save(int fsync_wanted, void (*done)(void *priv, int ok), void *priv
     w.text = b.data;
     w.text_len = b.len;
     w.text_seq = ++w.next_seq;
-    if (cb) {
-        cb->next = w.waiting;
-        w.waiting = cb;
-    }
+    append_cbs(&w.waiting, cb);
     pthread_cond_signal(&w.cond);
     pthread_mutex_unlock(&w.mu);
 }

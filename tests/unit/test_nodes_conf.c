@@ -3,12 +3,19 @@
  * hostnames, replicas, the vars line), what the parser accepts as Redis
  * does (blank lines, unknown vars, files without @cport, CRLF), and the
  * corrupt inputs it refuses (truncated lines, bad slots, bad ids, bad
- * flags, huge numbers). */
+ * flags, huge numbers); and the writer thread: saves queued one after the
+ * other end with the newest text on disk, their done callbacks run on the
+ * loop in order, a failed write says so, cl_conf_save_now writes at once. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
 
 #include "cluster_int.h"
+#include "server.h"
 #include "vbuf.h"
 
 #define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -156,6 +163,98 @@ START_TEST(long_lines) {
 }
 END_TEST
 
+/* ---- the writer ---- */
+
+static int done_order[8], ndone, done_ok[8];
+
+static void on_done(void *priv, int ok) {
+    done_order[ndone] = (int)(long)priv;
+    done_ok[ndone++] = ok;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void run_until(int n) {
+    for (int i = 0; i < 5000 && ndone < n; i++) {
+        uv_run(server.loop, UV_RUN_NOWAIT);
+        usleep(1000);
+    }
+    ck_assert_int_eq(ndone, n);
+}
+
+static void never(uv_timer_t *t) { (void)t; }
+
+START_TEST(writer) {
+    char dir[] = "/tmp/verso-nodes-conf.XXXXXX", path[64], tmp[80];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/nodes.conf", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    server.loop = uv_default_loop();
+    uv_timer_t keep; /* a referenced handle, as the server's listeners: the loop runs */
+    uv_timer_init(server.loop, &keep);
+    ck_assert_int_eq(uv_timer_start(&keep, never, 1000000, 0), 0);
+    server.cfg.port = 7000;
+    cl_state_clear();
+    char err[256];
+    ck_assert_int_eq(cl_conf_load(path, err, sizeof err), 1); /* a new node, saved */
+    char want[128];
+    snprintf(want, sizeof want, "%.40s :7000@17000 myself,master - 0 0 0 connected\n", cl.myself->name);
+    ck_assert_ptr_nonnull(strstr(slurp(path), want));
+    /* three saves: the last text is on disk, every callback ran, in order */
+    cl_slot_add(cl.myself, 1);
+    cl_conf_save(1, on_done, (void *)1L);
+    cl_slot_add(cl.myself, 2);
+    cl_conf_save(0, on_done, (void *)2L);
+    cl_slot_add(cl.myself, 3);
+    cl.current_epoch = 9;
+    cl_conf_save(1, on_done, (void *)3L);
+    cl_conf_save(1, NULL, NULL);
+    run_until(3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(done_order[i], i + 1);
+        ck_assert_int_eq(done_ok[i], 1);
+    }
+    usleep(200000); /* the last save (no callback) */
+    snprintf(want, sizeof want, "myself,master - 0 0 0 connected 1-3\nvars currentEpoch 9 lastVoteEpoch 0\n");
+    ck_assert_ptr_nonnull(strstr(slurp(path), want));
+    ck_assert_int_eq(access(tmp, F_OK), -1);
+    /* the synchronous save */
+    cl_slot_add(cl.myself, 4);
+    ck_assert_int_eq(cl_conf_save_now(err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(slurp(path), " connected 1-4\n"));
+    /* a write that fails: the temporary file cannot be created */
+    ck_assert_int_eq(mkdir(tmp, 0700), 0);
+    char sub[100];
+    snprintf(sub, sizeof sub, "%s/x", tmp);
+    FILE *f = fopen(sub, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    cl_slot_add(cl.myself, 5);
+    cl_conf_save(1, on_done, (void *)4L);
+    run_until(4);
+    ck_assert_int_eq(done_order[3], 4);
+    ck_assert_int_eq(done_ok[3], 0);
+    ck_assert_int_eq(cl_conf_save_now(err, sizeof err), -1);
+    ck_assert_str_eq(err, "Is a directory");
+    ck_assert_ptr_nonnull(strstr(slurp(path), " connected 1-4\n")); /* untouched */
+    cl_conf_shutdown();
+    uv_timer_stop(&keep);
+    unlink(sub);
+    rmdir(tmp);
+    unlink(path);
+    rmdir(dir);
+    cl_state_clear();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("nodes_conf");
     TCase *tc = tcase_create("nodes_conf");
@@ -163,6 +262,7 @@ int main(void) {
     tcase_add_test(tc, accepted_as_redis);
     tcase_add_test(tc, corrupt_inputs);
     tcase_add_test(tc, long_lines);
+    tcase_add_test(tc, writer);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

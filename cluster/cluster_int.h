@@ -9,7 +9,8 @@
  *   nodes_conf.c  nodes.conf: its text, loading at start, saving (a
  *                 writer thread writes, fsyncs and renames; the loop never
  *                 waits on the disk)
- *   cmd_cluster.c the CLUSTER command, INFO cluster
+ *   cmd_cluster.c the CLUSTER command (its long replies in
+ *                 cmd_cluster_reply.c, its rows in cmd_cluster_table.c)
  *   bus.c         links: the listener on the bus port, connections to every
  *                 node, framing, send queues
  *   gossip.c      what a received message does (MEET, PING, PONG, FAIL,

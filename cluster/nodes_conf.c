@@ -411,28 +411,37 @@ static void append_cbs(conf_cb **list, conf_cb *cbs) {
 }
 
 /* Opens (creating) path and takes the exclusive lock: Redis 7.0's
- * clusterLockConfig messages. */
+ * clusterLockConfig messages. The file is replaced by rename while a
+ * server holds it: a lock taken on a file that was renamed over meanwhile
+ * is on the old one, so it is taken again on the file the path names now. */
 static int lock_config(const char *path, char *err, size_t errlen) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd == -1) {
-        snprintf(err, errlen, "Can't open %s in order to acquire a lock: %s", path,
-                 strerror(errno));
-        return -1;
+    for (;;) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd == -1) {
+            snprintf(err, errlen, "Can't open %s in order to acquire a lock: %s", path,
+                     strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+            if (errno == EWOULDBLOCK)
+                snprintf(err, errlen,
+                         "Sorry, the cluster configuration file %s is already used by a "
+                         "different Redis Cluster node. Please make sure that different nodes "
+                         "use different cluster configuration files.",
+                         path);
+            else
+                snprintf(err, errlen, "Impossible to lock %s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        struct stat locked, named;
+        if (fstat(fd, &locked) == 0 && stat(path, &named) == 0 && locked.st_ino == named.st_ino &&
+            locked.st_dev == named.st_dev) {
+            w.lock_fd = fd;
+            return 0;
+        }
+        close(fd); /* renamed over between the open and the lock */
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-        if (errno == EWOULDBLOCK)
-            snprintf(err, errlen,
-                     "Sorry, the cluster configuration file %s is already used by a different "
-                     "Redis Cluster node. Please make sure that different nodes use different "
-                     "cluster configuration files.",
-                     path);
-        else
-            snprintf(err, errlen, "Impossible to lock %s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    w.lock_fd = fd;
-    return 0;
 }
 
 static int write_all(int fd, const char *p, size_t len) {

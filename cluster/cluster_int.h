@@ -170,7 +170,8 @@ const char *cl_preferred_endpoint(const cluster_node *n);
 /* CLUSTER RESET (Redis's clusterReset): myself a primary, no slot, no
  * migration, no other node; hard: epochs 0 and a new id. Asks for a save. */
 void cl_reset(int hard);
-/* Forgets every node, myself included (the state as before a load). */
+/* Forgets every node, myself included (the state as before a load), for
+ * the parser's tests: links are not closed. */
 void cl_state_clear(void);
 
 /* ---- nodes_conf.c ---- */

@@ -598,15 +598,21 @@ int cl_conf_save_now(char *err, size_t errlen) {
 void cl_conf_shutdown(void) {
     if (!w.started) return;
     char err[256];
-    if (cl_conf_save_now(err, sizeof err) != 0)
-        log_warning("Could not save the cluster config file %s: %s", w.path, err);
+    int rc = cl_conf_save_now(err, sizeof err);
+    if (rc != 0) log_warning("Could not save the cluster config file %s: %s", w.path, err);
     pthread_mutex_lock(&w.mu);
     w.stop = 1;
-    free(w.text);
+    free(w.text); /* older than what save_now wrote */
     w.text = NULL;
     pthread_cond_signal(&w.cond);
     pthread_mutex_unlock(&w.mu);
     pthread_join(w.thread, NULL);
+    /* the saves still waiting are durable (save_now wrote a newer text),
+     * and the finished ones: their callbacks run now, the loop being done */
+    for (conf_cb *cb = w.waiting; cb; cb = cb->next) cb->ok = rc == 0;
+    append_cbs(&w.finished, w.waiting);
+    w.waiting = NULL;
+    on_saved(&w.async);
     w.started = 0;
 }
 

@@ -98,15 +98,6 @@ void cl_reply_replicas(client *c) {
 
 /* ---- SLOTS ---- */
 
-/* Redis's getPreferredEndpoint */
-const char *cl_preferred_endpoint(const cluster_node *n) {
-    switch (server.cfg.compat.cluster_preferred_endpoint_type) {
-    case 1: return n->hostname && n->hostname[0] ? n->hostname : "?";
-    case 2: return "";
-    default: return n->ip;
-    }
-}
-
 static int has_hostname(const cluster_node *n) { return n->hostname && n->hostname[0]; }
 
 /* addNodeToNodeReply: endpoint, port, id, and the networking metadata

@@ -9,7 +9,8 @@
  *   nodes_conf.c  nodes.conf: its text, loading at start, saving (a
  *                 writer thread writes, fsyncs and renames; the loop never
  *                 waits on the disk)
- *   cmd_cluster.c the CLUSTER command, INFO cluster
+ *   cmd_cluster.c the CLUSTER command (its long replies in
+ *                 cmd_cluster_reply.c, its rows in cmd_cluster_table.c)
  *   bus.c         links: the listener on the bus port, connections to every
  *                 node, framing, send queues
  *   gossip.c      what a received message does (MEET, PING, PONG, FAIL,
@@ -169,7 +170,8 @@ const char *cl_preferred_endpoint(const cluster_node *n);
 /* CLUSTER RESET (Redis's clusterReset): myself a primary, no slot, no
  * migration, no other node; hard: epochs 0 and a new id. Asks for a save. */
 void cl_reset(int hard);
-/* Forgets every node, myself included (the state as before a load). */
+/* Forgets every node, myself included (the state as before a load), for
+ * the parser's tests: links are not closed. */
 void cl_state_clear(void);
 
 /* ---- nodes_conf.c ---- */
@@ -197,8 +199,9 @@ void cl_conf_text(vbuf *b);
  * is logged). */
 int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen);
 /* Myself's ports, announced ip and hostname from the config (port,
- * cluster-port, cluster-announce-*). */
-void cl_conf_update_myself(void);
+ * cluster-port, cluster-announce-*: CONFIG SET may change them). 1 when
+ * something changed. */
+int cl_conf_update_myself(void);
 /* At shutdown: the synchronous save, then the writer thread stops. */
 void cl_conf_shutdown(void);
 

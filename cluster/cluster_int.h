@@ -250,6 +250,16 @@ int cl_forgotten(const char *name);
 void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v);
 /* n's outbound link is connected: the first PING (or MEET) goes. */
 void cl_gossip_link_connected(cluster_node *n);
+/* gossip_send.c, for gossip.c: a PING/PONG/MEET on link (gossip section,
+ * extensions; a PING sets its node's ping_sent), a FAIL about name to
+ * every node, an UPDATE about n's slots on link. */
+void cl_send_ping(cl_link *link, int type);
+void cl_send_fail(const char *name);
+void cl_send_update(cl_link *link, const cluster_node *n);
+static inline long long cl_node_timeout(void) { return server.cfg.compat.cluster_node_timeout; }
+static inline int cl_in_handshake(const cluster_node *n) {
+    return (n->flags & CL_NODE_HANDSHAKE) != 0;
+}
 
 /* ---- failover.c ---- */
 void cl_failover_cron(void);

@@ -171,6 +171,7 @@ static void update_slots_with(cluster_node *sender, uint64_t epoch, const uint8_
         cl_set_my_primary(cl.myself->primary->primary);
         cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE | CL_TODO_FSYNC_CONFIG);
     } else {
+        /* as Redis 7.0's delKeysInSlot: deleted here only, no DEL propagated */
         for (int i = 0; i < ndirty; i++) db_slot_delete(&server.dbs[0], dirty[i]);
     }
     free(dirty);

@@ -14,6 +14,9 @@
  *               SSUBSCRIBE on r3 (v1 sends PUBLISHSHARD to its shard); every
  *               node sees r3 as v1's replica
  *   publish     PUBLISH on each node reaches a subscriber on every node
+ *   slot_moves  r1 takes one of v1's slots with a newer epoch: every node
+ *               routes it to r1, v1 drops its keys (not its replica: as
+ *               redis-server 7.0, no DEL is propagated)
  *   bad_bus     a garbage start, a length under the header's and an absurd
  *               length on v1's bus port each close that connection (redis
  *               waits for an absurd length instead); a version-2 message is
@@ -310,6 +313,24 @@ static void publish_everywhere(void) {
     }
 }
 
+/* r1 takes v1's slot of key_v1 (SETSLOT IMPORTING, then NODE: a new
+ * config epoch): every node learns it, v1 deletes the slot's keys (its
+ * replica r3 keeps them, as with redis-server 7.0). */
+static void slot_moves(void) {
+    redisContext *c[NNODES];
+    for (int i = 0; i < NNODES; i++) c[i] = srv_connect(node[i]);
+    expect_int(c[V1], 1, "CLUSTER COUNTKEYSINSLOT %d", slot_v1);
+    expect_status(c[R1], "OK", "CLUSTER SETSLOT %d IMPORTING %s", slot_v1, ids[V1]);
+    expect_status(c[R1], "OK", "CLUSTER SETSLOT %d NODE %s", slot_v1, ids[R1]);
+    for (int i = 0; i < NNODES; i++)
+        if (i != R1 && i != R3) expect_moved(c[i], key_v1, slot_v1, node[R1]->port);
+    expect_int(c[V1], 0, "CLUSTER COUNTKEYSINSLOT %d", slot_v1);
+    /* the replica keeps them: Redis 7.0's delKeysInSlot propagates no DEL */
+    h_sleep_ms(200);
+    expect_int(c[R3], 1, "CLUSTER COUNTKEYSINSLOT %d", slot_v1);
+    for (int i = 0; i < NNODES; i++) redisFree(c[i]);
+}
+
 static void put32be(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);
     p[1] = (uint8_t)(v >> 16);
@@ -421,6 +442,8 @@ START_TEST(bus) {
     fprintf(stderr, "spublish: %lld ms\n", h_now_ms() - t0);
     publish_everywhere();
     fprintf(stderr, "publish: %lld ms\n", h_now_ms() - t0);
+    slot_moves();
+    fprintf(stderr, "slot_moves: %lld ms\n", h_now_ms() - t0);
     bad_bus();
     fprintf(stderr, "bad_bus: %lld ms\n", h_now_ms() - t0);
     node_fails();

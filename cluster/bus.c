@@ -29,6 +29,7 @@
 #include "util.h"
 
 #define BUS_READ_CHUNK 16384
+#define BUS_RBUF_KEEP 65536   /* a link keeps a read buffer up to this size */
 
 struct cl_link {
     uv_tcp_t tcp;                 /* first: the handle's address is the link's */
@@ -294,6 +295,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         if (l->rlen >= 8 && l->rlen == msg_totlen(l)) {
             deliver(l);
             l->rlen = 0;
+            if (l->rcap > BUS_RBUF_KEEP) { /* a big PUBLISH: do not keep its buffer */
+                free(l->rbuf);
+                l->rbuf = NULL;
+                l->rcap = 0;
+            }
         }
     }
 }

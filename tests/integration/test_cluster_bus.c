@@ -21,6 +21,8 @@
  *               length on v1's bus port each close that connection (redis
  *               waits for an absurd length instead); a version-2 message is
  *               dropped, its link kept; v1 goes on
+ *   sendbuf_limit  a bus peer that reads nothing: its link is freed once
+ *               over cluster-link-sendbuf-limit, and counted in CLUSTER INFO
  *   fail        r2 killed: PFAIL then FAIL on the verso nodes (their reports
  *               counted by r1), CLUSTERDOWN; r2 back on other ports: the verso
  *               nodes take its new address, FAIL clears, MOVED names it again
@@ -376,6 +378,53 @@ static void bad_bus(void) {
     redisFree(r1);
 }
 
+/* A CLUSTER INFO field's value. */
+static long long cluster_info_int(redisContext *c, const char *field) {
+    redisReply *r = cmd(c, "CLUSTER INFO");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    char buf[64];
+    ck_assert_msg(h_info_field(r->str, field, buf, sizeof buf), "no %s", field);
+    freeReplyObject(r);
+    return atoll(buf);
+}
+
+/* A link whose peer reads nothing: v1 answers each PING with a PONG until
+ * the link's send buffer passes cluster-link-sendbuf-limit, then frees the
+ * link and counts it. The PINGs carry v2's name and address (so that the
+ * link is v2's inbound one: Redis checks only the links of known nodes). */
+static void sendbuf_limit(void) {
+    redisContext *v1 = srv_connect(node[V1]);
+    long long before = cluster_info_int(v1, "total_cluster_links_buffer_limit_exceeded");
+    expect_status(v1, "OK", "CONFIG SET cluster-link-sendbuf-limit 65536");
+    static uint8_t ping[2256];
+    memcpy(ping, "RCmb", 4);
+    put32be(ping + 4, sizeof ping);
+    ping[9] = 1;                                           /* version */
+    ping[10] = (uint8_t)(node[V2]->port >> 8);
+    ping[11] = (uint8_t)node[V2]->port;
+    memcpy(ping + 40, ids[V2], 40);                        /* sender */
+    ping[2248] = (uint8_t)(bus_port[V2] >> 8);             /* cport */
+    ping[2249] = (uint8_t)bus_port[V2];
+    ping[2251] = 1;                                        /* flags: master */
+    int fd = raw_connect_rcvbuf(bus_port[V1], 4096);
+    ck_assert_int_ge(fd, 0);
+    int sent = 0;
+    while (sent < 8000 && raw_send(fd, ping, sizeof ping) == 0) sent++;
+    ck_assert_msg(raw_wait_closed(fd, h_scaled_ms(5000), NULL),
+                  "the link over its send buffer limit stayed open (%d PINGs sent)", sent);
+    close(fd);
+    long long end = h_now_ms() + h_scaled_ms(2000), after = before;
+    while (h_now_ms() < end && after == before) {
+        after = cluster_info_int(v1, "total_cluster_links_buffer_limit_exceeded");
+        h_sleep_ms(20);
+    }
+    ck_assert_int_gt(after, before);
+    expect_status(v1, "OK", "CONFIG SET cluster-link-sendbuf-limit 0");
+    node_line l;
+    wait_node(v1, node[V2]->port, "master", &l);
+    redisFree(v1);
+}
+
 /* r2 killed: FAIL on the verso nodes, reported in their gossip; back on
  * other ports, its new address learned and its FAIL cleared. */
 static void node_fails(void) {
@@ -446,6 +495,8 @@ START_TEST(bus) {
     fprintf(stderr, "slot_moves: %lld ms\n", h_now_ms() - t0);
     bad_bus();
     fprintf(stderr, "bad_bus: %lld ms\n", h_now_ms() - t0);
+    sendbuf_limit();
+    fprintf(stderr, "sendbuf_limit: %lld ms\n", h_now_ms() - t0);
     node_fails();
     fprintf(stderr, "fail: %lld ms\n", h_now_ms() - t0);
     forget();

@@ -13,7 +13,8 @@
  *   spublish    r3 (redis) becomes v1's replica; SPUBLISH on v1 reaches an
  *               SSUBSCRIBE on r3 (v1 sends PUBLISHSHARD to its shard); every
  *               node sees r3 as v1's replica
- *   publish     PUBLISH on each node reaches a subscriber on every node
+ *   publish     PUBLISH on each node reaches a subscriber on every node,
+ *               300 kB messages too
  *   slot_moves  r1 takes one of v1's slots with a newer epoch: every node
  *               routes it to r1, v1 drops its keys (not its replica: as
  *               redis-server 7.0, no DEL is propagated)
@@ -289,9 +290,15 @@ static void publish_everywhere(void) {
         ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
         freeReplyObject(r);
     }
-    for (int from = 0; from < NNODES; from++) {
-        char msg[32];
-        snprintf(msg, sizeof msg, "from-%d", from);
+    /* then a 300 kB message each way between verso and redis (read in
+     * many pieces, a buffer grown for it) */
+    static char big[300 * 1024 + 1];
+    memset(big, 'm', sizeof big - 1);
+    for (int round = 0; round < NNODES + 2; round++) {
+        int from = round < NNODES ? round : round == NNODES ? V1 : R1;
+        char small[32];
+        snprintf(small, sizeof small, "from-%d", from);
+        const char *msg = round < NNODES ? small : big;
         expect_int(c[from], 1, "PUBLISH ch %s", msg);
         for (int i = 0; i < NNODES; i++) {
             redisReply *r = h_next_reply(sub[i]);

@@ -24,8 +24,9 @@
  *               dropped, its link kept; v1 goes on
  *   sendbuf_limit  a bus peer that reads nothing: its link is freed once
  *               over cluster-link-sendbuf-limit, and counted in CLUSTER INFO
- *   fail        r2 killed: PFAIL then FAIL on the verso nodes (their reports
- *               counted by r1), CLUSTERDOWN; r2 back on other ports: the verso
+ *   fail        r2 killed: PFAIL on v1 (its debug line, as Redis's), then
+ *               FAIL on the verso nodes (their reports counted by r1),
+ *               CLUSTERDOWN; r2 back on other ports: the verso
  *               nodes take its new address, FAIL clears, MOVED names it again
  *   forget      CLUSTER FORGET r3 on v2: v2 does not list it again while the
  *               other nodes keep gossiping about it (the 60 s blacklist) */
@@ -45,10 +46,11 @@ static srv *node[NNODES];
 static int bus_port[NNODES];
 static char ids[NNODES][64];
 
-/* v1 announces a hostname (the ping extension) */
+/* v1 announces a hostname (the ping extension) and logs at debug level
+ * (its PFAIL line) */
 static const char *node_args(int i, char *buf, size_t cap) {
     snprintf(buf, cap, "--cluster-enabled yes --cluster-node-timeout %d --cluster-port %d%s",
-             TIMEOUT_MS, bus_port[i], i == V1 ? " --cluster-announce-hostname v1.example" : "");
+             TIMEOUT_MS, bus_port[i], i == V1 ? " --cluster-announce-hostname v1.example --loglevel debug" : "");
     return buf;
 }
 
@@ -438,6 +440,9 @@ static void node_fails(void) {
     redisContext *v1 = srv_connect(node[V1]), *v2 = srv_connect(node[V2]);
     redisContext *r1 = srv_connect(node[R1]);
     srv_kill9(node[R2]);
+    char needle[128];
+    snprintf(needle, sizeof needle, "*** NODE %s possibly failing", ids[R2]);
+    ck_assert_msg(srv_log_wait(node[V1], needle, 10000), "v1 never marked r2 PFAIL");
     node_line l;
     wait_node(v1, node[R2]->port, "master,fail", &l);
     wait_node(v2, node[R2]->port, "master,fail", &l);

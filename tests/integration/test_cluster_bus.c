@@ -18,6 +18,8 @@
  *   slot_moves  r1 takes one of v1's slots with a newer epoch: every node
  *               routes it to r1, v1 drops its keys (not its replica: as
  *               redis-server 7.0, no DEL is propagated)
+ *   stale_claim a PING from v1's replica advertising the slot v1 lost gets
+ *               an UPDATE about its new owner from v1 (counted on both)
  *   bad_bus     a garbage start, a length under the header's and an absurd
  *               length on v1's bus port each close that connection (redis
  *               waits for an absurd length instead); a version-2 message is
@@ -158,6 +160,17 @@ static void key_in(redisContext *c, int lo, int hi, char *key, size_t cap, int *
         if (*slot >= lo && *slot <= hi) return;
     }
     ck_abort_msg("no key in slots %d-%d", lo, hi);
+}
+
+/* A CLUSTER INFO field's value (0 when absent: the per-type message
+ * counters are written only once not 0). */
+static long long cluster_info_int(redisContext *c, const char *field) {
+    redisReply *r = cmd(c, "CLUSTER INFO");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    char buf[64] = "0";
+    h_info_field(r->str, field, buf, sizeof buf);
+    freeReplyObject(r);
+    return atoll(buf);
 }
 
 /* ---- the steps ---- */
@@ -342,6 +355,41 @@ static void slot_moves(void) {
     for (int i = 0; i < NNODES; i++) redisFree(c[i]);
 }
 
+static void put32be(uint8_t *p, uint32_t v);
+
+/* A PING as r3 would send it before it learned that v1 lost slot_v1: a
+ * replica of v1 advertising v1's old slots. v1 answers the stale claim
+ * with an UPDATE about the slot's new owner, on its own link to r3. */
+static void stale_claim_updated(void) {
+    redisContext *v1 = srv_connect(node[V1]), *r3 = srv_connect(node[R3]);
+    long long sent = cluster_info_int(v1, "cluster_stats_messages_update_sent");
+    long long got = cluster_info_int(r3, "cluster_stats_messages_update_received");
+    static uint8_t ping[2256];
+    memcpy(ping, "RCmb", 4);
+    put32be(ping + 4, sizeof ping);
+    ping[9] = 1;                                           /* version */
+    ping[10] = (uint8_t)(node[R3]->port >> 8);
+    ping[11] = (uint8_t)node[R3]->port;
+    memcpy(ping + 40, ids[R3], 40);                        /* sender */
+    ping[80 + slot_v1 / 8] |= (uint8_t)(1u << (slot_v1 % 8)); /* myslots */
+    memcpy(ping + 2128, ids[V1], 40);                      /* slaveof */
+    ping[2248] = (uint8_t)(bus_port[R3] >> 8);             /* cport */
+    ping[2249] = (uint8_t)bus_port[R3];
+    ping[2251] = 2;                                        /* flags: slave */
+    int fd = raw_connect(bus_port[V1]);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(raw_send(fd, ping, sizeof ping), 0);
+    long long end = h_now_ms() + h_scaled_ms(5000);
+    while (h_now_ms() < end &&
+           cluster_info_int(r3, "cluster_stats_messages_update_received") == got)
+        h_sleep_ms(20);
+    ck_assert_int_gt(cluster_info_int(v1, "cluster_stats_messages_update_sent"), sent);
+    ck_assert_int_gt(cluster_info_int(r3, "cluster_stats_messages_update_received"), got);
+    close(fd);
+    redisFree(v1);
+    redisFree(r3);
+}
+
 static void put32be(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);
     p[1] = (uint8_t)(v >> 16);
@@ -387,15 +435,6 @@ static void bad_bus(void) {
     redisFree(r1);
 }
 
-/* A CLUSTER INFO field's value. */
-static long long cluster_info_int(redisContext *c, const char *field) {
-    redisReply *r = cmd(c, "CLUSTER INFO");
-    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
-    char buf[64];
-    ck_assert_msg(h_info_field(r->str, field, buf, sizeof buf), "no %s", field);
-    freeReplyObject(r);
-    return atoll(buf);
-}
 
 /* A link whose peer reads nothing: v1 answers each PING with a PONG until
  * the link's send buffer passes cluster-link-sendbuf-limit, then frees the
@@ -505,6 +544,8 @@ START_TEST(bus) {
     fprintf(stderr, "publish: %lld ms\n", h_now_ms() - t0);
     slot_moves();
     fprintf(stderr, "slot_moves: %lld ms\n", h_now_ms() - t0);
+    stale_claim_updated();
+    fprintf(stderr, "stale_claim: %lld ms\n", h_now_ms() - t0);
     bad_bus();
     fprintf(stderr, "bad_bus: %lld ms\n", h_now_ms() - t0);
     sendbuf_limit();

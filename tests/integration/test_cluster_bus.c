@@ -31,7 +31,9 @@
  *               CLUSTERDOWN; r2 back on other ports: the verso
  *               nodes take its new address, FAIL clears, MOVED names it again
  *   forget      CLUSTER FORGET r3 on v2: v2 does not list it again while the
- *               other nodes keep gossiping about it (the 60 s blacklist) */
+ *               other nodes keep gossiping about it (the 60 s blacklist)
+ *   update      an UPDATE giving a slot to v2 with a newer config epoch:
+ *               v1 routes the slot to v2 */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -531,6 +533,29 @@ static void forget(void) {
     redisFree(r1);
 }
 
+/* An UPDATE (from r1, as far as v1 can tell) giving r2's slot of key_r2 to
+ * v2 with a config epoch above all: v1 takes it and routes the key to v2.
+ * Last: the cluster's view of that slot is then made up. */
+static void update_received(void) {
+    redisContext *v1 = srv_connect(node[V1]);
+    static uint8_t m[2256 + 2096];
+    memcpy(m, "RCmb", 4);
+    put32be(m + 4, sizeof m);
+    m[9] = 1;                                              /* version */
+    m[13] = 7;                                             /* UPDATE */
+    memcpy(m + 40, ids[R1], 40);                           /* sender */
+    m[2251] = 1;                                           /* flags: master */
+    put32be(m + 2256 + 4, 1000000);                        /* configEpoch */
+    memcpy(m + 2264, ids[V2], 40);                         /* nodename */
+    m[2304 + slot_r2 / 8] |= (uint8_t)(1u << (slot_r2 % 8));
+    int fd = raw_connect(bus_port[V1]);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(raw_send(fd, m, sizeof m), 0);
+    expect_moved(v1, key_r2, slot_r2, node[V2]->port);
+    close(fd);
+    redisFree(v1);
+}
+
 START_TEST(bus) {
     cluster_start();
     long long t0 = h_now_ms();
@@ -554,6 +579,8 @@ START_TEST(bus) {
     fprintf(stderr, "fail: %lld ms\n", h_now_ms() - t0);
     forget();
     fprintf(stderr, "forget: %lld ms\n", h_now_ms() - t0);
+    update_received();
+    fprintf(stderr, "update: %lld ms\n", h_now_ms() - t0);
 }
 END_TEST
 

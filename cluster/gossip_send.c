@@ -76,17 +76,6 @@ void cl_forget(cluster_node *n) {
 
 /* ---- building messages ---- */
 
-static int my_cport(void) {
-    if (server.cfg.compat.cluster_announce_bus_port) return server.cfg.compat.cluster_announce_bus_port;
-    return server.cfg.compat.cluster_port ? server.cfg.compat.cluster_port
-                                          : server.cfg.port + 10000;
-}
-
-static int my_port(void) {
-    return server.cfg.compat.cluster_announce_port ? server.cfg.compat.cluster_announce_port
-                                                   : server.cfg.port;
-}
-
 /* clusterBuildMessageHdr: a replica carries its primary's slots and
  * config epoch; the offset is the replication offset (a replica's R.offset
  * follows its primary's stream). */
@@ -99,11 +88,11 @@ void cl_build_header(bus_out *m, int type) {
     memcpy(h->sender, me->name, CL_NAMELEN);
     const char *aip = server.cfg.compat.cluster_announce_ip;
     if (aip && aip[0]) snprintf(h->myip, sizeof h->myip, "%s", aip);
-    h->port = (uint16_t)my_port();
+    h->port = (uint16_t)me->port;     /* cl_conf_update_myself keeps these */
     h->pport = (uint16_t)(server.cfg.compat.cluster_announce_tls_port
                               ? server.cfg.compat.cluster_announce_tls_port
                               : server.cfg.compat.tls_port); /* the other port: TLS's */
-    h->cport = (uint16_t)my_cport();
+    h->cport = (uint16_t)me->cport;
     memcpy(h->myslots, primary->slots, sizeof h->myslots);
     if (me->primary) memcpy(h->slaveof, me->primary->name, CL_NAMELEN);
     h->flags = (uint16_t)me->flags;
@@ -263,15 +252,13 @@ void cl_gossip_link_connected(cluster_node *n) {
 
 /* ---- the cron ---- */
 
-/* Myself's hostname and announced address follow the configuration. */
+/* Myself's ports, hostname and announced address follow the
+ * configuration (a changed address is saved). */
 static void update_myself_announced(void) {
-    const char *h = server.cfg.compat.cluster_announce_hostname;
-    cl_node_set_hostname(cl.myself, h ? h : "", h ? strlen(h) : 0);
-    const char *aip = server.cfg.compat.cluster_announce_ip;
-    if (aip && aip[0] && strcmp(aip, cl.myself->ip)) {
-        snprintf(cl.myself->ip, sizeof cl.myself->ip, "%s", aip);
-        cl_todo(CL_TODO_SAVE_CONFIG);
-    }
+    char before[BUS_IPLEN];
+    memcpy(before, cl.myself->ip, sizeof before);
+    cl_conf_update_myself();
+    if (strcmp(before, cl.myself->ip) != 0) cl_todo(CL_TODO_SAVE_CONFIG);
 }
 
 /* clusterNodeCronHandleReconnect: 1 when n was deleted (a handshake that

@@ -11,6 +11,13 @@
  * over cluster-link-sendbuf-limit is freed (counted in
  * cl.stats_links_limit_exceeded).
  *
+ * Where it differs from Redis 7.0: a length over the header plus twice
+ * proto-max-bulk-len is refused (Redis has no bound and waits for the
+ * bytes); the send buffer limit is checked at each send and for any link
+ * (Redis checks its nodes' links in the cron); a connect that fails
+ * asynchronously also counts a ping as sent (libuv reports even a refused
+ * loopback connect through the callback, where Redis sees it at once).
+ *
  * A freed link is unhooked from its node at once and its memory released
  * by uv_close's callback, so a link being read from stays valid while
  * gossip.c runs, even when gossip frees it (link->closing tells).

@@ -30,6 +30,9 @@
  *               FAIL on the verso nodes (their reports counted by r1),
  *               CLUSTERDOWN; r2 back on other ports: the verso
  *               nodes take its new address, FAIL clears, MOVED names it again
+ *   verso_restarts  v2 killed, FAIL on r1; started on its nodes.conf on
+ *               other ports: everyone lists it at its new address, it lists
+ *               everyone, FAIL cleared
  *   forget      CLUSTER FORGET r3 on v2: v2 does not list it again while the
  *               other nodes keep gossiping about it (the 60 s blacklist)
  *   update      an UPDATE giving a slot to v2 with a newer config epoch:
@@ -516,6 +519,34 @@ static void node_fails(void) {
     redisFree(r1);
 }
 
+/* v2 killed and started again on its nodes.conf, on other ports: it
+ * reconnects to every node it knew, they take its new address and clear
+ * its FAIL (a primary without slots: at once). */
+static void verso_restarts(void) {
+    redisContext *r1 = srv_connect(node[R1]);
+    srv_kill9(node[V2]);
+    node_line l;
+    wait_node(r1, node[V2]->port, "master,fail", &l);
+    char args[256];
+    bus_port[V2] = h_free_port();
+    node[V2] = h_srv_start("--dir '%s' %s", node[V2]->dir, node_args(V2, args, sizeof args));
+    redisContext *v2 = srv_connect(node[V2]);
+    redisReply *r = cmd(v2, "CLUSTER MYID");
+    check_bulk(r, ids[V2]);
+    freeReplyObject(r);
+    for (int i = 0; i < NNODES; i++) {
+        if (i == V2) continue;
+        redisContext *c = srv_connect(node[i]);
+        wait_node(c, node[V2]->port, "master", &l);
+        ck_assert_str_eq(l.id, ids[V2]);
+        wait_node(v2, node[i]->port, i == R3 ? "slave" : "master", &l);
+        redisFree(c);
+    }
+    expect_moved(v2, key_r1, slot_r1, node[R1]->port);
+    redisFree(v2);
+    redisFree(r1);
+}
+
 /* v2 forgets r3, which the other nodes keep gossiping about: it stays
  * out (the blacklist), while r1 still knows it. */
 static void forget(void) {
@@ -577,6 +608,8 @@ START_TEST(bus) {
     fprintf(stderr, "sendbuf_limit: %lld ms\n", h_now_ms() - t0);
     node_fails();
     fprintf(stderr, "fail: %lld ms\n", h_now_ms() - t0);
+    verso_restarts();
+    fprintf(stderr, "verso_restarts: %lld ms\n", h_now_ms() - t0);
     forget();
     fprintf(stderr, "forget: %lld ms\n", h_now_ms() - t0);
     update_received();

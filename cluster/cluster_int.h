@@ -213,7 +213,8 @@ void cl_bus_broadcast(const bus_out *m);
 void cl_bus_free_links(cluster_node *n);
 /* CLUSTER LINKS' reply (an array of maps, as Redis 7.0). */
 void cl_bus_links_reply(client *c);
-/* INFO: cluster_connections (links open) and mem_cluster_links (bytes). */
+/* INFO: cluster_connections (as Redis 7.0: 2 per node but myself) and
+ * mem_cluster_links (bytes of the open links). */
 size_t cl_bus_links_count(void);
 size_t cl_bus_links_mem(void);
 /* An outbound link to n (n->link), connecting; gossip.c's

@@ -239,6 +239,9 @@ static void meet(void) {
     nodes_line(c[R2], node[V1]->port, &l);
     ck_assert_str_eq(l.addr, want);
     check_links(c[V1]);
+    /* INFO's figure: 2 per node but myself, as Redis 7.0 counts it */
+    ck_assert_int_eq(h_info_int(c[V1], "clients", "cluster_connections"), 2 * (NNODES - 1));
+    ck_assert_int_gt(h_info_int(c[V1], "memory", "mem_cluster_links"), 0);
     for (int i = 0; i < NNODES; i++) redisFree(c[i]);
 }
 

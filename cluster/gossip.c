@@ -91,8 +91,9 @@ static void clear_failure_if_needed(cluster_node *n) {
     }
 }
 
-/* markNodeAsFailingIfNeeded: PFAIL becomes FAIL when a majority of the
- * primaries with slots (myself included when a primary) report it. */
+/* markNodeAsFailingIfNeeded: PFAIL becomes FAIL when the primaries that
+ * report it (myself included when a primary) are a majority of the
+ * cluster's size (its primaries with slots); FAIL is then broadcast. */
 static void mark_failing_if_needed(cluster_node *n) {
     int quorum = cl.size / 2 + 1;
     if (!cl_node_timed_out(n) || cl_node_failed(n)) return;
@@ -117,11 +118,9 @@ static void handle_epoch_collision(cluster_node *sender) {
     if (memcmp(sender->name, me->name, CL_NAMELEN) <= 0) return;
     cl.current_epoch++;
     me->config_epoch = cl.current_epoch;
-    char err[256];
-    if (cl_conf_save_now(err, sizeof err) != 0) {
-        log_warning("Fatal: can't update cluster config file: %s", err);
-        exit(1);
-    }
+    /* Redis saves at once; here the writer thread does, fsynced, so that
+     * the loop does not wait on the disk */
+    cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_FSYNC_CONFIG);
     log_verbose("WARNING: configEpoch collision with node %.40s. configEpoch set to %llu",
                 sender->name, (unsigned long long)me->config_epoch);
 }

@@ -274,7 +274,8 @@ static void on_ping_or_meet(cl_link *link, cluster_node *sender, const bus_view 
         n->cport = h->cport;
         cl_node_add(n);
         cl_todo(CL_TODO_SAVE_CONFIG);
-        /* a MEET is trusted: its gossip is taken even from an unknown sender */
+        /* an unknown sender's gossip adds no node, but its pong times and
+         * the addresses of nodes we cannot reach are taken (as Redis) */
         process_gossip(v, NULL);
     }
     cl_send_ping(link, BUS_PONG);

@@ -11,6 +11,13 @@
  * over cluster-link-sendbuf-limit is freed (counted in
  * cl.stats_links_limit_exceeded).
  *
+ * Where it differs from Redis 7.0: a length over the header plus twice
+ * proto-max-bulk-len is refused (Redis has no bound and waits for the
+ * bytes); the send buffer limit is checked at each send and for any link
+ * (Redis checks its nodes' links in the cron); a connect that fails
+ * asynchronously also counts a ping as sent (libuv reports even a refused
+ * loopback connect through the callback, where Redis sees it at once).
+ *
  * A freed link is unhooked from its node at once and its memory released
  * by uv_close's callback, so a link being read from stays valid while
  * gossip.c runs, even when gossip frees it (link->closing tells).
@@ -29,6 +36,7 @@
 #include "util.h"
 
 #define BUS_READ_CHUNK 16384
+#define BUS_RBUF_KEEP 65536   /* a link keeps a read buffer up to this size */
 
 struct cl_link {
     uv_tcp_t tcp;                 /* first: the handle's address is the link's */
@@ -53,7 +61,6 @@ typedef struct {
 } bus_write;
 
 static cl_link *links;            /* every link not yet freed */
-static size_t nlinks;
 static uv_tcp_t *listeners[CONF_MAX_BIND];
 static int nlisteners;
 
@@ -69,7 +76,6 @@ static cl_link *link_new(cluster_node *node, int inbound) {
     l->next = links;
     if (links) links->prev = l;
     links = l;
-    nlinks++;
     return l;
 }
 
@@ -92,7 +98,6 @@ void cl_bus_free_link(cl_link *l) {
     if (l->prev) l->prev->next = l->next;
     else links = l->next;
     if (l->next) l->next->prev = l->prev;
-    nlinks--;
     uv_close((uv_handle_t *)&l->tcp, on_link_closed);
 }
 
@@ -294,6 +299,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         if (l->rlen >= 8 && l->rlen == msg_totlen(l)) {
             deliver(l);
             l->rlen = 0;
+            if (l->rcap > BUS_RBUF_KEEP) { /* a big PUBLISH: do not keep its buffer */
+                free(l->rbuf);
+                l->rbuf = NULL;
+                l->rcap = 0;
+            }
         }
     }
 }
@@ -447,7 +457,9 @@ void cl_bus_links_reply(client *c) {
     }
 }
 
-size_t cl_bus_links_count(void) { return nlinks; }
+/* INFO's cluster_connections as Redis 7.0 counts it: two links per node
+ * but myself, whether open or not (getClusterConnectionsCount). */
+size_t cl_bus_links_count(void) { return cl.numnodes > 0 ? (size_t)(cl.numnodes - 1) * 2 : 0; }
 
 size_t cl_bus_links_mem(void) {
     size_t mem = 0;

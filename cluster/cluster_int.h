@@ -216,7 +216,8 @@ void cl_bus_broadcast(const bus_out *m);
 void cl_bus_free_links(cluster_node *n);
 /* CLUSTER LINKS' reply (an array of maps, as Redis 7.0). */
 void cl_bus_links_reply(client *c);
-/* INFO: cluster_connections (links open) and mem_cluster_links (bytes). */
+/* INFO: cluster_connections (as Redis 7.0: 2 per node but myself) and
+ * mem_cluster_links (bytes of the open links). */
 size_t cl_bus_links_count(void);
 size_t cl_bus_links_mem(void);
 /* An outbound link to n (n->link), connecting; gossip.c's
@@ -253,6 +254,16 @@ int cl_forgotten(const char *name);
 void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v);
 /* n's outbound link is connected: the first PING (or MEET) goes. */
 void cl_gossip_link_connected(cluster_node *n);
+/* gossip_send.c, for gossip.c: a PING/PONG/MEET on link (gossip section,
+ * extensions; a PING sets its node's ping_sent), a FAIL about name to
+ * every node, an UPDATE about n's slots on link. */
+void cl_send_ping(cl_link *link, int type);
+void cl_send_fail(const char *name);
+void cl_send_update(cl_link *link, const cluster_node *n);
+static inline long long cl_node_timeout(void) { return server.cfg.compat.cluster_node_timeout; }
+static inline int cl_in_handshake(const cluster_node *n) {
+    return (n->flags & CL_NODE_HANDSHAKE) != 0;
+}
 
 /* ---- replicas.c: myself as a replica ---- */
 /* Makes myself a replica of primary n (CLUSTER REPLICATE, or a primary

@@ -13,16 +13,30 @@
  *   spublish    r3 (redis) becomes v1's replica; SPUBLISH on v1 reaches an
  *               SSUBSCRIBE on r3 (v1 sends PUBLISHSHARD to its shard); every
  *               node sees r3 as v1's replica
- *   publish     PUBLISH on each node reaches a subscriber on every node
+ *   publish     PUBLISH on each node reaches a subscriber on every node,
+ *               300 kB messages too
+ *   slot_moves  r1 takes one of v1's slots with a newer epoch: every node
+ *               routes it to r1, v1 drops its keys (not its replica: as
+ *               redis-server 7.0, no DEL is propagated)
+ *   stale_claim a PING from v1's replica advertising the slot v1 lost gets
+ *               an UPDATE about its new owner from v1 (counted on both)
  *   bad_bus     a garbage start, a length under the header's and an absurd
  *               length on v1's bus port each close that connection (redis
  *               waits for an absurd length instead); a version-2 message is
  *               dropped, its link kept; v1 goes on
- *   fail        r2 killed: PFAIL then FAIL on the verso nodes (their reports
- *               counted by r1), CLUSTERDOWN; r2 back on other ports: the verso
+ *   sendbuf_limit  a bus peer that reads nothing: its link is freed once
+ *               over cluster-link-sendbuf-limit, and counted in CLUSTER INFO
+ *   fail        r2 killed: PFAIL on v1 (its debug line, as Redis's), then
+ *               FAIL on the verso nodes (their reports counted by r1),
+ *               CLUSTERDOWN; r2 back on other ports: the verso
  *               nodes take its new address, FAIL clears, MOVED names it again
+ *   verso_restarts  v2 killed, FAIL on r1; started on its nodes.conf on
+ *               other ports: everyone lists it at its new address, it lists
+ *               everyone, FAIL cleared
  *   forget      CLUSTER FORGET r3 on v2: v2 does not list it again while the
- *               other nodes keep gossiping about it (the 60 s blacklist) */
+ *               other nodes keep gossiping about it (the 60 s blacklist)
+ *   update      an UPDATE giving a slot to v2 with a newer config epoch:
+ *               v1 routes the slot to v2 */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,10 +53,11 @@ static srv *node[NNODES];
 static int bus_port[NNODES];
 static char ids[NNODES][64];
 
-/* v1 announces a hostname (the ping extension) */
+/* v1 announces a hostname (the ping extension) and logs at debug level
+ * (its PFAIL line) */
 static const char *node_args(int i, char *buf, size_t cap) {
     snprintf(buf, cap, "--cluster-enabled yes --cluster-node-timeout %d --cluster-port %d%s",
-             TIMEOUT_MS, bus_port[i], i == V1 ? " --cluster-announce-hostname v1.example" : "");
+             TIMEOUT_MS, bus_port[i], i == V1 ? " --cluster-announce-hostname v1.example --loglevel debug" : "");
     return buf;
 }
 
@@ -152,6 +167,17 @@ static void key_in(redisContext *c, int lo, int hi, char *key, size_t cap, int *
     ck_abort_msg("no key in slots %d-%d", lo, hi);
 }
 
+/* A CLUSTER INFO field's value (0 when absent: the per-type message
+ * counters are written only once not 0). */
+static long long cluster_info_int(redisContext *c, const char *field) {
+    redisReply *r = cmd(c, "CLUSTER INFO");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    char buf[64] = "0";
+    h_info_field(r->str, field, buf, sizeof buf);
+    freeReplyObject(r);
+    return atoll(buf);
+}
+
 /* ---- the steps ---- */
 
 static void check_links(redisContext *v1) {
@@ -213,6 +239,9 @@ static void meet(void) {
     nodes_line(c[R2], node[V1]->port, &l);
     ck_assert_str_eq(l.addr, want);
     check_links(c[V1]);
+    /* INFO's figure: 2 per node but myself, as Redis 7.0 counts it */
+    ck_assert_int_eq(h_info_int(c[V1], "clients", "cluster_connections"), 2 * (NNODES - 1));
+    ck_assert_int_gt(h_info_int(c[V1], "memory", "mem_cluster_links"), 0);
     for (int i = 0; i < NNODES; i++) redisFree(c[i]);
 }
 
@@ -284,9 +313,15 @@ static void publish_everywhere(void) {
         ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
         freeReplyObject(r);
     }
-    for (int from = 0; from < NNODES; from++) {
-        char msg[32];
-        snprintf(msg, sizeof msg, "from-%d", from);
+    /* then a 300 kB message each way between verso and redis (read in
+     * many pieces, a buffer grown for it) */
+    static char big[300 * 1024 + 1];
+    memset(big, 'm', sizeof big - 1);
+    for (int round = 0; round < NNODES + 2; round++) {
+        int from = round < NNODES ? round : round == NNODES ? V1 : R1;
+        char small[32];
+        snprintf(small, sizeof small, "from-%d", from);
+        const char *msg = round < NNODES ? small : big;
         expect_int(c[from], 1, "PUBLISH ch %s", msg);
         for (int i = 0; i < NNODES; i++) {
             redisReply *r = h_next_reply(sub[i]);
@@ -308,6 +343,59 @@ static void publish_everywhere(void) {
         redisFree(sub[i]);
         redisFree(c[i]);
     }
+}
+
+/* r1 takes v1's slot of key_v1 (SETSLOT IMPORTING, then NODE: a new
+ * config epoch): every node learns it, v1 deletes the slot's keys (its
+ * replica r3 keeps them, as with redis-server 7.0). */
+static void slot_moves(void) {
+    redisContext *c[NNODES];
+    for (int i = 0; i < NNODES; i++) c[i] = srv_connect(node[i]);
+    expect_int(c[V1], 1, "CLUSTER COUNTKEYSINSLOT %d", slot_v1);
+    expect_status(c[R1], "OK", "CLUSTER SETSLOT %d IMPORTING %s", slot_v1, ids[V1]);
+    expect_status(c[R1], "OK", "CLUSTER SETSLOT %d NODE %s", slot_v1, ids[R1]);
+    for (int i = 0; i < NNODES; i++)
+        if (i != R1 && i != R3) expect_moved(c[i], key_v1, slot_v1, node[R1]->port);
+    expect_int(c[V1], 0, "CLUSTER COUNTKEYSINSLOT %d", slot_v1);
+    /* the replica keeps them: Redis 7.0's delKeysInSlot propagates no DEL */
+    h_sleep_ms(200);
+    expect_int(c[R3], 1, "CLUSTER COUNTKEYSINSLOT %d", slot_v1);
+    for (int i = 0; i < NNODES; i++) redisFree(c[i]);
+}
+
+static void put32be(uint8_t *p, uint32_t v);
+
+/* A PING as r3 would send it before it learned that v1 lost slot_v1: a
+ * replica of v1 advertising v1's old slots. v1 answers the stale claim
+ * with an UPDATE about the slot's new owner, on its own link to r3. */
+static void stale_claim_updated(void) {
+    redisContext *v1 = srv_connect(node[V1]), *r3 = srv_connect(node[R3]);
+    long long sent = cluster_info_int(v1, "cluster_stats_messages_update_sent");
+    long long got = cluster_info_int(r3, "cluster_stats_messages_update_received");
+    static uint8_t ping[2256];
+    memcpy(ping, "RCmb", 4);
+    put32be(ping + 4, sizeof ping);
+    ping[9] = 1;                                           /* version */
+    ping[10] = (uint8_t)(node[R3]->port >> 8);
+    ping[11] = (uint8_t)node[R3]->port;
+    memcpy(ping + 40, ids[R3], 40);                        /* sender */
+    ping[80 + slot_v1 / 8] |= (uint8_t)(1u << (slot_v1 % 8)); /* myslots */
+    memcpy(ping + 2128, ids[V1], 40);                      /* slaveof */
+    ping[2248] = (uint8_t)(bus_port[R3] >> 8);             /* cport */
+    ping[2249] = (uint8_t)bus_port[R3];
+    ping[2251] = 2;                                        /* flags: slave */
+    int fd = raw_connect(bus_port[V1]);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(raw_send(fd, ping, sizeof ping), 0);
+    long long end = h_now_ms() + h_scaled_ms(5000);
+    while (h_now_ms() < end &&
+           cluster_info_int(r3, "cluster_stats_messages_update_received") == got)
+        h_sleep_ms(20);
+    ck_assert_int_gt(cluster_info_int(v1, "cluster_stats_messages_update_sent"), sent);
+    ck_assert_int_gt(cluster_info_int(r3, "cluster_stats_messages_update_received"), got);
+    close(fd);
+    redisFree(v1);
+    redisFree(r3);
 }
 
 static void put32be(uint8_t *p, uint32_t v) {
@@ -355,12 +443,53 @@ static void bad_bus(void) {
     redisFree(r1);
 }
 
+
+/* A link whose peer reads nothing: v1 answers each PING with a PONG until
+ * the link's send buffer passes cluster-link-sendbuf-limit, then frees the
+ * link and counts it. The PINGs carry v2's name and address (so that the
+ * link is v2's inbound one: Redis checks only the links of known nodes). */
+static void sendbuf_limit(void) {
+    redisContext *v1 = srv_connect(node[V1]);
+    long long before = cluster_info_int(v1, "total_cluster_links_buffer_limit_exceeded");
+    expect_status(v1, "OK", "CONFIG SET cluster-link-sendbuf-limit 65536");
+    static uint8_t ping[2256];
+    memcpy(ping, "RCmb", 4);
+    put32be(ping + 4, sizeof ping);
+    ping[9] = 1;                                           /* version */
+    ping[10] = (uint8_t)(node[V2]->port >> 8);
+    ping[11] = (uint8_t)node[V2]->port;
+    memcpy(ping + 40, ids[V2], 40);                        /* sender */
+    ping[2248] = (uint8_t)(bus_port[V2] >> 8);             /* cport */
+    ping[2249] = (uint8_t)bus_port[V2];
+    ping[2251] = 1;                                        /* flags: master */
+    int fd = raw_connect_rcvbuf(bus_port[V1], 4096);
+    ck_assert_int_ge(fd, 0);
+    int sent = 0;
+    while (sent < 8000 && raw_send(fd, ping, sizeof ping) == 0) sent++;
+    ck_assert_msg(raw_wait_closed(fd, h_scaled_ms(5000), NULL),
+                  "the link over its send buffer limit stayed open (%d PINGs sent)", sent);
+    close(fd);
+    long long end = h_now_ms() + h_scaled_ms(2000), after = before;
+    while (h_now_ms() < end && after == before) {
+        after = cluster_info_int(v1, "total_cluster_links_buffer_limit_exceeded");
+        h_sleep_ms(20);
+    }
+    ck_assert_int_gt(after, before);
+    expect_status(v1, "OK", "CONFIG SET cluster-link-sendbuf-limit 0");
+    node_line l;
+    wait_node(v1, node[V2]->port, "master", &l);
+    redisFree(v1);
+}
+
 /* r2 killed: FAIL on the verso nodes, reported in their gossip; back on
  * other ports, its new address learned and its FAIL cleared. */
 static void node_fails(void) {
     redisContext *v1 = srv_connect(node[V1]), *v2 = srv_connect(node[V2]);
     redisContext *r1 = srv_connect(node[R1]);
     srv_kill9(node[R2]);
+    char needle[128];
+    snprintf(needle, sizeof needle, "*** NODE %s possibly failing", ids[R2]);
+    ck_assert_msg(srv_log_wait(node[V1], needle, 10000), "v1 never marked r2 PFAIL");
     node_line l;
     wait_node(v1, node[R2]->port, "master,fail", &l);
     wait_node(v2, node[R2]->port, "master,fail", &l);
@@ -393,6 +522,34 @@ static void node_fails(void) {
     redisFree(r1);
 }
 
+/* v2 killed and started again on its nodes.conf, on other ports: it
+ * reconnects to every node it knew, they take its new address and clear
+ * its FAIL (a primary without slots: at once). */
+static void verso_restarts(void) {
+    redisContext *r1 = srv_connect(node[R1]);
+    srv_kill9(node[V2]);
+    node_line l;
+    wait_node(r1, node[V2]->port, "master,fail", &l);
+    char args[256];
+    bus_port[V2] = h_free_port();
+    node[V2] = h_srv_start("--dir '%s' %s", node[V2]->dir, node_args(V2, args, sizeof args));
+    redisContext *v2 = srv_connect(node[V2]);
+    redisReply *r = cmd(v2, "CLUSTER MYID");
+    check_bulk(r, ids[V2]);
+    freeReplyObject(r);
+    for (int i = 0; i < NNODES; i++) {
+        if (i == V2) continue;
+        redisContext *c = srv_connect(node[i]);
+        wait_node(c, node[V2]->port, "master", &l);
+        ck_assert_str_eq(l.id, ids[V2]);
+        wait_node(v2, node[i]->port, i == R3 ? "slave" : "master", &l);
+        redisFree(c);
+    }
+    expect_moved(v2, key_r1, slot_r1, node[R1]->port);
+    redisFree(v2);
+    redisFree(r1);
+}
+
 /* v2 forgets r3, which the other nodes keep gossiping about: it stays
  * out (the blacklist), while r1 still knows it. */
 static void forget(void) {
@@ -410,6 +567,29 @@ static void forget(void) {
     redisFree(r1);
 }
 
+/* An UPDATE (from r1, as far as v1 can tell) giving r2's slot of key_r2 to
+ * v2 with a config epoch above all: v1 takes it and routes the key to v2.
+ * Last: the cluster's view of that slot is then made up. */
+static void update_received(void) {
+    redisContext *v1 = srv_connect(node[V1]);
+    static uint8_t m[2256 + 2096];
+    memcpy(m, "RCmb", 4);
+    put32be(m + 4, sizeof m);
+    m[9] = 1;                                              /* version */
+    m[13] = 7;                                             /* UPDATE */
+    memcpy(m + 40, ids[R1], 40);                           /* sender */
+    m[2251] = 1;                                           /* flags: master */
+    put32be(m + 2256 + 4, 1000000);                        /* configEpoch */
+    memcpy(m + 2264, ids[V2], 40);                         /* nodename */
+    m[2304 + slot_r2 / 8] |= (uint8_t)(1u << (slot_r2 % 8));
+    int fd = raw_connect(bus_port[V1]);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(raw_send(fd, m, sizeof m), 0);
+    expect_moved(v1, key_r2, slot_r2, node[V2]->port);
+    close(fd);
+    redisFree(v1);
+}
+
 START_TEST(bus) {
     cluster_start();
     long long t0 = h_now_ms();
@@ -421,12 +601,22 @@ START_TEST(bus) {
     fprintf(stderr, "spublish: %lld ms\n", h_now_ms() - t0);
     publish_everywhere();
     fprintf(stderr, "publish: %lld ms\n", h_now_ms() - t0);
+    slot_moves();
+    fprintf(stderr, "slot_moves: %lld ms\n", h_now_ms() - t0);
+    stale_claim_updated();
+    fprintf(stderr, "stale_claim: %lld ms\n", h_now_ms() - t0);
     bad_bus();
     fprintf(stderr, "bad_bus: %lld ms\n", h_now_ms() - t0);
+    sendbuf_limit();
+    fprintf(stderr, "sendbuf_limit: %lld ms\n", h_now_ms() - t0);
     node_fails();
     fprintf(stderr, "fail: %lld ms\n", h_now_ms() - t0);
+    verso_restarts();
+    fprintf(stderr, "verso_restarts: %lld ms\n", h_now_ms() - t0);
     forget();
     fprintf(stderr, "forget: %lld ms\n", h_now_ms() - t0);
+    update_received();
+    fprintf(stderr, "update: %lld ms\n", h_now_ms() - t0);
 }
 END_TEST
 

@@ -32,7 +32,7 @@ WORK=$(mktemp -d /tmp/bench-cluster.XXXXXX)
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
+    [ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
@@ -48,9 +48,11 @@ start_cluster() {
     local ports=() p
     PIDS=()
     for i in 1 2 3; do
+        # client and bus ports below the ephemeral range (32768-), so that no
+        # outgoing connection holds the port a node is about to listen on
         while :; do
-            p=$(free_port)
-            [ "$p" -lt 55000 ] && ! ss -ltn | grep -q ":$((p + 10000)) " && break
+            p=$((20000 + RANDOM % 2700))
+            ! ss -ltn | grep -qE ":($p|$((p + 10000))) " && break
         done
         ports+=("$p")
         mkdir -p "$WORK/$p"
@@ -64,7 +66,7 @@ start_cluster() {
         for _ in $(seq 100); do redis-cli -p "$p" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
     done
     taskset -c 1 redis-cli --cluster create "127.0.0.1:$P1" "127.0.0.1:$P2" "127.0.0.1:$P3" \
-        --cluster-yes >"$WORK/create.log" 2>&1
+        --cluster-yes >"$WORK/create.log" 2>&1 || { echo "cluster create failed:"; tail -5 "$WORK/create.log"; return 1; }
     for _ in $(seq 100); do
         local ok=1
         for p in "${ports[@]}"; do

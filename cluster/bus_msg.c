@@ -15,6 +15,9 @@ enum {
     O_PPORT = 2246, O_CPORT = 2248, O_FLAGS = 2250, O_STATE = 2252, O_MFLAGS = 2253,
 };
 /* gossip entry offsets */
+/* a ping extension's header (clusterMsgPingExt): length (uint32, the
+ * whole extension), type (uint16), unused (uint16) */
+enum { X_LEN = 0, X_TYPE = 4 };
 enum { G_NAME = 0, G_PING = 40, G_PONG = 44, G_IP = 48, G_PORT = 94, G_CPORT = 96,
        G_FLAGS = 98, G_PPORT = 100 };
 
@@ -108,8 +111,8 @@ size_t bus_encode(const bus_out *m, uint8_t *buf, size_t cap) {
         for (uint16_t i = 0; i < h->count; i++, p += BUS_GOSSIP_LEN) put_gossip(p, &m->gossip[i]);
         if (m->hostname) {
             size_t el = hostname_ext_len(m->hostname);
-            put16(p, BUS_EXT_HOSTNAME);
-            put32(p + 4, (uint32_t)el);
+            put32(p + X_LEN, (uint32_t)el);
+            put16(p + X_TYPE, BUS_EXT_HOSTNAME);
             memcpy(p + BUS_EXT_HDR_LEN, m->hostname, strlen(m->hostname));
             put16(buf + O_EXTS, 1);
             buf[O_MFLAGS] |= BUS_MF0_EXT_DATA;
@@ -163,7 +166,7 @@ static bus_err check_gossip(const uint8_t *b, uint64_t totlen, bus_view *v) {
     if (!(v->hdr.mflags[0] & BUS_MF0_EXT_DATA)) v->hdr.extensions = 0;
     for (uint16_t i = 0; i < v->hdr.extensions; i++) {
         if (totlen - exp < BUS_EXT_HDR_LEN) return BUS_ERR_EXT;
-        uint32_t el = get32(b + exp + 4);
+        uint32_t el = get32(b + exp + X_LEN);
         if (el < BUS_EXT_HDR_LEN || el % 8 != 0 || totlen - exp < el) return BUS_ERR_EXT;
         exp += el;
     }
@@ -235,8 +238,8 @@ void bus_gossip_at(const bus_view *v, uint16_t i, bus_gossip *g) {
 void bus_ext_at(const bus_view *v, uint16_t i, bus_ext *e) {
     assert(i < v->hdr.extensions);
     size_t off = v->ext_off;
-    for (uint16_t k = 0; k < i; k++) off += get32(v->raw + off + 4);
-    e->type = get16(v->raw + off);
-    e->len = get32(v->raw + off + 4);
+    for (uint16_t k = 0; k < i; k++) off += get32(v->raw + off + X_LEN);
+    e->type = get16(v->raw + off + X_TYPE);
+    e->len = get32(v->raw + off + X_LEN);
     e->data = v->raw + off + BUS_EXT_HDR_LEN;
 }

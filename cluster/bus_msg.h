@@ -21,7 +21,7 @@
 #define BUS_UPDATE_LEN 2096u        /* configEpoch, nodename, slots */
 #define BUS_PUBLISH_FIXED 8u        /* channel_len, message_len */
 #define BUS_MODULE_FIXED 13u        /* module_id, len, type */
-#define BUS_EXT_HDR_LEN 8u          /* type, unused, length */
+#define BUS_EXT_HDR_LEN 8u          /* length (4 bytes), type (2), unused (2) */
 
 enum bus_type {
     BUS_PING = 0, BUS_PONG = 1, BUS_MEET = 2, BUS_FAIL = 3, BUS_PUBLISH = 4,

@@ -21,6 +21,7 @@ static void cluster_cron(void) {
     long long now = cl_now_ms();
     if (now - last < 100) return;
     last = now;
+    cl_conf_update_myself(); /* CONFIG SET cluster-announce-*: not saved until the next change, as Redis */
     cl_gossip_cron();
     cl_failover_cron();
     cl_update_state();

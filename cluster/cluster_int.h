@@ -9,7 +9,8 @@
  *   nodes_conf.c  nodes.conf: its text, loading at start, saving (a
  *                 writer thread writes, fsyncs and renames; the loop never
  *                 waits on the disk)
- *   cmd_cluster.c the CLUSTER command, INFO cluster
+ *   cmd_cluster.c the CLUSTER command (its long replies in
+ *                 cmd_cluster_reply.c, its rows in cmd_cluster_table.c)
  *   bus.c         links: the listener on the bus port, connections to every
  *                 node, framing, send queues
  *   gossip.c      what a received message does (MEET, PING, PONG, FAIL,
@@ -169,7 +170,8 @@ const char *cl_preferred_endpoint(const cluster_node *n);
 /* CLUSTER RESET (Redis's clusterReset): myself a primary, no slot, no
  * migration, no other node; hard: epochs 0 and a new id. Asks for a save. */
 void cl_reset(int hard);
-/* Forgets every node, myself included (the state as before a load). */
+/* Forgets every node, myself included (the state as before a load), for
+ * the parser's tests: links are not closed. */
 void cl_state_clear(void);
 
 /* ---- nodes_conf.c ---- */
@@ -197,8 +199,9 @@ void cl_conf_text(vbuf *b);
  * is logged). */
 int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen);
 /* Myself's ports, announced ip and hostname from the config (port,
- * cluster-port, cluster-announce-*). */
-void cl_conf_update_myself(void);
+ * cluster-port, cluster-announce-*: CONFIG SET may change them). 1 when
+ * something changed. */
+int cl_conf_update_myself(void);
 /* At shutdown: the synchronous save, then the writer thread stops. */
 void cl_conf_shutdown(void);
 
@@ -213,9 +216,26 @@ void cl_bus_broadcast(const bus_out *m);
 void cl_bus_free_links(cluster_node *n);
 /* CLUSTER LINKS' reply (an array of maps, as Redis 7.0). */
 void cl_bus_links_reply(client *c);
-/* INFO: cluster_connections (links open) and mem_cluster_links (bytes). */
+/* INFO: cluster_connections (as Redis 7.0: 2 per node but myself) and
+ * mem_cluster_links (bytes of the open links). */
 size_t cl_bus_links_count(void);
 size_t cl_bus_links_mem(void);
+/* An outbound link to n (n->link), connecting; gossip.c's
+ * cl_gossip_link_connected runs once it is up. -1 when the connect could
+ * not start (n->ping_sent is then set, so that failure detection runs). */
+int cl_bus_connect(cluster_node *n);
+/* Sends m on this link (an inbound one included: a PONG answers there). */
+void cl_bus_send_link(cl_link *l, const bus_out *m);
+/* Closes l (its node's link or inbound_link cleared at once). */
+void cl_bus_free_link(cl_link *l);
+/* An inbound link's sender, once known (setClusterNodeToInboundClusterLink). */
+void cl_bus_set_inbound(cl_link *l, cluster_node *n);
+cluster_node *cl_link_node(const cl_link *l);
+int cl_link_inbound(const cl_link *l);
+long long cl_link_ctime(const cl_link *l);   /* ms */
+/* The link's peer / local address as text: 0, or -1. */
+int cl_link_peer_ip(const cl_link *l, char ip[BUS_IPLEN]);
+int cl_link_local_ip(const cl_link *l, char ip[BUS_IPLEN]);
 
 /* ---- gossip.c ---- */
 /* CLUSTER MEET: 0, or -1 (bad address) */
@@ -232,6 +252,18 @@ int cl_forgotten(const char *name);
  * it returns). link_node: the node of an outbound link, NULL on an
  * inbound one. */
 void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v);
+/* n's outbound link is connected: the first PING (or MEET) goes. */
+void cl_gossip_link_connected(cluster_node *n);
+/* gossip_send.c, for gossip.c: a PING/PONG/MEET on link (gossip section,
+ * extensions; a PING sets its node's ping_sent), a FAIL about name to
+ * every node, an UPDATE about n's slots on link. */
+void cl_send_ping(cl_link *link, int type);
+void cl_send_fail(const char *name);
+void cl_send_update(cl_link *link, const cluster_node *n);
+static inline long long cl_node_timeout(void) { return server.cfg.compat.cluster_node_timeout; }
+static inline int cl_in_handshake(const cluster_node *n) {
+    return (n->flags & CL_NODE_HANDSHAKE) != 0;
+}
 
 /* ---- replicas.c: myself as a replica ---- */
 /* Makes myself a replica of primary n (CLUSTER REPLICATE, or a primary

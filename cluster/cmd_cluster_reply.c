@@ -2,7 +2,7 @@
  * them: INFO (its fields in 7.0's order, the message counts per type),
  * NODES and REPLICAS (nodes_conf.c's lines), SLOTS (ranges with the
  * preferred endpoint and the metadata map) and SHARDS (a map per primary:
- * its slots and its nodes' details). INFO's cluster-dependent fields for
+ * its slot ranges as integer pairs and its nodes' details). INFO's cluster-dependent fields for
  * the server's INFO too (cl_info). Main thread only. */
 #include <string.h>
 
@@ -97,15 +97,6 @@ void cl_reply_replicas(client *c) {
 }
 
 /* ---- SLOTS ---- */
-
-/* Redis's getPreferredEndpoint */
-const char *cl_preferred_endpoint(const cluster_node *n) {
-    switch (server.cfg.compat.cluster_preferred_endpoint_type) {
-    case 1: return n->hostname && n->hostname[0] ? n->hostname : "?";
-    case 2: return "";
-    default: return n->ip;
-    }
-}
 
 static int has_hostname(const cluster_node *n) { return n->hostname && n->hostname[0]; }
 
@@ -230,8 +221,8 @@ static void reply_shard(client *c, const cluster_node *n) {
             if (pass == 0) {
                 pairs++;
             } else {
-                reply_bulk_ll(c, s);
-                reply_bulk_ll(c, e);
+                reply_int(c, s);
+                reply_int(c, e);
             }
             s = e + 1;
         }

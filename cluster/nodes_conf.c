@@ -345,16 +345,30 @@ int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen) {
 
 /* ---- myself's address ---- */
 
-void cl_conf_update_myself(void) {
+int cl_conf_update_myself(void) {
     cluster_node *me = cl.myself;
     const conf_compat *cc = &server.cfg.compat;
-    me->port = cc->cluster_announce_port ? cc->cluster_announce_port : server.cfg.port;
-    me->cport = cc->cluster_port ? cc->cluster_port : server.cfg.port + 10000;
-    if (cc->cluster_announce_bus_port) me->cport = cc->cluster_announce_bus_port;
-    if (cc->cluster_announce_ip && cc->cluster_announce_ip[0])
-        snprintf(me->ip, sizeof me->ip, "%s", cc->cluster_announce_ip);
+    int port = cc->cluster_announce_port ? cc->cluster_announce_port : server.cfg.port;
+    int cport = cc->cluster_port ? cc->cluster_port : server.cfg.port + 10000;
+    if (cc->cluster_announce_bus_port) cport = cc->cluster_announce_bus_port;
+    int changed = port != me->port || cport != me->cport;
+    me->port = port;
+    me->cport = cport;
+    /* the announced ip replaces the one the bus learnt; without one, the
+     * bus's (or the file's) stays */
+    static char announced[BUS_IPLEN];
+    const char *ip = cc->cluster_announce_ip ? cc->cluster_announce_ip : "";
+    if (strcmp(ip, announced) != 0) {
+        snprintf(announced, sizeof announced, "%s", ip);
+        if (ip[0]) snprintf(me->ip, sizeof me->ip, "%s", ip);
+        changed = 1;
+    }
     const char *h = cc->cluster_announce_hostname ? cc->cluster_announce_hostname : "";
-    cl_node_set_hostname(me, h, strlen(h));
+    if (strcmp(h, me->hostname ? me->hostname : "") != 0) {
+        cl_node_set_hostname(me, h, strlen(h));
+        changed = 1;
+    }
+    return changed;
 }
 
 /* ---- the file: lock, write ---- */
@@ -377,8 +391,8 @@ static struct {
     char *text;              /* under mu: the newest text not yet taken */
     size_t text_len;
     uint64_t text_seq;
-    conf_cb *waiting;        /* under mu: callbacks for `text` */
-    conf_cb *finished;       /* under mu: callbacks to run on the loop */
+    conf_cb *waiting;        /* under mu: callbacks for `text`, oldest first */
+    conf_cb *finished;       /* under mu: callbacks to run on the loop, oldest first */
     int stop;                /* under mu */
     pthread_mutex_t io;      /* held while writing the file */
     int lock_fd;             /* under io: the flock'ed nodes.conf */
@@ -389,29 +403,45 @@ static struct {
     uv_async_t async;
 } w = {.lock_fd = -1};
 
+/* Appends the list cbs (may be NULL) at the end of *list. Caller holds
+ * w.mu. O(length): a handful of waiters at most. */
+static void append_cbs(conf_cb **list, conf_cb *cbs) {
+    while (*list) list = &(*list)->next;
+    *list = cbs;
+}
+
 /* Opens (creating) path and takes the exclusive lock: Redis 7.0's
- * clusterLockConfig messages. */
+ * clusterLockConfig messages. The file is replaced by rename while a
+ * server holds it: a lock taken on a file that was renamed over meanwhile
+ * is on the old one, so it is taken again on the file the path names now. */
 static int lock_config(const char *path, char *err, size_t errlen) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd == -1) {
-        snprintf(err, errlen, "Can't open %s in order to acquire a lock: %s", path,
-                 strerror(errno));
-        return -1;
+    for (;;) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd == -1) {
+            snprintf(err, errlen, "Can't open %s in order to acquire a lock: %s", path,
+                     strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+            if (errno == EWOULDBLOCK)
+                snprintf(err, errlen,
+                         "Sorry, the cluster configuration file %s is already used by a "
+                         "different Redis Cluster node. Please make sure that different nodes "
+                         "use different cluster configuration files.",
+                         path);
+            else
+                snprintf(err, errlen, "Impossible to lock %s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        struct stat locked, named;
+        if (fstat(fd, &locked) == 0 && stat(path, &named) == 0 && locked.st_ino == named.st_ino &&
+            locked.st_dev == named.st_dev) {
+            w.lock_fd = fd;
+            return 0;
+        }
+        close(fd); /* renamed over between the open and the lock */
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-        if (errno == EWOULDBLOCK)
-            snprintf(err, errlen,
-                     "Sorry, the cluster configuration file %s is already used by a different "
-                     "Redis Cluster node. Please make sure that different nodes use different "
-                     "cluster configuration files.",
-                     path);
-        else
-            snprintf(err, errlen, "Impossible to lock %s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    w.lock_fd = fd;
-    return 0;
 }
 
 static int write_all(int fd, const char *p, size_t len) {
@@ -485,14 +515,9 @@ static void *writer_main(void *unused) {
         free(text);
         if (rc != 0) log_warning("Could not save the cluster config file %s: %s", w.path, strerror(e));
 
+        for (conf_cb *cb = cbs; cb; cb = cb->next) cb->ok = rc == 0;
         pthread_mutex_lock(&w.mu);
-        while (cbs) {
-            conf_cb *next = cbs->next;
-            cbs->ok = rc == 0;
-            cbs->next = w.finished;
-            w.finished = cbs;
-            cbs = next;
-        }
+        append_cbs(&w.finished, cbs);
         pthread_mutex_unlock(&w.mu);
         uv_async_send(&w.async);
         pthread_mutex_lock(&w.mu);
@@ -508,19 +533,11 @@ static void on_saved(uv_async_t *a) {
     conf_cb *cbs = w.finished;
     w.finished = NULL;
     pthread_mutex_unlock(&w.mu);
-    /* finished is newest first: run them in the order they were asked */
-    conf_cb *rev = NULL;
     while (cbs) {
         conf_cb *next = cbs->next;
-        cbs->next = rev;
-        rev = cbs;
+        cbs->done(cbs->priv, cbs->ok);
+        free(cbs);
         cbs = next;
-    }
-    while (rev) {
-        conf_cb *next = rev->next;
-        rev->done(rev->priv, rev->ok);
-        free(rev);
-        rev = next;
     }
 }
 
@@ -556,10 +573,7 @@ void cl_conf_save(int fsync_wanted, void (*done)(void *priv, int ok), void *priv
     w.text = b.data;
     w.text_len = b.len;
     w.text_seq = ++w.next_seq;
-    if (cb) {
-        cb->next = w.waiting;
-        w.waiting = cb;
-    }
+    append_cbs(&w.waiting, cb);
     pthread_cond_signal(&w.cond);
     pthread_mutex_unlock(&w.mu);
 }
@@ -584,15 +598,21 @@ int cl_conf_save_now(char *err, size_t errlen) {
 void cl_conf_shutdown(void) {
     if (!w.started) return;
     char err[256];
-    if (cl_conf_save_now(err, sizeof err) != 0)
-        log_warning("Could not save the cluster config file %s: %s", w.path, err);
+    int rc = cl_conf_save_now(err, sizeof err);
+    if (rc != 0) log_warning("Could not save the cluster config file %s: %s", w.path, err);
     pthread_mutex_lock(&w.mu);
     w.stop = 1;
-    free(w.text);
+    free(w.text); /* older than what save_now wrote */
     w.text = NULL;
     pthread_cond_signal(&w.cond);
     pthread_mutex_unlock(&w.mu);
     pthread_join(w.thread, NULL);
+    /* the saves still waiting are durable (save_now wrote a newer text),
+     * and the finished ones: their callbacks run now, the loop being done */
+    for (conf_cb *cb = w.waiting; cb; cb = cb->next) cb->ok = rc == 0;
+    append_cbs(&w.finished, w.waiting);
+    w.waiting = NULL;
+    on_saved(&w.async);
     w.started = 0;
 }
 

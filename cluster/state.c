@@ -367,6 +367,14 @@ int cluster_state_ok(void) { return cl.ok; }
 
 const cluster_node *cluster_node_primary(const cluster_node *n) { return n->primary; }
 
+const char *cl_preferred_endpoint(const cluster_node *n) {
+    switch (server.cfg.compat.cluster_preferred_endpoint_type) {
+    case 1: return n->hostname && n->hostname[0] ? n->hostname : "?";
+    case 2: return "";
+    default: return n->ip;
+    }
+}
+
 /* Redis 7.0's -MOVED / -ASK endpoint: the preferred endpoint
  * (cl_preferred_endpoint) and the client port: the plain one (pport) for a
  * plain client when tls-cluster is on, else the one the node announces. */

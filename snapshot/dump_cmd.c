@@ -1,4 +1,4 @@
-/* dump_cmd: DUMP and RESTORE, as Redis 7.0 answers them (its cluster.c:
+/* dump_cmd: DUMP, RESTORE and RESTORE-ASKING, as Redis 7.0 answers them (its cluster.c:
  * dumpCommand, restoreCommand, createDumpPayload, verifyDumpPayload).
  *
  * The payload is the value exactly as a snapshot holds it (rdb_write_value:
@@ -187,6 +187,14 @@ static cmd_def dump_cmds[] = {
     {.name = "restore", .proc = cmd_restore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(restore_keys),
      .group = "generic", .since = "2.6.0",
      .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
+     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+     .history = restore_history, .args = restore_args},
+    /* RESTORE as a cluster's MIGRATE sends it: the same handler, flagged
+     * asking (cluster/route.c lets it write a key of a slot this node is
+     * importing without a preceding ASKING), Redis 7.0.15's row */
+    {.name = "restore-asking", .proc = cmd_restore, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_ASKING, .acl = CAT_KEYSPACE | CAT_WRITE | CAT_SLOW | CAT_DANGEROUS, KEY_SPECS(restore_keys),
+     .group = "server", .since = "3.0.0", .doc_flags = DOC_SYSCMD,
+     .summary = "An internal command for migrating keys in a cluster",
      .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
      .history = restore_history, .args = restore_args},
 };

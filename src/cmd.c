@@ -335,9 +335,13 @@ static int spec_keys(const cmd_def *d, const cmd_key_spec *s, int argc, const ar
 static int get_keys(const cmd_def *d, int argc, const arg *argv, int not_keys, cmd_keyrefs *out) {
     assert(cmd_arity_ok(d, argc)); /* a refused command has no keys */
     out->n = 0;
-    int varflags = 0;
-    for (int j = 0; j < d->nkey_specs; j++) varflags |= d->key_specs[j].flags & KS_VARIABLE_FLAGS;
-    if (d->nkey_specs && !varflags) {
+    /* As Redis 7.0's getKeysFromCommandWithSpecs: the specs unless one has
+     * variable flags, or is incomplete and a getkeys knows better (MIGRATE
+     * ... "" ... KEYS k1 k2: the specs would count the empty key too). */
+    int unreliable = 0;
+    for (int j = 0; j < d->nkey_specs; j++)
+        unreliable |= d->key_specs[j].flags & (KS_VARIABLE_FLAGS | (d->getkeys ? KS_INCOMPLETE : 0));
+    if (d->nkey_specs && !unreliable) {
         int j;
         for (j = 0; j < d->nkey_specs; j++) {
             if ((d->key_specs[j].flags & KS_NOT_KEY) && !not_keys) continue; /* a shard channel */

@@ -35,10 +35,14 @@
  *   route_init:    ASKING READONLY READWRITE; "cluster route":
  *                  client_gate (MOVED, ASK, CROSSSLOT, TRYAGAIN,
  *                  CLUSTERDOWN; cluster mode only), after_command
- *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE FUNCTION DUMP/RESTORE;
+ *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE RESTORE-ASKING
+ *                  FUNCTION DUMP/RESTORE MIGRATE;
  *                  "snapshot": write_gate (MISCONF, a failed save),
  *                  before_sleep and cron (the save queue starts what
- *                  waits: savequeue.h)
+ *                  waits: savequeue.h); "migrate": before_command (parks
+ *                  a write that could touch a key a MIGRATE in flight
+ *                  holds, until it ends: snapshot/migrate.c),
+ *                  client_closed, cron (its cached connections), info
  *   aof_init:      BGREWRITEAOF; "aof": write_gate (MISCONF, a failed AOF
  *                  write), before_command (parks writes), reply_held
  *   repl_init:     PSYNC SYNC REPLCONF WAIT REPLICAOF SLAVEOF ROLE;
@@ -58,8 +62,8 @@
  *     NOREPLICAS, READONLY and
  *     MASTERDOWN, BUSY, a monitor's "Replica can't interact with the
  *     keyspace". So the scripting and monitor register after repl/.
- *   - before_command: the first hook that parks a command (the AOF's)
- *     stops the walk; the hooks after it see the command when it is
+ *   - before_command: the first hook that parks a command (MIGRATE's,
+ *     then the AOF's) stops the walk; the hooks after it see the command when it is
  *     resumed. Tracking's (which trims its table) runs before the AOF's.
  *   - the command rows: COMMAND, COMMAND INFO/DOCS/LIST and INFO
  *     commandstats list the core's table, then the cluster route's, the snapshot's, the AOF's,

@@ -435,6 +435,10 @@ static int db_index_arg(client *c, const arg *a, const char *what, int *out) {
  * change and is propagated, as in Redis 7.0. */
 void cmd_swapdb(client *c) {
     int id1, id2;
+    if (server.cfg.compat.cluster_enabled) { /* one database in a cluster */
+        reply_error(c, "ERR SWAPDB is not allowed in cluster mode");
+        return;
+    }
     if (!db_index_arg(c, &c->argv[1], "invalid first DB index", &id1) ||
         !db_index_arg(c, &c->argv[2], "invalid second DB index", &id2))
         return;

@@ -122,6 +122,10 @@ void cmd_copy(client *c) {
             return;
         }
     }
+    if (server.cfg.compat.cluster_enabled && (c->db != 0 || dstid != 0)) { /* db 0 only */
+        reply_error(c, "ERR Copying to another database is not allowed in cluster mode");
+        return;
+    }
     const arg *src = &c->argv[1], *dst = &c->argv[2];
     if (dstid == c->db && same_arg(src, dst)) {
         reply_error(c, "ERR source and destination objects are the same");
@@ -153,6 +157,10 @@ void cmd_copy(client *c) {
 
 /* MOVE key db */
 void cmd_move(client *c) {
+    if (server.cfg.compat.cluster_enabled) { /* one database in a cluster */
+        reply_error(c, "ERR MOVE is not allowed in cluster mode");
+        return;
+    }
     const arg *k = &c->argv[1];
     int dstid = db_arg(c, &c->argv[2]);
     if (dstid < 0) return;

@@ -273,6 +273,23 @@ long long pubsub_publish(const char *channel, size_t clen, const char *msg, size
     return publish_kind(PS_CHAN, channel, clen, msg, mlen);
 }
 
+long long pubsub_publish_shard(const char *channel, size_t clen, const char *msg, size_t mlen) {
+    return publish_kind(PS_SHARD, channel, clen, msg, mlen);
+}
+
+static pubsub_cluster_fn *cluster_publish; /* cluster/gossip.c's, in cluster mode */
+
+void pubsub_set_cluster_publish(pubsub_cluster_fn *fn) { cluster_publish = fn; }
+
+/* Where a published message goes beyond this node: the cluster bus in
+ * cluster mode (a call out to cluster/), else the replication stream. */
+static void publish_onward(client *c, int shard) {
+    if (cluster_publish)
+        cluster_publish(shard, c->argv[1].p, c->argv[1].len, c->argv[2].p, c->argv[2].len);
+    else
+        cmd_propagate_message(c, c->argc, c->argv);
+}
+
 /* ---- the subscribed context ---- */
 
 /* RESP2: a subscribed client may only (un)subscribe, PING, QUIT or RESET;
@@ -331,18 +348,18 @@ void cmd_ssubscribe(client *c) {
 
 /* PUBLISH changes no key but goes to replicas as Redis propagates it (so
  * that their subscribers, Sentinel's hello included, hear it), not to the
- * AOF (a message). */
+ * AOF (a message); in cluster mode the bus carries it instead. */
 void cmd_publish(client *c) {
     long long n = publish_kind(PS_CHAN, c->argv[1].p, c->argv[1].len, c->argv[2].p,
                                c->argv[2].len);
-    cmd_propagate_message(c, c->argc, c->argv);
+    publish_onward(c, 0);
     reply_int(c, n);
 }
 
 void cmd_spublish(client *c) {
     long long n = publish_kind(PS_SHARD, c->argv[1].p, c->argv[1].len, c->argv[2].p,
                                c->argv[2].len);
-    cmd_propagate_message(c, c->argc, c->argv);
+    publish_onward(c, 1);
     reply_int(c, n);
 }
 

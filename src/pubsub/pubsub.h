@@ -16,6 +16,16 @@ void pubsub_init(void);
 void pubsub_client_closed(client *c);
 /* Delivers a message; returns the number of receivers (PUBLISH's reply). */
 long long pubsub_publish(const char *channel, size_t clen, const char *msg, size_t mlen);
+/* Delivers a message to this node's subscribers of a shard channel
+ * (SPUBLISH's delivery; the cluster bus's PUBLISHSHARD). */
+long long pubsub_publish_shard(const char *channel, size_t clen, const char *msg, size_t mlen);
+/* Cluster mode: PUBLISH and SPUBLISH reach the other nodes over the
+ * cluster bus (shard: SPUBLISH, to the nodes of this shard), not the
+ * replication stream, as Redis's clusterPropagatePublish[Shard]. The
+ * cluster wing sets the function at start; NULL: replication carries them. */
+typedef void pubsub_cluster_fn(int shard, const char *channel, size_t clen, const char *msg,
+                               size_t mlen);
+void pubsub_set_cluster_publish(pubsub_cluster_fn *fn);
 /* Calls fn for each channel, pattern (pattern = 1) and shard channel c is
  * subscribed to (ACL: a user's subscribers that lose a channel). */
 void pubsub_each_name(const client *c, void (*fn)(void *priv, int pattern, const char *p,

@@ -6,6 +6,7 @@
  * three are refused. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -43,6 +44,36 @@ START_TEST(select_refused) {
 }
 END_TEST
 
+/* One database in a cluster: MOVE, SWAPDB and COPY ... DB n are refused
+ * with Redis 7.0's texts (on a node serving every slot, so that MOVE and
+ * COPY get past the routing). */
+START_TEST(other_databases_refused) {
+    srv *s = h_srv_start("--cluster-enabled yes");
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "CLUSTER ADDSLOTSRANGE 0 16383");
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    for (;;) { /* Redis 7.0 waits ~2 s before a new node says ok */
+        redisReply *r = cmd(c, "CLUSTER INFO");
+        int ok = r->type == REDIS_REPLY_STRING && strstr(r->str, "cluster_state:ok");
+        freeReplyObject(r);
+        if (ok) break;
+        ck_assert_msg(h_now_ms() < deadline, "cluster_state never ok");
+        h_sleep_ms(20);
+    }
+    expect_status(c, "OK", "SET {k}a v");
+    expect_error(c, "ERR MOVE is not allowed in cluster mode", "MOVE {k}a 1");
+    expect_error(c, "ERR MOVE is not allowed in cluster mode", "MOVE {k}a 0");
+    expect_error(c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB 0 1");
+    expect_error(c, "ERR SWAPDB is not allowed in cluster mode", "SWAPDB x 1");
+    expect_error(c, "ERR Copying to another database is not allowed in cluster mode",
+                 "COPY {k}a {k}b DB 1");
+    expect_error(c, "ERR DB index is out of range", "COPY {k}a {k}b DB 99");
+    expect_int(c, 1, "COPY {k}a {k}b DB 0");
+    expect_bulk(c, "v", "GET {k}b");
+    redisFree(c);
+}
+END_TEST
+
 START_TEST(asking_readonly_readwrite) {
     srv *s = h_srv_start("--cluster-enabled yes"), *plain = h_srv_start(NULL);
     redisContext *c = srv_connect(s), *p = srv_connect(plain);
@@ -66,6 +97,7 @@ int main(void) {
     Suite *s = suite_create("cluster_route");
     h_add_dropall(s, "unassigned_slots_refused", unassigned_slots_refused, 30);
     h_add_dropall(s, "select_refused", select_refused, 30);
+    h_add_dropall(s, "other_databases_refused", other_databases_refused, 30);
     h_add_dropall(s, "asking_readonly_readwrite", asking_readonly_readwrite, 30);
     return h_main(s);
 }

@@ -28,6 +28,13 @@
 
 static srv *node[NODES + 2];
 
+/* The last 3000 bytes of a tool's output, for a failure message (Check
+ * refuses longer ones). */
+static const char *tail(const char *out) {
+    size_t n = strlen(out);
+    return n > 3000 ? out + n - 3000 : out;
+}
+
 static char *endpoint(const srv *s, char *buf, size_t cap) {
     snprintf(buf, cap, "127.0.0.1:%d", s->port);
     return buf;
@@ -62,7 +69,7 @@ static void check_cluster(const srv *s) {
     ck_assert_msg(st == 0 && strstr(out, "[OK] All 16384 slots covered.") &&
                       strstr(out, "[OK] All nodes agree about slots configuration.") &&
                       !strstr(out, "[WARNING]"),
-                  "cluster check (status 0x%x):\n%s", st, out);
+                  "cluster check (status 0x%x):\n%s", st, tail(out));
     free(out);
 }
 
@@ -99,7 +106,7 @@ static void build_cluster(unsigned redis_mask) {
     char *out = NULL;
     int st = cli(&out, 60000, args);
     ck_assert_msg(st == 0 && strstr(out, "[OK] All 16384 slots covered."),
-                  "cluster create (status 0x%x):\n%s", st, out);
+                  "cluster create (status 0x%x):\n%s", st, tail(out));
     free(out);
     for (int i = 0; i < NODES; i++) wait_state_ok(node[i]);
     check_cluster(node[0]);
@@ -113,7 +120,7 @@ static void app(const char *interp, const char *script, const char *part, const 
     int st = h_run(NULL, &out, h_scaled_ms(120000), argv);
     char ok[64];
     snprintf(ok, sizeof ok, "cluster: ok %s", part);
-    ck_assert_msg(st == 0 && strstr(out, ok), "%s %s (status 0x%x):\n%s", script, part, st, out);
+    ck_assert_msg(st == 0 && strstr(out, ok), "%s %s (status 0x%x):\n%s", script, part, st, tail(out));
     free(out);
 }
 
@@ -181,7 +188,7 @@ static void redis_cli_c(void) {
         snprintf(val, sizeof val, "v%d", i);
         const char *set[] = {"-c", "-p", port, "SET", key, val, NULL};
         int st = cli(&out, 10000, set);
-        ck_assert_msg(st == 0 && strstr(out, "OK"), "redis-cli -c SET: %s", out);
+        ck_assert_msg(st == 0 && strstr(out, "OK"), "redis-cli -c SET: %s", tail(out));
         free(out);
     }
     snprintf(port, sizeof port, "%d", node[1]->port);
@@ -191,7 +198,7 @@ static void redis_cli_c(void) {
         snprintf(val, sizeof val, "v%d", i);
         const char *get[] = {"-c", "-p", port, "GET", key, NULL};
         int st = cli(&out, 10000, get);
-        ck_assert_msg(st == 0 && strstr(out, val), "redis-cli -c GET %s: %s", key, out);
+        ck_assert_msg(st == 0 && strstr(out, val), "redis-cli -c GET %s: %s", key, tail(out));
         free(out);
     }
 }
@@ -215,7 +222,7 @@ static void reshard_under_load(const srv *seed, const char *from, const char *to
                           from, "--cluster-to", to, "--cluster-slots", n, "--cluster-yes",
                           "--cluster-pipeline", "50", NULL};
     int st = cli(&out, 180000, args);
-    ck_assert_msg(st == 0 && !strstr(out, "ERR"), "reshard (status 0x%x):\n%s", st, out);
+    ck_assert_msg(st == 0 && !strstr(out, "ERR"), "reshard (status 0x%x):\n%s", st, tail(out));
     free(out);
     h_sleep_ms(500);
     FILE *f = fopen(stop, "w");
@@ -234,7 +241,7 @@ static void reshard_under_load(const srv *seed, const char *from, const char *to
     char *text = h_slurp(log, &len, 1);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
                       strstr(text, "cluster: ok workload"),
-                  "workload during the reshard:\n%s", text);
+                  "workload during the reshard:\n%s", tail(text));
     free(text);
 }
 
@@ -247,18 +254,18 @@ static void manager_steps(void) {
     /* info and call */
     const char *info[] = {"--cluster", "info", endpoint(node[0], ep, sizeof ep), NULL};
     int st = cli(&out, 20000, info);
-    ck_assert_msg(st == 0 && strstr(out, "3 masters"), "cluster info:\n%s", out);
+    ck_assert_msg(st == 0 && strstr(out, "3 masters"), "cluster info:\n%s", tail(out));
     free(out);
     const char *call[] = {"--cluster", "call", endpoint(node[0], ep, sizeof ep), "PING", NULL};
     st = cli(&out, 20000, call);
-    ck_assert_msg(st == 0 && strstr(out, "PONG"), "cluster call:\n%s", out);
+    ck_assert_msg(st == 0 && strstr(out, "PONG"), "cluster call:\n%s", tail(out));
     free(out);
 
     /* rebalance after the reshard left the slots uneven */
     const char *rebalance[] = {"--cluster", "rebalance", endpoint(node[0], ep, sizeof ep),
                                "--cluster-threshold", "1", "--cluster-pipeline", "50", NULL};
     st = cli(&out, 180000, rebalance);
-    ck_assert_msg(st == 0 && !strstr(out, "ERR"), "rebalance (status 0x%x):\n%s", st, out);
+    ck_assert_msg(st == 0 && !strstr(out, "ERR"), "rebalance (status 0x%x):\n%s", st, tail(out));
     free(out);
     check_cluster(node[0]);
 
@@ -268,7 +275,7 @@ static void manager_steps(void) {
     const char *add[] = {"--cluster", "add-node", endpoint(node[NODES], ep, sizeof ep),
                          endpoint(node[0], ep2, sizeof ep2), NULL};
     st = cli(&out, 30000, add);
-    ck_assert_msg(st == 0 && strstr(out, "[OK] New node added correctly."), "add-node:\n%s", out);
+    ck_assert_msg(st == 0 && strstr(out, "[OK] New node added correctly."), "add-node:\n%s", tail(out));
     free(out);
     check_cluster(node[0]);
     char new_id[41];
@@ -291,11 +298,11 @@ static void manager_steps(void) {
     wait_known(rep_id);
     const char *del_rep[] = {"--cluster", "del-node", endpoint(node[0], ep, sizeof ep), rep_id, NULL};
     st = cli(&out, 30000, del_rep);
-    ck_assert_msg(st == 0 && strstr(out, "Sending CLUSTER FORGET messages to the cluster"), "del-node replica:\n%s", out);
+    ck_assert_msg(st == 0 && strstr(out, "Sending CLUSTER FORGET messages to the cluster"), "del-node replica:\n%s", tail(out));
     free(out);
     const char *del[] = {"--cluster", "del-node", endpoint(node[0], ep, sizeof ep), new_id, NULL};
     st = cli(&out, 30000, del);
-    ck_assert_msg(st == 0 && strstr(out, "Sending CLUSTER FORGET messages to the cluster"), "del-node:\n%s", out);
+    ck_assert_msg(st == 0 && strstr(out, "Sending CLUSTER FORGET messages to the cluster"), "del-node:\n%s", tail(out));
     free(out);
     check_cluster(node[0]);
 
@@ -311,7 +318,7 @@ static void manager_steps(void) {
     free(out);
     const char *fix[] = {"--cluster", "fix", endpoint(node[0], ep, sizeof ep), NULL};
     st = cli(&out, 60000, fix);
-    ck_assert_msg(st == 0, "fix (status 0x%x):\n%s", st, out);
+    ck_assert_msg(st == 0, "fix (status 0x%x):\n%s", st, tail(out));
     free(out);
     check_cluster(node[0]);
 
@@ -324,7 +331,7 @@ static void manager_steps(void) {
                             "--cluster-from", endpoint(single, ep2, sizeof ep2), "--cluster-copy",
                             NULL};
     st = cli(&out, 60000, import);
-    ck_assert_msg(st == 0, "import (status 0x%x):\n%s", st, out);
+    ck_assert_msg(st == 0, "import (status 0x%x):\n%s", st, tail(out));
     free(out);
     char port[16];
     snprintf(port, sizeof port, "%d", node[2]->port);
@@ -334,7 +341,7 @@ static void manager_steps(void) {
         snprintf(val, sizeof val, "v%d", i);
         const char *get[] = {"-c", "-p", port, "GET", key, NULL};
         st = cli(&out, 10000, get);
-        ck_assert_msg(st == 0 && strstr(out, val), "imported %s: %s", key, out);
+        ck_assert_msg(st == 0 && strstr(out, val), "imported %s: %s", key, tail(out));
         free(out);
     }
 }

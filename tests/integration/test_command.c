@@ -185,6 +185,17 @@ START_TEST(command_getkeys)
                      "[a,y]");
     ck_assert_str_eq(cmd_repr(c, "COMMAND GETKEYS sort_ro a GET x"), "[a]");
     ck_assert_str_eq(cmd_repr(c, "COMMAND GETKEYS object encoding k"), "[k]");
+    /* MIGRATE's KEYS form: an incomplete spec, so its getkeys (the empty
+     * key is no key: redis-cli --cluster reshard relies on it) */
+    {
+        char out[256];
+        size_t o = 0;
+        redisReply *r = cmd(c, "COMMAND GETKEYS migrate h 1 %s 0 5000 KEYS foo bar", "");
+        repr(r, out, sizeof out, &o);
+        freeReplyObject(r);
+        ck_assert_str_eq(out, "[foo,bar]");
+    }
+    ck_assert_str_eq(cmd_repr(c, "COMMAND GETKEYS migrate h 1 k 0 5000 AUTH KEYS"), "[k]");
     ck_assert_str_eq(cmd_repr(c, "COMMAND GETKEYSANDFLAGS set a b"), "[[a,[OW,update]]]");
     ck_assert_str_eq(cmd_repr(c, "COMMAND GETKEYSANDFLAGS set a b GET"),
                      "[[a,[RW,access,update]]]");

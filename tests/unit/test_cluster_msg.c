@@ -75,6 +75,11 @@ START_TEST(ping_round_trip) {
     m.hostname = "host.example";
     size_t n = bus_encode(&m, buf, sizeof buf);
     ck_assert_uint_eq(n, 2256 + 3 * 104 + 8 + 16);
+    /* the extension's header as 7.0's clusterMsgPingExt: length (uint32,
+     * big-endian) first, then type and unused (uint16 each) */
+    const uint8_t *x = buf + 2256 + 3 * 104;
+    static const uint8_t xhdr[8] = {0, 0, 0, 24, 0, BUS_EXT_HOSTNAME, 0, 0};
+    ck_assert(memcmp(x, xhdr, 8) == 0);
     bus_view v;
     ck_assert_int_eq(bus_decode(buf, n, &v), BUS_OK);
     ck_assert_uint_eq(v.hdr.type, BUS_MEET);
@@ -189,11 +194,11 @@ START_TEST(length_checks) {
     m.hostname = "h";
     n = bus_encode(&m, buf, sizeof buf);
     ck_assert_int_eq(bus_decode(buf, n, &v), BUS_OK);
-    set32(buf + n - 16 + 4, 24);
+    set32(buf + n - 16, 24);
     ck_assert_int_eq(bus_decode(buf, n, &v), BUS_ERR_EXT);
-    set32(buf + n - 16 + 4, 12);                                    /* not a multiple of 8 */
+    set32(buf + n - 16, 12);                                    /* not a multiple of 8 */
     ck_assert_int_eq(bus_decode(buf, n, &v), BUS_ERR_EXT);
-    set32(buf + n - 16 + 4, 16);
+    set32(buf + n - 16, 16);
     buf[2215] = 2;                                                  /* two extensions, one present */
     ck_assert_int_eq(bus_decode(buf, n, &v), BUS_ERR_EXT);
 

@@ -322,8 +322,19 @@ static void handle_failover(void) {
     replace_my_primary();
 }
 
+/* clusterUpdateMyselfFlags: myself's NOFAILOVER follows
+ * cluster-replica-no-failover (the others learn it from our header and
+ * leave us out of their rank). */
+static void update_myself_flags(void) {
+    int old = cl.myself->flags;
+    cl.myself->flags &= ~CL_NODE_NOFAILOVER;
+    if (server.cfg.compat.cluster_replica_no_failover) cl.myself->flags |= CL_NODE_NOFAILOVER;
+    if (cl.myself->flags != old) cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE);
+}
+
 void cl_failover_cron(void) {
     long long now = cl_now_ms();
+    update_myself_flags();
     mf_check_timeout(now);
     if (!cl_node_is_primary(cl.myself)) {
         mf_handle();
@@ -333,6 +344,7 @@ void cl_failover_cron(void) {
 }
 
 void cl_failover_before_sleep(void) {
+    update_myself_flags();
     int todo = cl.todo;
     cl.todo &= ~(CL_TODO_HANDLE_FAILOVER | CL_TODO_HANDLE_MANUALFAILOVER);
     if (todo & CL_TODO_HANDLE_MANUALFAILOVER) {

@@ -375,10 +375,26 @@ static void replicate_checks_and_replicas(void) {
     ck_assert(view(4, 4, f, p) && !strcmp(f, "myself,slave") && !strcmp(p, id[1]));
 }
 
-/* Primary p killed under confirmed writes: replica r takes its slots. */
+/* Primary p killed under confirmed writes: replica r takes its slots.
+ * no_failover: r has cluster-replica-no-failover yes at first, and is not
+ * elected until it is set back to no. */
 static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
-                           const char *prefix) {
+                           const char *prefix, int no_failover) {
+    if (no_failover) {
+        at_ok(r, "CONFIG SET cluster-replica-no-failover %s", "yes");
+        char f[128], pr[64];
+        /* the others learn the flag from r's header */
+        WAIT_FOR(view(p, r, f, pr) && !strcmp(f, "slave,nofailover"), 5000,
+                 "node %d does not see node %d's nofailover flag", p, r);
+    }
     int n = write_then_kill(p, prefix, lo, hi, 200);
+    if (no_failover) {
+        h_sleep_ms(4000); /* an election would be over by now */
+        ck_assert_msg(!role_is(r, "master", 0),
+                      "node %d was elected with cluster-replica-no-failover yes", r);
+        ck_assert_int_eq(srv_log_count(N[r], "Starting a failover election"), 0);
+        at_ok(r, "CONFIG SET cluster-replica-no-failover %s", "no");
+    }
     long long t0 = h_now_ms();
     WAIT_FOR(role_is(r, "master", 0), 20000, "node %d was not elected", r);
     fprintf(stderr, "node %d elected %lld ms after node %d was killed\n", r, h_now_ms() - t0, p);
@@ -487,10 +503,10 @@ START_TEST(failover_mixed) {
     replicate_checks_and_replicas();
     /* a verso replica of a redis primary, elected by a verso and a redis
      * primary; the redis primary back as a replica of the verso node */
-    kill_and_elect(1, 4, 1, 5461, 10922, "b");
+    kill_and_elect(1, 4, 1, 5461, 10922, "b", 1);
     /* a redis replica of a verso primary, elected with verso node 4's
      * vote; the verso node back from nodes.conf as a replica */
-    kill_and_elect(0, 3, 0, 0, 5460, "a");
+    kill_and_elect(0, 3, 0, 0, 5460, "a", 0);
     char f[128], p[64];
     ck_assert(view(0, 0, f, p) && !strcmp(f, "myself,slave") && !strcmp(p, id[3]));
     ck_assert(info_is(0, "replication", "master_link_status", "up"));

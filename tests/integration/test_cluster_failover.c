@@ -8,14 +8,18 @@
  *   node 1 redis primary  (slots 5461-10922)  node 4 verso replica of 1
  *   node 2 redis primary  (slots 10923-16383) node 5 verso replica of 2
  * Then, in order: CLUSTER REPLICATE's refusals; node 1 killed with -9
- * after writes confirmed by WAIT 1: node 4 (verso) is elected with votes of
- * a verso and a redis primary, every confirmed write is found by a client
- * that follows MOVED, node 1 restarted from its nodes.conf rejoins as a
- * replica of node 4; node 0 (verso) killed the same way: node 3 (redis) is
- * elected with a verso primary voting, node 0 restarted from nodes.conf
+ * after writes confirmed by WAIT 1: node 4 (verso), with
+ * cluster-replica-no-failover yes, is not elected (the others see its
+ * nofailover flag), then with no it is, with votes of a verso and a redis
+ * primary (the verso voter's lastVoteEpoch is in its nodes.conf); every
+ * confirmed write is found by a client that follows MOVED; node 1
+ * restarted from its nodes.conf rejoins as a replica of node 4 (and WAIT 1
+ * on node 4 counts it); node 0 (verso) killed the same way: node 3 (redis)
+ * is elected with a verso primary voting, node 0 restarted from nodes.conf
  * rejoins as a replica of node 3 (ROLE, INFO, CLUSTER NODES); CLUSTER
  * FAILOVER (default) from a verso replica of a redis primary and from a
- * redis replica of a verso primary loses no write; FORCE and TAKEOVER.
+ * redis replica of a verso primary loses no write; FORCE and TAKEOVER;
+ * replica migration to a primary orphaned by its replica's death.
  * Single-node refusals (REPLICAOF, FAILOVER, CLUSTER FAILOVER on a primary)
  * in a test of their own. Passes against redis-server as well
  * (VERSO_SERVER=/usr/bin/redis-server). */
@@ -405,8 +409,6 @@ static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
         WAIT_FOR(sees_primary(i, r), 10000, "node %d does not see node %d as a primary", i, r);
     }
     ck_assert(info_is(r, "replication", "role", "master"));
-    char key[64];
-    key_in(key, sizeof key, prefix, 0, lo, hi);
     /* every confirmed write, through MOVED from another shard's node */
     check_keys((r + 1) % NNODES == p ? (r + 2) % NNODES : (r + 1) % NNODES, prefix, lo, hi, n);
     /* the killed node comes back from its nodes.conf: a replica of r */
@@ -418,6 +420,47 @@ static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
                  p, r);
     ck_assert(info_is(p, "replication", "role", "slave"));
     WAIT_FOR(all_state_ok(), 10000, "cluster_state is not ok after the failover");
+    /* WAIT on the new primary counts the rejoined replica */
+    redisContext *c = conn(N[r]->port);
+    char key[64];
+    key_in(key, sizeof key, prefix, n + 1000, lo, hi);
+    redisReply *rep = redisCommand(c, "SET %s after", key);
+    ck_assert(rep && rep->type == REDIS_REPLY_STATUS);
+    freeReplyObject(rep);
+    rep = redisCommand(c, "WAIT 1 5000");
+    ck_assert_msg(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1,
+                  "WAIT 1 on the new primary %d", r);
+    freeReplyObject(rep);
+    redisFree(c);
+}
+
+/* The epoch of node r's config as node i lists it. */
+static long long config_epoch(int i, int r) {
+    char *all = nodes_of(i), *line = NULL;
+    for (char *l = all; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, id[r], 40)) {
+            line = l;
+            break;
+        }
+    long long e = -1;
+    if (line) sscanf(line, "%*s %*s %*s %*s %*s %*s %lld", &e);
+    free(all);
+    return e;
+}
+
+/* Voter v's nodes.conf holds lastVoteEpoch >= epoch (its vote for that
+ * election was saved). */
+static void vote_saved(int v, long long epoch) {
+    char path[2200];
+    snprintf(path, sizeof path, "%s/nodes.conf", N[v]->dir);
+    size_t len;
+    char *text = h_slurp(path, &len, 1);
+    const char *vars = strstr(text, "lastVoteEpoch ");
+    ck_assert_msg(vars != NULL, "no lastVoteEpoch in node %d's nodes.conf", v);
+    long long last = atoll(vars + strlen("lastVoteEpoch "));
+    ck_assert_msg(last >= epoch, "node %d's lastVoteEpoch %lld < the election's epoch %lld", v,
+                  last, epoch);
+    free(text);
 }
 
 /* CLUSTER FAILOVER [opt] on replica r of primary p: r takes over, p
@@ -504,6 +547,8 @@ START_TEST(failover_mixed) {
     /* a verso replica of a redis primary, elected by a verso and a redis
      * primary; the redis primary back as a replica of the verso node */
     kill_and_elect(1, 4, 1, 5461, 10922, "b", 1);
+    /* node 0 (verso) voted for node 4: the vote is in its nodes.conf */
+    vote_saved(0, config_epoch(0, 4));
     /* a redis replica of a verso primary, elected with verso node 4's
      * vote; the verso node back from nodes.conf as a replica */
     kill_and_elect(0, 3, 0, 0, 5460, "a", 0);

@@ -56,6 +56,7 @@ void cluster_init(void) {
         log_warning("%s", err);
         exit(1);
     }
+    cl_gossip_init();
     hooks_register(&cluster_hooks);
     info_set_cluster_links(cl_bus_links_count, cl_bus_links_mem);
     cl_update_state();

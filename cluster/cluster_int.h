@@ -242,6 +242,9 @@ int cl_link_local_ip(const cl_link *l, char ip[BUS_IPLEN]);
 int cl_meet(const char *ip, int port, int cport);
 /* Fills the header every message carries (myself's slots, epochs, flags). */
 void cl_build_header(bus_out *m, int type);
+/* cluster_init, in cluster mode: PUBLISH and SPUBLISH are sent over the bus
+ * from now on (pubsub's cluster hook). */
+void cl_gossip_init(void);
 /* The cron: pings, handshake timeouts, PFAIL and FAIL (called at 10 Hz). */
 void cl_gossip_cron(void);
 /* CLUSTER FORGET: deletes n and keeps its name out for 60 s. */

@@ -312,13 +312,12 @@ static int cron_check_node(cluster_node *n, long long now) {
     return 0;
 }
 
+void cl_gossip_init(void) {
+    pubsub_set_cluster_publish(publish_to_cluster); /* PUBLISH and SPUBLISH go over the bus */
+}
+
 void cl_gossip_cron(void) {
     static long long iteration;
-    static int hooked;
-    if (!hooked) { /* from the first run on, PUBLISH and SPUBLISH go over the bus */
-        pubsub_set_cluster_publish(publish_to_cluster);
-        hooked = 1;
-    }
     iteration++;
     update_myself_announced();
     long long now = cl_now_ms();

@@ -38,23 +38,60 @@ cluster_node *cl_node_new(const char *name, int flags) {
     return n;
 }
 
+/* ---- the index by name ----
+ * Every bus message names its sender and up to N/10 gossip entries, so a
+ * lookup by name is on the bus's hot path: an open-addressing table of
+ * pointers into the node table (linear probing, at most half full), rebuilt
+ * whole when a node leaves or is renamed (rare), grown by insertion. */
+static struct {
+    cluster_node **slot;
+    size_t cap;            /* a power of two, or 0 */
+} idx;
+
+static size_t name_hash(const char *name) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a: ids are random hex */
+    for (int i = 0; i < CL_NAMELEN; i++) h = (h ^ (uint8_t)name[i]) * 1099511628211ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static void idx_put(cluster_node *n) {
+    size_t i = name_hash(n->name) & (idx.cap - 1);
+    while (idx.slot[i]) i = (i + 1) & (idx.cap - 1);
+    idx.slot[i] = n;
+}
+
+/* Rebuilds the index from the node table, sized for `want` nodes. */
+static void idx_rebuild(int want) {
+    size_t cap = 16;
+    while (cap < 2 * (size_t)want) cap *= 2;
+    free(idx.slot);
+    idx.slot = xcalloc(cap, sizeof *idx.slot);
+    idx.cap = cap;
+    for (int i = 0; i < cl.numnodes; i++) idx_put(cl.nodes[i]);
+}
+
 void cl_node_add(cluster_node *n) {
     assert(cl_node_lookup(n->name, CL_NAMELEN) == NULL);
     cluster_node **a = xrealloc(cl.nodes, (size_t)(cl.numnodes + 1) * sizeof *a);
     cl.nodes = a;
     cl.nodes[cl.numnodes++] = n;
+    if (2 * (size_t)cl.numnodes > idx.cap)
+        idx_rebuild(cl.numnodes * 2);
+    else
+        idx_put(n);
 }
 
 cluster_node *cl_node_lookup(const char *name, size_t len) {
-    if (len != CL_NAMELEN) return NULL;
-    for (int i = 0; i < cl.numnodes; i++)
-        if (memcmp(cl.nodes[i]->name, name, CL_NAMELEN) == 0) return cl.nodes[i];
+    if (len != CL_NAMELEN || idx.cap == 0) return NULL;
+    for (size_t i = name_hash(name) & (idx.cap - 1); idx.slot[i]; i = (i + 1) & (idx.cap - 1))
+        if (memcmp(idx.slot[i]->name, name, CL_NAMELEN) == 0) return idx.slot[i];
     return NULL;
 }
 
 void cl_node_rename(cluster_node *n, const char *name) {
     assert(cl_node_lookup(name, CL_NAMELEN) == NULL);
     memcpy(n->name, name, CL_NAMELEN);
+    idx_rebuild(cl.numnodes);
 }
 
 void cl_node_set_hostname(cluster_node *n, const char *h, size_t len) {
@@ -212,6 +249,7 @@ void cl_node_delete(cluster_node *n) {
             cl.numnodes--;
             break;
         }
+    idx_rebuild(cl.numnodes);
     free(n->replicas);
     free(n->fail_reports);
     free(n->hostname);
@@ -296,6 +334,7 @@ void cl_reset(int hard) {
         me->config_epoch = 0;
         log_warning("configEpoch set to 0 via CLUSTER RESET HARD");
         cl_random_name(me->name);
+        idx_rebuild(cl.numnodes);
         log_notice("Node hard reset, now I'm %.40s", me->name);
     }
     cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE | CL_TODO_FSYNC_CONFIG);
@@ -318,6 +357,9 @@ void cl_state_clear(void) {
     }
     free(cl.nodes);
     cl.nodes = NULL;
+    free(idx.slot);
+    idx.slot = NULL;
+    idx.cap = 0;
     cl.current_epoch = cl.last_vote_epoch = 0;
 }
 

@@ -236,10 +236,7 @@ static void resume_parked(void) {
             client *c = M.resuming[i];
             if (!c) continue;
             M.resuming[i] = NULL;
-            c->flags &= ~CLIENT_BLOCKED;
-            net_process_input(c);
-            net_update_reading(c);
-            net_want_write(c);
+            net_resume_parked(c);
         }
         free(M.resuming);
         M.resuming = NULL;

@@ -521,6 +521,13 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     net_update_reading(c);
 }
 
+void net_resume_parked(client *c) {
+    c->flags &= ~CLIENT_BLOCKED;
+    net_process_input(c);
+    net_update_reading(c);
+    net_want_write(c);
+}
+
 void net_update_reading(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
     int should_pause = net_pending_output(c) > NET_OBUF_PAUSE || (c->flags & CLIENT_INPUT_PARKED);

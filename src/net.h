@@ -72,5 +72,9 @@ void net_skip_pending(client *c);
 /* Stops or resumes reading a client after its output backlog or parked
  * state changed. */
 void net_update_reading(client *c);
+/* A client whose pending command was parked (CLIENT_BLOCKED: a CLIENT
+ * PAUSE, a MIGRATE of its keys) goes on: the command is dispatched again
+ * (and may be parked again), reading and writing resume. */
+void net_resume_parked(client *c);
 
 #endif

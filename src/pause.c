@@ -109,10 +109,7 @@ static void on_resume(uv_timer_t *t) {
         client *c = P.running[i];
         if (!c) continue;
         P.running[i] = NULL;
-        c->flags &= ~CLIENT_BLOCKED;
-        net_process_input(c);
-        net_update_reading(c);
-        net_want_write(c);
+        net_resume_parked(c);
     }
     free(P.running);
     P.running = NULL;

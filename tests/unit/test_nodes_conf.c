@@ -255,6 +255,38 @@ START_TEST(writer) {
 }
 END_TEST
 
+/* The node table's index by name: found after adds, gone after a delete,
+ * moved by a rename, and right through the growth of the table (2000
+ * nodes: several rebuilds). */
+START_TEST(node_index) {
+    cl_state_clear();
+    enum { N = 2000 };
+    static cluster_node *made[N];
+    for (int i = 0; i < N; i++) {
+        char name[CL_NAMELEN + 1];
+        snprintf(name, sizeof name, "%040d", i);
+        made[i] = cl_node_new(name, CL_NODE_PRIMARY);
+        cl_node_add(made[i]);
+    }
+    cl.myself = made[0];
+    for (int i = 0; i < N; i++) ck_assert_ptr_eq(cl_node_lookup(made[i]->name, CL_NAMELEN), made[i]);
+    ck_assert_ptr_null(cl_node_lookup(ID_A, CL_NAMELEN));
+    ck_assert_ptr_null(cl_node_lookup(made[1]->name, CL_NAMELEN - 1));
+    char gone[CL_NAMELEN];
+    memcpy(gone, made[7]->name, CL_NAMELEN);
+    cl_node_delete(made[7]);
+    ck_assert_ptr_null(cl_node_lookup(gone, CL_NAMELEN));
+    ck_assert_ptr_eq(cl_node_lookup(made[8]->name, CL_NAMELEN), made[8]);
+    char old[CL_NAMELEN];
+    memcpy(old, made[9]->name, CL_NAMELEN);
+    cl_node_rename(made[9], ID_B);
+    ck_assert_ptr_null(cl_node_lookup(old, CL_NAMELEN));
+    ck_assert_ptr_eq(cl_node_lookup(ID_B, CL_NAMELEN), made[9]);
+    for (int i = 10; i < N; i++) ck_assert_ptr_eq(cl_node_lookup(made[i]->name, CL_NAMELEN), made[i]);
+    cl_state_clear();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("nodes_conf");
     TCase *tc = tcase_create("nodes_conf");
@@ -263,6 +295,7 @@ int main(void) {
     tcase_add_test(tc, corrupt_inputs);
     tcase_add_test(tc, long_lines);
     tcase_add_test(tc, writer);
+    tcase_add_test(tc, node_index);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

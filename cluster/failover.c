@@ -242,6 +242,25 @@ static void replace_my_primary(void) {
     cl_failover_reset_manual();
 }
 
+/* A new election: its start, delayed by my rank (at once for a manual
+ * failover); the other replicas of my primary are told my offset. */
+static void schedule_election(long long now) {
+    F.auth_count = 0;
+    F.auth_sent = 0;
+    F.auth_rank = cl_elect_rank(cl.myself, repl_offset());
+    F.auth_time = now + cl_elect_delay(F.auth_rank, (unsigned)draw_below(500));
+    if (F.mf_end) {
+        F.auth_time = now;
+        F.auth_rank = 0;
+        cl_todo(CL_TODO_HANDLE_FAILOVER);
+    }
+    log_warning("Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
+                F.auth_time - now, F.auth_rank, repl_offset());
+    bus_out m;
+    cl_build_header(&m, BUS_PONG);
+    send_to_sibling_replicas(&m);
+}
+
 /* clusterHandleSlaveFailover: called by the cron and when a vote came. */
 static void handle_failover(void) {
     cluster_node *me = cl.myself, *p = me->primary;
@@ -264,21 +283,7 @@ static void handle_failover(void) {
         return;
     }
     if (auth_age > auth_timeout * 2) {
-        /* a new election: its start, delayed by my rank */
-        F.auth_count = 0;
-        F.auth_sent = 0;
-        F.auth_rank = cl_elect_rank(me, repl_offset());
-        F.auth_time = now + cl_elect_delay(F.auth_rank, (unsigned)draw_below(500));
-        if (F.mf_end) { /* a manual failover asks at once */
-            F.auth_time = now;
-            F.auth_rank = 0;
-            cl_todo(CL_TODO_HANDLE_FAILOVER);
-        }
-        log_warning("Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
-                    F.auth_time - now, F.auth_rank, repl_offset());
-        bus_out m;
-        cl_build_header(&m, BUS_PONG);
-        send_to_sibling_replicas(&m);
+        schedule_election(now);
         return;
     }
     if (!F.auth_sent && !F.mf_end) {

@@ -148,11 +148,11 @@ static int node_id(const srv *s, char id[41]) {
     return primary;
 }
 
-/* Waits until every one of the first NODES nodes lists node id in CLUSTER
+/* Waits until every one of the first n nodes lists node id in CLUSTER
  * NODES (with an address: the handshake is over). */
-static void wait_known(const char *id) {
+static void wait_known(const char *id, int n) {
     long long deadline = h_now_ms() + h_scaled_ms(20000);
-    for (int i = 0; i < NODES; i++) {
+    for (int i = 0; i < n; i++) {
         redisContext *c = srv_connect(node[i]);
         for (;;) {
             redisReply *r = cmd(c, "CLUSTER NODES");
@@ -280,7 +280,7 @@ static void manager_steps(void) {
     check_cluster(node[0]);
     char new_id[41];
     ck_assert(node_id(node[NODES], new_id));
-    wait_known(new_id);
+    wait_known(new_id, NODES);
     const char *add_replica[] = {"--cluster", "add-node", endpoint(node[NODES + 1], ep, sizeof ep),
                                  endpoint(node[0], ep2, sizeof ep2), "--cluster-slave",
                                  "--cluster-master-id", new_id, NULL};
@@ -295,7 +295,7 @@ static void manager_steps(void) {
         ck_assert_msg(h_now_ms() < deadline, "the added replica never became a replica");
         h_sleep_ms(100);
     }
-    wait_known(rep_id);
+    wait_known(rep_id, NODES + 1); /* del-node tells every node to forget it */
     const char *del_rep[] = {"--cluster", "del-node", endpoint(node[0], ep, sizeof ep), rep_id, NULL};
     st = cli(&out, 30000, del_rep);
     ck_assert_msg(st == 0 && strstr(out, "Sending CLUSTER FORGET messages to the cluster"), "del-node replica:\n%s", tail(out));

@@ -15,7 +15,10 @@
  *                 node, framing, send queues
  *   gossip.c      what a received message does (MEET, PING, PONG, FAIL,
  *                 UPDATE, PUBLISH), the cron (pings, PFAIL/FAIL)
- *   failover.c    replica elections, votes, manual failover
+ *   failover.c    replica elections, votes, manual failover (elect.c:
+ *                 the election's rules, pure)
+ *   replicas.c    myself as a replica: whom replication follows, CLUSTER
+ *                 REPLICATE, replica migration
  *
  * Main thread only, unless a function says otherwise. */
 #ifndef VERSO_CLUSTER_INT_H

@@ -242,6 +242,25 @@ static void replace_my_primary(void) {
     cl_failover_reset_manual();
 }
 
+/* A new election: its start, delayed by my rank (at once for a manual
+ * failover); the other replicas of my primary are told my offset. */
+static void schedule_election(long long now) {
+    F.auth_count = 0;
+    F.auth_sent = 0;
+    F.auth_rank = cl_elect_rank(cl.myself, repl_offset());
+    F.auth_time = now + cl_elect_delay(F.auth_rank, (unsigned)draw_below(500));
+    if (F.mf_end) {
+        F.auth_time = now;
+        F.auth_rank = 0;
+        cl_todo(CL_TODO_HANDLE_FAILOVER);
+    }
+    log_warning("Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
+                F.auth_time - now, F.auth_rank, repl_offset());
+    bus_out m;
+    cl_build_header(&m, BUS_PONG);
+    send_to_sibling_replicas(&m);
+}
+
 /* clusterHandleSlaveFailover: called by the cron and when a vote came. */
 static void handle_failover(void) {
     cluster_node *me = cl.myself, *p = me->primary;
@@ -264,21 +283,7 @@ static void handle_failover(void) {
         return;
     }
     if (auth_age > auth_timeout * 2) {
-        /* a new election: its start, delayed by my rank */
-        F.auth_count = 0;
-        F.auth_sent = 0;
-        F.auth_rank = cl_elect_rank(me, repl_offset());
-        F.auth_time = now + cl_elect_delay(F.auth_rank, (unsigned)draw_below(500));
-        if (F.mf_end) { /* a manual failover asks at once */
-            F.auth_time = now;
-            F.auth_rank = 0;
-            cl_todo(CL_TODO_HANDLE_FAILOVER);
-        }
-        log_warning("Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
-                    F.auth_time - now, F.auth_rank, repl_offset());
-        bus_out m;
-        cl_build_header(&m, BUS_PONG);
-        send_to_sibling_replicas(&m);
+        schedule_election(now);
         return;
     }
     if (!F.auth_sent && !F.mf_end) {
@@ -322,8 +327,19 @@ static void handle_failover(void) {
     replace_my_primary();
 }
 
+/* clusterUpdateMyselfFlags: myself's NOFAILOVER follows
+ * cluster-replica-no-failover (the others learn it from our header and
+ * leave us out of their rank). */
+static void update_myself_flags(void) {
+    int old = cl.myself->flags;
+    cl.myself->flags &= ~CL_NODE_NOFAILOVER;
+    if (server.cfg.compat.cluster_replica_no_failover) cl.myself->flags |= CL_NODE_NOFAILOVER;
+    if (cl.myself->flags != old) cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE);
+}
+
 void cl_failover_cron(void) {
     long long now = cl_now_ms();
+    update_myself_flags();
     mf_check_timeout(now);
     if (!cl_node_is_primary(cl.myself)) {
         mf_handle();
@@ -333,6 +349,7 @@ void cl_failover_cron(void) {
 }
 
 void cl_failover_before_sleep(void) {
+    update_myself_flags();
     int todo = cl.todo;
     cl.todo &= ~(CL_TODO_HANDLE_FAILOVER | CL_TODO_HANDLE_MANUALFAILOVER);
     if (todo & CL_TODO_HANDLE_MANUALFAILOVER) {
@@ -356,6 +373,12 @@ const char *cl_cmd_failover(int force, int takeover) {
         return "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE";
     cl_failover_reset_manual();
     F.mf_end = cl_now_ms() + CL_MF_TIMEOUT;
+    /* a fresh election, even within auth_timeout * 2 of the last one:
+     * Redis 7.0 would go on with that one (its votes, its older epoch)
+     * and claim the slots with a config epoch that loses */
+    F.auth_time = 0;
+    F.auth_sent = 0;
+    F.auth_count = 0;
     if (takeover) {
         /* no election: a config epoch of its own, the slots taken */
         log_warning("Taking over the master (user request).");

@@ -432,7 +432,10 @@ void cl_gossip_process(cl_link *link, cluster_node *link_node, const bus_view *v
                                                          : cl_node_lookup(h->sender, CL_NAMELEN);
     if (sender && cl_link_inbound(link) && !known) cl_bus_set_inbound(link, sender);
     if (sender) sender->data_received = cl_now_ms();
-    if (sender && !cl_in_handshake(sender)) take_header(sender, h);
+    if (sender && !cl_in_handshake(sender)) {
+        take_header(sender, h);
+        cl_failover_header_seen(sender, v); /* a paused primary's offset */
+    }
 
     switch (h->type) {
     case BUS_PING: case BUS_MEET:

@@ -100,6 +100,7 @@ void cl_build_header(bus_out *m, int type) {
     h->current_epoch = cl.current_epoch;
     h->config_epoch = primary->config_epoch;
     h->offset = (uint64_t)R.offset;
+    h->mflags[0] = (uint8_t)cl_failover_mflags(); /* PAUSED: a manual failover */
 }
 
 static void gossip_entry(bus_gossip *g, const cluster_node *n) {

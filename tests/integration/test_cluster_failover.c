@@ -8,14 +8,18 @@
  *   node 1 redis primary  (slots 5461-10922)  node 4 verso replica of 1
  *   node 2 redis primary  (slots 10923-16383) node 5 verso replica of 2
  * Then, in order: CLUSTER REPLICATE's refusals; node 1 killed with -9
- * after writes confirmed by WAIT 1: node 4 (verso) is elected with votes of
- * a verso and a redis primary, every confirmed write is found by a client
- * that follows MOVED, node 1 restarted from its nodes.conf rejoins as a
- * replica of node 4; node 0 (verso) killed the same way: node 3 (redis) is
- * elected with a verso primary voting, node 0 restarted from nodes.conf
+ * after writes confirmed by WAIT 1: node 4 (verso), with
+ * cluster-replica-no-failover yes, is not elected (the others see its
+ * nofailover flag), then with no it is, with votes of a verso and a redis
+ * primary (the verso voter's lastVoteEpoch is in its nodes.conf); every
+ * confirmed write is found by a client that follows MOVED; node 1
+ * restarted from its nodes.conf rejoins as a replica of node 4 (and WAIT 1
+ * on node 4 counts it); node 0 (verso) killed the same way: node 3 (redis)
+ * is elected with a verso primary voting, node 0 restarted from nodes.conf
  * rejoins as a replica of node 3 (ROLE, INFO, CLUSTER NODES); CLUSTER
  * FAILOVER (default) from a verso replica of a redis primary and from a
- * redis replica of a verso primary loses no write; FORCE and TAKEOVER.
+ * redis replica of a verso primary loses no write; FORCE and TAKEOVER;
+ * replica migration to a primary orphaned by its replica's death.
  * Single-node refusals (REPLICAOF, FAILOVER, CLUSTER FAILOVER on a primary)
  * in a test of their own. Passes against redis-server as well
  * (VERSO_SERVER=/usr/bin/redis-server). */
@@ -35,6 +39,7 @@
 
 static srv *N[NNODES];
 static pid_t restarted[NNODES]; /* a node restarted by restart() */
+static int dead[NNODES];        /* killed, not restarted */
 static char id[NNODES][41];
 
 /* ---- talking to nodes ---- */
@@ -154,6 +159,28 @@ static int state_ok(int i) {
     return ok;
 }
 
+static long long current_epoch(int i) {
+    redisReply *r = at(i, "CLUSTER INFO");
+    const char *f = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "cluster_current_epoch:")
+                                                       : NULL;
+    long long e = f ? atoll(f + strlen("cluster_current_epoch:")) : -1;
+    freeReplyObject(r);
+    return e;
+}
+
+/* Every live node has the same current epoch: no election or epoch
+ * collision is still going on. */
+static int epochs_settled(void) {
+    long long e = -1;
+    for (int i = 0; i < NNODES; i++) {
+        if (dead[i]) continue;
+        long long ei = current_epoch(i);
+        if (e >= 0 && ei != e) return 0;
+        e = ei;
+    }
+    return 1;
+}
+
 static int all_state_ok(void) {
     for (int i = 0; i < NNODES; i++)
         if (!state_ok(i)) return 0;
@@ -201,6 +228,16 @@ static void key_in(char *buf, size_t cap, const char *prefix, int n, unsigned lo
 
 /* ---- killing and restarting ---- */
 
+static void kill_node(int i) {
+    if (restarted[i]) {
+        h_spawn_kill(restarted[i]);
+        restarted[i] = 0;
+    } else {
+        srv_kill9(N[i]);
+    }
+    dead[i] = 1;
+}
+
 /* Writes keys of [lo, hi] to primary p, each confirmed by WAIT 1, then
  * kills p with -9 while more writes are on the wire. Returns how many
  * were confirmed (keys <prefix>:0 .. n-1 of key_in, values "v<i>"). */
@@ -226,7 +263,7 @@ static int write_then_kill(int p, const char *prefix, unsigned lo, unsigned hi, 
     }
     int done = 0;
     redisBufferWrite(c, &done);
-    srv_kill9(N[p]);
+    kill_node(p);
     redisFree(c);
     return confirmed;
 }
@@ -256,6 +293,8 @@ static void restart(int i, int redis) {
                           "--cluster-node-timeout", "1000", "--repl-diskless-sync-delay", "0",
                           "--appendonly", "no", NULL};
     restarted[i] = h_spawn(argv, log);
+    dead[i] = 0;
+    snprintf(N[i]->log, sizeof N[i]->log, "%s", log); /* its log from now on */
     long long end = h_now_ms() + h_scaled_ms(10000);
     for (;;) {
         struct timeval tv = {0, 200000};
@@ -268,6 +307,23 @@ static void restart(int i, int redis) {
         ck_assert_msg(h_now_ms() < end, "node %d did not restart (see %s)", i, log);
         h_sleep_ms(20);
     }
+}
+
+/* The last warnings of node i's log (its lines with " # ", as both
+ * servers mark them), 3000 bytes at most (static buffer), for messages. */
+static const char *log_tail(int i) {
+    static char buf[3072];
+    char *all = srv_log_read(N[i]);
+    {
+        size_t used = 0;
+        char *keep = calloc(1, strlen(all) + 1);
+        for (char *l = strtok(all, "\n"); l; l = strtok(NULL, "\n"))
+            if (strstr(l, " # ")) used += (size_t)sprintf(keep + used, "%s\n", l);
+        snprintf(buf, sizeof buf, "%s", keep + (used > 3000 ? used - 3000 : 0));
+        free(keep);
+    }
+    free(all);
+    return buf;
 }
 
 /* ---- the test ---- */
@@ -323,18 +379,36 @@ static void replicate_checks_and_replicas(void) {
     ck_assert(view(4, 4, f, p) && !strcmp(f, "myself,slave") && !strcmp(p, id[1]));
 }
 
-/* Primary p killed under confirmed writes: replica r takes its slots. */
+/* Primary p killed under confirmed writes: replica r takes its slots.
+ * no_failover: r has cluster-replica-no-failover yes at first, and is not
+ * elected until it is set back to no. */
 static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
-                           const char *prefix) {
+                           const char *prefix, int no_failover) {
+    if (no_failover) {
+        at_ok(r, "CONFIG SET cluster-replica-no-failover %s", "yes");
+        char f[128], pr[64];
+        /* the others learn the flag from r's header */
+        WAIT_FOR(view(p, r, f, pr) && !strcmp(f, "slave,nofailover"), 5000,
+                 "node %d does not see node %d's nofailover flag", p, r);
+    }
     int n = write_then_kill(p, prefix, lo, hi, 200);
+    if (no_failover) {
+        h_sleep_ms(4000); /* an election would be over by now */
+        ck_assert_msg(!role_is(r, "master", 0),
+                      "node %d was elected with cluster-replica-no-failover yes", r);
+        ck_assert_int_eq(srv_log_count(N[r], "Starting a failover election"), 0);
+        at_ok(r, "CONFIG SET cluster-replica-no-failover %s", "no");
+    }
+    long long t0 = h_now_ms();
     WAIT_FOR(role_is(r, "master", 0), 20000, "node %d was not elected", r);
+    fprintf(stderr, "node %d elected %lld ms after node %d was killed\n", r, h_now_ms() - t0, p);
+    /* by an election (the same log line in verso and redis-server) */
+    ck_assert_int_eq(srv_log_count(N[r], "Failover election won: I'm the new master."), 1);
     for (int i = 0; i < NNODES; i++) {
         if (i == p) continue;
         WAIT_FOR(sees_primary(i, r), 10000, "node %d does not see node %d as a primary", i, r);
     }
     ck_assert(info_is(r, "replication", "role", "master"));
-    char key[64];
-    key_in(key, sizeof key, prefix, 0, lo, hi);
     /* every confirmed write, through MOVED from another shard's node */
     check_keys((r + 1) % NNODES == p ? (r + 2) % NNODES : (r + 1) % NNODES, prefix, lo, hi, n);
     /* the killed node comes back from its nodes.conf: a replica of r */
@@ -346,12 +420,54 @@ static void kill_and_elect(int p, int r, int redis_p, unsigned lo, unsigned hi,
                  p, r);
     ck_assert(info_is(p, "replication", "role", "slave"));
     WAIT_FOR(all_state_ok(), 10000, "cluster_state is not ok after the failover");
+    /* WAIT on the new primary counts the rejoined replica */
+    redisContext *c = conn(N[r]->port);
+    char key[64];
+    key_in(key, sizeof key, prefix, n + 1000, lo, hi);
+    redisReply *rep = redisCommand(c, "SET %s after", key);
+    ck_assert(rep && rep->type == REDIS_REPLY_STATUS);
+    freeReplyObject(rep);
+    rep = redisCommand(c, "WAIT 1 5000");
+    ck_assert_msg(rep && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1,
+                  "WAIT 1 on the new primary %d", r);
+    freeReplyObject(rep);
+    redisFree(c);
+}
+
+/* The epoch of node r's config as node i lists it. */
+static long long config_epoch(int i, int r) {
+    char *all = nodes_of(i), *line = NULL;
+    for (char *l = all; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, id[r], 40)) {
+            line = l;
+            break;
+        }
+    long long e = -1;
+    if (line) sscanf(line, "%*s %*s %*s %*s %*s %*s %lld", &e);
+    free(all);
+    return e;
+}
+
+/* Voter v's nodes.conf holds lastVoteEpoch >= epoch (its vote for that
+ * election was saved). */
+static void vote_saved(int v, long long epoch) {
+    char path[2200];
+    snprintf(path, sizeof path, "%s/nodes.conf", N[v]->dir);
+    size_t len;
+    char *text = h_slurp(path, &len, 1);
+    const char *vars = strstr(text, "lastVoteEpoch ");
+    ck_assert_msg(vars != NULL, "no lastVoteEpoch in node %d's nodes.conf", v);
+    long long last = atoll(vars + strlen("lastVoteEpoch "));
+    ck_assert_msg(last >= epoch, "node %d's lastVoteEpoch %lld < the election's epoch %lld", v,
+                  last, epoch);
+    free(text);
 }
 
 /* CLUSTER FAILOVER [opt] on replica r of primary p: r takes over, p
  * follows it; with writes sent to p just before, none is lost. */
 static void manual_failover(int r, int p, const char *opt, unsigned lo, unsigned hi,
                             const char *prefix) {
+    WAIT_FOR(epochs_settled(), 10000, "the nodes do not agree on the current epoch");
     redisContext *c = conn(N[p]->port);
     char key[64];
     int n = 300;
@@ -365,16 +481,91 @@ static void manual_failover(int r, int p, const char *opt, unsigned lo, unsigned
         ck_assert_msg(rep->type == REDIS_REPLY_STATUS, "SET on node %d", p);
         freeReplyObject(rep);
     }
-    redisFree(c);
+    int more = opt[0] ? 0 : 5000;
+    if (more) {
+        /* writes still on the wire as the handover starts: each is either
+         * applied before the pause (+OK, then it must be on r) or waits
+         * it out and is redirected to r (-MOVED), none after a -MOVED */
+        for (int i = n; i < n + more; i++) {
+            key_in(key, sizeof key, prefix, i, lo, hi);
+            redisAppendCommand(c, "SET %s v%d", key, i);
+        }
+        for (int done = 0; !done;)
+            ck_assert(redisBufferWrite(c, &done) == REDIS_OK);
+    }
     at_ok(r, opt[0] ? "CLUSTER FAILOVER %s" : "CLUSTER FAILOVER", opt);
+    int taken = 0;
+    for (int i = 0; i < more; i++) {
+        redisReply *rep = NULL;
+        ck_assert_msg(redisGetReply(c, (void **)&rep) == REDIS_OK, "SET %d: I/O error", i);
+        int ok = rep->type == REDIS_REPLY_STATUS;
+        ck_assert_msg((ok && taken == i) ||
+                          (rep->type == REDIS_REPLY_ERROR && !strncmp(rep->str, "MOVED ", 6)),
+                      "SET %d during the failover: %s", i, rep->str ? rep->str : "?");
+        taken += ok;
+        freeReplyObject(rep);
+    }
+    if (more)
+        fprintf(stderr, "CLUSTER FAILOVER of node %d: node %d took %d of %d writes sent with it\n",
+                r, p, taken, more);
+    n += taken;
+    redisFree(c);
     WAIT_FOR(role_is(r, "master", 0) && role_is(p, "slave", N[r]->port), 15000,
-             "CLUSTER FAILOVER %s: node %d did not take over from node %d", opt, r, p);
+             "CLUSTER FAILOVER %s: node %d did not take over from node %d; its log:\n%s", opt,
+             r, p, log_tail(r));
     for (int i = 0; i < NNODES; i++)
         WAIT_FOR(sees_primary(i, r) && sees_replica_of(i, p, r), 10000,
                  "node %d does not see %d as primary of %d:\n%s", i, r, p, nodes_of(i));
-    if (strcmp(opt, "TAKEOVER") != 0 && strcmp(opt, "FORCE") != 0)
-        check_keys(r, prefix, lo, hi, n); /* served by r itself: no write lost */
+    if (!opt[0]) {
+        /* the handshake ran: the primary paused, r reached its offset */
+        ck_assert_int_ge(srv_log_count(N[r], "All master replication stream processed, manual "
+                                             "failover can start."), 1);
+        check_keys(r, prefix, lo, hi, n); /* served by r itself: no +OK lost */
+    }
     WAIT_FOR(all_state_ok(), 10000, "cluster_state is not ok after CLUSTER FAILOVER %s", opt);
+}
+
+/* Replica migration: primaries 0, 4, 5 (verso) have one replica each (3,
+ * 1, 2: redis). Pair A's primary v hands over to its replica rv (v is then
+ * a replica of rv), pair C's replica rc joins rv too (rv has two
+ * replicas), pair B's replica is killed: B's primary q is orphaned (its
+ * only replica FAIL), and after Redis's 5 s the replica of rv with the
+ * smaller id migrates to q. The pairs are picked so that it is verso's
+ * node v when the ids allow. */
+static void replica_migration(void) {
+    static const int pair[3][2] = {{0, 3}, {4, 1}, {5, 2}};
+    static const unsigned range[3][2] = {{0, 5460}, {5461, 10922}, {10923, 16383}};
+    int a = 0, c = 1;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (i != j && strcmp(id[pair[i][0]], id[pair[j][1]]) < 0) {
+                a = i;
+                c = j;
+            }
+    int b = 3 - a - c;
+    int v = pair[a][0], rv = pair[a][1], rc = pair[c][1], q = pair[b][0], r2 = pair[b][1];
+    /* rv may have won an election less than 4 s ago (auth_timeout * 2):
+     * redis-server would then claim the slots with that election's old
+     * epoch, and lose them again (verso starts each manual failover's
+     * election afresh) */
+    h_sleep_ms(4500);
+    manual_failover(rv, v, "", range[a][0], range[a][1], "mig"); /* v a replica of rv */
+    at_ok(rc, "CLUSTER REPLICATE %s", id[rv]);
+    for (int i = 0; i < NNODES; i++)
+        WAIT_FOR(sees_replica_of(i, rc, rv), 10000, "node %d does not see %d as %d's replica",
+                 i, rc, rv);
+    kill_node(r2);
+    int mover = strcmp(id[v], id[rc]) < 0 ? v : rc;
+    fprintf(stderr, "replica migration: node %d (%s) expected to move to node %d\n", mover,
+            mover == v ? "verso" : "redis", q);
+    WAIT_FOR(role_is(mover, "slave", N[q]->port), 25000,
+             "node %d did not migrate to orphaned node %d; its view:\n%s\nits log:\n%s", mover, q,
+             nodes_of(mover), log_tail(mover));
+    ck_assert_int_eq(srv_log_count(N[mover], "Migrating to orphaned master"), 1);
+    for (int i = 0; i < NNODES; i++)
+        if (i != r2)
+            WAIT_FOR(sees_replica_of(i, mover, q), 10000,
+                     "node %d does not see %d as %d's replica", i, mover, q);
 }
 
 START_TEST(failover_mixed) {
@@ -382,10 +573,12 @@ START_TEST(failover_mixed) {
     replicate_checks_and_replicas();
     /* a verso replica of a redis primary, elected by a verso and a redis
      * primary; the redis primary back as a replica of the verso node */
-    kill_and_elect(1, 4, 1, 5461, 10922, "b");
+    kill_and_elect(1, 4, 1, 5461, 10922, "b", 1);
+    /* node 0 (verso) voted for node 4: the vote is in its nodes.conf */
+    vote_saved(0, config_epoch(0, 4));
     /* a redis replica of a verso primary, elected with verso node 4's
      * vote; the verso node back from nodes.conf as a replica */
-    kill_and_elect(0, 3, 0, 0, 5460, "a");
+    kill_and_elect(0, 3, 0, 0, 5460, "a", 0);
     char f[128], p[64];
     ck_assert(view(0, 0, f, p) && !strcmp(f, "myself,slave") && !strcmp(p, id[3]));
     ck_assert(info_is(0, "replication", "master_link_status", "up"));
@@ -398,6 +591,7 @@ START_TEST(failover_mixed) {
     manual_failover(5, 2, "FORCE", 10923, 16383, "f");
     manual_failover(4, 1, "TAKEOVER", 5461, 10922, "t");
     check_keys(2, "m1", 5461, 10922, 300); /* still there after the takeover */
+    replica_migration();
     for (int i = 0; i < NNODES; i++)
         if (restarted[i]) h_spawn_kill(restarted[i]);
 }

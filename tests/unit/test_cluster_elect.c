@@ -20,6 +20,7 @@ static cluster_node *node(int flags) {
 }
 
 static void setup(void) {
+    cl_state_clear();
     memset(&cl, 0, sizeof cl);
     A = node(CL_NODE_PRIMARY | CL_NODE_MYSELF);
     cl.myself = A;
@@ -139,6 +140,7 @@ int main(void) {
     inproc_conf();
     Suite *s = suite_create("cluster_elect");
     TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, NULL, cl_state_clear); /* frees the table */
     tcase_add_test(tc, test_rank);
     tcase_add_test(tc, test_delay_and_timeouts);
     tcase_add_test(tc, test_data_age);

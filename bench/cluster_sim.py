@@ -85,6 +85,9 @@ def start_nodes(binary, work):
                 break
             except redis.exceptions.ConnectionError:
                 time.sleep(0.01)
+        # the raw replies (redis-py parses CLUSTER INFO and NODES its own way)
+        for k in [k for k in c.response_callbacks if k.startswith('CLUSTER')]:
+            del c.response_callbacks[k]
         n['c'] = c
         n['id'] = c.execute_command('CLUSTER MYID')
     return nodes

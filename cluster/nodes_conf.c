@@ -16,7 +16,9 @@
  * file is fsynced before the rename and the directory after, else not (a
  * SETSLOT's save, five per slot a reshard moves: their fsyncs, two per
  * save, kept the disk and the writer busy for what Redis 7.0 does not
- * fsync either). The done callbacks come back on the loop thread through
+ * fsync either); after such a write the writer lets CONF_COALESCE_MS pass
+ * (cut short by a save that asks for fsync), so that a burst of them is
+ * one write. The done callbacks come back on the loop thread through
  * a uv_async once the text they asked for (or a newer one) is written, and
  * durable if any request folded into it asked for fsync. cl_conf_save_now
  * writes on the calling (loop) thread, fsynced: CLUSTER SAVECONFIG and
@@ -36,6 +38,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -372,6 +375,8 @@ void cl_conf_update_myself(void) {
 
 /* ---- the file: lock, write ---- */
 
+#define CONF_COALESCE_MS 10 /* saves without fsync: at most one write per */
+
 /* The writer's state. The mutex guards every field; text, text_fsync and
  * waiting are filled by the loop thread and taken by the writer; finished
  * is filled by the writer and taken by the loop thread (the uv_async). */
@@ -476,6 +481,22 @@ static int write_file_locked(const char *text, size_t len, uint64_t seq, int do_
     return do_fsync ? fsync_dir_of(w.path) : 0;
 }
 
+/* After a write without fsync the writer waits CONF_COALESCE_MS (unless a
+ * save asks for fsync, or the server stops) so that a burst of saves, a
+ * reshard's SETSLOTs, is one write: each is a file created and renamed,
+ * work for the core the loop may share. Caller holds w.mu. */
+static void coalesce_locked(void) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += CONF_COALESCE_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (!w.text_fsync && !w.stop)
+        if (pthread_cond_timedwait(&w.cond, &w.mu, &until) == ETIMEDOUT) break;
+}
+
 /* The writer thread: takes the newest text, writes it, hands the
  * callbacks back to the loop. */
 static void *writer_main(void *unused) {
@@ -512,6 +533,7 @@ static void *writer_main(void *unused) {
         pthread_mutex_unlock(&w.mu);
         uv_async_send(&w.async);
         pthread_mutex_lock(&w.mu);
+        if (!do_fsync) coalesce_locked();
     }
     pthread_mutex_unlock(&w.mu);
     return NULL;
@@ -544,7 +566,11 @@ static void writer_start(void) {
     if (w.started) return;
     pthread_mutex_init(&w.mu, NULL);
     pthread_mutex_init(&w.io, NULL);
-    pthread_cond_init(&w.cond, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* coalesce_locked's clock */
+    pthread_cond_init(&w.cond, &ca);
+    pthread_condattr_destroy(&ca);
     int rc = uv_async_init(server.loop, &w.async, on_saved);
     assert(rc == 0);
     uv_unref((uv_handle_t *)&w.async);

@@ -7,8 +7,8 @@
  *   state.c       the node table, slots, fail reports, cluster_state ok/fail,
  *                 the to-do flags run before the loop sleeps
  *   nodes_conf.c  nodes.conf: its text, loading at start, saving (a
- *                 writer thread writes, fsyncs and renames; the loop never
- *                 waits on the disk)
+ *                 writer thread writes and renames, fsyncing when asked;
+ *                 the loop never waits on the disk)
  *   cmd_cluster.c the CLUSTER command (its long replies in
  *                 cmd_cluster_reply.c, its rows in cmd_cluster_table.c)
  *   bus.c         links: the listener on the bus port, connections to every
@@ -181,9 +181,11 @@ void cl_state_clear(void);
 /* Loads cluster-config-file: 0 loaded, 1 the file does not exist (a new
  * node: myself is created), -1 corrupt (err says why; the server exits). */
 int cl_conf_load(const char *path, char *err, size_t errlen);
-/* Queues a save of the current state (fsync: wait for it to be durable
- * before done() is called; done may be NULL). The writer thread writes a
- * temporary file, fsyncs, renames, fsyncs the directory. */
+/* Queues a save of the current state (done may be NULL; it is called once
+ * the text, or a newer one, is written). The writer thread writes a
+ * temporary file and renames it; with fsync (Redis's
+ * CLUSTER_TODO_FSYNC_CONFIG) it fsyncs the file before the rename and the
+ * directory after, so that done() sees it durable. */
 void cl_conf_save(int fsync, void (*done)(void *priv, int ok), void *priv);
 /* Synchronous save, for CLUSTER SAVECONFIG at the loop's request and
  * shutdown: 0 or -1 with err. */

@@ -11,10 +11,18 @@
  *
  * Saving never makes the loop wait on the disk: cl_conf_save hands the
  * text to a writer thread (the newest text wins), which writes a temporary
- * file, fsyncs it, renames it over nodes.conf and fsyncs the directory;
- * the done callbacks come back on the loop thread through a uv_async once
- * the text they asked for (or a newer one) is durable. cl_conf_save_now
- * writes on the calling (loop) thread: CLUSTER SAVECONFIG and shutdown.
+ * file and renames it over nodes.conf; when a save asked for fsync (as
+ * Redis's CLUSTER_TODO_FSYNC_CONFIG: epochs, votes, a new primary), the
+ * file is fsynced before the rename and the directory after, else not (a
+ * SETSLOT's save, five per slot a reshard moves: their fsyncs, two per
+ * save, kept the disk and the writer busy for what Redis 7.0 does not
+ * fsync either); after such a write the writer lets CONF_COALESCE_MS pass
+ * (cut short by a save that asks for fsync), so that a burst of them is
+ * one write. The done callbacks come back on the loop thread through
+ * a uv_async once the text they asked for (or a newer one) is written, and
+ * durable if any request folded into it asked for fsync. cl_conf_save_now
+ * writes on the calling (loop) thread, fsynced: CLUSTER SAVECONFIG and
+ * shutdown.
  *
  * The lock: as Redis 7.0, an exclusive flock on nodes.conf held for the
  * life of the process (a second server on the same file refuses to
@@ -30,6 +38,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -68,14 +77,21 @@ void cl_conf_node_line(vbuf *b, const cluster_node *n, int use_pport) {
     vbuf_appendf(b, " %lld %lld %llu %s", n->ping_sent, n->pong_received,
                  (unsigned long long)epoch,
                  (n->link || (n->flags & CL_NODE_MYSELF)) ? "connected" : "disconnected");
+    /* the ranges, a byte of the bitmap at a time where it neither starts
+     * nor ends one (this text is made for every save and CLUSTER NODES) */
     int start = -1;
-    for (int s = 0; s < KEYSLOT_COUNT; s++) {
+    for (int s = 0; n->numslots && s < KEYSLOT_COUNT;) {
+        if ((s & 7) == 0 && n->slots[s >> 3] == (start < 0 ? 0x00 : 0xff)) {
+            s += 8;
+            continue;
+        }
         int has = cl_node_has_slot(n, (unsigned)s);
         if (has && start < 0) start = s;
         if (!has && start >= 0) {
             append_slot_range(b, start, s - 1);
             start = -1;
         }
+        s++;
     }
     if (start >= 0) append_slot_range(b, start, KEYSLOT_COUNT - 1);
     if (!(n->flags & CL_NODE_MYSELF)) return;
@@ -373,7 +389,9 @@ int cl_conf_update_myself(void) {
 
 /* ---- the file: lock, write ---- */
 
-/* The writer's state. The mutex guards every field; text, fsync_want and
+#define CONF_COALESCE_MS 10 /* saves without fsync: at most one write per */
+
+/* The writer's state. The mutex guards every field; text, text_fsync and
  * waiting are filled by the loop thread and taken by the writer; finished
  * is filled by the writer and taken by the loop thread (the uv_async). */
 typedef struct conf_cb {
@@ -391,6 +409,7 @@ static struct {
     char *text;              /* under mu: the newest text not yet taken */
     size_t text_len;
     uint64_t text_seq;
+    int text_fsync;          /* under mu: a request folded into text wants fsync */
     conf_cb *waiting;        /* under mu: callbacks for `text`, oldest first */
     conf_cb *finished;       /* under mu: callbacks to run on the loop, oldest first */
     int stop;                /* under mu */
@@ -467,17 +486,17 @@ static int fsync_dir_of(const char *path) {
     return rc;
 }
 
-/* Writes text as the new nodes.conf: temporary file (locked), fsync,
- * rename, directory fsync; the lock moves to the new file. Caller holds
- * w.io. 0, or -1 with errno. A text older than the one on disk is
- * skipped. */
-static int write_file_locked(const char *text, size_t len, uint64_t seq) {
+/* Writes text as the new nodes.conf: temporary file (locked), fsync when
+ * do_fsync, rename, directory fsync when do_fsync; the lock moves to the
+ * new file. Caller holds w.io. 0, or -1 with errno. A text older than the
+ * one on disk is skipped. */
+static int write_file_locked(const char *text, size_t len, uint64_t seq, int do_fsync) {
     if (seq < w.file_seq) return 0;
     int fd = open(w.tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
     int rc = flock(fd, LOCK_EX | LOCK_NB);
     if (rc == 0) rc = write_all(fd, text, len);
-    if (rc == 0) rc = fsync(fd);
+    if (rc == 0 && do_fsync) rc = fsync(fd);
     if (rc == 0) rc = rename(w.tmp_path, w.path);
     if (rc != 0) {
         int e = errno;
@@ -489,7 +508,23 @@ static int write_file_locked(const char *text, size_t len, uint64_t seq) {
     if (w.lock_fd >= 0) close(w.lock_fd);
     w.lock_fd = fd;
     w.file_seq = seq;
-    return fsync_dir_of(w.path);
+    return do_fsync ? fsync_dir_of(w.path) : 0;
+}
+
+/* After a write without fsync the writer waits CONF_COALESCE_MS (unless a
+ * save asks for fsync, or the server stops) so that a burst of saves, a
+ * reshard's SETSLOTs, is one write: each is a file created and renamed,
+ * work for the core the loop may share. Caller holds w.mu. */
+static void coalesce_locked(void) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += CONF_COALESCE_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (!w.text_fsync && !w.stop)
+        if (pthread_cond_timedwait(&w.cond, &w.mu, &until) == ETIMEDOUT) break;
 }
 
 /* The writer thread: takes the newest text, writes it, hands the
@@ -503,13 +538,15 @@ static void *writer_main(void *unused) {
         char *text = w.text;
         size_t len = w.text_len;
         uint64_t seq = w.text_seq;
+        int do_fsync = w.text_fsync;
         conf_cb *cbs = w.waiting;
         w.text = NULL;
+        w.text_fsync = 0;
         w.waiting = NULL;
         pthread_mutex_unlock(&w.mu);
 
         pthread_mutex_lock(&w.io);
-        int rc = write_file_locked(text, len, seq);
+        int rc = write_file_locked(text, len, seq, do_fsync);
         int e = errno;
         pthread_mutex_unlock(&w.io);
         free(text);
@@ -521,6 +558,7 @@ static void *writer_main(void *unused) {
         pthread_mutex_unlock(&w.mu);
         uv_async_send(&w.async);
         pthread_mutex_lock(&w.mu);
+        if (!do_fsync) coalesce_locked();
     }
     pthread_mutex_unlock(&w.mu);
     return NULL;
@@ -545,7 +583,11 @@ static void writer_start(void) {
     if (w.started) return;
     pthread_mutex_init(&w.mu, NULL);
     pthread_mutex_init(&w.io, NULL);
-    pthread_cond_init(&w.cond, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* coalesce_locked's clock */
+    pthread_cond_init(&w.cond, &ca);
+    pthread_condattr_destroy(&ca);
     int rc = uv_async_init(server.loop, &w.async, on_saved);
     assert(rc == 0);
     uv_unref((uv_handle_t *)&w.async);
@@ -556,7 +598,6 @@ static void writer_start(void) {
 }
 
 void cl_conf_save(int fsync_wanted, void (*done)(void *priv, int ok), void *priv) {
-    (void)fsync_wanted; /* always fsynced: the writer thread pays for it, not the loop */
     assert(w.started);
     vbuf b;
     vbuf_init(&b);
@@ -573,6 +614,7 @@ void cl_conf_save(int fsync_wanted, void (*done)(void *priv, int ok), void *priv
     w.text = b.data;
     w.text_len = b.len;
     w.text_seq = ++w.next_seq;
+    w.text_fsync |= fsync_wanted != 0; /* a text replaced unwritten keeps its fsync */
     append_cbs(&w.waiting, cb);
     pthread_cond_signal(&w.cond);
     pthread_mutex_unlock(&w.mu);
@@ -587,7 +629,7 @@ int cl_conf_save_now(char *err, size_t errlen) {
     uint64_t seq = ++w.next_seq;
     pthread_mutex_unlock(&w.mu);
     pthread_mutex_lock(&w.io);
-    int rc = write_file_locked(b.data, b.len, seq);
+    int rc = write_file_locked(b.data, b.len, seq, 1);
     int e = errno;
     pthread_mutex_unlock(&w.io);
     vbuf_free(&b);

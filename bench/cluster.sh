@@ -38,7 +38,7 @@ trap cleanup EXIT
 
 echo "== bench-cluster: $(date -u +%FT%TZ) $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "   KEYS=$KEYS VALUE=$VALUE ZMEMBERS=$ZMEMBERS RUNS=$RUNS LEGS='$LEGS'; servers on core 0, client on core 1"
-echo "   busy before: $(top -bn1 | awk '/^%Cpu/ {print 100 - $8 "%"}')"
+echo "   busy before: $(top -bn2 -d0.5 | awk '/^%Cpu/ {b = 100 - $8} END {print b "%"}')"
 
 # start_cluster KIND: three primaries (0-5460, 5461-10922, 10923-16383) on
 # fresh ports and directories; sets P1 P2 P3 and PIDS.

@@ -434,6 +434,21 @@ static void bad_bus(void) {
     put32be(m + 4, sizeof m);
     m[9] = 2;
     ck_assert_msg(!bus_closes(m, sizeof m), "a version 2 message closed the link");
+    /* version 1, an unknown type: dropped, the link kept (Redis 7.0 logs
+     * "Received unknown packet type" and goes on) */
+    m[9] = 1;
+    m[12] = 0;
+    m[13] = 99;
+    ck_assert_msg(!bus_closes(m, sizeof m), "an unknown type closed the link");
+    /* a FAIL whose length is a PING's (no body): dropped, the link kept */
+    m[13] = 3;
+    ck_assert_msg(!bus_closes(m, sizeof m), "a FAIL without its body closed the link");
+    /* truncated: a PING's first 1000 bytes, then the peer goes away */
+    m[13] = 0;
+    int fd = raw_connect(bus_port[V1]);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(raw_send(fd, m, 1000), 0);
+    close(fd);
     redisContext *v1 = srv_connect(node[V1]), *r1 = srv_connect(node[R1]);
     expect_status(v1, "PONG", "PING");
     expect_moved(v1, key_r2, slot_r2, node[R2]->port);

@@ -8,10 +8,10 @@ Parts:
             cluster client (strings, hashes, lists, sets, sorted sets,
             streams, HyperLogLog, geo, bitmaps), multi-key commands with a
             hash tag, a cluster pipeline, keys counted per node.
-  workload  writes (SET, INCR, RPUSH, HSET, ZADD, XADD over 2000 keys of
-            every type) until the file given as the third argument exists,
-            then checks that every acknowledged write is there; prints the
-            counts of writes and of redirect errors retried.
+  workload  writes (SET, INCR, RPUSH, HSET, SADD, ZADD, XADD over 2100 keys)
+            until the file given as the third argument exists, then checks
+            that every acknowledged write is there; prints the counts of
+            writes and of retried errors.
   verify    reads back what `types` wrote (after a reshard or failover)."""
 import logging
 import os
@@ -119,50 +119,73 @@ def part_verify():
 
 
 def part_workload():
+    """Writes of seven types to 2100 keys until the stop file exists; every
+    acknowledged write is checked at the end. A write that failed with an
+    error a client retries (CLUSTERDOWN, TRYAGAIN, a dropped connection)
+    has an unknown outcome: the key is reread into the model."""
     stop = sys.argv[3]
     rc = client()
     run = 'w%d' % (time.time_ns() % 10**9)   # keys of this run only
-    acked = {}
-    counters = {}
-    lists = {}
+    kinds = ['s', 'c', 'l', 'h', 'set', 'z', 'x']
+    model = {}          # key -> the value it must hold
     writes = retried = 0
     i = 0
+
+    def key_of(k):
+        return '%s:%s:%d' % (run, kinds[k % len(kinds)], k)
+
+    def reread(kind, key):
+        if kind == 's':
+            return rc.get(key)
+        if kind == 'c':
+            return int(rc.get(key) or 0)
+        if kind == 'l':
+            return rc.lrange(key, 0, -1)
+        if kind == 'h':
+            return rc.hget(key, 'f')
+        if kind == 'set':
+            return rc.smembers(key)
+        if kind == 'z':
+            return rc.zrange(key, 0, -1, withscores=True)
+        return [e[0] for e in rc.xrange(key)]
+
     while not os.path.exists(stop):
-        k = i % 2000
+        k = i % 2100
+        kind = kinds[k % len(kinds)]
+        key = key_of(k)
         try:
-            kind = k % 4
-            if kind == 0:
-                rc.set((run + ':s:%d') % k, 'v%d' % i)
-                acked[(run + ':s:%d') % k] = 'v%d' % i
-            elif kind == 1:
-                counters[(run + ':c:%d') % k] = rc.incr((run + ':c:%d') % k)
-            elif kind == 2:
-                n = rc.rpush((run + ':l:%d') % k, str(i))
-                lists.setdefault((run + ':l:%d') % k, []).append(str(i))
-                eq(n, len(lists[(run + ':l:%d') % k]), 'RPUSH length')
+            if kind == 's':
+                rc.set(key, 'v%d' % i)
+                model[key] = 'v%d' % i
+            elif kind == 'c':
+                model[key] = rc.incr(key)
+            elif kind == 'l':
+                n = rc.rpush(key, str(i))
+                model.setdefault(key, []).append(str(i))
+                eq(n, len(model[key]), 'RPUSH length')
+            elif kind == 'h':
+                rc.hset(key, 'f', str(i))
+                model[key] = str(i)
+            elif kind == 'set':
+                rc.sadd(key, 'm%d' % (i % 50))
+                model.setdefault(key, set()).add('m%d' % (i % 50))
+            elif kind == 'z':
+                rc.zadd(key, {'m%d' % (i % 20): float(i)})
+                z = dict(model.get(key, []))
+                z['m%d' % (i % 20)] = float(i)
+                model[key] = sorted(z.items(), key=lambda kv: (kv[1], kv[0]))
             else:
-                rc.hset((run + ':h:%d') % k, 'f', str(i))
-                acked[(run + ':h:%d') % k] = str(i)
+                eid = rc.xadd(key, {'f': i}, id='%d-1' % (i + 1))
+                model.setdefault(key, []).append(eid)
             writes += 1
-        except (ClusterDownError, TryAgainError, ConnectionError, TimeoutError) as e:
+        except (ClusterDownError, TryAgainError, ConnectionError, TimeoutError):
             retried += 1
             time.sleep(0.05)
-            # an error leaves the write's outcome unknown: reread it
-            key = (run + [':s:%d', ':c:%d', ':l:%d', ':h:%d'][k % 4]) % k
-            if k % 4 == 1:
-                counters[key] = int(rc.get(key) or 0)
-            elif k % 4 == 2:
-                lists[key] = rc.lrange(key, 0, -1)
-            elif key in acked:
-                del acked[key]
+            model[key] = reread(kind, key)
         i += 1
-    for key, want in acked.items():
-        got = rc.hget(key, 'f') if key.startswith(run + ':h:') else rc.get(key)
-        eq(got, want, 'acknowledged write of %s' % key)
-    for key, want in counters.items():
-        eq(int(rc.get(key)), want, 'counter %s' % key)
-    for key, want in lists.items():
-        eq(rc.lrange(key, 0, -1), want, 'list %s' % key)
+    for key, want in model.items():
+        kind = key.split(':')[1]
+        eq(reread(kind, key), want, 'acknowledged writes of %s' % key)
     if writes < 100:
         fail('only %d writes' % writes)
     print('cluster: writes=%d retried=%d' % (writes, retried))

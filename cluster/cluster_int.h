@@ -14,7 +14,10 @@
  *   bus.c         links: the listener on the bus port, connections to every
  *                 node, framing, send queues
  *   gossip.c      what a received message does (MEET, PING, PONG, FAIL,
- *                 UPDATE, PUBLISH), the cron (pings, PFAIL/FAIL)
+ *                 UPDATE, PUBLISH)
+ *   gossip_send.c what this node sends and when: headers, PING/PONG/MEET,
+ *                 FAIL, UPDATE, PUBLISH, MEET and FORGET, the cron (pings,
+ *                 PFAIL/FAIL)
  *   failover.c    replica elections, votes, manual failover (elect.c:
  *                 the election's rules, pure)
  *   replicas.c    myself as a replica: whom replication follows, CLUSTER

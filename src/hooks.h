@@ -49,6 +49,12 @@
  *                  "replication", "replication (primary)": client_gate
  *                  (NOREPLICAS), "replica":
  *                  client_gate (READONLY, MASTERDOWN); snap_set_repl_info
+ *   cluster_init:  CLUSTER (every mode); in cluster mode "cluster": cron
+ *                  (gossip, failover, replicas at 10 Hz), before_sleep
+ *                  (the to-do flags: state, nodes.conf saves), info,
+ *                  shutdown (nodes.conf saved); pubsub's cluster hook
+ *                  (PUBLISH and SPUBLISH over the bus); INFO's
+ *                  cluster_connections and mem_cluster_links
  *   server_setup_done: cmdstats_init "introspect" (cron), scriptl_init
  *                  "scripting": client_gate (BUSY), monitor_init
  *                  "monitor": client_gate, client_closed;

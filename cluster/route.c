@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocking.h"
 #include "cmd.h"
 #include "db.h"
 #include "hooks.h"
@@ -236,8 +237,41 @@ static cmd_def route_cmds[] = {
      .complexity = "O(1)"},
 };
 
+/* Redis 7.0's clusterRedirectBlockedClientIfNeeded, for every client
+ * blocked on keys (BLPOP, BZPOPMIN, XREAD BLOCK...): when the cluster is
+ * down, or the keys' slot is no longer served here (nor imported), the
+ * client is unblocked with -CLUSTERDOWN or -MOVED, as the write that
+ * would serve it may never come here. A READONLY client blocked on a read
+ * stays on the replica of the slot's owner. Run by the cron (10 times a
+ * second by default): Redis checks in clientsCron, every client within
+ * about a second. */
+static void route_blocked_cron(void) {
+    if (!cluster_enabled() || block_blocked_clients() == 0) return;
+    const cluster_node *me = cluster_myself();
+    for (client *c = server.clients; c; c = c->next) {
+        size_t len;
+        int writes;
+        const char *key = block_first_key(c, &len, &writes);
+        if (!key) continue;
+        char err[400];
+        if (!cluster_state_ok()) {
+            route_error_text(ROUTE_DOWN_STATE, 0, NULL, 0, err, sizeof err);
+            block_unblock_error(c, err);
+            continue;
+        }
+        unsigned slot = key_hash_slot(key, len);
+        const cluster_node *owner = cluster_slot_owner(slot);
+        if ((c->flags & CLIENT_READONLY) && !writes && owner && cluster_node_primary(me) == owner)
+            owner = me;
+        if (owner == me || cluster_slot_importing_from(slot)) continue;
+        route_error_text(owner ? ROUTE_MOVED : ROUTE_DOWN_UNBOUND, slot, owner, 0, err, sizeof err);
+        block_unblock_error(c, err);
+    }
+}
+
 static const hooks route_hooks = {
     .name = "cluster route",
+    .cron = route_blocked_cron,
     .client_gate = route_gate,
     .after_command = route_after_command,
 };

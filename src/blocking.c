@@ -471,6 +471,23 @@ int block_unblock(client *c, int error) {
     return 1;
 }
 
+const char *block_first_key(const client *c, size_t *len, int *writes) {
+    const struct block_state *b = c->bstate;
+    if (!b || b->nnodes == 0) return NULL;
+    *writes = (b->cmd->flags & CMD_WRITE) != 0;
+    *len = b->nodes[0].k->len;
+    return b->nodes[0].k->key;
+}
+
+int block_unblock_error(client *c, const char *err) {
+    if (!c->bstate || c == B.rerun) return 0;
+    reply_error(c, err);
+    unblock(c);
+    net_skip_pending(c);
+    queue_resume(c);
+    return 1;
+}
+
 size_t block_timeout_clients(void) { return B.nheap; }
 
 static void on_timer(uv_timer_t *t) {

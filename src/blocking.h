@@ -118,5 +118,14 @@ size_t block_timeout_clients(void);
  * and its waiting input runs after the current command. 0 when c is not
  * blocked on keys. */
 int block_unblock(client *c, int error);
+/* The first key c is blocked on (its length in *len; *writes: the blocked
+ * command is a write), or NULL when c is not blocked on keys: the
+ * cluster's cron checks the keys' slot (one slot per command in a
+ * cluster). */
+const char *block_first_key(const client *c, size_t *len, int *writes);
+/* Unblocks c with the whole error err (the cluster's -MOVED or
+ * -CLUSTERDOWN for a key whose slot left this node); its waiting input
+ * runs after the current command. 0 when c is not blocked on keys. */
+int block_unblock_error(client *c, const char *err);
 
 #endif

@@ -74,6 +74,92 @@ START_TEST(other_databases_refused) {
 }
 END_TEST
 
+static void wait_state(redisContext *c, const char *want) {
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    for (;;) { /* Redis 7.0 waits ~2 s before a new node says ok */
+        redisReply *r = cmd(c, "CLUSTER INFO");
+        int ok = r->type == REDIS_REPLY_STRING && strstr(r->str, want);
+        freeReplyObject(r);
+        if (ok) return;
+        ck_assert_msg(h_now_ms() < deadline, "never %s", want);
+        h_sleep_ms(20);
+    }
+}
+
+/* A client blocked on a key whose slot leaves this node is unblocked with
+ * -MOVED (the slot given to another node), -CLUSTERDOWN Hash slot not
+ * served (unassigned) or -CLUSTERDOWN The cluster is down, as Redis 7.0's
+ * clusterRedirectBlockedClientIfNeeded: the write that would serve it
+ * would never come here. */
+START_TEST(blocked_clients_redirected) {
+    srv *s = h_srv_start("--cluster-enabled yes");
+    srv *other = h_srv_start_redis("--cluster-enabled yes");
+    redisContext *c = srv_connect(s), *o = srv_connect(other);
+    expect_status(c, "OK", "CLUSTER ADDSLOTSRANGE 0 16383");
+    wait_state(c, "cluster_state:ok");
+    redisReply *r = cmd(o, "CLUSTER MYID");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    char oid[41];
+    snprintf(oid, sizeof oid, "%s", r->str);
+    freeReplyObject(r);
+    expect_status(c, "OK", "CLUSTER MEET 127.0.0.1 %d", other->port);
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    for (;;) { /* the handshake is over: the other node is known by its id */
+        r = cmd(c, "CLUSTER NODES");
+        int known = r->type == REDIS_REPLY_STRING && strstr(r->str, oid);
+        freeReplyObject(r);
+        if (known) break;
+        ck_assert_msg(h_now_ms() < deadline, "the other node never joined");
+        h_sleep_ms(20);
+    }
+    redisContext *b1 = srv_connect(s), *b2 = srv_connect(s), *b3 = srv_connect(s);
+    h_send(b1, "BLPOP {a}l 0");
+    h_send(b2, "BZPOPMIN {b}z 0");
+    h_send(b3, "XREAD BLOCK 0 STREAMS {c}x $");
+    h_wait_info(c, "clients", "blocked_clients", 3, 5000);
+    long long sa, sb;
+    r = cmd(c, "CLUSTER KEYSLOT {a}l");
+    sa = r->integer;
+    freeReplyObject(r);
+    r = cmd(c, "CLUSTER KEYSLOT {b}z");
+    sb = r->integer;
+    freeReplyObject(r);
+    char want[128];
+    /* the slot given to the other node: -MOVED to it */
+    expect_status(c, "OK", "CLUSTER SETSLOT %lld NODE %s", sa, oid);
+    r = h_next_reply(b1);
+    snprintf(want, sizeof want, "MOVED %lld 127.0.0.1:%d", sa, other->port);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ERROR);
+    ck_assert_str_eq(r->str, want);
+    freeReplyObject(r);
+    /* unassigned, the cluster still ok without full coverage */
+    expect_status(c, "OK", "CONFIG SET cluster-require-full-coverage no");
+    expect_status(c, "OK", "CLUSTER DELSLOTS %lld", sb);
+    r = h_next_reply(b2);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ERROR);
+    ck_assert_str_eq(r->str, "CLUSTERDOWN Hash slot not served");
+    freeReplyObject(r);
+    /* the cluster down (a slot unassigned with full coverage required:
+     * Redis 7.0 recomputes its state at the DELSLOTS, verso at once too):
+     * every blocked client goes */
+    expect_status(c, "OK", "CONFIG SET cluster-require-full-coverage yes");
+    r = cmd(c, "CLUSTER KEYSLOT {d}");
+    expect_status(c, "OK", "CLUSTER DELSLOTS %lld", r->integer);
+    freeReplyObject(r);
+    r = h_next_reply(b3);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ERROR);
+    ck_assert_str_eq(r->str, "CLUSTERDOWN The cluster is down");
+    freeReplyObject(r);
+    h_wait_info(c, "clients", "blocked_clients", 0, 5000);
+    expect_status(b1, "PONG", "PING"); /* the connections go on */
+    redisFree(b1);
+    redisFree(b2);
+    redisFree(b3);
+    redisFree(c);
+    redisFree(o);
+}
+END_TEST
+
 START_TEST(asking_readonly_readwrite) {
     srv *s = h_srv_start("--cluster-enabled yes"), *plain = h_srv_start(NULL);
     redisContext *c = srv_connect(s), *p = srv_connect(plain);
@@ -98,6 +184,7 @@ int main(void) {
     h_add_dropall(s, "unassigned_slots_refused", unassigned_slots_refused, 30);
     h_add_dropall(s, "select_refused", select_refused, 30);
     h_add_dropall(s, "other_databases_refused", other_databases_refused, 30);
+    h_add_dropall(s, "blocked_clients_redirected", blocked_clients_redirected, 60);
     h_add_dropall(s, "asking_readonly_readwrite", asking_readonly_readwrite, 30);
     return h_main(s);
 }

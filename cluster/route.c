@@ -188,6 +188,31 @@ static const char *route_gate(const client *c, const cmd_def *d) {
     return err;
 }
 
+/* Redis 7.0's scriptVerifyClusterState: a command a script calls must be
+ * served here, with the caller's ASKING and READONLY; not for our master
+ * nor a file being loaded. Keyless commands pass, as in getNodeByQuery. */
+static const char *route_script_call(const client *caller, const cmd_def *d, int argc,
+                                     const arg *argv) {
+    if (!cluster_enabled() || (caller->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
+    if (d->nkey_specs == 0 && !d->getkeys) return NULL;
+    route_cmd one = {d, argc, argv};
+    route_query q = {.cmds = &one, .n = 1, .key_exists = key_exists_db0};
+    q.write = (d->flags & CMD_WRITE) != 0;
+    q.asking = (caller->flags & CLIENT_ASKING) != 0;
+    q.readonly = (caller->flags & CLIENT_READONLY) != 0;
+    q.migrate = d->name && strcmp(d->name, "migrate") == 0;
+    unsigned slot;
+    const cluster_node *n;
+    switch (route_decide(&q, &slot, &n)) {
+    case ROUTE_OK: return NULL;
+    case ROUTE_DOWN_RO_STATE:
+        return "Script attempted to execute a write command while the cluster is down and "
+               "readonly";
+    case ROUTE_DOWN_STATE: return "Script attempted to execute a command while the cluster is down";
+    default: return "Script attempted to access a non local key in a cluster node";
+    }
+}
+
 static void cmd_asking(client *c);
 
 /* ASKING lasts one command (outside MULTI), as Redis's resetClient. */
@@ -273,6 +298,7 @@ static const hooks route_hooks = {
     .name = "cluster route",
     .cron = route_blocked_cron,
     .client_gate = route_gate,
+    .script_call_gate = route_script_call,
     .after_command = route_after_command,
 };
 

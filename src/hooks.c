@@ -56,6 +56,16 @@ const char *hooks_gates_error(const client *c, const cmd_def *d, int writes) {
     return NULL;
 }
 
+const char *hooks_script_call_error(const client *caller, const cmd_def *d, int argc,
+                                    const arg *argv) {
+    for (size_t i = 0; i < nreg; i++) {
+        const char *why =
+            reg[i]->script_call_gate ? reg[i]->script_call_gate(caller, d, argc, argv) : NULL;
+        if (why) return why;
+    }
+    return NULL;
+}
+
 int hooks_keep_retired_table(vt *t) {
     for (size_t i = 0; i < nreg; i++)
         if (reg[i]->keep_retired_table && reg[i]->keep_retired_table(t)) return 1;

@@ -110,6 +110,13 @@ typedef struct hooks {
      * gates; it must return at once when it does not apply (it is on every
      * command's path). */
     const char *(*client_gate)(const client *c, const cmd_def *d);
+    /* A script's redis.call / redis.pcall of d with argc/argv, run for
+     * caller (the client that sent EVAL or FCALL), after the client gates
+     * passed: NULL, or the error text to raise without its "ERR " (the
+     * cluster's "Script attempted to access a non local key in a cluster
+     * node"). It must return at once when it does not apply. */
+    const char *(*script_call_gate)(const client *caller, const cmd_def *d, int argc,
+                                    const arg *argv);
     /* A command ran (cmd.c's stage 7). Never called for one refused by
      * the checks (arity, auth, OOM, a gate...): its arguments may not fit
      * its key specs, and it read and wrote nothing. */
@@ -183,6 +190,9 @@ int hooks_reply_held(const client *c);                   /* 1: any holds */
  * every client_gate, each in registration order; the first error, or
  * NULL. */
 const char *hooks_gates_error(const client *c, const cmd_def *d, int writes);
+/* Every script_call_gate in registration order: the first error, or NULL. */
+const char *hooks_script_call_error(const client *caller, const cmd_def *d, int argc,
+                                    const arg *argv);
 void hooks_client_closed(client *c);
 void hooks_input_applied(client *c, const char *p, size_t n);
 void hooks_before_flush(void);

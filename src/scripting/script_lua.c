@@ -122,6 +122,8 @@ static const char *call_refused(scriptl_run *r, const cmd_def *d, int argc, cons
         *gate = 1; /* a whole error with its code: the caller adds '-' */
         return why;
     }
+    why = hooks_script_call_error(r->caller, d, argc, argv); /* the cluster's keys */
+    if (why) return why;
     if (server.cfg.maxmemory && !(r->flags & SCRIPT_FLAG_ALLOW_OOM) && !r->write_dirty &&
         r->oom && (d->flags & CMD_DENYOOM) && !(r->caller->flags & CLIENT_MASTER))
         return "-OOM command not allowed when used memory > 'maxmemory'.";

@@ -91,18 +91,19 @@ static void wait_state(redisContext *c, const char *want) {
  * served (unassigned) or -CLUSTERDOWN The cluster is down, as Redis 7.0's
  * clusterRedirectBlockedClientIfNeeded: the write that would serve it
  * would never come here. */
-START_TEST(blocked_clients_redirected) {
-    srv *s = h_srv_start("--cluster-enabled yes");
-    srv *other = h_srv_start_redis("--cluster-enabled yes");
-    redisContext *c = srv_connect(s), *o = srv_connect(other);
+/* A node serving every slot that knows a second node (a redis-server, id
+ * in oid): its slots can be given away with CLUSTER SETSLOT ... NODE. */
+static void two_nodes(srv **s, srv **other, char oid[41]) {
+    *s = h_srv_start("--cluster-enabled yes");
+    *other = h_srv_start_redis("--cluster-enabled yes");
+    redisContext *c = srv_connect(*s), *o = srv_connect(*other);
     expect_status(c, "OK", "CLUSTER ADDSLOTSRANGE 0 16383");
     wait_state(c, "cluster_state:ok");
     redisReply *r = cmd(o, "CLUSTER MYID");
     ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
-    char oid[41];
-    snprintf(oid, sizeof oid, "%s", r->str);
+    snprintf(oid, 41, "%s", r->str);
     freeReplyObject(r);
-    expect_status(c, "OK", "CLUSTER MEET 127.0.0.1 %d", other->port);
+    expect_status(c, "OK", "CLUSTER MEET 127.0.0.1 %d", (*other)->port);
     long long deadline = h_now_ms() + h_scaled_ms(10000);
     for (;;) { /* the handshake is over: the other node is known by its id */
         r = cmd(c, "CLUSTER NODES");
@@ -112,6 +113,16 @@ START_TEST(blocked_clients_redirected) {
         ck_assert_msg(h_now_ms() < deadline, "the other node never joined");
         h_sleep_ms(20);
     }
+    redisFree(c);
+    redisFree(o);
+}
+
+START_TEST(blocked_clients_redirected) {
+    srv *s, *other;
+    char oid[41];
+    two_nodes(&s, &other, oid);
+    redisContext *c = srv_connect(s);
+    redisReply *r;
     redisContext *b1 = srv_connect(s), *b2 = srv_connect(s), *b3 = srv_connect(s);
     h_send(b1, "BLPOP {a}l 0");
     h_send(b2, "BZPOPMIN {b}z 0");
@@ -156,7 +167,35 @@ START_TEST(blocked_clients_redirected) {
     redisFree(b2);
     redisFree(b3);
     redisFree(c);
-    redisFree(o);
+}
+END_TEST
+
+/* A command a script calls must be served here: a key of another node's
+ * slot is refused with Redis 7.0's text (raised by redis.call with the
+ * script's place, returned by redis.pcall); local keys of several slots
+ * are fine (7.0 does not track the script's slot). */
+START_TEST(script_keys_routed) {
+    srv *s, *other;
+    char oid[41];
+    two_nodes(&s, &other, oid);
+    redisContext *c = srv_connect(s);
+    redisReply *r = cmd(c, "CLUSTER KEYSLOT b");
+    long long sb = r->integer;
+    freeReplyObject(r);
+    expect_status(c, "OK", "CLUSTER SETSLOT %lld NODE %s", sb, oid);
+    expect_status(c, "OK", "SET a 1");
+    expect_error_prefix(c, "ERR Script attempted to access a non local key in a cluster node script: ",
+                        "EVAL %s 0", "return redis.call('get','b')");
+    expect_error(c, "ERR Script attempted to access a non local key in a cluster node",
+                 "EVAL %s 0", "return redis.pcall('get','b')");
+    expect_error_prefix(c, "ERR Script attempted to access a non local key in a cluster node",
+                        "EVAL %s 0", "return redis.call('set','b','x')");
+    expect_bulk(c, "1", "EVAL %s 0", "return redis.call('get','a')");
+    expect_nil(c, "EVAL %s 0", "redis.call('get','a'); return redis.call('get','c')");
+    expect_int(c, 1, "EVAL %s 0", "return redis.call('exists','a')");
+    expect_status(c, "PONG", "EVAL %s 0", "return redis.call('ping')");
+    expect_int(c, 1, "DBSIZE"); /* the refused SET wrote nothing */
+    redisFree(c);
 }
 END_TEST
 
@@ -185,6 +224,7 @@ int main(void) {
     h_add_dropall(s, "select_refused", select_refused, 30);
     h_add_dropall(s, "other_databases_refused", other_databases_refused, 30);
     h_add_dropall(s, "blocked_clients_redirected", blocked_clients_redirected, 60);
+    h_add_dropall(s, "script_keys_routed", script_keys_routed, 60);
     h_add_dropall(s, "asking_readonly_readwrite", asking_readonly_readwrite, 30);
     return h_main(s);
 }

@@ -1111,10 +1111,12 @@ START_TEST(test_noeffect_logged_once)
     ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "6381"), 0);
     ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "x"), -1);
     ck_assert_int_eq(count_lines_with(path, "'tls-port'"), 1);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-announce-tls-port", "1"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-announce-tls-port", "2"), 0);
+    ck_assert_int_eq(count_lines_with(path, "'cluster-announce-tls-port'"), 1);
+    /* the cluster's parameters have an effect now (aliases included) */
     ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-slave-validity-factor", "1"), 0);
-    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-replica-validity-factor", "2"), 0);
-    ck_assert_int_eq(count_lines_with(path, "validity-factor"), 1);
-    ck_assert_int_eq(count_lines_with(path, "'cluster-replica-validity-factor'"), 1);
+    ck_assert_int_eq(count_lines_with(path, "validity-factor"), 0);
     ck_assert_int_eq(set_pairs(&c, err, 2, "maxmemory", "1mb", "timeout", "5"), 0);
     ck_assert_int_eq(count_lines_with(path, "'maxmemory'"), 0);
     ck_assert_int_eq(count_lines_with(path, "no effect in verso"), 3);

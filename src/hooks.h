@@ -34,7 +34,9 @@
  *                                 dataset_replaced (replica_keys.h)
  *   route_init:    ASKING READONLY READWRITE; "cluster route":
  *                  client_gate (MOVED, ASK, CROSSSLOT, TRYAGAIN,
- *                  CLUSTERDOWN; cluster mode only), after_command
+ *                  CLUSTERDOWN; cluster mode only), script_call_gate (a
+ *                  script's keys of another node), cron (clients blocked
+ *                  on keys whose slot left), after_command
  *   snap_init:     SAVE BGSAVE LASTSAVE DUMP RESTORE RESTORE-ASKING
  *                  FUNCTION DUMP/RESTORE MIGRATE;
  *                  "snapshot": write_gate (MISCONF, a failed save),

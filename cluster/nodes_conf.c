@@ -258,6 +258,9 @@ static int parse_flags(cluster_node *n, field f) {
         if (!comma) break;
         p = comma + 1;
     }
+    /* myself is never in handshake (handshake nodes are not saved: the
+     * next load would find no myself) */
+    if ((n->flags & CL_NODE_MYSELF) && (n->flags & CL_NODE_HANDSHAKE)) return -1;
     return 0;
 }
 

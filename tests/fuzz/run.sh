@@ -12,7 +12,7 @@ bin=${FUZZ_BIN:?FUZZ_BIN: the directory of the built fuzz_* programs}
 secs=${FUZZ_SECONDS:-}
 [ -n "$secs" ] || secs=60
 targets=${FUZZ_TARGETS:-}
-[ -n "$targets" ] || targets="resp rdb aof_load manifest conf cmds acl cluster_msg"
+[ -n "$targets" ] || targets="resp rdb aof_load manifest conf cmds acl cluster_msg nodes_conf"
 artifacts=${FUZZ_ARTIFACTS:-}
 [ -n "$artifacts" ] || artifacts=$PWD/fuzz-artifacts
 mkdir -p "$artifacts"

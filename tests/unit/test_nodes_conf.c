@@ -128,6 +128,9 @@ START_TEST(corrupt_inputs) {
         ID_A " 127.0.0.1:7000@x myself,master - 0 0 0 connected\n",
         ID_A " 1234567890123456789012345678901234567890123456789:1@2 myself,master - 0 0 0 connected\n",
         ID_A " 127.0.0.1:7000@17000 master - 0 0 0 connected\n",       /* no myself */
+        /* myself in handshake: never saved back, so the next load would
+         * have no myself (found by fuzz_nodes_conf) */
+        ID_A " 127.0.0.1:7000@17000 myself,master,handshake - 0 0 0 connected\n",
         ID_A " 127.0.0.1:7000@17000 myself,master bad 0 0 0 connected\n",
         ID_A " 127.0.0.1:7000@17000 myself,master " ID_A " 0 0 0 connected\n", /* its own primary */
         ID_A " 127.0.0.1:7000@17000 myself,wizard - 0 0 0 connected\n",

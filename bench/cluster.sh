@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # bench/cluster.sh: `make bench-cluster`: resharding a third of the slots of
-# a 3-primary cluster with `redis-cli --cluster reshard` while 8 writer
-# connections go through a cluster client (bench/clusterload), for an
-# all-verso and an all-redis-server cluster in one run, interleaved.
+# a 3-primary cluster while 8 writer connections go through a cluster
+# client (bench/clusterload), three ways in one run, interleaved:
+#   verso-asm  verso's atomic slot migration without fork (CLUSTER
+#              MIGRATESLOTS, polled with CLUSTER GETSLOTMIGRATIONS)
+#   verso      verso, legacy: `redis-cli --cluster reshard`
+#   redis      redis-server 7.0, legacy: `redis-cli --cluster reshard`
 #
 #   leg "keys":   KEYS keys of VALUE bytes; the reshard moves 5461 slots
 #                 (all of node 1's) to node 2;
@@ -25,6 +28,7 @@ VALUE=${VALUE:-300}
 ZMEMBERS=${ZMEMBERS:-2000000}
 RUNS=${RUNS:-3}
 LEGS=${LEGS:-"keys bigkey"}
+KINDS=${KINDS:-"verso-asm verso redis"}
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 TSV="$OUT/cluster.tsv"
@@ -86,9 +90,30 @@ stop_cluster() {
     rm -rf "${WORK:?}"/[0-9]*
 }
 
+# job_field NAME: the newest slot migration's field on node 1.
+job_field() {
+    redis-cli -p "$P1" cluster getslotmigrations | awk -v f="$1" 'p {print; exit} $0 == f {p = 1}'
+}
+
+# migrate_slots TARGET-ID: node 1's slots (0-5460) to the target with
+# CLUSTER MIGRATESLOTS, waiting for the job to end; 0 on success.
+migrate_slots() {
+    redis-cli -p "$P1" cluster migrateslots slotsrange 0 5460 node "$1" >"$WORK/reshard.log" 2>&1
+    grep -q '^OK' "$WORK/reshard.log" || return 1
+    local st
+    while :; do
+        st=$(job_field state)
+        case "$st" in
+        success) return 0 ;;
+        failed | cancelled) echo "$st: $(job_field message)" >>"$WORK/reshard.log"; return 1 ;;
+        esac
+        sleep 0.05
+    done
+}
+
 run_leg() { # KIND LEG RUN
     local kind=$1 leg=$2 run=$3
-    start_cluster "$kind"
+    start_cluster "${kind%-asm}"
     taskset -c 1 "$LOAD" --port "$P1" --mode fill --keys "$KEYS" --value "$VALUE" >/dev/null
     if [ "$leg" = bigkey ]; then
         taskset -c 1 "$LOAD" --port "$P1" --mode zset --key '{3}z' --members "$ZMEMBERS" >/dev/null
@@ -101,19 +126,24 @@ run_leg() { # KIND LEG RUN
         --stop "$WORK/stop" --ping-port "$P1" --pids "${PIDS[0]},${PIDS[1]}" >"$WORK/load.out" 2>"$WORK/load.err" &
     local lpid=$!
     sleep 2
-    local t0 t1
+    local t0 t1 extra=""
     t0=$(date +%s.%N)
-    taskset -c 1 redis-cli --cluster reshard "127.0.0.1:$P1" --cluster-from "$id1" --cluster-to "$id2" \
-        --cluster-slots 5461 --cluster-yes --cluster-pipeline 100 --cluster-timeout 60000 \
-        >"$WORK/reshard.log" 2>&1 || { echo "reshard failed ($kind $leg):"; tail -5 "$WORK/reshard.log"; }
+    if [ "$kind" = verso-asm ]; then
+        migrate_slots "$id2" || echo "migration failed ($kind $leg): $(cat "$WORK/reshard.log")"
+        extra=$'\t'"pause_us=$(job_field write_pause_us)"
+    else
+        taskset -c 1 redis-cli --cluster reshard "127.0.0.1:$P1" --cluster-from "$id1" --cluster-to "$id2" \
+            --cluster-slots 5461 --cluster-yes --cluster-pipeline 100 --cluster-timeout 60000 \
+            >"$WORK/reshard.log" 2>&1 || { echo "reshard failed ($kind $leg):"; tail -5 "$WORK/reshard.log"; }
+    fi
     t1=$(date +%s.%N)
     sleep 1
     touch "$WORK/stop"
     wait "$lpid" || true
     local moved_keys
     moved_keys=$(redis-cli -p "$P2" dbsize)
-    printf '%s\t%s\t%s\treshard_s=%.2f\t%s\ttarget_keys=%s\n' "$kind" "$leg" "$run" \
-        "$(echo "$t1 - $t0" | bc)" "$(tr ' ' '\t' <"$WORK/load.out")" "$moved_keys" | tee -a "$TSV"
+    printf '%s\t%s\t%s\treshard_s=%.2f\t%s\ttarget_keys=%s%s\n' "$kind" "$leg" "$run" \
+        "$(echo "$t1 - $t0" | bc)" "$(tr ' ' '\t' <"$WORK/load.out")" "$moved_keys" "$extra" | tee -a "$TSV"
     [ -s "$WORK/load.err" ] && sed 's/^/   /' "$WORK/load.err"
     stop_cluster
 }
@@ -121,7 +151,7 @@ run_leg() { # KIND LEG RUN
 : >"$TSV"
 for leg in $LEGS; do
     for run in $(seq "$RUNS"); do
-        for kind in verso redis; do run_leg "$kind" "$leg" "$run"; done
+        for kind in $KINDS; do run_leg "$kind" "$leg" "$run"; done
     done
 done
 
@@ -137,12 +167,15 @@ def med(leg, kind, k):
     v = [float(r[k]) for r in rows.get((leg, kind), []) if k in r]
     return st.median(v) if v else float("nan")
 figs = ["reshard_s", "ops_s", "errors", "moved", "ask", "tryagain", "p99_ms", "max_ms",
-        "ping_max_ms", "ping_over5ms", "rss_growth_mb_0", "rss_growth_mb_1"]
+        "ping_max_ms", "ping_over5ms", "rss_growth_mb_0", "rss_growth_mb_1", "pause_us"]
+kinds = [k for k in ("verso-asm", "verso", "redis") if any(kk == k for _, kk in rows)]
 for leg in sorted({l for l, _ in rows}):
-    print(f"\n== {leg}: median of {len(rows.get((leg, 'verso'), []))} runs")
-    print(f"{'figure':18} {'verso':>10} {'redis':>10} {'verso/redis':>12}")
+    print(f"\n== {leg}: median of {len(rows.get((leg, kinds[0]), []))} runs; ratios to redis")
+    print(f"{'figure':18}" + "".join(f"{k:>11}" for k in kinds) +
+          "".join(f"{k + '/redis':>17}" for k in kinds if k != "redis"))
     for k in figs:
-        v, r = med(leg, "verso", k), med(leg, "redis", k)
-        ratio = f"{v / r:.2f}" if r else "-"
-        print(f"{k:18} {v:10.3f} {r:10.3f} {ratio:>12}")
+        v = {kind: med(leg, kind, k) for kind in kinds}
+        r = v.get("redis", float("nan"))
+        ratios = "".join(f"{(v[kind] / r if r else float('nan')):17.2f}" for kind in kinds if kind != "redis")
+        print(f"{k:18}" + "".join(f"{v[kind]:11.3f}" for kind in kinds) + ratios)
 EOF

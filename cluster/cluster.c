@@ -17,6 +17,7 @@
 
 #include "cluster.h"
 #include "cluster_int.h"
+#include "slotmig.h"
 #include "cmd_cluster.h"
 #include "hooks.h"
 #include "info.h"
@@ -87,6 +88,7 @@ void cluster_init(void) {
     uv_idle_init(server.loop, &save_idle);
     uv_unref((uv_handle_t *)&save_idle);
     hooks_register(&cluster_hooks);
+    slotmig_init();
     info_set_cluster_links(cl_bus_links_count, cl_bus_links_mem);
     cl_update_state();
 }

@@ -42,5 +42,9 @@ const cluster_node *cluster_node_primary(const cluster_node *n);
  * the TLS port). Writes at most cap bytes (NUL included); returns the
  * length. */
 size_t cluster_node_redirect_endpoint(const cluster_node *n, int tls, char *buf, size_t cap);
+/* 1 when the connection c (a client *) is an active slot import's link
+ * (cluster/slotmig_dst.c): its commands are served here whatever the
+ * slot's owner. */
+int cluster_import_link(const void *c);
 
 #endif

@@ -4,6 +4,7 @@
  * Every subcommand runs cmd_cluster (cmd_cluster.c). */
 #include "cmd.h"
 #include "cmd_cluster.h"
+#include "slotmig.h"
 
 static const cmd_arg cluster_addslots_args[] = {
     {.name = "slot", .type = ARG_INTEGER, .key_spec_index = -1, .flags = ARGF_MULTIPLE},
@@ -205,6 +206,22 @@ static cmd_def cluster_subcmds[] = {
      .tips = cluster_links_tips, .group = "cluster", .since = "7.0.0",
      .summary = "Returns a list of all TCP links to and from peer nodes in cluster",
      .complexity = "O(N) where N is the total number of Cluster nodes"},
+    /* Valkey 9.0's atomic slot migration (slotmig_cmd.c) */
+    {.name = "migrateslots", .proc = sm_cmd_migrateslots, .arity = -7, .flags = CMD_ADMIN | CMD_STALE | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "cluster", .since = "9.0.0",
+     .summary = "Migrate the given slots to the given node atomically, without fork",
+     .complexity = "O(N) where N is the total number of the slots between all start slot and end slot arguments."},
+    {.name = "getslotmigrations", .proc = sm_cmd_getslotmigrations, .arity = 2, .flags = CMD_ADMIN | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "cluster", .since = "9.0.0",
+     .summary = "Get the status of ongoing and recently finished slot import and export operations",
+     .complexity = "O(N), where N is the number of active slot import and export jobs."},
+    {.name = "cancelslotmigrations", .proc = sm_cmd_cancelslotmigrations, .arity = 2, .flags = CMD_ADMIN | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "cluster", .since = "9.0.0",
+     .summary = "Cancel all current ongoing slot migration operations", .complexity = "O(N)"},
+    {.name = "syncslots", .proc = sm_cmd_syncslots, .arity = -3, .flags = CMD_ADMIN | CMD_STALE | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+     .group = "cluster", .since = "9.0.0",
+     .summary = "An internal command of atomic slot migration (ESTABLISH, FINISH, ABORT)",
+     .complexity = "Depends on subcommand."},
     {0}};
 
 static cmd_def cluster_cmds[] = {

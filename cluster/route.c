@@ -159,6 +159,8 @@ static void queue_add(void *priv, const cmd_def *d, int argc, const arg *argv) {
 static const char *route_gate(const client *c, const cmd_def *d) {
     static char err[400];
     if (!cluster_enabled() || (c->flags & CLIENT_MASTER)) return NULL;
+    /* a slot import's link writes the slots it brings (slotmig_dst.c) */
+    if (cluster_import_link(c)) return NULL;
     /* only c's own command line (scripts ask the gates with stand-ins:
      * a "set" for a script that writes, the commands it calls) */
     if (!c->cmd || c->cmd->proc != d->proc || !cmd_arity_ok(d, c->argc)) return NULL;

@@ -3,7 +3,8 @@
  *
  * Who owns what:
  *   slotmig.c      the jobs' log (both directions: what GETSLOTMIGRATIONS
- *                  lists), the three user commands
+ *                  lists)
+ *   slotmig_cmd.c  the three user commands
  *   slotmig_src.c  the source's side (EXPORT): the link to the target's
  *                  client port, the forkless save restricted to the slots
  *                  (savequeue.h's SNAP_TO_SLOTS) streamed into it as
@@ -95,8 +96,21 @@ static inline void sm_add_slot(uint8_t *set, unsigned slot) {
 /* "0-10 20-30" for the set (GETSLOTMIGRATIONS' slot_ranges); buf of cap. */
 void sm_slots_text(const uint8_t *set, char *buf, size_t cap);
 
+/* The keys of slots (KEYSLOT_COUNT bits) are deleted a batch per loop
+ * iteration (sm_drop_step), each DEL propagated, except while the slot is
+ * this node's or an import brings it. */
+void sm_drop_keys(const uint8_t *slots);
+void sm_drop_step(void);
+/* 1 while slot's keys wait to be dropped. */
+int sm_dropping(unsigned slot);
+
 /* Registers the commands and both sides (cluster_init, cluster mode only). */
 void slotmig_init(void);
+
+/* ---- slotmig_cmd.c: the rows' procs (cmd_cluster_table.c) ---- */
+void sm_cmd_migrateslots(client *c);
+void sm_cmd_getslotmigrations(client *c);
+void sm_cmd_cancelslotmigrations(client *c);
 
 /* ---- slotmig_src.c ---- */
 void sm_src_init(void);
@@ -107,8 +121,10 @@ int sm_src_start(const uint8_t *slots, cluster_node *target, char *err, size_t e
 void sm_src_cancel(sm_job *j, const char *why);
 
 /* ---- slotmig_dst.c ---- */
-/* Registers CLUSTER SYNCSLOTS' handling and the import link's route
- * bypass. */
+/* Registers the import link's hooks. */
 void sm_dst_init(void);
+/* CLUSTER SYNCSLOTS (the row's proc). */
+void sm_cmd_syncslots(client *c);
+/* cluster.h's cluster_import_link: 1 when c is an active import's link. */
 
 #endif

@@ -14,11 +14,14 @@
 /* Indexed by enum snap_kind. An AOF base is always forkless (its INCR
  * switch and the base are one instant of the main thread's; a fork would
  * need the child to write the AOF's own format too). A replication save
- * outlives a FLUSHALL: the FLUSHALL follows its cut in the stream. */
+ * outlives a FLUSHALL: the FLUSHALL follows its cut in the stream. A slot
+ * migration's is forkless (no fork: the reason it exists) and a FLUSHALL
+ * ends it (the migration fails: the source keeps its slots). */
 static const snap_kind_info kinds[SNAP_NKINDS] = {
     [SNAP_TO_REPLICAS] = {"Replication save", 1, 0, 1},
     [SNAP_TO_AOF_BASE] = {"AOF base write", 0, 1, 0},
     [SNAP_TO_FILE] = {"Background saving", 1, 1, 1},
+    [SNAP_TO_SLOTS] = {"Slot migration save", 0, 1, 0},
 };
 
 static struct {

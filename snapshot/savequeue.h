@@ -21,14 +21,13 @@
 #include "rdb.h"
 
 /* What a save writes, in the queue's order: a waiting request of a lower
- * kind starts first. A fourth kind, a set of cluster slots streamed to a
- * node, would be one more value here, a row of savequeue.c's kinds[]
- * (forkless only) and a member of snap_target's union (its sink and slot
- * set), which the serializer filters on. */
+ * kind starts first. */
 enum snap_kind {
     SNAP_TO_REPLICAS = 0, /* a full sync's payload into a sink (repl/fullsync.c) */
     SNAP_TO_AOF_BASE,     /* an AOF rewrite's base file (aof/aof.c) */
     SNAP_TO_FILE,         /* cfg.dbfilename: BGSAVE [SCHEDULE], save points */
+    SNAP_TO_SLOTS,        /* a set of cluster slots' keys, as commands, into
+                             a sink (cluster/slotmig_src.c): forkless only */
     SNAP_NKINDS
 };
 
@@ -57,6 +56,14 @@ typedef struct snap_target {
                                          the libraries, no keys (always
                                          forkless: nothing to fork for) */
         } replicas;
+        struct {                      /* SNAP_TO_SLOTS */
+            sink *out;                /* the owner's: a fan-out with the
+                                         target node's socket */
+            const uint8_t *set;       /* KEYSLOT_COUNT bits: the slots whose
+                                         keys (db 0's) are written; the
+                                         owner's, unchanged until done */
+            rdb_cmds_fn cmds;         /* how a key is written as commands */
+        } slots;
     } u;
 } snap_target;
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "info.h"
+#include "keyslot.h"
 #include "log.h"
 #include "util.h"
 
@@ -27,11 +28,26 @@ static size_t item_obj_bytes(const ser_item *it) {
     return it->self_bytes + obj_alloc_size(it->val);
 }
 
-/* Main thread, with the bucket lock of the entry held by vt. */
+/* 1 when the job writes val's key: always, or when its slot is in the
+ * job's set (any thread: the set is read-only during the job). */
+static int job_wants(const ser_job *job, const obj *val) {
+    if (!job->slots) return 1;
+    size_t klen;
+    const char *key = obj_kv_key(val, &klen);
+    unsigned slot = key_hash_slot(key, klen);
+    return job->slots[slot >> 3] >> (slot & 7) & 1;
+}
+
+/* Main thread, with the bucket lock of the entry held by vt. A key the
+ * job does not write is not handed over: marked saved, it is skipped. */
 void ser_capture(void *priv, obj *val, int64_t expire) {
     ser_db *d = priv;
     ser_job *job = d->job;
     assert(val && obj_is_kv(val));
+    if (!job_wants(job, val)) {
+        obj_decref(val); /* the reference vt took for the hand-over */
+        return;
+    }
     ser_item *it = xmalloc(sizeof *it);
     it->next = NULL;
     it->db = d->id;
@@ -124,14 +140,17 @@ static int drain_queue(ser_job *job, rdb_writer *w) {
 /* Serializer: captures one bucket and writes what it held at E. */
 static int write_bucket(ser_job *job, rdb_writer *w, int db, vt_bucket *b) {
     vt_captured cap[VT_BUCKET_SLOTS];
-    size_t n = vt_capture_bucket(b, job->epoch, cap);
+    size_t n = vt_capture_bucket(b, job->epoch, cap), written = 0;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rc == 0 && rdb_writer_put_kv(w, db, cap[i].val, cap[i].expire) != 0)
-            rc = -1;
+        if (job_wants(job, cap[i].val)) {
+            if (rc == 0 && rdb_writer_put_kv(w, db, cap[i].val, cap[i].expire) != 0)
+                rc = -1;
+            written++;
+        }
         obj_decref(cap[i].val);
     }
-    if (n) atomic_fetch_add_explicit(&job->keys_done, n, memory_order_relaxed);
+    if (written) atomic_fetch_add_explicit(&job->keys_done, written, memory_order_relaxed);
     return rc;
 }
 

@@ -56,6 +56,10 @@ typedef struct ser_job {
                                  replication save's fan-out to replica
                                  sockets): the thread finishes it, its
                                  owner frees it after on_done */
+    const uint8_t *slots;     /* NULL, or KEYSLOT_COUNT bits: only the keys
+                                 of these slots are written (and handed
+                                 over), a slot migration's save; the
+                                 owner's, unchanged until on_done */
     int compress;             /* rdb_writer_open flags (snap_rdb_flags) */
     rdb_aux aux;
     uint64_t keys_total;

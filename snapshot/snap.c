@@ -18,6 +18,7 @@
 #include "db.h"
 #include "function.h"
 #include "hooks.h"
+#include "keyslot.h"
 #include "info.h"
 #include "introspect.h"
 #include "log.h"
@@ -212,17 +213,31 @@ static void on_forkless_done(uv_async_t *a) {
     uv_close((uv_handle_t *)&job->done, on_job_closed); /* r.err lived in the job */
 }
 
+/* The keys of a slotted table in the slots of set (KEYSLOT_COUNT bits). */
+static uint64_t slot_set_keys(const vt *t, const uint8_t *set) {
+    assert(vt_slotted(t));
+    uint64_t n = 0;
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
+        if (set[s >> 3] >> (s & 7) & 1) n += vt_slot_count(t, s);
+    return n;
+}
+
 /* Starts the serializer on every table at a new epoch, writing t's target.
  * The instant this returns is the snapshot's point in time. */
 static int start_forkless(const snap_target *t, char *err, size_t errlen) {
     int64_t t0 = mono_us();
-    int aof_base = t->kind == SNAP_TO_AOF_BASE;
-    sink *out = t->kind == SNAP_TO_REPLICAS ? t->u.replicas.out : NULL;
+    int aof_base = t->kind == SNAP_TO_AOF_BASE, slots = t->kind == SNAP_TO_SLOTS;
+    sink *out = t->kind == SNAP_TO_REPLICAS ? t->u.replicas.out
+                : slots                     ? t->u.slots.out
+                                            : NULL;
     ser_job *job = xcalloc(1, sizeof *job);
     job->epoch = ++S.epoch;
     /* a functions-only payload serializes no table: writes go on as if no
-     * save ran */
-    job->ndb = out && t->u.replicas.functions_only ? 0 : server.cfg.databases;
+     * save ran; slots are db 0's (cluster mode has one database) */
+    job->ndb = slots ? 1
+               : out && t->u.replicas.functions_only ? 0
+                                                      : server.cfg.databases;
+    job->slots = slots ? t->u.slots.set : NULL;
     job->dbs = xcalloc((size_t)job->ndb, sizeof(ser_db));
     if (aof_base) {
         snprintf(job->path, sizeof job->path, "%s", t->u.aof.path);
@@ -237,16 +252,16 @@ static int start_forkless(const snap_target *t, char *err, size_t errlen) {
     job->out = out;
     if (out) sink_fanout_set_stop(out, &job->abort); /* a shutdown's abort */
     /* the serializer measures used-mem */
-    fill_aux(&job->aux, 0, out ? &t->u.replicas.repl : NULL);
+    fill_aux(&job->aux, 0, out && !slots ? &t->u.replicas.repl : NULL);
     job->aux.aof_base = aof_base;
     if (aof_base) memset(&job->aux.repl, 0, sizeof job->aux.repl); /* as Redis's AOF preamble */
-    job->aux.as_commands = aof_base ? t->u.aof.cmds : NULL;
+    job->aux.as_commands = aof_base ? t->u.aof.cmds : slots ? t->u.slots.cmds : NULL;
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
         d->job = job;
         d->id = i;
         d->table = db_get(i)->t;
-        d->keys = vt_size(d->table);
+        d->keys = job->slots ? slot_set_keys(d->table, job->slots) : vt_size(d->table);
         d->expires = vt_expires(d->table);
         job->keys_total += d->keys;
         vt_save_begin(d->table, job->epoch, ser_capture, d, &d->segs, &d->nsegs);

@@ -33,6 +33,7 @@ const cluster_node *cluster_slot_owner(unsigned s) { return owner[s]; }
 const cluster_node *cluster_slot_migrating_to(unsigned s) { return migrating[s]; }
 const cluster_node *cluster_slot_importing_from(unsigned s) { return importing[s]; }
 int cluster_state_ok(void) { return state_ok; }
+int cluster_import_link(const void *c) { (void)c; return 0; }
 const cluster_node *cluster_node_primary(const cluster_node *n) { return n->primary; }
 size_t cluster_node_redirect_endpoint(const cluster_node *n, int tls, char *buf, size_t cap) {
     int len = snprintf(buf, cap, "%s:%d", n->ip, n->port + (tls ? 1000 : 0));

@@ -1,0 +1,164 @@
+/* slotmig: the log of atomic slot migrations, both directions (what
+ * CLUSTER GETSLOTMIGRATIONS lists; slotmig.h), and the registration of
+ * both sides. In memory only, as Valkey's: a restart forgets it. Main
+ * thread only. */
+#include "slotmig.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "db_slots.h"
+#include "util.h"
+
+/* Ended jobs kept (Valkey's cluster-slot-migration-log-max-len default);
+ * active ones are always kept. */
+#define SM_LOG_MAX 1000
+
+static sm_job *jobs; /* newest first */
+
+static const char *const state_names[] = {
+    [SM_CONNECTING] = "connecting",  [SM_WAITING_SAVE] = "waiting_to_snapshot",
+    [SM_SNAPSHOT] = "snapshotting",  [SM_STREAMING] = "streaming",
+    [SM_PAUSED] = "waiting_for_target", [SM_SUCCESS] = "success",
+    [SM_FAILED] = "failed",          [SM_CANCELLED] = "cancelled",
+};
+
+const char *sm_state_name(int state) {
+    assert(state >= 0 && state <= SM_CANCELLED);
+    return state_names[state];
+}
+
+int sm_job_active(const sm_job *j) { return j->state < SM_SUCCESS; }
+
+sm_job *sm_jobs(void) { return jobs; }
+
+/* Frees the oldest ended jobs beyond SM_LOG_MAX. */
+static void trim(void) {
+    size_t ended = 0;
+    for (sm_job **p = &jobs; *p;) {
+        sm_job *j = *p;
+        if (!sm_job_active(j) && ++ended > SM_LOG_MAX) {
+            *p = j->next;
+            free(j);
+        } else {
+            p = &j->next;
+        }
+    }
+}
+
+sm_job *sm_job_new(int op, const char *name, const uint8_t *slots) {
+    sm_job *j = xcalloc(1, sizeof *j);
+    j->op = op;
+    if (name) memcpy(j->name, name, CL_NAMELEN);
+    else cl_random_name(j->name);
+    memcpy(j->slots, slots, sizeof j->slots);
+    j->state = SM_CONNECTING;
+    j->create_time = j->last_update_time = j->last_ack_time = time(NULL);
+    j->next = jobs;
+    jobs = j;
+    trim();
+    return j;
+}
+
+sm_job *sm_job_find(int op, const char *name) {
+    for (sm_job *j = jobs; j; j = j->next)
+        if (j->op == op && !memcmp(j->name, name, CL_NAMELEN)) return j;
+    return NULL;
+}
+
+void sm_job_set_state(sm_job *j, int state, const char *msg) {
+    j->state = state;
+    if (msg) snprintf(j->message, sizeof j->message, "%s", msg);
+    j->last_update_time = time(NULL);
+}
+
+void sm_slots_text(const uint8_t *set, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < KEYSLOT_COUNT;) {
+        if (!sm_has_slot(set, i)) {
+            i++;
+            continue;
+        }
+        unsigned start = i;
+        while (i < KEYSLOT_COUNT && sm_has_slot(set, i)) i++;
+        int n = snprintf(buf + len, cap - len, "%s%u-%u", len ? " " : "", start, i - 1);
+        if (n < 0 || (size_t)n >= cap - len) break; /* cut short: cap too small */
+        len += (size_t)n;
+    }
+}
+
+/* ---- dropping the keys of slots that went or failed to come ---- */
+
+/* Keys deleted per loop iteration. */
+#define SM_DROP_BATCH 256
+
+static struct {
+    uint8_t set[KEYSLOT_COUNT / 8]; /* slots whose keys are being deleted */
+    int on;
+} D;
+
+void sm_drop_keys(const uint8_t *slots) {
+    for (size_t i = 0; i < sizeof D.set; i++) D.set[i] |= slots[i];
+    D.on = 1;
+}
+
+int sm_dropping(unsigned slot) { return sm_has_slot(D.set, slot); }
+
+/* 1 while an active import brings slot's keys (they are not dropped). */
+static int importing(unsigned slot) {
+    for (sm_job *j = jobs; j; j = j->next)
+        if (j->op == SM_IMPORT && sm_job_active(j) && sm_has_slot(j->slots, slot)) return 1;
+    return 0;
+}
+
+/* Key names copied out of a slot (db_slot_keys forbids changes during its
+ * walk). */
+typedef struct key_batch {
+    char *keys[SM_DROP_BATCH];
+    size_t lens[SM_DROP_BATCH];
+    size_t n;
+} key_batch;
+
+static void collect_key(void *priv, const char *key, size_t len) {
+    key_batch *kb = priv;
+    assert(kb->n < SM_DROP_BATCH);
+    kb->keys[kb->n] = xmalloc(len ? len : 1);
+    memcpy(kb->keys[kb->n], key, len);
+    kb->lens[kb->n++] = len;
+}
+
+/* Deletes up to SM_DROP_BATCH of the given-away slots' keys, each
+ * propagated as a DEL (as legacy MIGRATE's deletes are). */
+void sm_drop_step(void) {
+    if (!D.on) return;
+    db *d = db_get(0);
+    key_batch kb = {.n = 0};
+    for (unsigned i = 0; i < KEYSLOT_COUNT && kb.n < SM_DROP_BATCH; i++) {
+        if (!sm_has_slot(D.set, i)) continue;
+        size_t want = SM_DROP_BATCH - kb.n, before = kb.n;
+        if (cl.slots[i] != cl.myself && !importing(i)) db_slot_keys(d, i, want, collect_key, &kb);
+        if (kb.n - before < want) D.set[i >> 3] &= (uint8_t)~(1u << (i & 7)); /* all taken */
+    }
+    for (size_t j = 0; j < kb.n; j++) {
+        /* a DEL to the AOF and the replicas, which must not keep them */
+        if (db_delete(d, kb.keys[j], kb.lens[j])) {
+            arg argv[2] = {{"DEL", 3}, {kb.keys[j], kb.lens[j]}};
+            cmd_propagate_raw(0, 2, argv);
+        }
+        free(kb.keys[j]);
+    }
+    int any = 0;
+    for (size_t i = 0; i < sizeof D.set && !any; i++) any = D.set[i] != 0;
+    D.on = any;
+}
+
+void slotmig_init(void) {
+    sm_src_init();
+    sm_dst_init();
+}

@@ -1,0 +1,570 @@
+/* slotmig_src: the source's side of an atomic slot migration (EXPORT, see
+ * slotmig.h for the protocol).
+ *
+ * One export runs at a time. Its steps:
+ *   connect   a libuv TCP link to the target's client port; AUTH when
+ *             masterauth is set; ESTABLISH, whose +OK is awaited
+ *   snapshot  a SNAP_TO_SLOTS save through the save queue: at the instant
+ *             it starts (begin, between two commands) this module starts
+ *             buffering every write to the slots from the propagation path
+ *             (prop_add_data), and the serializer thread writes the slots'
+ *             keys at that instant as commands into the link (a fan-out
+ *             sink on a dup of the socket: the main thread does not write
+ *             the link until the save is done)
+ *   stream    the buffered writes go to the link, then each write as it is
+ *             propagated
+ *   handoff   once the link's send queue is short, writes to the slots are
+ *             parked (before_command: this node's clients only wait, for
+ *             those slots only), FINISH goes after the last buffered write;
+ *             its +OK says the target owns the slots: they are given to the
+ *             target in this node's table, the parked commands run again
+ *             (and get -MOVED), the slots' keys are deleted a few at a time
+ * Any failure before FINISH (the link, an error the target sent, the save,
+ * a FLUSHALL, this node no longer a primary, CANCELSLOTMIGRATIONS) closes
+ * the link (the target drops what it loaded) and leaves everything here as
+ * it was. After FINISH was sent, a lost link waits for the target's claim
+ * through the bus for cluster-node-timeout before it counts as a failure,
+ * writes still parked: the target may own the slots already.
+ *
+ * Thread boundary: the serializer thread writes the link's socket through
+ * the sink between begin and done; the main thread only reads it then. */
+#include "slotmig.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "db_slots.h"
+#include "hooks.h"
+#include "log.h"
+#include "multi.h"
+#include "net.h"
+#include "propagate.h"
+#include "resp.h"
+#include "rewrite.h"
+#include "rdb_io.h"
+#include "savequeue.h"
+#include "util.h"
+
+/* The handoff starts when this little is queued for the link. */
+#define SM_HANDOFF_QUEUE (64 * 1024)
+
+typedef struct sm_src {
+    sm_job *job;
+    uv_tcp_t tcp;
+    uv_connect_t conn;
+    int open;                 /* tcp not yet being closed */
+    int closed;               /* tcp's close callback ran */
+    int saving;               /* the save request was submitted, its done
+                                 not yet called */
+    int fd;                   /* the socket (uv_fileno) */
+    vbuf in;                  /* replies not yet parsed */
+    int expect;               /* replies awaited: AUTH, ESTABLISH, FINISH */
+    snap_req req;
+    sink *out;                /* the save's fan-out (begin .. done) */
+    int dupfd;                /* its socket */
+    int buffering;            /* the propagation consumer is registered */
+    vbuf pending;             /* commands not yet handed to the link */
+    int in_multi;             /* a MULTI was propagated, not yet its EXEC */
+    int multi_sent;           /* ...and went into pending */
+    long long pause_start_us; /* the handoff's start */
+    long long lost_ms;        /* > 0: the link was lost after FINISH
+                                 (mono_ms) */
+    client **parked;          /* writes parked by the handoff */
+    size_t nparked, capparked;
+} sm_src;
+
+static struct {
+    sm_src *cur;              /* the export running, or NULL */
+} X;
+
+static void src_fail(sm_src *s, int state, const char *why);
+
+/* ---- the link ---- */
+
+static void on_write(uv_write_t *w, int status) {
+    (void)status; /* a failed write closes the link: on_read sees it */
+    free(w->data);
+    free(w);
+}
+
+/* Hands n bytes at p to the link (copied). */
+static void link_send(sm_src *s, const void *p, size_t n) {
+    if (!s->open || !n) return;
+    uv_write_t *w = xmalloc(sizeof *w);
+    char *copy = xmalloc(n);
+    memcpy(copy, p, n);
+    w->data = copy;
+    uv_buf_t b = uv_buf_init(copy, (unsigned)n);
+    if (uv_write(w, (uv_stream_t *)&s->tcp, &b, 1, on_write) != 0) {
+        free(copy);
+        free(w);
+    }
+    s->job->bytes += n;
+}
+
+static void link_send_cmd(sm_src *s, int argc, const char **argv) {
+    vbuf b;
+    vbuf_init(&b);
+    resp_add_array(&b, argc);
+    for (int i = 0; i < argc; i++) resp_add_bulk_str(&b, argv[i]);
+    link_send(s, b.data, b.len);
+    vbuf_free(&b);
+}
+
+/* s goes once nothing refers to it: the export ended, the link closed,
+ * the save's done called. */
+static void maybe_free(sm_src *s) {
+    if (X.cur == s || !s->closed || s->saving) return;
+    assert(!s->buffering && !s->nparked && !s->out);
+    vbuf_free(&s->in);
+    vbuf_free(&s->pending);
+    free(s->parked);
+    free(s);
+}
+
+static void on_closed(uv_handle_t *h) {
+    sm_src *s = h->data;
+    s->closed = 1;
+    maybe_free(s);
+}
+
+static void link_close(sm_src *s) {
+    if (!s->open) return;
+    s->open = 0;
+    uv_close((uv_handle_t *)&s->tcp, on_closed);
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b) {
+    (void)h;
+    (void)hint;
+    static char buf[4096];
+    *b = uv_buf_init(buf, sizeof buf);
+}
+
+static void save_submit(sm_src *s);
+static void handoff_done(sm_src *s);
+
+/* One reply line (no CRLF) from the target. */
+static void on_reply(sm_src *s, const char *line) {
+    s->job->last_ack_time = time(NULL);
+    if (line[0] == '-') { /* ESTABLISH refused, or a command failed there */
+        if (s->job->state == SM_CONNECTING && strcasestr(line, "unknown subcommand"))
+            src_fail(s, SM_FAILED,
+                     "the target has no atomic slot migration (redis-server 7.0?): move the slots "
+                     "with the legacy protocol, redis-cli --cluster reshard");
+        else
+            src_fail(s, SM_FAILED, line + 1);
+        return;
+    }
+    if (s->expect <= 0) return; /* replies to writes sent after FINISH */
+    s->expect--;
+    if (s->expect) return;
+    if (s->job->state == SM_CONNECTING) save_submit(s);
+    else if (s->job->state == SM_PAUSED) handoff_done(s);
+}
+
+static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b) {
+    sm_src *s = st->data;
+    if (n < 0) {
+        src_fail(s, SM_FAILED, n == UV_EOF ? "the target closed the link" : uv_strerror((int)n));
+        return;
+    }
+    vbuf_append(&s->in, b->base, (size_t)n);
+    char *nl;
+    while (X.cur == s && (nl = memchr(s->in.data, '\n', s->in.len))) {
+        size_t len = (size_t)(nl - s->in.data) + 1;
+        char line[512];
+        size_t keep = len - 1 < sizeof line ? len - 1 : sizeof line - 1;
+        memcpy(line, s->in.data, keep);
+        if (keep && line[keep - 1] == '\r') keep--;
+        line[keep] = '\0';
+        vbuf_consume(&s->in, len);
+        on_reply(s, line);
+    }
+}
+
+static void on_connect(uv_connect_t *c, int status) {
+    sm_src *s = c->data;
+    if (X.cur != s) return; /* cancelled meanwhile: the handle is closing */
+    if (status != 0) {
+        src_fail(s, SM_FAILED, uv_strerror(status));
+        return;
+    }
+    uv_os_fd_t fd;
+    uv_fileno((uv_handle_t *)&s->tcp, &fd);
+    s->fd = fd;
+    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+    const conf *cf = &server.cfg;
+    if (cf->masterauth && cf->masterauth_len) {
+        vbuf b;
+        vbuf_init(&b);
+        int user = cf->masteruser && cf->masteruser[0];
+        resp_add_array(&b, user ? 3 : 2);
+        resp_add_bulk_str(&b, "AUTH");
+        if (user) resp_add_bulk_str(&b, cf->masteruser);
+        resp_add_bulk(&b, cf->masterauth, cf->masterauth_len);
+        link_send(s, b.data, b.len);
+        vbuf_free(&b);
+        s->expect++;
+    }
+    /* ESTABLISH name source start end ... */
+    vbuf b;
+    vbuf_init(&b);
+    int nranges = 0;
+    for (unsigned i = 0; i < KEYSLOT_COUNT;) {
+        if (!sm_has_slot(s->job->slots, i)) { i++; continue; }
+        while (i < KEYSLOT_COUNT && sm_has_slot(s->job->slots, i)) i++;
+        nranges++;
+    }
+    resp_add_array(&b, 5 + 2 * nranges);
+    resp_add_bulk_str(&b, "CLUSTER");
+    resp_add_bulk_str(&b, "SYNCSLOTS");
+    resp_add_bulk_str(&b, "ESTABLISH");
+    resp_add_bulk(&b, s->job->name, CL_NAMELEN);
+    resp_add_bulk(&b, s->job->source, CL_NAMELEN);
+    for (unsigned i = 0; i < KEYSLOT_COUNT;) {
+        if (!sm_has_slot(s->job->slots, i)) { i++; continue; }
+        unsigned start = i;
+        while (i < KEYSLOT_COUNT && sm_has_slot(s->job->slots, i)) i++;
+        resp_add_bulk_ll(&b, start);
+        resp_add_bulk_ll(&b, i - 1);
+    }
+    link_send(s, b.data, b.len);
+    vbuf_free(&b);
+    s->expect++;
+}
+
+/* ---- writes to the slots, from the propagation path ---- */
+
+static int cmd_is(const cmd_def *d, const char *name) {
+    return strcasecmp(d->name, name) == 0;
+}
+
+/* 1 when the command's first key is in one of the moving slots. */
+static int touches_slots(const sm_src *s, const cmd_def *d, int argc, const arg *argv) {
+    cmd_keyrefs refs = {0};
+    cmd_get_keys(d, argc, argv, &refs);
+    int hit = 0;
+    if (refs.n) {
+        const arg *k = &argv[refs.v[0].pos];
+        hit = sm_has_slot(s->job->slots, key_hash_slot(k->p, k->len));
+    }
+    cmd_keys_free(&refs);
+    return hit;
+}
+
+static void add_cmd(vbuf *b, int argc, const arg *argv) {
+    resp_add_array(b, argc);
+    for (int i = 0; i < argc; i++) resp_add_bulk(b, argv[i].p, argv[i].len);
+}
+
+static void on_propagate(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
+    sm_src *s = priv;
+    assert(dbid == 0); /* cluster mode has one database */
+    if (cmd_is(d, "flushall") || cmd_is(d, "flushdb")) {
+        src_fail(s, SM_FAILED, "FLUSHALL or FLUSHDB during the migration");
+        return;
+    }
+    if (cmd_is(d, "multi")) {
+        s->in_multi = 1;
+        s->multi_sent = 0;
+        return;
+    }
+    if (cmd_is(d, "exec")) {
+        if (s->multi_sent) add_cmd(&s->pending, argc, argv);
+        s->in_multi = s->multi_sent = 0;
+        return;
+    }
+    if (!touches_slots(s, d, argc, argv)) return;
+    if (s->in_multi && !s->multi_sent) {
+        arg m = {.p = "MULTI", .len = 5};
+        add_cmd(&s->pending, 1, &m);
+        s->multi_sent = 1;
+    }
+    add_cmd(&s->pending, argc, argv);
+}
+
+static void buffering(sm_src *s, int on) {
+    if (on == s->buffering) return;
+    s->buffering = on;
+    if (on) prop_add_data(on_propagate, s);
+    else prop_remove(on_propagate, s);
+}
+
+/* Sends what is pending (after the save, and while streaming). */
+static void flush_pending(sm_src *s) {
+    if (!s->pending.len || s->job->state < SM_STREAMING) return;
+    if (s->in_multi) return; /* a transaction goes whole */
+    link_send(s, s->pending.data, s->pending.len);
+    vbuf_reset(&s->pending);
+}
+
+/* ---- the snapshot ---- */
+
+static int save_begin(void *priv, snap_target *t, char *err, size_t errlen) {
+    sm_src *s = priv;
+    if (X.cur != s || !s->open) {
+        snprintf(err, errlen, "the migration ended");
+        return -1;
+    }
+    s->dupfd = dup(s->fd);
+    if (s->dupfd < 0) {
+        snprintf(err, errlen, "dup: %s", strerror(errno));
+        return -1;
+    }
+    s->out = sink_fanout_open("slot migration", (int)server.cfg.compat.cluster_node_timeout);
+    sink_fanout_add(s->out, s->dupfd, "slot migration target", NULL, 0);
+    t->u.slots.out = s->out;
+    t->u.slots.set = s->job->slots;
+    t->u.slots.cmds = aofrw_key;
+    buffering(s, 1); /* the cut: every later write to the slots */
+    s->job->keys = 0;
+    for (unsigned i = 0; i < KEYSLOT_COUNT; i++)
+        if (sm_has_slot(s->job->slots, i)) s->job->keys += db_slot_count(db_get(0), i);
+    sm_job_set_state(s->job, SM_SNAPSHOT, NULL);
+    return 0;
+}
+
+static void save_done(void *priv, const snap_result *r) {
+    sm_src *s = priv;
+    if (s->out) {
+        s->job->bytes += sink_bytes(s->out);
+        sink_free(s->out);
+        s->out = NULL;
+        close(s->dupfd);
+        s->dupfd = -1;
+    }
+    s->saving = 0;
+    if (X.cur != s) { /* cancelled or failed meanwhile */
+        maybe_free(s);
+        return;
+    }
+    if (!r->started || r->status != 0) {
+        char why[300];
+        snprintf(why, sizeof why, "the snapshot failed: %s", r->err ? r->err : "?");
+        src_fail(s, SM_FAILED, why);
+        return;
+    }
+    log_notice("Slot migration %.40s: %llu keys sent, streaming the writes since",
+               s->job->name, (unsigned long long)r->keys);
+    sm_job_set_state(s->job, SM_STREAMING, NULL);
+    flush_pending(s);
+}
+
+static void save_submit(sm_src *s) {
+    s->req = (snap_req){.kind = SNAP_TO_SLOTS, .begin = save_begin, .done = save_done, .priv = s};
+    sm_job_set_state(s->job, SM_WAITING_SAVE, NULL);
+    char err[256];
+    s->saving = 1;
+    if (snap_submit(&s->req, SNAP_NOW_OR_QUEUE, err, sizeof err) < 0) {
+        s->saving = 0; /* refused, or done already ran */
+        if (X.cur == s) src_fail(s, SM_FAILED, err);
+    }
+}
+
+/* ---- the handoff ---- */
+
+static int may_write_slots(const sm_src *s, client *c, const cmd_def *d) {
+    if (d->flags & CMD_READONLY && !cmd_is(d, "exec")) return 0;
+    if (cmd_is(d, "exec")) {
+        if (!(multi_queued_flags(c) & CMD_WRITE)) return 0;
+        return 1; /* a transaction that writes waits for the handoff */
+    }
+    return touches_slots(s, d, c->argc, c->argv);
+}
+
+static int src_before_command(client *c, const cmd_def *d) {
+    sm_src *s = X.cur;
+    if (!s || s->job->state != SM_PAUSED || (c->flags & (CLIENT_LOADER | CLIENT_SCRIPT)) ||
+        c->tcp.data != c)
+        return 0;
+    if (!cmd_arity_ok(d, c->argc) || !may_write_slots(s, c, d)) return 0;
+    if (s->nparked == s->capparked) {
+        s->capparked = s->capparked ? s->capparked * 2 : 8;
+        s->parked = xrealloc(s->parked, s->capparked * sizeof *s->parked);
+    }
+    s->parked[s->nparked++] = c;
+    c->lastcmd = d;
+    c->flags |= CLIENT_BLOCKED;
+    return 1;
+}
+
+static void resume_parked(sm_src *s) {
+    client **list = s->parked;
+    size_t n = s->nparked;
+    s->parked = NULL;
+    s->nparked = s->capparked = 0;
+    for (size_t i = 0; i < n; i++)
+        if (list[i]) net_resume_parked(list[i]);
+    free(list);
+}
+
+static void handoff_start(sm_src *s) {
+    s->pause_start_us = mono_us();
+    sm_job_set_state(s->job, SM_PAUSED, NULL);
+    flush_pending(s);
+    const char *argv[] = {"CLUSTER", "SYNCSLOTS", "FINISH", NULL};
+    char name[CL_NAMELEN + 1];
+    memcpy(name, s->job->name, CL_NAMELEN);
+    name[CL_NAMELEN] = '\0';
+    argv[3] = name;
+    link_send_cmd(s, 4, argv);
+    s->expect = 1;
+}
+
+/* The target owns the slots: so does this node's table, and the keys go. */
+static void handoff_done(sm_src *s) {
+    cluster_node *target = cl_node_lookup(s->job->target, CL_NAMELEN);
+    for (unsigned i = 0; i < KEYSLOT_COUNT; i++) {
+        if (!sm_has_slot(s->job->slots, i)) continue;
+        if (target && cl.slots[i] != target) {
+            cl_slot_del(i);
+            cl_slot_add(target, i);
+        }
+        cl.migrating_to[i] = NULL;
+    }
+    sm_drop_keys(s->job->slots);
+    cl_todo(CL_TODO_UPDATE_STATE | CL_TODO_SAVE_CONFIG | CL_TODO_FSYNC_CONFIG);
+    buffering(s, 0);
+    s->job->pause_us = mono_us() - s->pause_start_us;
+    sm_job_set_state(s->job, SM_SUCCESS, NULL);
+    log_notice("Slot migration %.40s done: the target owns the slots (writes paused %lld us)",
+               s->job->name, s->job->pause_us);
+    s->job->priv = NULL;
+    X.cur = NULL;
+    resume_parked(s); /* they get -MOVED now */
+    link_close(s);
+    maybe_free(s);
+}
+
+/* ---- failure, cancel ---- */
+
+static void src_fail(sm_src *s, int state, const char *why) {
+    if (X.cur != s) return;
+    if (s->job->state == SM_PAUSED && state != SM_SUCCESS && s->lost_ms == 0) {
+        /* FINISH went: the target may own the slots; the cron waits */
+        s->lost_ms = mono_ms();
+        log_warning("Slot migration %.40s: %s after FINISH; waiting for the target's claim",
+                    s->job->name, why);
+        link_close(s);
+        return;
+    }
+    log_warning("Slot migration %.40s %s: %s", s->job->name,
+                state == SM_CANCELLED ? "cancelled" : "failed", why);
+    buffering(s, 0);
+    sm_job_set_state(s->job, state, why);
+    s->job->priv = NULL;
+    X.cur = NULL;
+    resume_parked(s);
+    if (snap_queued(&s->req)) {
+        snap_withdraw(&s->req); /* begin never ran: no done comes */
+        s->saving = 0;
+    }
+    if (s->out) { /* the save runs: its writes fail, its done comes */
+        shutdown(s->dupfd, SHUT_RDWR);
+        snap_cancel(&s->req, why);
+    }
+    link_close(s); /* the target drops what it loaded */
+    maybe_free(s);
+}
+
+void sm_src_cancel(sm_job *j, const char *why) {
+    sm_src *s = j->priv;
+    if (s && X.cur == s) src_fail(s, SM_CANCELLED, why);
+}
+
+/* ---- start ---- */
+
+int sm_src_start(const uint8_t *slots, cluster_node *target, char *err, size_t errlen) {
+    if (X.cur) {
+        snprintf(err, errlen, "ERR A slot migration is already in progress on this node");
+        return -1;
+    }
+    sm_src *s = xcalloc(1, sizeof *s);
+    s->dupfd = -1;
+    vbuf_init(&s->in);
+    vbuf_init(&s->pending);
+    struct sockaddr_storage sa;
+    if (uv_ip4_addr(target->ip, target->port, (struct sockaddr_in *)&sa) != 0 &&
+        uv_ip6_addr(target->ip, target->port, (struct sockaddr_in6 *)&sa) != 0) {
+        snprintf(err, errlen, "ERR The target node's address is not known");
+        free(s);
+        return -1;
+    }
+    sm_job *j = sm_job_new(SM_EXPORT, NULL, slots);
+    memcpy(j->source, cl.myself->name, CL_NAMELEN);
+    memcpy(j->target, target->name, CL_NAMELEN);
+    j->priv = s;
+    s->job = j;
+    uv_tcp_init(server.loop, &s->tcp);
+    s->tcp.data = s;
+    s->open = 1;
+    s->conn.data = s;
+    X.cur = s;
+    int rc = uv_tcp_connect(&s->conn, &s->tcp, (struct sockaddr *)&sa, on_connect);
+    if (rc != 0) {
+        src_fail(s, SM_FAILED, uv_strerror(rc));
+        return 0; /* the job is in the log, failed */
+    }
+    log_notice("Slot migration %.40s to %.40s started", j->name, j->target);
+    return 0;
+}
+
+/* ---- the loop ---- */
+
+static void src_before_sleep(void) {
+    sm_src *s = X.cur;
+    if (s && s->job->state == SM_STREAMING) {
+        flush_pending(s);
+        if (s->open && uv_stream_get_write_queue_size((uv_stream_t *)&s->tcp) < SM_HANDOFF_QUEUE &&
+            !s->in_multi)
+            handoff_start(s);
+    }
+    sm_drop_step();
+}
+
+static void src_cron(void) {
+    sm_src *s = X.cur;
+    if (!s) return;
+    if (!cl_node_is_primary(cl.myself)) {
+        src_fail(s, SM_FAILED, "this node is no longer a primary");
+        return;
+    }
+    if (s->lost_ms > 0) {
+        /* after FINISH: the target's claim, or the timeout */
+        cluster_node *t = cl_node_lookup(s->job->target, CL_NAMELEN);
+        unsigned first = 0;
+        while (first < KEYSLOT_COUNT && !sm_has_slot(s->job->slots, first)) first++;
+        if (t && first < KEYSLOT_COUNT && cl.slots[first] == t) {
+            handoff_done(s);
+            return;
+        }
+        if (mono_ms() - s->lost_ms > server.cfg.compat.cluster_node_timeout) {
+            s->lost_ms = -1; /* src_fail's path for a failure now */
+            src_fail(s, SM_FAILED, "the link was lost at the handoff and the target did not claim the slots");
+        }
+    }
+}
+
+static void src_client_closed(client *c) {
+    sm_src *s = X.cur;
+    if (!s) return;
+    for (size_t i = 0; i < s->nparked; i++)
+        if (s->parked[i] == c) s->parked[i] = NULL;
+}
+
+void sm_src_init(void) {
+    static const hooks h = {.name = "slotmig",
+                            .before_command = src_before_command,
+                            .before_sleep = src_before_sleep,
+                            .cron = src_cron,
+                            .client_closed = src_client_closed};
+    hooks_register(&h);
+}

@@ -1,0 +1,369 @@
+/* test_slotmig: atomic slot migration without fork (CLUSTER MIGRATESLOTS,
+ * cluster/slotmig*.c) between two verso nodes: A serves every slot, B none;
+ * half the slots move from A to B.
+ *   moves_every_type   strings, a list, a hash, a big sorted set, a stream
+ *                      with a consumer group and a key with a TTL arrive
+ *                      whole; keys of other slots stay; A answers -MOVED
+ *                      and drops the moved keys; both logs say success
+ *   writes_survive     writers INCR counters in the moving slots during the
+ *                      migration, following -MOVED: every acknowledged INCR
+ *                      is on B after the handoff, nothing else, and each
+ *                      writer saw at most one -MOVED per counter
+ *   cancel_fails_safe  CANCELSLOTMIGRATIONS during the snapshot: A keeps
+ *                      the slots and every key, B keeps none of them
+ *   target_killed      B killed during the migration: A keeps everything
+ *                      and keeps serving, the job failed */
+#include <check.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define HALF 8191 /* slots 0..HALF move */
+
+typedef struct pair {
+    srv *a, *b;
+    char aid[41], bid[41];
+} pair;
+
+static void node_id(redisContext *c, char id[41]) {
+    redisReply *r = cmd(c, "CLUSTER MYID");
+    ck_assert_int_eq(r->type, REDIS_REPLY_STRING);
+    snprintf(id, 41, "%s", r->str);
+    freeReplyObject(r);
+}
+
+static int nodes_has(redisContext *c, const char *needle) {
+    redisReply *r = cmd(c, "CLUSTER NODES");
+    int has = r->type == REDIS_REPLY_STRING && strstr(r->str, needle);
+    freeReplyObject(r);
+    return has;
+}
+
+/* A with every slot, B with none, each knowing the other. */
+static void two_nodes(pair *p) {
+    h_srv_spec specs[2] = {{0, "--cluster-enabled yes --enable-debug-command yes"},
+                           {0, "--cluster-enabled yes --enable-debug-command yes"}};
+    srv *out[2];
+    h_srv_start_all(2, specs, out);
+    p->a = out[0];
+    p->b = out[1];
+    redisContext *a = srv_connect(p->a), *b = srv_connect(p->b);
+    node_id(a, p->aid);
+    node_id(b, p->bid);
+    expect_status(a, "OK", "CLUSTER ADDSLOTSRANGE 0 16383");
+    expect_status(a, "OK", "CLUSTER MEET 127.0.0.1 %d", p->b->port);
+    long long deadline = h_now_ms() + h_scaled_ms(15000);
+    char want[64];
+    snprintf(want, sizeof want, "%s", p->aid);
+    for (;;) { /* B knows A as the owner of 0-16383, A knows B, both ok */
+        redisReply *r = cmd(b, "CLUSTER NODES"), *ia = cmd(a, "CLUSTER INFO"),
+                   *ib = cmd(b, "CLUSTER INFO");
+        int ok = r->type == REDIS_REPLY_STRING && strstr(r->str, "0-16383") &&
+                 nodes_has(a, p->bid) && strstr(ia->str, "cluster_state:ok") &&
+                 strstr(ib->str, "cluster_state:ok");
+        freeReplyObject(r);
+        freeReplyObject(ia);
+        freeReplyObject(ib);
+        if (ok) break;
+        ck_assert_msg(h_now_ms() < deadline, "the nodes never met");
+        h_sleep_ms(20);
+    }
+    redisFree(a);
+    redisFree(b);
+}
+
+/* The newest job's field of c's GETSLOTMIGRATIONS ("" when none). */
+static void job_field(redisContext *c, const char *field, char *buf, size_t cap) {
+    redisReply *r = cmd(c, "CLUSTER GETSLOTMIGRATIONS");
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    buf[0] = '\0';
+    if (r->elements) {
+        const redisReply *v = h_map_field(r->element[0], field);
+        ck_assert_ptr_nonnull(v);
+        if (v->type == REDIS_REPLY_INTEGER) snprintf(buf, cap, "%lld", v->integer);
+        else snprintf(buf, cap, "%s", v->str ? v->str : "");
+    }
+    freeReplyObject(r);
+}
+
+/* Waits for the newest job on c to end; returns its state. */
+static void wait_job_end(redisContext *c, char *state, size_t cap, int ms) {
+    long long deadline = h_now_ms() + h_scaled_ms(ms);
+    for (;;) {
+        job_field(c, "state", state, cap);
+        if (!strcmp(state, "success") || !strcmp(state, "failed") || !strcmp(state, "cancelled"))
+            return;
+        ck_assert_msg(h_now_ms() < deadline, "the migration never ended (state %s)", state);
+        h_sleep_ms(20);
+    }
+}
+
+static long long keyslot(redisContext *c, const char *key) {
+    redisReply *r = cmd(c, "CLUSTER KEYSLOT %s", key);
+    long long s = r->integer;
+    freeReplyObject(r);
+    return s;
+}
+
+/* A hash tag "{tN}" whose slot moves (moving) or stays. */
+static void pick_tag(redisContext *c, int moving, char *tag, size_t cap, int from) {
+    for (int i = from;; i++) {
+        snprintf(tag, cap, "{t%d}", i);
+        long long s = keyslot(c, tag);
+        if ((s <= HALF) == moving) return;
+    }
+}
+
+static long long count_slots(redisContext *c, int lo, int hi) {
+    long long n = 0;
+    for (int s = lo; s <= hi; s++) redisAppendCommand(c, "CLUSTER COUNTKEYSINSLOT %d", s);
+    for (int s = lo; s <= hi; s++) { /* pipelined */
+        redisReply *r;
+        ck_assert_int_eq(redisGetReply(c, (void **)&r), REDIS_OK);
+        ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+        n += r->integer;
+        freeReplyObject(r);
+    }
+    return n;
+}
+
+static void wait_count(redisContext *c, int lo, int hi, long long want, int ms) {
+    long long deadline = h_now_ms() + h_scaled_ms(ms), n;
+    while ((n = count_slots(c, lo, hi)) != want) {
+        ck_assert_msg(h_now_ms() < deadline, "keys in %d-%d: %lld, want %lld", lo, hi, n, want);
+        h_sleep_ms(50);
+    }
+}
+
+START_TEST(moves_every_type) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    char m[32], s[32];
+    pick_tag(a, 1, m, sizeof m, 0);
+    pick_tag(a, 0, s, sizeof s, 0);
+    expect_status(a, "OK", "DEBUG POPULATE 20000 key 100");
+    expect_status(a, "OK", "SET %sstr hello", m);
+    expect_status(a, "OK", "SET %sstay here", s);
+    expect_int(a, 3, "RPUSH %slist x y z", m);
+    expect_int(a, 2, "HSET %shash f1 v1 f2 v2", m);
+    for (int i = 0; i < 200; i++) /* 20,000 members: many ZADD commands */
+        freeReplyObject(cmd(a, "EVAL %s 1 %szset %d",
+                            "for i=1,100 do redis.call('zadd',KEYS[1],ARGV[1]*100+i,'m'..(ARGV[1]*100+i)) end return 1",
+                            m, i));
+    expect_int(a, 20000, "ZCARD %szset", m);
+    for (int i = 1; i <= 50; i++) freeReplyObject(cmd(a, "XADD %sstream %d-1 f %d", m, i, i));
+    expect_status(a, "OK", "XGROUP CREATE %sstream g 0", m);
+    freeReplyObject(cmd(a, "XREADGROUP GROUP g c1 COUNT 5 STREAMS %sstream >", m));
+    expect_int(a, 1, "PEXPIRE %sstr 100000", m);
+    long long moving = count_slots(a, 0, HALF), total = 20000 + 6;
+    ck_assert_int_gt(moving, 5000);
+
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p.bid);
+    char state[64];
+    wait_job_end(a, state, sizeof state, 30000);
+    ck_assert_str_eq(state, "success");
+    job_field(b, "state", state, sizeof state);
+    ck_assert_str_eq(state, "success");
+    job_field(b, "operation", state, sizeof state);
+    ck_assert_str_eq(state, "IMPORT");
+    job_field(a, "slot_ranges", state, sizeof state);
+    ck_assert_str_eq(state, "0-8191");
+
+    /* B has the moved keys, whole */
+    expect_bulk(b, "hello", "GET %sstr", m);
+    expect_int_range(b, 1, 100000, "PTTL %sstr", m);
+    expect_int(b, 3, "LLEN %slist", m);
+    expect_bulk(b, "v2", "HGET %shash f2", m);
+    expect_int(b, 20000, "ZCARD %szset", m);
+    expect_bulk(b, "19999", "ZSCORE %szset m19999", m);
+    expect_int(b, 50, "XLEN %sstream", m);
+    redisReply *r = cmd(b, "XPENDING %sstream g", m);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    ck_assert_int_eq(r->element[0]->integer, 5);
+    freeReplyObject(r);
+    ck_assert_int_eq(count_slots(b, 0, HALF), moving);
+    /* A redirects and drops them; its other keys stay */
+    r = cmd(a, "GET %sstr", m);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ERROR);
+    ck_assert_msg(!strncmp(r->str, "MOVED ", 6), "%s", r->str);
+    freeReplyObject(r);
+    expect_bulk(a, "here", "GET %sstay", s);
+    wait_count(a, 0, HALF, 0, 10000);
+    expect_int(a, total - moving, "DBSIZE");
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
+/* ---- writers ---- */
+
+#define WRITERS 4
+#define COUNTERS 8
+
+typedef struct writer {
+    int id;
+    int aport, bport;
+    char tags[COUNTERS][32];
+    long long acked[COUNTERS];
+    int moved[COUNTERS];
+    volatile int *stop;
+    int errors;
+    char last_error[256];
+} writer;
+
+static void *write_loop(void *arg) {
+    writer *w = arg;
+    redisContext *c = redisConnect("127.0.0.1", w->aport);
+    redisContext *cb = redisConnect("127.0.0.1", w->bport);
+    int on_b[COUNTERS] = {0};
+    for (int round = 0; !*w->stop || round < 10; round++) {
+        for (int i = 0; i < COUNTERS; i++) {
+            redisContext *t = on_b[i] ? cb : c;
+            redisReply *r = redisCommand(t, "INCR %sc:%d", w->tags[i], w->id);
+            if (!r) {
+                w->errors++;
+                snprintf(w->last_error, sizeof w->last_error, "connection to %s lost: %s",
+                         on_b[i] ? "B" : "A", t->errstr);
+                goto out;
+            }
+            if (r->type == REDIS_REPLY_INTEGER) {
+                w->acked[i]++;
+                if (r->integer != w->acked[i] && w->errors++ == 0)
+                    snprintf(w->last_error, sizeof w->last_error, "INCR gave %lld, want %lld",
+                             r->integer, w->acked[i]);
+            } else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "MOVED ", 6) && !on_b[i]) {
+                w->moved[i]++;
+                on_b[i] = 1; /* not applied: sent again to B next round */
+            } else if (w->errors++ == 0) {
+                snprintf(w->last_error, sizeof w->last_error, "%s",
+                         r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+            }
+            freeReplyObject(r);
+        }
+    }
+out:
+    redisFree(c);
+    redisFree(cb);
+    return NULL;
+}
+
+START_TEST(writes_survive) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    expect_status(a, "OK", "DEBUG POPULATE 200000 key 100");
+    static writer w[WRITERS];
+    volatile int stop = 0;
+    pthread_t th[WRITERS];
+    for (int k = 0; k < WRITERS; k++) {
+        memset(&w[k], 0, sizeof w[k]);
+        w[k].id = k;
+        w[k].aport = p.a->port;
+        w[k].bport = p.b->port;
+        w[k].stop = &stop;
+        for (int i = 0; i < COUNTERS; i++) /* half the counters move */
+            pick_tag(a, i % 2 == 0, w[k].tags[i], sizeof w[k].tags[i], k * 1000 + i * 37);
+        pthread_create(&th[k], NULL, write_loop, &w[k]);
+    }
+    h_sleep_ms(200);
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p.bid);
+    char state[64];
+    wait_job_end(a, state, sizeof state, 60000);
+    ck_assert_str_eq(state, "success");
+    h_sleep_ms(300);
+    stop = 1;
+    for (int k = 0; k < WRITERS; k++) pthread_join(th[k], NULL);
+    for (int k = 0; k < WRITERS; k++) {
+        ck_assert_msg(w[k].errors == 0, "writer %d: %d errors, last: %s", k, w[k].errors,
+                      w[k].last_error);
+        for (int i = 0; i < COUNTERS; i++) {
+            int moves = i % 2 == 0;
+            redisContext *owner = moves ? b : a;
+            char val[32];
+            snprintf(val, sizeof val, "%lld", w[k].acked[i]);
+            expect_bulk(owner, val, "GET %sc:%d", w[k].tags[i], k);
+            ck_assert_int_le(w[k].moved[i], moves ? 1 : 0);
+        }
+    }
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
+/* A migration caught in its snapshot: once it streams, B sleeps (DEBUG
+ * SLEEP), so the snapshot, far bigger than the sockets' buffers, waits. */
+static void start_big(pair *p, redisContext *a, redisContext *b, long long *moving) {
+    expect_status(a, "OK", "DEBUG POPULATE 300000 key 1000");
+    *moving = count_slots(a, 0, HALF);
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p->bid);
+    char state[64];
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    for (;;) { /* the snapshot streams */
+        job_field(a, "state", state, sizeof state);
+        if (!strcmp(state, "snapshotting")) break;
+        ck_assert_msg(strcmp(state, "success") && h_now_ms() < deadline, "state %s", state);
+        h_sleep_ms(1);
+    }
+    h_send(b, "DEBUG SLEEP 3");
+    h_sleep_ms(300);
+    job_field(a, "state", state, sizeof state);
+    ck_assert_str_eq(state, "snapshotting"); /* held by B's sleep */
+}
+
+START_TEST(cancel_fails_safe) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    long long moving;
+    start_big(&p, a, b, &moving);
+    expect_status(a, "OK", "CLUSTER CANCELSLOTMIGRATIONS");
+    char state[64];
+    wait_job_end(a, state, sizeof state, 10000);
+    ck_assert_str_eq(state, "cancelled");
+    freeReplyObject(h_next_reply(b)); /* the sleep's +OK */
+    wait_job_end(b, state, sizeof state, 10000);
+    ck_assert_str_ne(state, "success");
+    wait_count(b, 0, HALF, 0, 20000);
+    expect_int(a, 300000, "DBSIZE");
+    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    expect_status(a, "OK", "SET key:1x v"); /* A still serves the slots */
+    redisReply *r = cmd(b, "GET key:1");
+    ck_assert_int_eq(r->type, REDIS_REPLY_ERROR); /* B still redirects */
+    freeReplyObject(r);
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
+START_TEST(target_killed) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    long long moving;
+    start_big(&p, a, b, &moving);
+    redisFree(b);
+    srv_kill9(p.b);
+    char state[64];
+    wait_job_end(a, state, sizeof state, 20000);
+    ck_assert_str_eq(state, "failed");
+    expect_int(a, 300000, "DBSIZE");
+    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    expect_bulk(a, "value:1", "GETRANGE key:1 0 6");
+    expect_status(a, "OK", "SET key:1 v");
+    redisFree(a);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("slotmig");
+    h_add_dropall(s, "moves_every_type", moves_every_type, 90);
+    h_add_dropall(s, "writes_survive", writes_survive, 120);
+    h_add_dropall(s, "cancel_fails_safe", cancel_fails_safe, 120);
+    h_add_dropall(s, "target_killed", target_killed, 120);
+    return h_main(s);
+}

@@ -256,6 +256,9 @@ static int start_forkless(const snap_target *t, char *err, size_t errlen) {
     job->aux.aof_base = aof_base;
     if (aof_base) memset(&job->aux.repl, 0, sizeof job->aux.repl); /* as Redis's AOF preamble */
     job->aux.as_commands = aof_base ? t->u.aof.cmds : slots ? t->u.slots.cmds : NULL;
+    /* slots carry keys only: the libraries are each node's own (a FUNCTION
+     * LOAD of one the target has would fail the migration) */
+    if (slots) release_aux(&job->aux);
     for (int i = 0; i < job->ndb; i++) {
         ser_db *d = &job->dbs[i];
         d->job = job;

@@ -3,7 +3,8 @@
  * half the slots move from A to B.
  *   moves_every_type   strings, a list, a hash, a big sorted set, a stream
  *                      with a consumer group and a key with a TTL arrive
- *                      whole; keys of other slots stay; A answers -MOVED
+ *                      whole (a function library both nodes have is not
+ *                      sent); keys of other slots stay; A answers -MOVED
  *                      and drops the moved keys; both logs say success
  *   writes_survive     writers INCR counters in the moving slots during the
  *                      migration, following -MOVED: every acknowledged INCR
@@ -147,6 +148,10 @@ START_TEST(moves_every_type) {
     pick_tag(a, 1, m, sizeof m, 0);
     pick_tag(a, 0, s, sizeof s, 0);
     expect_status(a, "OK", "DEBUG POPULATE 20000 key 100");
+    /* a library on both nodes: functions are each node's, not the slots' */
+    const char *lib = "#!lua name=lib\nredis.register_function('f', function() return 1 end)";
+    expect_bulk(a, "lib", "FUNCTION LOAD %s", lib);
+    expect_bulk(b, "lib", "FUNCTION LOAD %s", lib);
     expect_status(a, "OK", "SET %sstr hello", m);
     expect_status(a, "OK", "SET %sstay here", s);
     expect_int(a, 3, "RPUSH %slist x y z", m);

@@ -17,6 +17,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,7 +217,7 @@ typedef struct writer {
     char tags[COUNTERS][32];
     long long acked[COUNTERS];
     int moved[COUNTERS];
-    volatile int *stop;
+    atomic_int *stop;        /* atomic: the test's thread sets it */
     int errors;
     char last_error[256];
 } writer;
@@ -226,7 +227,7 @@ static void *write_loop(void *arg) {
     redisContext *c = redisConnect("127.0.0.1", w->aport);
     redisContext *cb = redisConnect("127.0.0.1", w->bport);
     int on_b[COUNTERS] = {0};
-    for (int round = 0; !*w->stop || round < 10; round++) {
+    for (int round = 0; !atomic_load(w->stop) || round < 10; round++) {
         for (int i = 0; i < COUNTERS; i++) {
             redisContext *t = on_b[i] ? cb : c;
             redisReply *r = redisCommand(t, "INCR %sc:%d", w->tags[i], w->id);
@@ -263,7 +264,8 @@ START_TEST(writes_survive) {
     redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
     expect_status(a, "OK", "DEBUG POPULATE 200000 key 100");
     static writer w[WRITERS];
-    volatile int stop = 0;
+    static atomic_int stop;
+    atomic_store(&stop, 0);
     pthread_t th[WRITERS];
     for (int k = 0; k < WRITERS; k++) {
         memset(&w[k], 0, sizeof w[k]);
@@ -281,7 +283,7 @@ START_TEST(writes_survive) {
     wait_job_end(a, state, sizeof state, 60000);
     ck_assert_str_eq(state, "success");
     h_sleep_ms(300);
-    stop = 1;
+    atomic_store(&stop, 1);
     for (int k = 0; k < WRITERS; k++) pthread_join(th[k], NULL);
     for (int k = 0; k < WRITERS; k++) {
         ck_assert_msg(w[k].errors == 0, "writer %d: %d errors, last: %s", k, w[k].errors,

@@ -13,7 +13,10 @@
  *   cancel_fails_safe  CANCELSLOTMIGRATIONS during the snapshot: A keeps
  *                      the slots and every key, B keeps none of them
  *   target_killed      B killed during the migration: A keeps everything
- *                      and keeps serving, the job failed */
+ *                      and keeps serving, the job failed
+ *   target_oom_fails_safe  B's maxmemory is reached during the import: the
+ *                      job fails with B's -OOM, A keeps everything, B
+ *                      drops what it loaded */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
@@ -366,11 +369,39 @@ START_TEST(target_killed) {
 }
 END_TEST
 
+/* B runs out of memory during the import: the migration fails with B's
+ * -OOM, A keeps everything, B drops what it loaded. */
+START_TEST(target_oom_fails_safe) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    expect_status(a, "OK", "DEBUG POPULATE 50000 key 200");
+    long long moving = count_slots(a, 0, HALF);
+    long long used = h_info_int(b, "memory", "used_memory");
+    expect_status(b, "OK", "CONFIG SET maxmemory %lld", used + 1024 * 1024);
+    expect_status(b, "OK", "CONFIG SET maxmemory-policy noeviction");
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p.bid);
+    char state[256];
+    wait_job_end(a, state, sizeof state, 20000);
+    ck_assert_str_eq(state, "failed");
+    job_field(a, "message", state, sizeof state);
+    ck_assert_msg(strstr(state, "OOM"), "message: %s", state);
+    wait_job_end(b, state, sizeof state, 10000);
+    ck_assert_str_eq(state, "failed");
+    wait_count(b, 0, HALF, 0, 20000);
+    expect_int(a, 50000, "DBSIZE");
+    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("slotmig");
     h_add_dropall(s, "moves_every_type", moves_every_type, 90);
     h_add_dropall(s, "writes_survive", writes_survive, 120);
     h_add_dropall(s, "cancel_fails_safe", cancel_fails_safe, 120);
     h_add_dropall(s, "target_killed", target_killed, 120);
+    h_add_dropall(s, "target_oom_fails_safe", target_oom_fails_safe, 90);
     return h_main(s);
 }

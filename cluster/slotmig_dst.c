@@ -9,7 +9,9 @@
  * an error: it ends the import (the slots' keys are dropped, each DEL
  * propagated, as this node's replicas and AOF got the writes) and goes to
  * the source, which then closes the link. FINISH takes the slots with a
- * new config epoch and broadcasts it once nodes.conf is fsynced. The link
+ * new config epoch; once nodes.conf is fsynced the epoch is broadcast and
+ * FINISH's +OK goes (held until then), so the source never drops keys a
+ * crash of the target could lose. The link
  * closing before FINISH fails the import the same way. Main thread only. */
 #include "slotmig.h"
 
@@ -22,6 +24,7 @@
 #include "db_slots.h"
 #include "hooks.h"
 #include "log.h"
+#include "net.h"
 
 /* A job's import link is job->priv (a client), NULL once ended. */
 
@@ -112,13 +115,40 @@ static void syncslots_establish(client *c) {
     reply_ok(c);
 }
 
-/* The slots are in nodes.conf: everyone is told. */
+/* Import links whose FINISH reply waits for nodes.conf's fsync (the source
+ * drops the slots' keys once it reads it); a closed one is removed. */
+#define SM_MAX_HELD 16
+static client *held[SM_MAX_HELD];
+
+/* The slots are in nodes.conf, durable: everyone is told, and the FINISH
+ * reply goes. priv: the link (compared only: it may be closed by now). */
 static void finish_saved(void *priv, int ok) {
-    (void)priv;
     if (!ok) log_warning("The imported slots could not be saved to the cluster config file");
     bus_out m;
     cl_build_header(&m, BUS_PONG);
     cl_bus_broadcast(&m);
+    for (int i = 0; i < SM_MAX_HELD; i++)
+        if (held[i] && held[i] == priv) {
+            held[i] = NULL;
+            net_want_write(priv);
+        }
+}
+
+static int dst_reply_held(const client *c) {
+    for (int i = 0; i < SM_MAX_HELD; i++)
+        if (held[i] == c) return 1;
+    return 0;
+}
+
+/* Holds c's replies until its FINISH is durable; 0 when no room (the
+ * reply then goes at once: the save is still asked for). */
+static int hold(client *c) {
+    for (int i = 0; i < SM_MAX_HELD; i++)
+        if (!held[i]) {
+            held[i] = c;
+            return 1;
+        }
+    return 0;
 }
 
 /* FINISH name: every write before it is applied; the slots are mine. */
@@ -142,7 +172,8 @@ static void syncslots_finish(client *c) {
     }
     if (cl_bump_epoch_no_consensus()) log_notice("configEpoch updated after importing slots");
     cl_update_state();
-    cl_conf_save(1, finish_saved, NULL);
+    if (!hold(c)) log_warning("Slot import %.40s: its reply does not wait for nodes.conf", j->name);
+    cl_conf_save(1, finish_saved, c);
     j->priv = NULL;
     sm_job_set_state(j, SM_SUCCESS, NULL);
     log_notice("Slot import %.40s done: the slots are mine", j->name);
@@ -214,6 +245,8 @@ static void dst_after_command(client *c, const cmd_def *d) {
 
 static void dst_client_closed(client *c) {
     if (R.c == c) R.c = NULL;
+    for (int i = 0; i < SM_MAX_HELD; i++)
+        if (held[i] == c) held[i] = NULL;
     sm_job *j = import_of(c);
     if (j) import_end(j, SM_FAILED, "the source closed the link");
 }
@@ -222,6 +255,7 @@ void sm_dst_init(void) {
     static const hooks h = {.name = "slotmig-import",
                             .before_command = dst_before_command,
                             .after_command = dst_after_command,
+                            .reply_held = dst_reply_held,
                             .client_closed = dst_client_closed};
     hooks_register(&h);
 }

@@ -153,12 +153,13 @@ static void queue_add(void *priv, const cmd_def *d, int argc, const arg *argv) {
     qu->v[qu->n++] = (route_cmd){d, argc, argv};
 }
 
-/* As Redis's processCommand: not for our master, nor for a command without
+/* As Redis's processCommand: not for our master nor the AOF's loader (its
+ * commands run before the cluster's state is known), nor for a command without
  * keys (or shard channels) other than EXEC. EXEC is routed with all its
  * queued commands' keys; a redirect while queuing fails the EXEC. */
 static const char *route_gate(const client *c, const cmd_def *d) {
     static char err[400];
-    if (!cluster_enabled() || (c->flags & CLIENT_MASTER)) return NULL;
+    if (!cluster_enabled() || (c->flags & (CLIENT_MASTER | CLIENT_LOADER))) return NULL;
     /* a slot import's link writes the slots it brings (slotmig_dst.c) */
     if (cluster_import_link(c)) return NULL;
     /* only c's own command line (scripts ask the gates with stand-ins:

@@ -641,6 +641,41 @@ START_TEST(restart_keeps_state) {
 }
 END_TEST
 
+/* A cluster node's AOF is replayed at startup, before the cluster's state
+ * is ok: its writes are not redirected (they were, and the node could not
+ * start: "CLUSTERDOWN" loading the AOF). */
+static void wait_state_ok(redisContext *c) {
+    long long until = h_now_ms() + h_scaled_ms(5000);
+    for (;;) {
+        redisReply *r = cmd(c, "CLUSTER INFO");
+        int ok = r->type == REDIS_REPLY_STRING && strstr(r->str, "cluster_state:ok");
+        freeReplyObject(r);
+        if (ok) return;
+        ck_assert_msg(h_now_ms() < until, "the cluster's state is not ok");
+        h_sleep_ms(20);
+    }
+}
+
+START_TEST(aof_replays) {
+    const char *args = "--cluster-enabled yes --appendonly yes --appendfsync always";
+    srv *s = h_srv_start("%s", args);
+    redisContext *c = srv_connect(s);
+    expect_status(c, "OK", "CLUSTER ADDSLOTSRANGE 0 16383");
+    expect_status(c, "OK", "CLUSTER SAVECONFIG");
+    wait_state_ok(c);
+    expect_status(c, "OK", "SET foo bar");
+    expect_int(c, 2, "RPUSH list a b");
+    srv_kill9(s);
+    redisFree(c);
+    srv *s2 = h_srv_start_on(s, "%s", args);
+    c = srv_connect(s2);
+    wait_state_ok(c);
+    expect_bulk(c, "bar", "GET foo");
+    expect_int(c, 2, "LLEN list");
+    redisFree(c);
+}
+END_TEST
+
 /* ---- refused files ---- */
 
 static void expect_refused(const char *text, const char *msg) {
@@ -823,6 +858,7 @@ int main(void) {
     h_add_dropall(s, "fresh_node", fresh_node, 60);
     h_add_dropall(s, "second_node", second_node, 60);
     h_add_dropall(s, "restart_keeps_state", restart_keeps_state, 60);
+    h_add_dropall(s, "aof_replays", aof_replays, 60);
     h_add_dropall(s, "corrupt_files", corrupt_files, 60);
     h_add_dropall(s, "empty_file_and_lock", empty_file_and_lock, 60);
     h_add_dropall(s, "interop_files", interop_files, 60);

@@ -836,12 +836,14 @@ static void load_start(exec_ctx *x, aof_load_stats *st) {
 }
 
 /* What an AOF may hold: write commands and SELECT (MULTI/EXEC are handled
- * by the loader, aof_load.c, and never reach here), and PFCOUNT, which
+ * by the loader, aof_load.c, and never reach here), PFCOUNT, which
  * Redis 7.0 (and verso) propagate when it stores the cardinality it
- * computed in the HLL. Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
+ * computed in the HLL, and the marks a subsystem propagates
+ * (CMD_REPLAYED). Anything else (CONFIG, SHUTDOWN, DEBUG, SAVE...) would act
  * on the server in the middle of its startup: it is a load error. */
 static int replayable(const cmd_def *d) {
-    return (d->flags & CMD_WRITE) || d->proc == cmd_select || d->proc == cmd_pfcount;
+    return (d->flags & (CMD_WRITE | CMD_REPLAYED)) || d->proc == cmd_select ||
+           d->proc == cmd_pfcount;
 }
 
 static int exec_command(void *priv, int argc, const arg *argv, char *err, size_t errlen) {

@@ -218,7 +218,7 @@ static cmd_def cluster_subcmds[] = {
     {.name = "cancelslotmigrations", .proc = sm_cmd_cancelslotmigrations, .arity = 2, .flags = CMD_ADMIN | CMD_STALE, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
      .group = "cluster", .since = "9.0.0",
      .summary = "Cancel all current ongoing slot migration operations", .complexity = "O(N)"},
-    {.name = "syncslots", .proc = sm_cmd_syncslots, .arity = -3, .flags = CMD_ADMIN | CMD_STALE | CMD_NO_ASYNC_LOADING, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
+    {.name = "syncslots", .proc = sm_cmd_syncslots, .arity = -3, .flags = CMD_ADMIN | CMD_STALE | CMD_NO_ASYNC_LOADING | CMD_REPLAYED, .acl = CAT_ADMIN | CAT_SLOW | CAT_DANGEROUS,
      .group = "cluster", .since = "9.0.0",
      .summary = "An internal command of atomic slot migration (ESTABLISH, FINISH, ABORT)",
      .complexity = "Depends on subcommand."},

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "pubsub.h"
 #include "repl_int.h"
+#include "slotmig.h"
 #include "server.h"
 #include "util.h"
 
@@ -169,9 +170,15 @@ static void update_slots_with(cluster_node *sender, uint64_t epoch, const uint8_
                     cl.myself->primary->primary->name);
         cl_set_my_primary(cl.myself->primary->primary);
         cl_todo(CL_TODO_SAVE_CONFIG | CL_TODO_UPDATE_STATE | CL_TODO_FSYNC_CONFIG);
-    } else {
-        /* as Redis 7.0's delKeysInSlot: deleted here only, no DEL propagated */
-        for (int i = 0; i < ndirty; i++) db_slot_delete(&server.dbs[0], dirty[i]);
+    } else if (ndirty) {
+        /* as Redis 7.2's delKeysInSlot, not 7.0's: each DEL is propagated,
+         * or this node's replicas and AOF would keep the keys; deleted in
+         * the background (a slot migration's handoff can bring its
+         * target's claim here before its own +OK) */
+        uint8_t set[KEYSLOT_COUNT / 8];
+        memset(set, 0, sizeof set);
+        for (int i = 0; i < ndirty; i++) sm_add_slot(set, dirty[i]);
+        sm_drop_keys(set);
     }
     free(dirty);
 }

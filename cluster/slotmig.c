@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "db_slots.h"
+#include "log.h"
 #include "util.h"
 
 /* Ended jobs kept (Valkey's cluster-slot-migration-log-max-len default);
@@ -110,13 +111,6 @@ void sm_drop_keys(const uint8_t *slots) {
 
 int sm_dropping(unsigned slot) { return sm_has_slot(D.set, slot); }
 
-/* 1 while an active import brings slot's keys (they are not dropped). */
-static int importing(unsigned slot) {
-    for (sm_job *j = jobs; j; j = j->next)
-        if (j->op == SM_IMPORT && sm_job_active(j) && sm_has_slot(j->slots, slot)) return 1;
-    return 0;
-}
-
 /* Key names copied out of a slot (db_slot_keys forbids changes during its
  * walk). */
 typedef struct key_batch {
@@ -133,26 +127,112 @@ static void collect_key(void *priv, const char *key, size_t len) {
     kb->lens[kb->n++] = len;
 }
 
+/* ---- staged slots: the keys an import loads, known to the replicas ---- */
+
+/* Slots whose keys an import loads or loaded: on the import's primary
+ * from ESTABLISH until FINISH or the drop after a failure; on its
+ * replicas, and in its AOF, from the STAGE and UNSTAGE marks it
+ * propagates. A primary that holds staged slots no active import brings
+ * and that it does not own (a replica promoted while its primary
+ * imported, a restart from the AOF) drops their keys. */
+static uint8_t staged[KEYSLOT_COUNT / 8];
+
+/* "CLUSTER SYNCSLOTS STAGE|UNSTAGE start end ..." for set, propagated. */
+static void propagate_stage(const char *verb, const uint8_t *set) {
+    size_t cap = 3, argc = 3;
+    for (unsigned i = 0; i < KEYSLOT_COUNT; i++)
+        if (sm_has_slot(set, i) && (i == 0 || !sm_has_slot(set, i - 1))) cap += 2;
+    if (cap == 3) return;
+    arg *argv = xmalloc(cap * sizeof *argv);
+    char (*num)[8] = xmalloc(cap * sizeof *num);
+    argv[0] = (arg){"CLUSTER", 7};
+    argv[1] = (arg){"SYNCSLOTS", 9};
+    argv[2] = (arg){verb, strlen(verb)};
+    for (unsigned i = 0; i < KEYSLOT_COUNT; i++) {
+        if (!sm_has_slot(set, i)) continue;
+        unsigned start = i;
+        while (i + 1 < KEYSLOT_COUNT && sm_has_slot(set, i + 1)) i++;
+        for (int k = 0; k < 2; k++, argc++) {
+            int n = snprintf(num[argc], sizeof num[argc], "%u", k ? i : start);
+            argv[argc] = (arg){num[argc], (size_t)n};
+        }
+    }
+    assert(argc == cap);
+    cmd_propagate_raw(0, (int)argc, argv);
+    free(num);
+    free(argv);
+}
+
+void sm_stage(const uint8_t *slots, int on, int propagate) {
+    for (size_t i = 0; i < sizeof staged; i++)
+        staged[i] = on ? staged[i] | slots[i] : staged[i] & (uint8_t)~slots[i];
+    if (propagate) propagate_stage(on ? "STAGE" : "UNSTAGE", slots);
+}
+
+/* 1 while an active import brings slot's keys (they are not dropped). */
+static int importing(unsigned slot) {
+    for (sm_job *j = jobs; j; j = j->next)
+        if (j->op == SM_IMPORT && sm_job_active(j) && sm_has_slot(j->slots, slot)) return 1;
+    return 0;
+}
+
+void sm_staged_cron(void) {
+    if (!cl_node_is_primary(cl.myself)) return;
+    uint8_t dead[KEYSLOT_COUNT / 8], mine[KEYSLOT_COUNT / 8];
+    memset(dead, 0, sizeof dead);
+    memset(mine, 0, sizeof mine);
+    int ndead = 0, nmine = 0;
+    for (unsigned i = 0; i < KEYSLOT_COUNT; i++) {
+        if (!sm_has_slot(staged, i) || importing(i)) continue;
+        if (cl.slots[i] == cl.myself) {
+            sm_add_slot(mine, i); /* the import finished: its keys are mine */
+            nmine++;
+        } else if (!sm_dropping(i)) {
+            sm_add_slot(dead, i); /* UNSTAGE follows the drop (sm_drop_step) */
+            ndead++;
+        }
+    }
+    if (nmine) sm_stage(mine, 0, 1);
+    if (ndead) {
+        char text[128];
+        sm_slots_text(dead, text, sizeof text);
+        log_warning("Dropping the keys of slots %s an ended import loaded", text);
+        sm_drop_keys(dead);
+    }
+}
+
 /* Deletes up to SM_DROP_BATCH of the given-away slots' keys, each
- * propagated as a DEL (as legacy MIGRATE's deletes are). */
+ * propagated as a DEL (as legacy MIGRATE's deletes are), the values freed
+ * by the lazyfree thread as UNLINK's; a staged slot found empty is
+ * unstaged after them. */
 void sm_drop_step(void) {
     if (!D.on) return;
     db *d = db_get(0);
     key_batch kb = {.n = 0};
+    uint8_t drained[KEYSLOT_COUNT / 8];
+    memset(drained, 0, sizeof drained);
+    int ndrained = 0;
     for (unsigned i = 0; i < KEYSLOT_COUNT && kb.n < SM_DROP_BATCH; i++) {
         if (!sm_has_slot(D.set, i)) continue;
         size_t want = SM_DROP_BATCH - kb.n, before = kb.n;
         if (cl.slots[i] != cl.myself && !importing(i)) db_slot_keys(d, i, want, collect_key, &kb);
-        if (kb.n - before < want) D.set[i >> 3] &= (uint8_t)~(1u << (i & 7)); /* all taken */
+        if (kb.n - before < want) { /* all taken */
+            D.set[i >> 3] &= (uint8_t)~(1u << (i & 7));
+            if (sm_has_slot(staged, i)) {
+                sm_add_slot(drained, i);
+                ndrained++;
+            }
+        }
     }
     for (size_t j = 0; j < kb.n; j++) {
         /* a DEL to the AOF and the replicas, which must not keep them */
-        if (db_delete(d, kb.keys[j], kb.lens[j])) {
+        if (db_delete_lazy(d, kb.keys[j], kb.lens[j], 1)) {
             arg argv[2] = {{"DEL", 3}, {kb.keys[j], kb.lens[j]}};
             cmd_propagate_raw(0, 2, argv);
         }
         free(kb.keys[j]);
     }
+    if (ndrained) sm_stage(drained, 0, 1);
     int any = 0;
     for (size_t i = 0; i < sizeof D.set && !any; i++) any = D.set[i] != 0;
     D.on = any;

@@ -103,6 +103,14 @@ void sm_drop_keys(const uint8_t *slots);
 void sm_drop_step(void);
 /* 1 while slot's keys wait to be dropped. */
 int sm_dropping(unsigned slot);
+/* Marks slots staged (on) or not: an import loads their keys. propagate:
+ * the mark goes to the replicas and the AOF as CLUSTER SYNCSLOTS STAGE or
+ * UNSTAGE (the import's primary; its replicas and the AOF's replay apply
+ * it without). */
+void sm_stage(const uint8_t *slots, int on, int propagate);
+/* On a primary: drops the keys of staged slots no active import brings
+ * and that this node does not own, unstages those it owns (cron). */
+void sm_staged_cron(void);
 
 /* Registers the commands and both sides (cluster_init, cluster mode only). */
 void slotmig_init(void);

@@ -3,7 +3,7 @@
  * ABORT, and the import link, the connection that sent ESTABLISH.
  *
  * The import link's commands are served here whatever the slot's owner
- * (route.c asks sm_dst_import_link), so the slots' keys arrive while every
+ * (route.c asks cluster_import_link), so the slots' keys arrive while every
  * other client of those slots still gets -MOVED to the source: nobody sees
  * a slot half loaded. They get no replies (after_command drops them), but
  * an error: it ends the import (the slots' keys are dropped, each DEL
@@ -12,7 +12,13 @@
  * new config epoch; once nodes.conf is fsynced the epoch is broadcast and
  * FINISH's +OK goes (held until then), so the source never drops keys a
  * crash of the target could lose. The link
- * closing before FINISH fails the import the same way. Main thread only. */
+ * closing before FINISH fails the import the same way.
+ *
+ * ESTABLISH stages the slots and FINISH unstages them (sm_stage): the
+ * marks, CLUSTER SYNCSLOTS STAGE | UNSTAGE, go to this node's replicas and
+ * AOF before and after the import's writes, so a replica promoted or a
+ * restart in the middle of an import drops what it loaded (the cron,
+ * sm_staged_cron). Main thread only. */
 #include "slotmig.h"
 
 #include <assert.h>
@@ -106,6 +112,7 @@ static void syncslots_establish(client *c) {
     /* keys left in slots this node does not own (an old migration) go */
     for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
         if (sm_has_slot(slots, s) && db_slot_count(db_get(0), s)) db_slot_delete(db_get(0), s);
+    sm_stage(slots, 1, 1); /* the replicas delete the same keys */
     sm_job *j = sm_job_new(SM_IMPORT, c->argv[3].p, slots);
     memcpy(j->source, src->name, CL_NAMELEN);
     memcpy(j->target, cl.myself->name, CL_NAMELEN);
@@ -170,6 +177,7 @@ static void syncslots_finish(client *c) {
         }
         cl.importing_from[s] = NULL;
     }
+    sm_stage(j->slots, 0, 1);
     if (cl_bump_epoch_no_consensus()) log_notice("configEpoch updated after importing slots");
     cl_update_state();
     if (!hold(c)) log_warning("Slot import %.40s: its reply does not wait for nodes.conf", j->name);
@@ -195,6 +203,37 @@ static void syncslots_abort(client *c) {
     reply_ok(c);
 }
 
+/* STAGE | UNSTAGE start end [start end ...], from this node's primary
+ * or the AOF's replay: an import there started (the slots' old keys go)
+ * or ended (see sm_stage). Propagated on, as every write a replica
+ * applies. */
+static void syncslots_stage(client *c, int on) {
+    if (!(c->flags & (CLIENT_MASTER | CLIENT_LOADER))) {
+        reply_error(c, "ERR CLUSTER SYNCSLOTS STAGE and UNSTAGE come only from the primary");
+        return;
+    }
+    if (c->argc < 5 || (c->argc - 3) % 2) {
+        reply_wrong_args(c);
+        return;
+    }
+    uint8_t slots[KEYSLOT_COUNT / 8];
+    memset(slots, 0, sizeof slots);
+    for (int i = 3; i < c->argc; i += 2) {
+        long long a, b;
+        if (!arg_ll(c, &c->argv[i], &a) || !arg_ll(c, &c->argv[i + 1], &b)) return;
+        if (a < 0 || b >= KEYSLOT_COUNT || a > b) {
+            reply_error(c, "ERR Invalid or out of range slot");
+            return;
+        }
+        for (long long s = a; s <= b; s++) sm_add_slot(slots, (unsigned)s);
+    }
+    for (unsigned s = 0; on && s < KEYSLOT_COUNT; s++)
+        if (sm_has_slot(slots, s) && db_slot_count(db_get(0), s)) db_slot_delete(db_get(0), s);
+    sm_stage(slots, on, 0);
+    cmd_propagate(c, c->argc, c->argv);
+    reply_ok(c);
+}
+
 /* CLUSTER SYNCSLOTS (the row's proc) */
 void sm_cmd_syncslots(client *c) {
     if (!cluster_enabled()) {
@@ -204,6 +243,8 @@ void sm_cmd_syncslots(client *c) {
     if (arg_is(&c->argv[2], "establish")) syncslots_establish(c);
     else if (arg_is(&c->argv[2], "finish")) syncslots_finish(c);
     else if (arg_is(&c->argv[2], "abort")) syncslots_abort(c);
+    else if (arg_is(&c->argv[2], "stage")) syncslots_stage(c, 1);
+    else if (arg_is(&c->argv[2], "unstage")) syncslots_stage(c, 0);
     else reply_errorf(c, "ERR Unknown CLUSTER SYNCSLOTS subcommand '%.*s'",
                       (int)(c->argv[2].len > 64 ? 64 : c->argv[2].len), c->argv[2].p);
 }
@@ -253,6 +294,7 @@ static void dst_client_closed(client *c) {
 
 void sm_dst_init(void) {
     static const hooks h = {.name = "slotmig-import",
+                            .cron = sm_staged_cron,
                             .before_command = dst_before_command,
                             .after_command = dst_after_command,
                             .reply_held = dst_reply_held,

@@ -47,6 +47,10 @@ enum {
      * run directly, what it propagates (lazy-expiry DELs) goes out
      * without MULTI/EXEC (propagate.h) */
     CMD_TOUCHES_ARBITRARY_KEYS = 1 << 21,
+    /* not a write, yet propagated and replayed from an AOF: a mark the
+     * server itself propagates (CLUSTER SYNCSLOTS STAGE); not listed by
+     * COMMAND INFO */
+    CMD_REPLAYED = 1 << 22,
 };
 
 /* ACL categories, in Redis's order (COMMAND INFO lists them so). */

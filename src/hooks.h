@@ -54,7 +54,13 @@
  *   cluster_init:  CLUSTER (every mode); in cluster mode "cluster": cron
  *                  (gossip, failover, replicas at 10 Hz), before_sleep
  *                  (the to-do flags: state, nodes.conf saves), info,
- *                  shutdown (nodes.conf saved); pubsub's cluster hook
+ *                  shutdown (nodes.conf saved); "slotmig" (an export:
+ *                  before_command parks the moving slots' writes at the
+ *                  handoff, before_sleep, cron, client_closed) and
+ *                  "slotmig-import" (before_command, after_command: the
+ *                  import link's replies; reply_held: FINISH's; cron:
+ *                  staged slots of an ended import; client_closed)
+ *                  (cluster/slotmig*.c); pubsub's cluster hook
  *                  (PUBLISH and SPUBLISH over the bus); INFO's
  *                  cluster_connections and mem_cluster_links
  *   server_setup_done: cmdstats_init "introspect" (cron), scriptl_init

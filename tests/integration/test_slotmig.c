@@ -16,7 +16,10 @@
  *                      and keeps serving, the job failed
  *   target_oom_fails_safe  B's maxmemory is reached during the import: the
  *                      job fails with B's -OOM, A keeps everything, B
- *                      drops what it loaded */
+ *                      drops what it loaded
+ *   target_restarts    B (AOF on) killed during the import and restarted:
+ *                      the replay brings the STAGE mark, B drops the
+ *                      import's keys; A keeps everything */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
@@ -48,10 +51,12 @@ static int nodes_has(redisContext *c, const char *needle) {
     return has;
 }
 
-/* A with every slot, B with none, each knowing the other. */
-static void two_nodes(pair *p) {
-    h_srv_spec specs[2] = {{0, "--cluster-enabled yes --enable-debug-command yes"},
-                           {0, "--cluster-enabled yes --enable-debug-command yes"}};
+#define NODE_ARGS "--cluster-enabled yes --enable-debug-command yes"
+
+/* A with every slot, B with none, each knowing the other; b_args: B's
+ * arguments (NULL: NODE_ARGS). */
+static void two_nodes_b(pair *p, const char *b_args) {
+    h_srv_spec specs[2] = {{0, NODE_ARGS}, {0, b_args ? b_args : NODE_ARGS}};
     srv *out[2];
     h_srv_start_all(2, specs, out);
     p->a = out[0];
@@ -80,6 +85,8 @@ static void two_nodes(pair *p) {
     redisFree(a);
     redisFree(b);
 }
+
+static void two_nodes(pair *p) { two_nodes_b(p, NULL); }
 
 /* The newest job's field of c's GETSLOTMIGRATIONS ("" when none). */
 static void job_field(redisContext *c, const char *field, char *buf, size_t cap) {
@@ -369,6 +376,36 @@ START_TEST(target_killed) {
 }
 END_TEST
 
+/* B, with an AOF, killed during the import and restarted: its AOF's
+ * replay loads part of the import and the CLUSTER SYNCSLOTS STAGE mark
+ * before it; B drops those keys, A keeps everything. */
+START_TEST(target_restarts) {
+    pair p;
+    two_nodes_b(&p, NODE_ARGS " --appendonly yes --appendfsync always");
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    expect_status(a, "OK", "DEBUG POPULATE 300000 key 1000");
+    long long moving = count_slots(a, 0, HALF);
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p.bid);
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    while (count_slots(b, 0, HALF) < 1000) /* part of the import is in B's AOF */
+        ck_assert_msg(h_now_ms() < deadline, "B got none of the import");
+    redisFree(b);
+    srv_kill9(p.b);
+    char state[64];
+    wait_job_end(a, state, sizeof state, 20000);
+    ck_assert_str_eq(state, "failed");
+    srv *b2 = h_srv_start_on(p.b, NODE_ARGS " --appendonly yes");
+    b = srv_connect(b2);
+    wait_count(b, 0, HALF, 0, 20000);
+    expect_int(b, 0, "DBSIZE");
+    ck_assert(srv_log_wait(b2, "an ended import loaded", 1000));
+    expect_int(a, 300000, "DBSIZE");
+    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
 /* B runs out of memory during the import: the migration fails with B's
  * -OOM, A keeps everything, B drops what it loaded. */
 START_TEST(target_oom_fails_safe) {
@@ -403,5 +440,6 @@ int main(void) {
     h_add_dropall(s, "cancel_fails_safe", cancel_fails_safe, 120);
     h_add_dropall(s, "target_killed", target_killed, 120);
     h_add_dropall(s, "target_oom_fails_safe", target_oom_fails_safe, 90);
+    h_add_dropall(s, "target_restarts", target_restarts, 120);
     return h_main(s);
 }

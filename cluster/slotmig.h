@@ -25,12 +25,18 @@
  *   the slots' keys at the cut, then every write to them after it, as
  *   commands (SELECT 0 first); the target sends no reply to them: at the
  *   first error one of them gets, it fails the import, sends that error
- *   and closes the link
+ *   and closes the link; among them, once the snapshot is sent, one at
+ *   a time:
+ *   CLUSTER SYNCSLOTS PING                        <- +PONG: what came
+ *                                                    before it is applied
  *   CLUSTER SYNCSLOTS FINISH name                 <- +OK once the target
  *                                                    owns the slots (a new
  *                                                    config epoch, broadcast)
  * A link closed before FINISH's +OK (or CLUSTER SYNCSLOTS ABORT name)
  * fails the import: the target drops what it loaded of those slots.
+ * The target tells its replicas and its AOF, around the import's writes:
+ *   CLUSTER SYNCSLOTS STAGE start end [...]       the slots are loading
+ *   CLUSTER SYNCSLOTS UNSTAGE start end [...]     owned, or dropped
  *
  * Main thread only. */
 #ifndef VERSO_CLUSTER_SLOTMIG_H

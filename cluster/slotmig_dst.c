@@ -1,6 +1,7 @@
 /* slotmig_dst: the target's side of an atomic slot migration (IMPORT, see
- * slotmig.h for the protocol): CLUSTER SYNCSLOTS ESTABLISH | FINISH |
- * ABORT, and the import link, the connection that sent ESTABLISH.
+ * slotmig.h for the protocol): CLUSTER SYNCSLOTS ESTABLISH | PING |
+ * FINISH | ABORT, and the import link, the connection that sent
+ * ESTABLISH.
  *
  * The import link's commands are served here whatever the slot's owner
  * (route.c asks cluster_import_link), so the slots' keys arrive while every
@@ -129,6 +130,7 @@ static client *held[SM_MAX_HELD];
 
 /* The slots are in nodes.conf, durable: everyone is told, and the FINISH
  * reply goes. priv: the link (compared only: it may be closed by now). */
+
 static void finish_saved(void *priv, int ok) {
     if (!ok) log_warning("The imported slots could not be saved to the cluster config file");
     bus_out m;
@@ -188,6 +190,20 @@ static void syncslots_finish(client *c) {
     reply_ok(c);
 }
 
+/* PING: every command before it is applied (the source's measure of how
+ * far behind this node is). */
+static void syncslots_ping(client *c) {
+    if (c->argc != 3) {
+        reply_wrong_args(c);
+        return;
+    }
+    if (!import_of(c)) {
+        reply_error(c, "ERR No slot import on this connection");
+        return;
+    }
+    reply_status(c, "PONG");
+}
+
 /* ABORT name */
 static void syncslots_abort(client *c) {
     if (c->argc != 4) {
@@ -243,6 +259,7 @@ void sm_cmd_syncslots(client *c) {
     if (arg_is(&c->argv[2], "establish")) syncslots_establish(c);
     else if (arg_is(&c->argv[2], "finish")) syncslots_finish(c);
     else if (arg_is(&c->argv[2], "abort")) syncslots_abort(c);
+    else if (arg_is(&c->argv[2], "ping")) syncslots_ping(c);
     else if (arg_is(&c->argv[2], "stage")) syncslots_stage(c, 1);
     else if (arg_is(&c->argv[2], "unstage")) syncslots_stage(c, 0);
     else reply_errorf(c, "ERR Unknown CLUSTER SYNCSLOTS subcommand '%.*s'",

@@ -12,8 +12,11 @@
  *             sink on a dup of the socket: the main thread does not write
  *             the link until the save is done)
  *   stream    the buffered writes go to the link, then each write as it is
- *             propagated
- *   handoff   once the link's send queue is short, writes to the slots are
+ *             propagated, in blocks while the link's queue is short; a
+ *             CLUSTER SYNCSLOTS PING at a time measures how far behind the
+ *             target is (its +PONG: everything sent before it is applied)
+ *   handoff   once the target is less than SM_HANDOFF_LAG behind (or the
+ *             streaming took SM_HANDOFF_MAX_MS), writes to the slots are
  *             parked (before_command: this node's clients only wait, for
  *             those slots only), FINISH goes after the last buffered write;
  *             its +OK says the target owns the slots: they are given to the
@@ -52,8 +55,22 @@
 #include "savequeue.h"
 #include "util.h"
 
-/* The handoff starts when this little is queued for the link. */
-#define SM_HANDOFF_QUEUE (64 * 1024)
+/* The handoff starts when the target is this close behind: the bytes
+ * sent since the last PING it answered, and those queued here. */
+#define SM_HANDOFF_LAG (64 * 1024)
+/* ...or, when it never gets that close, after this long streaming. */
+#define SM_HANDOFF_MAX_MS 5000
+/* Buffered writes are kept in blocks of this size, handed to the link
+ * without a copy, while less than SM_QUEUE_HIGH waits in its queue: the
+ * loop never copies nor writes megabytes at once. */
+#define SM_BLOCK (256 * 1024)
+#define SM_QUEUE_HIGH (1024 * 1024)
+
+typedef struct sm_block {
+    struct sm_block *next;
+    char *data;
+    size_t len;
+} sm_block;
 
 typedef struct sm_src {
     sm_job *job;
@@ -70,7 +87,14 @@ typedef struct sm_src {
     sink *out;                /* the save's fan-out (begin .. done) */
     int dupfd;                /* its socket */
     int buffering;            /* the propagation consumer is registered */
-    vbuf pending;             /* commands not yet handed to the link */
+    vbuf pending;             /* commands not yet handed to the link: the
+                                 block being filled... */
+    sm_block *full, *full_tail; /* ...after the full ones, oldest first */
+    uint64_t sent;            /* bytes handed to the link */
+    uint64_t acked;           /* ...of which the target applied (PONG) */
+    uint64_t ping_at;         /* sent when the PING awaited went */
+    int ping_out;             /* a PING awaits its PONG */
+    long long stream_start_ms;
     int in_multi;             /* a MULTI was propagated, not yet its EXEC */
     int multi_sent;           /* ...and went into pending */
     long long pause_start_us; /* the handoff's start */
@@ -94,19 +118,29 @@ static void on_write(uv_write_t *w, int status) {
     free(w);
 }
 
-/* Hands n bytes at p to the link (copied). */
-static void link_send(sm_src *s, const void *p, size_t n) {
-    if (!s->open || !n) return;
+/* Hands n bytes at p (malloc'd: the link frees them) to the link. */
+static void link_send_owned(sm_src *s, char *p, size_t n) {
+    if (!s->open || !n) {
+        free(p);
+        return;
+    }
     uv_write_t *w = xmalloc(sizeof *w);
-    char *copy = xmalloc(n);
-    memcpy(copy, p, n);
-    w->data = copy;
-    uv_buf_t b = uv_buf_init(copy, (unsigned)n);
+    w->data = p;
+    uv_buf_t b = uv_buf_init(p, (unsigned)n);
     if (uv_write(w, (uv_stream_t *)&s->tcp, &b, 1, on_write) != 0) {
-        free(copy);
+        free(p);
         free(w);
     }
     s->job->bytes += n;
+    s->sent += n;
+}
+
+/* Hands n bytes at p to the link (copied). */
+static void link_send(sm_src *s, const void *p, size_t n) {
+    if (!n) return;
+    char *copy = xmalloc(n);
+    memcpy(copy, p, n);
+    link_send_owned(s, copy, n);
 }
 
 static void link_send_cmd(sm_src *s, int argc, const char **argv) {
@@ -125,6 +159,12 @@ static void maybe_free(sm_src *s) {
     assert(!s->buffering && !s->nparked && !s->out);
     vbuf_free(&s->in);
     vbuf_free(&s->pending);
+    while (s->full) {
+        sm_block *b = s->full;
+        s->full = b->next;
+        free(b->data);
+        free(b);
+    }
     free(s->parked);
     free(s);
 }
@@ -163,6 +203,11 @@ static void on_reply(sm_src *s, const char *line) {
             src_fail(s, SM_FAILED, line + 1);
         return;
     }
+    if (!strcmp(line, "+PONG")) {
+        s->ping_out = 0;
+        s->acked = s->ping_at;
+        return;
+    }
     if (s->expect <= 0) return; /* replies to writes sent after FINISH */
     s->expect--;
     if (s->expect) return;
@@ -197,6 +242,7 @@ static void on_connect(uv_connect_t *c, int status) {
         src_fail(s, SM_FAILED, uv_strerror(status));
         return;
     }
+    uv_tcp_nodelay(&s->tcp, 1); /* FINISH must not wait for an ACK (Nagle) */
     uv_os_fd_t fd;
     uv_fileno((uv_handle_t *)&s->tcp, &fd);
     s->fd = fd;
@@ -260,9 +306,24 @@ static int touches_slots(const sm_src *s, const cmd_def *d, int argc, const arg 
     return hit;
 }
 
-static void add_cmd(vbuf *b, int argc, const arg *argv) {
+/* The block being filled joins the full ones (its memory moves). */
+static void pending_rotate(sm_src *s) {
+    if (!s->pending.len) return;
+    sm_block *b = xmalloc(sizeof *b);
+    b->next = NULL;
+    b->data = s->pending.data;
+    b->len = s->pending.len;
+    vbuf_init(&s->pending);
+    if (s->full_tail) s->full_tail->next = b;
+    else s->full = b;
+    s->full_tail = b;
+}
+
+static void add_cmd(sm_src *s, int argc, const arg *argv) {
+    vbuf *b = &s->pending;
     resp_add_array(b, argc);
     for (int i = 0; i < argc; i++) resp_add_bulk(b, argv[i].p, argv[i].len);
+    if (b->len >= SM_BLOCK) pending_rotate(s);
 }
 
 static void on_propagate(void *priv, int dbid, const cmd_def *d, int argc, const arg *argv) {
@@ -278,17 +339,17 @@ static void on_propagate(void *priv, int dbid, const cmd_def *d, int argc, const
         return;
     }
     if (cmd_is(d, "exec")) {
-        if (s->multi_sent) add_cmd(&s->pending, argc, argv);
+        if (s->multi_sent) add_cmd(s, argc, argv);
         s->in_multi = s->multi_sent = 0;
         return;
     }
     if (!touches_slots(s, d, argc, argv)) return;
     if (s->in_multi && !s->multi_sent) {
         arg m = {.p = "MULTI", .len = 5};
-        add_cmd(&s->pending, 1, &m);
+        add_cmd(s, 1, &m);
         s->multi_sent = 1;
     }
-    add_cmd(&s->pending, argc, argv);
+    add_cmd(s, argc, argv);
 }
 
 static void buffering(sm_src *s, int on) {
@@ -298,13 +359,29 @@ static void buffering(sm_src *s, int on) {
     else prop_remove(on_propagate, s);
 }
 
-/* Sends what is pending (after the save, and while streaming). */
-static void flush_pending(sm_src *s) {
-    if (!s->pending.len || s->job->state < SM_STREAMING) return;
-    if (s->in_multi) return; /* a transaction goes whole */
-    link_send(s, s->pending.data, s->pending.len);
-    vbuf_reset(&s->pending);
+static size_t link_queued(sm_src *s) {
+    return s->open ? uv_stream_get_write_queue_size((uv_stream_t *)&s->tcp) : 0;
 }
+
+/* Hands pending blocks to the link (after the save, and while streaming):
+ * all of them (the handoff), or while its queue is short. The block being
+ * filled goes too, unless a transaction in it has not seen its EXEC. */
+static void flush_pending(sm_src *s, int all) {
+    if (s->job->state < SM_STREAMING) return;
+    for (;;) {
+        if (!all && link_queued(s) >= SM_QUEUE_HIGH) return;
+        if (!s->full) {
+            if (s->in_multi || !s->pending.len) return;
+            pending_rotate(s);
+        }
+        sm_block *b = s->full;
+        s->full = b->next;
+        if (!s->full) s->full_tail = NULL;
+        link_send_owned(s, b->data, b->len);
+        free(b);
+    }
+}
+
 
 /* ---- the snapshot ---- */
 
@@ -355,7 +432,9 @@ static void save_done(void *priv, const snap_result *r) {
     log_notice("Slot migration %.40s: %llu keys sent, streaming the writes since",
                s->job->name, (unsigned long long)r->keys);
     sm_job_set_state(s->job, SM_STREAMING, NULL);
-    flush_pending(s);
+    s->stream_start_ms = mono_ms();
+    s->acked = s->sent; /* the snapshot: sent whole, as far as it tells */
+    flush_pending(s, 0);
 }
 
 static void save_submit(sm_src *s) {
@@ -409,7 +488,7 @@ static void resume_parked(sm_src *s) {
 static void handoff_start(sm_src *s) {
     s->pause_start_us = mono_us();
     sm_job_set_state(s->job, SM_PAUSED, NULL);
-    flush_pending(s);
+    flush_pending(s, 1);
     const char *argv[] = {"CLUSTER", "SYNCSLOTS", "FINISH", NULL};
     char name[CL_NAMELEN + 1];
     memcpy(name, s->job->name, CL_NAMELEN);
@@ -519,13 +598,29 @@ int sm_src_start(const uint8_t *slots, cluster_node *target, char *err, size_t e
 
 /* ---- the loop ---- */
 
+/* The target is close behind: what it has not applied (sent since the
+ * last PING it answered, and still here) is short; or the streaming took
+ * too long to get there. */
+static int caught_up(sm_src *s) {
+    if (s->in_multi || !s->open) return 0;
+    if (mono_ms() - s->stream_start_ms > SM_HANDOFF_MAX_MS) return 1;
+    size_t here = s->pending.len;
+    for (const sm_block *b = s->full; b; b = b->next) here += b->len;
+    return !s->ping_out && s->sent - s->acked + here < SM_HANDOFF_LAG;
+}
+
 static void src_before_sleep(void) {
     sm_src *s = X.cur;
     if (s && s->job->state == SM_STREAMING) {
-        flush_pending(s);
-        if (s->open && uv_stream_get_write_queue_size((uv_stream_t *)&s->tcp) < SM_HANDOFF_QUEUE &&
-            !s->in_multi)
+        flush_pending(s, 0);
+        if (caught_up(s)) {
             handoff_start(s);
+        } else if (!s->ping_out && s->open) {
+            s->ping_at = s->sent; /* its PONG: the target applied this much */
+            s->ping_out = 1;
+            const char *argv[] = {"CLUSTER", "SYNCSLOTS", "PING"};
+            link_send_cmd(s, 3, argv);
+        }
     }
     sm_drop_step();
 }

@@ -118,6 +118,7 @@ static void syncslots_establish(client *c) {
     memcpy(j->source, src->name, CL_NAMELEN);
     memcpy(j->target, cl.myself->name, CL_NAMELEN);
     j->priv = c;
+    c->flags |= CLIENT_SLICED; /* a slice per iteration: others are served between */
     sm_job_set_state(j, SM_SNAPSHOT, NULL);
     log_notice("Slot import %.40s from %.40s started", j->name, j->source);
     reply_ok(c);

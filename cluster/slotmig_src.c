@@ -44,6 +44,8 @@
 #include "cmd.h"
 #include "db.h"
 #include "db_slots.h"
+#include "dump_payload.h"
+#include "lazyfree.h"
 #include "hooks.h"
 #include "log.h"
 #include "multi.h"
@@ -65,6 +67,10 @@
  * loop never copies nor writes megabytes at once. */
 #define SM_BLOCK (256 * 1024)
 #define SM_QUEUE_HIGH (1024 * 1024)
+
+/* Keys per RESTORE-ASKING batch of the legacy fallback. */
+#define SM_LEGACY_BATCH 100
+enum legacy_step { L_IMPORTING = 1, L_BATCH, L_NODE };
 
 typedef struct sm_block {
     struct sm_block *next;
@@ -102,6 +108,14 @@ typedef struct sm_src {
                                  (mono_ms) */
     client **parked;          /* writes parked by the handoff */
     size_t nparked, capparked;
+    /* the legacy fallback (a target without CLUSTER SYNCSLOTS) */
+    int legacy;               /* on */
+    int lstep;                /* enum legacy_step: what the replies answer */
+    unsigned lslot;           /* the slot being moved */
+    char *lkeys[SM_LEGACY_BATCH]; /* the batch in flight: names... */
+    size_t llens[SM_LEGACY_BATCH];
+    obj *lvals[SM_LEGACY_BATCH];  /* ...and the values sent (a reference) */
+    size_t nl;
 } sm_src;
 
 static struct {
@@ -190,17 +204,24 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b) {
 
 static void save_submit(sm_src *s);
 static void handoff_done(sm_src *s);
+static void legacy_start(sm_src *s);
+static void legacy_step_done(sm_src *s);
+static void legacy_fail(sm_src *s, const char *why);
 
 /* One reply line (no CRLF) from the target. */
 static void on_reply(sm_src *s, const char *line) {
     s->job->last_ack_time = time(NULL);
     if (line[0] == '-') { /* ESTABLISH refused, or a command failed there */
-        if (s->job->state == SM_CONNECTING && strcasestr(line, "unknown subcommand"))
-            src_fail(s, SM_FAILED,
-                     "the target has no atomic slot migration (redis-server 7.0?): move the slots "
-                     "with the legacy protocol, redis-cli --cluster reshard");
+        if (s->job->state == SM_CONNECTING && !s->legacy && strcasestr(line, "unknown subcommand"))
+            legacy_start(s);
+        else if (s->legacy)
+            legacy_fail(s, line + 1);
         else
             src_fail(s, SM_FAILED, line + 1);
+        return;
+    }
+    if (s->legacy) {
+        if (s->expect > 0 && --s->expect == 0) legacy_step_done(s);
         return;
     }
     if (!strcmp(line, "+PONG")) {
@@ -459,12 +480,29 @@ static int may_write_slots(const sm_src *s, client *c, const cmd_def *d) {
     return touches_slots(s, d, c->argc, c->argv);
 }
 
+/* The legacy fallback's batch in flight: a write to its slot waits. */
+static int legacy_holds(const sm_src *s, client *c, const cmd_def *d) {
+    if (d->flags & CMD_READONLY && !cmd_is(d, "exec")) return 0;
+    if (cmd_is(d, "exec")) return (multi_queued_flags(c) & CMD_WRITE) != 0;
+    cmd_keyrefs refs = {0};
+    cmd_get_keys(d, c->argc, c->argv, &refs);
+    int hit = 0;
+    for (size_t i = 0; i < refs.n && !hit; i++) {
+        const arg *k = &c->argv[refs.v[i].pos];
+        hit = key_hash_slot(k->p, k->len) == s->lslot;
+    }
+    cmd_keys_free(&refs);
+    return hit;
+}
+
 static int src_before_command(client *c, const cmd_def *d) {
     sm_src *s = X.cur;
-    if (!s || s->job->state != SM_PAUSED || (c->flags & (CLIENT_LOADER | CLIENT_SCRIPT)) ||
-        c->tcp.data != c)
+    int legacy = s && s->legacy && s->lstep == L_BATCH;
+    if (!s || (s->job->state != SM_PAUSED && !legacy) ||
+        (c->flags & (CLIENT_LOADER | CLIENT_SCRIPT)) || c->tcp.data != c)
         return 0;
-    if (!cmd_arity_ok(d, c->argc) || !may_write_slots(s, c, d)) return 0;
+    if (!cmd_arity_ok(d, c->argc)) return 0;
+    if (legacy ? !legacy_holds(s, c, d) : !may_write_slots(s, c, d)) return 0;
     if (s->nparked == s->capparked) {
         s->capparked = s->capparked ? s->capparked * 2 : 8;
         s->parked = xrealloc(s->parked, s->capparked * sizeof *s->parked);
@@ -523,6 +561,197 @@ static void handoff_done(sm_src *s) {
     maybe_free(s);
 }
 
+/* ---- the legacy fallback ---- */
+
+/* A target without CLUSTER SYNCSLOTS (redis-server 7.0) gets the slots as
+ * redis-cli --cluster reshard moves them, driven from here on the same
+ * link, one slot at a time: CLUSTER SETSLOT s IMPORTING <me> there, s
+ * MIGRATING here (clients get -ASK for keys gone, -TRYAGAIN for a
+ * multi-key command across both), the keys in batches of RESTORE-ASKING
+ * (serialized here, on the main thread, as Redis's MIGRATE: a big key
+ * stalls the loop), each batch deleted here once acknowledged, the slot's
+ * writes parked while a batch is in flight; then SETSLOT s NODE <target>
+ * there and here. A failure leaves the slot being moved split between
+ * the nodes, as a failed reshard does. */
+
+static void legacy_send(sm_src *s, int argc, const char **argv) {
+    link_send_cmd(s, argc, argv);
+    s->expect++;
+}
+
+static void legacy_fail(sm_src *s, const char *why) { src_fail(s, SM_FAILED, why); }
+
+/* src_fail's part for the fallback: the batch's references go; why gets
+ * the slot the failure may have split. */
+static const char *legacy_end(sm_src *s, const char *why, char *buf, size_t cap) {
+    for (size_t i = 0; i < s->nl; i++) {
+        free(s->lkeys[i]);
+        lazyfree_drop(s->lvals[i], 1);
+    }
+    s->nl = 0;
+    snprintf(buf, cap,
+             "%s (legacy protocol; slot %u may be split between the nodes: redis-cli --cluster "
+             "fix)", why, s->lslot);
+    return buf;
+}
+
+/* The next slot of the job still mine, from s->lslot: SETSLOT IMPORTING
+ * to the target; none left: done. */
+static void legacy_next(sm_src *s) {
+    while (s->lslot < KEYSLOT_COUNT &&
+           !(sm_has_slot(s->job->slots, s->lslot) && cl.slots[s->lslot] == cl.myself))
+        s->lslot++;
+    if (s->lslot == KEYSLOT_COUNT) {
+        sm_job_set_state(s->job, SM_SUCCESS, NULL);
+        log_notice("Slot migration %.40s done with the legacy protocol", s->job->name);
+        s->job->priv = NULL;
+        X.cur = NULL;
+        link_close(s);
+        maybe_free(s);
+        return;
+    }
+    char slot[16];
+    snprintf(slot, sizeof slot, "%u", s->lslot);
+    char me[CL_NAMELEN + 1];
+    memcpy(me, cl.myself->name, CL_NAMELEN);
+    me[CL_NAMELEN] = '\0';
+    const char *argv[] = {"CLUSTER", "SETSLOT", slot, "IMPORTING", me};
+    s->lstep = L_IMPORTING;
+    legacy_send(s, 5, argv);
+}
+
+static void legacy_collect(void *priv, const char *key, size_t len) {
+    sm_src *s = priv;
+    assert(s->nl < SM_LEGACY_BATCH);
+    s->lkeys[s->nl] = xmalloc(len ? len : 1);
+    memcpy(s->lkeys[s->nl], key, len);
+    s->llens[s->nl++] = len;
+}
+
+/* The next batch of the slot's keys; none left: SETSLOT NODE there. */
+static void legacy_batch(sm_src *s) {
+    db *d = db_get(0);
+    s->nl = 0;
+    db_slot_keys(d, s->lslot, SM_LEGACY_BATCH, legacy_collect, s);
+    int64_t now = wall_ms();
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nl; i++) {
+        vt_entry *e = db_lookup_notouch(d, s->lkeys[i], s->llens[i]);
+        char err[256];
+        sink *out = e ? dump_payload_of(e->val, err, sizeof err) : NULL;
+        if (!out) {
+            free(s->lkeys[i]);
+            continue;
+        }
+        long long ttl = 0;
+        if (vt_expire(e) != VT_NO_EXPIRE) ttl = vt_expire(e) - now > 0 ? vt_expire(e) - now : 1;
+        size_t plen;
+        const unsigned char *p = sink_mem_data(out, &plen);
+        vbuf b;
+        vbuf_init(&b);
+        resp_add_array(&b, 5);
+        resp_add_bulk_str(&b, "RESTORE-ASKING");
+        resp_add_bulk(&b, s->lkeys[i], s->llens[i]);
+        resp_add_bulk_ll(&b, ttl);
+        resp_add_bulk(&b, (const char *)p, plen);
+        resp_add_bulk_str(&b, "REPLACE");
+        link_send_owned(s, b.data, b.len);
+        sink_free(out);
+        s->expect++;
+        obj_incref(e->val);
+        s->lkeys[kept] = s->lkeys[i];
+        s->llens[kept] = s->llens[i];
+        s->lvals[kept++] = e->val;
+    }
+    s->nl = kept;
+    if (kept) {
+        s->lstep = L_BATCH;
+        return;
+    }
+    if (db_slot_count(d, s->lslot)) { /* only keys that could not be sent */
+        legacy_fail(s, "a key of the slot could not be serialized");
+        return;
+    }
+    char slot[16];
+    snprintf(slot, sizeof slot, "%u", s->lslot);
+    char target[CL_NAMELEN + 1];
+    memcpy(target, s->job->target, CL_NAMELEN);
+    target[CL_NAMELEN] = '\0';
+    const char *argv[] = {"CLUSTER", "SETSLOT", slot, "NODE", target};
+    s->lstep = L_NODE;
+    legacy_send(s, 5, argv);
+}
+
+/* The target took the batch: its keys leave here (those still holding
+ * the value sent), one DEL propagated. */
+static void legacy_batch_done(sm_src *s) {
+    db *d = db_get(0);
+    arg *del = xmalloc(sizeof *del * (s->nl + 1));
+    int ndel = 0;
+    for (size_t i = 0; i < s->nl; i++) {
+        vt_entry *e = db_lookup_notouch(d, s->lkeys[i], s->llens[i]);
+        if (e && e->val == s->lvals[i]) {
+            db_delete(d, s->lkeys[i], s->llens[i]);
+            del[++ndel] = (arg){s->lkeys[i], s->llens[i]};
+        }
+    }
+    if (ndel) {
+        del[0] = (arg){"DEL", 3};
+        cmd_propagate_raw(0, ndel + 1, del);
+        server_dirty(ndel);
+    }
+    free(del);
+    s->job->keys += (uint64_t)ndel;
+    for (size_t i = 0; i < s->nl; i++) {
+        free(s->lkeys[i]);
+        lazyfree_drop(s->lvals[i], 1);
+    }
+    s->nl = 0;
+    resume_parked(s); /* they get -ASK now */
+}
+
+static void legacy_step_done(sm_src *s) {
+    switch (s->lstep) {
+    case L_IMPORTING:
+        cl.migrating_to[s->lslot] = cl_node_lookup(s->job->target, CL_NAMELEN);
+        cl_todo(CL_TODO_SAVE_CONFIG);
+        legacy_batch(s);
+        break;
+    case L_BATCH:
+        legacy_batch_done(s);
+        if (X.cur == s) legacy_batch(s);
+        break;
+    case L_NODE: {
+        cluster_node *t = cl_node_lookup(s->job->target, CL_NAMELEN);
+        if (!t) {
+            legacy_fail(s, "the target left the cluster");
+            return;
+        }
+        cl_slot_del(s->lslot);
+        cl_slot_add(t, s->lslot);
+        cl.migrating_to[s->lslot] = NULL;
+        cl_todo(CL_TODO_UPDATE_STATE | CL_TODO_SAVE_CONFIG);
+        s->lslot++;
+        legacy_next(s);
+        break;
+    }
+    default: assert(0);
+    }
+}
+
+static void legacy_start(sm_src *s) {
+    log_notice("Slot migration %.40s: the target has no atomic slot migration (redis-server "
+               "7.0?): moving the slots with the legacy protocol (SETSLOT, RESTORE-ASKING), "
+               "one at a time",
+               s->job->name);
+    s->legacy = 1;
+    s->expect = 0;
+    sm_job_set_state(s->job, SM_STREAMING,
+                     "legacy protocol: the target has no CLUSTER SYNCSLOTS");
+    s->lslot = 0;
+    legacy_next(s);
+}
+
 /* ---- failure, cancel ---- */
 
 static void src_fail(sm_src *s, int state, const char *why) {
@@ -535,6 +764,8 @@ static void src_fail(sm_src *s, int state, const char *why) {
         link_close(s);
         return;
     }
+    char lwhy[400];
+    if (s->legacy) why = legacy_end(s, why, lwhy, sizeof lwhy);
     log_warning("Slot migration %.40s %s: %s", s->job->name,
                 state == SM_CANCELLED ? "cancelled" : "failed", why);
     buffering(s, 0);
@@ -611,7 +842,7 @@ static int caught_up(sm_src *s) {
 
 static void src_before_sleep(void) {
     sm_src *s = X.cur;
-    if (s && s->job->state == SM_STREAMING) {
+    if (s && !s->legacy && s->job->state == SM_STREAMING) {
         flush_pending(s, 0);
         if (caught_up(s)) {
             handoff_start(s);

@@ -389,6 +389,8 @@ static void close_asap_clients(void) {
     }
 }
 
+static void slice_unlist(client *c);
+
 void net_close_client(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
     if (c->flags & CLIENT_CLOSE_ASAP) { /* closed by other means first */
@@ -401,6 +403,7 @@ void net_close_client(client *c) {
     }
     c->flags |= CLIENT_CLOSING;
     pending_unlink(c);
+    slice_unlist(c);
     block_client_closed(c);
     pubsub_client_closed(c);
     hooks_client_closed(c);
@@ -411,6 +414,61 @@ void net_close_client(client *c) {
 }
 
 /* ---- input ---- */
+
+/* ---- sliced input (CLIENT_SLICED): a slice per loop iteration ---- */
+
+/* A sliced client's input runs this long per iteration at most. */
+#define NET_SLICE_US 1000
+
+static struct {
+    client **v;           /* clients with input left, in no order */
+    size_t n, cap;
+    uv_idle_t idle;       /* active while n > 0: the loop does not sleep */
+    int idle_init;
+} sliced;
+
+static void slice_unlist(client *c) {
+    if (!c->slice_pending) return;
+    c->slice_pending = 0;
+    for (size_t i = 0; i < sliced.n; i++)
+        if (sliced.v[i] == c) {
+            sliced.v[i] = sliced.v[--sliced.n];
+            break;
+        }
+    if (sliced.n == 0) uv_idle_stop(&sliced.idle);
+}
+
+/* Each listed client's next slice, once per iteration (after the poll
+ * served the others). */
+static void on_slice_idle(uv_idle_t *h) {
+    (void)h;
+    size_t n = sliced.n;
+    client **v = xmalloc((n ? n : 1) * sizeof *v);
+    memcpy(v, sliced.v, n * sizeof *v);
+    for (size_t i = 0; i < n; i++) slice_unlist(v[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->flags & CLIENT_CLOSING) continue;
+        net_process_input(v[i]);
+        net_update_reading(v[i]);
+    }
+    free(v);
+}
+
+static void slice_defer(client *c) {
+    if (c->slice_pending) return;
+    if (!sliced.idle_init) {
+        uv_idle_init(server.loop, &sliced.idle);
+        uv_unref((uv_handle_t *)&sliced.idle);
+        sliced.idle_init = 1;
+    }
+    if (sliced.n == sliced.cap) {
+        sliced.cap = sliced.cap ? sliced.cap * 2 : 4;
+        sliced.v = xrealloc(sliced.v, sliced.cap * sizeof *sliced.v);
+    }
+    sliced.v[sliced.n++] = c;
+    c->slice_pending = 1;
+    uv_idle_start(&sliced.idle, on_slice_idle);
+}
 
 static void set_argv(client *c) {
     if (c->req.argc > c->argv_cap) {
@@ -441,9 +499,15 @@ void net_process_input(client *c) {
         .max_multibulk = INT_MAX,
         .max_inline = 64 * 1024,
     };
+    int64_t slice_start = (c->flags & CLIENT_SLICED) ? mono_us() : 0;
+    unsigned ncmds = 0;
     while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_INPUT_PARKED |
                          CLIENT_BLOCKED)) &&
            (c->req_ready || c->qpos < c->in.len)) {
+        if (slice_start && (++ncmds & 15) == 0 && mono_us() - slice_start > NET_SLICE_US) {
+            slice_defer(c); /* the rest next iteration */
+            break;
+        }
         if (!c->req_ready) {
             const char *err = NULL;
             /* per command: an AUTH earlier in the pipeline lifts it */
@@ -530,7 +594,8 @@ void net_resume_parked(client *c) {
 
 void net_update_reading(client *c) {
     if (c->flags & CLIENT_CLOSING) return;
-    int should_pause = net_pending_output(c) > NET_OBUF_PAUSE || (c->flags & CLIENT_INPUT_PARKED);
+    int should_pause = net_pending_output(c) > NET_OBUF_PAUSE ||
+                       (c->flags & CLIENT_INPUT_PARKED) || c->slice_pending;
     if (should_pause && !(c->flags & CLIENT_READ_PAUSED)) {
         uv_read_stop((uv_stream_t *)&c->tcp);
         c->flags |= CLIENT_READ_PAUSED;

@@ -83,6 +83,10 @@ enum {
                                           importing slot (cluster/route.c) */
     CLIENT_READONLY = 1 << 29,         /* READONLY: a cluster replica serves
                                           its primary's slots' reads */
+    CLIENT_SLICED = 1 << 30,           /* a bulk stream (a slot import's
+                                          link): its input runs a slice of
+                                          NET_SLICE_US per loop iteration,
+                                          others served between (net.c) */
 };
 
 typedef struct cmd_def cmd_def;
@@ -137,6 +141,8 @@ typedef struct client {
     uv_write_t wreq;
     int writing;                  /* a uv_write is in progress */
     int64_t obuf_soft_since_ms;   /* when the soft output limit was passed */
+    int slice_pending;            /* CLIENT_SLICED: input left for the next
+                                     iteration (reading stopped till then) */
     /* times (monotonic ms) */
     int64_t ctime_ms;
     int64_t last_ms;

@@ -14,7 +14,8 @@
  *                      -MOVED per counter
  *   moves_big_keys     a 2M-member sorted set and a 1M-entry stream in a
  *                      moving slot, written during the migration, arrive
- *                      whole; a client of A's other slots is not stalled
+ *                      whole; a client of A's other slots, and one of B,
+ *                      is not stalled
  *   cancel_fails_safe  CANCELSLOTMIGRATIONS during the snapshot: A keeps
  *                      the slots and every key, B keeps none of them
  *   target_killed      B killed during the migration: A keeps everything
@@ -22,6 +23,8 @@
  *   target_oom_fails_safe  B's maxmemory is reached during the import: the
  *                      job fails with B's -OOM, A keeps everything, B
  *                      drops what it loaded
+ *   legacy_fallback    B is redis-server 7.0: A moves the slots with the
+ *                      legacy protocol and says so
  *   target_restarts    B (AOF on) killed during the import and restarted:
  *                      the replay brings the STAGE mark, B drops the
  *                      import's keys; A keeps everything */
@@ -60,10 +63,10 @@ static int nodes_has(redisContext *c, const char *needle) {
 
 #define NODE_ARGS "--cluster-enabled yes --enable-debug-command yes"
 
-/* A with every slot, B with none, each knowing the other; b_args: B's
- * arguments (NULL: NODE_ARGS). */
-static void two_nodes_b(pair *p, const char *b_args) {
-    h_srv_spec specs[2] = {{0, NODE_ARGS}, {0, b_args ? b_args : NODE_ARGS}};
+/* A with every slot, B with none, each knowing the other; B is
+ * redis-server when b_redis; b_args: B's arguments (NULL: NODE_ARGS). */
+static void two_nodes_b(pair *p, int b_redis, const char *b_args) {
+    h_srv_spec specs[2] = {{0, NODE_ARGS}, {b_redis, b_args ? b_args : NODE_ARGS}};
     srv *out[2];
     h_srv_start_all(2, specs, out);
     p->a = out[0];
@@ -93,7 +96,7 @@ static void two_nodes_b(pair *p, const char *b_args) {
     redisFree(b);
 }
 
-static void two_nodes(pair *p) { two_nodes_b(p, NULL); }
+static void two_nodes(pair *p) { two_nodes_b(p, 0, NULL); }
 
 /* The newest job's field of c's GETSLOTMIGRATIONS ("" when none). */
 static void job_field(redisContext *c, const char *field, char *buf, size_t cap) {
@@ -427,9 +430,9 @@ static void *ping_loop(void *arg) {
     redisContext *c = redisConnect("127.0.0.1", p->port);
     while (!atomic_load(p->stop)) {
         long long t0 = now_us();
-        redisReply *r = redisCommand(c, "GET %s", p->key);
+        redisReply *r = p->key ? redisCommand(c, "GET %s", p->key) : redisCommand(c, "PING");
         long long dt = now_us() - t0;
-        if (!r || r->type != REDIS_REPLY_STRING) p->errors++;
+        if (!r || r->type != (p->key ? REDIS_REPLY_STRING : REDIS_REPLY_STATUS)) p->errors++;
         if (r) freeReplyObject(r);
         if (!r) break;
         if (dt > p->max_us) p->max_us = dt;
@@ -478,9 +481,14 @@ START_TEST(moves_big_keys) {
     snprintf(stay, sizeof stay, "%sstay", st);
     pg.key = stay;
     pg.stop = &stop;
-    pthread_t tw, tp;
+    static pinger pb; /* the target's other clients */
+    memset(&pb, 0, sizeof pb);
+    pb.port = p.b->port;
+    pb.stop = &stop;
+    pthread_t tw, tp, tb;
     pthread_create(&tw, NULL, big_write_loop, &w);
     pthread_create(&tp, NULL, ping_loop, &pg);
+    pthread_create(&tb, NULL, ping_loop, &pb);
     h_sleep_ms(200);
     expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p.bid);
     char state[64];
@@ -490,19 +498,25 @@ START_TEST(moves_big_keys) {
     atomic_store(&stop, 1);
     pthread_join(tw, NULL);
     pthread_join(tp, NULL);
+    pthread_join(tb, NULL);
     ck_assert_msg(w.errors == 0, "writer: %s", w.last_error);
     ck_assert_int_eq(w.moved, 1);
     ck_assert_int_gt(w.zadds, 0);
     ck_assert_int_eq(pg.errors, 0);
+    ck_assert_int_eq(pb.errors, 0);
     char pause[32];
     job_field(a, "write_pause_us", pause, sizeof pause);
     fprintf(stderr, "moves_big_keys: %lld members, %lld entries; %lld ZADD, %lld XADD during; "
-            "A's other client: %lld GETs, max %lld us; the slots' writes paused %s us\n", zn, xn,
-            w.zadds, w.xadds, pg.n, pg.max_us, pause);
+            "A's other client: %lld GETs, max %lld us; B's: %lld PINGs, max %lld us; the slots' "
+            "writes paused %s us\n", zn, xn, w.zadds, w.xadds, pg.n, pg.max_us, pb.n, pb.max_us,
+            pause);
     ck_assert_int_lt(atoll(pause), h_scaled_ms(250) * 1000LL);
     /* a stall of the loop would be seconds: a bound loose enough for a
      * loaded machine */
     ck_assert_int_lt(pg.max_us, h_scaled_ms(250) * 1000LL);
+    /* the target applies the import a slice per loop iteration (was:
+     * 830 ms without a reply to PING) */
+    ck_assert_int_lt(pb.max_us, h_scaled_ms(250) * 1000LL);
     expect_int(b, zn + w.zadds, "ZCARD %szbig", m);
     expect_int(b, xn + w.xadds, "XLEN %ssbig", m);
     expect_bulk(b, "1234", "ZSCORE %szbig m1234", m);
@@ -587,7 +601,7 @@ END_TEST
  * before it; B drops those keys, A keeps everything. */
 START_TEST(target_restarts) {
     pair p;
-    two_nodes_b(&p, NODE_ARGS " --appendonly yes --appendfsync always");
+    two_nodes_b(&p, 0, NODE_ARGS " --appendonly yes --appendfsync always");
     redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
     expect_status(a, "OK", "DEBUG POPULATE 300000 key 1000");
     long long moving = count_slots(a, 0, HALF);
@@ -607,6 +621,45 @@ START_TEST(target_restarts) {
     ck_assert(srv_log_wait(b2, "an ended import loaded", 1000));
     expect_int(a, 300000, "DBSIZE");
     ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
+/* B is redis-server 7.0, which has no CLUSTER SYNCSLOTS: A falls back to
+ * the legacy protocol (SETSLOT, RESTORE-ASKING), says so in the job and
+ * its log, and the slots move whole, writes during the move included. */
+START_TEST(legacy_fallback) {
+    pair p;
+    two_nodes_b(&p, 1, "--cluster-enabled yes");
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    expect_status(a, "OK", "DEBUG POPULATE 20000 key 100");
+    char m[32];
+    pick_tag(a, 1, m, sizeof m, 0);
+    while (keyslot(a, m) > 99) pick_tag(a, 1, m, sizeof m, atoi(m + 2) + 1);
+    expect_int(a, 3, "RPUSH %slist x y z", m);
+    expect_int(a, 2, "ZADD %szset 1 a 2 b", m);
+    expect_status(a, "OK", "SET %sttl v PX 100000", m);
+    long long moving = count_slots(a, 0, 99);
+    ck_assert_int_gt(moving, 100);
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 99 NODE %s", p.bid);
+    char state[256];
+    wait_job_end(a, state, sizeof state, 60000);
+    ck_assert_str_eq(state, "success");
+    job_field(a, "message", state, sizeof state);
+    ck_assert_msg(strstr(state, "legacy protocol"), "message: %s", state);
+    ck_assert(srv_log_wait(p.a, "moving the slots with the legacy protocol", 1000));
+    ck_assert_int_eq(count_slots(b, 0, 99), moving);
+    expect_int(a, 0, "CLUSTER COUNTKEYSINSLOT %lld", keyslot(a, m));
+    expect_int(b, 3, "LLEN %slist", m);
+    expect_bulk(b, "2", "ZSCORE %szset b", m);
+    expect_int_range(b, 1, 100000, "PTTL %sttl", m);
+    /* both see B as the owner of 0-99: A redirects there */
+    redisReply *r = cmd(a, "GET %sttl", m);
+    ck_assert_int_eq(r->type, REDIS_REPLY_ERROR);
+    ck_assert_msg(!strncmp(r->str, "MOVED ", 6), "%s", r->str);
+    freeReplyObject(r);
+    expect_int(a, 20000 + 3 - moving, "DBSIZE");
     redisFree(a);
     redisFree(b);
 }
@@ -648,5 +701,6 @@ int main(void) {
     h_add_dropall(s, "target_killed", target_killed, 120);
     h_add_dropall(s, "target_oom_fails_safe", target_oom_fails_safe, 90);
     h_add_dropall(s, "target_restarts", target_restarts, 120);
+    h_add_dropall(s, "legacy_fallback", legacy_fallback, 120);
     return h_main(s);
 }

@@ -97,7 +97,7 @@ void sm_slots_text(const uint8_t *set, char *buf, size_t cap) {
 /* ---- dropping the keys of slots that went or failed to come ---- */
 
 /* Keys deleted per loop iteration. */
-#define SM_DROP_BATCH 256
+#define SM_DROP_BATCH SM_KEYS_MAX
 
 static struct {
     uint8_t set[KEYSLOT_COUNT / 8]; /* slots whose keys are being deleted */
@@ -111,20 +111,31 @@ void sm_drop_keys(const uint8_t *slots) {
 
 int sm_dropping(unsigned slot) { return sm_has_slot(D.set, slot); }
 
-/* Key names copied out of a slot (db_slot_keys forbids changes during its
- * walk). */
-typedef struct key_batch {
-    char *keys[SM_DROP_BATCH];
-    size_t lens[SM_DROP_BATCH];
-    size_t n;
-} key_batch;
-
-static void collect_key(void *priv, const char *key, size_t len) {
-    key_batch *kb = priv;
-    assert(kb->n < SM_DROP_BATCH);
+void sm_keys_add(void *priv, const char *key, size_t len) {
+    sm_keys *kb = priv;
+    assert(kb->n < SM_KEYS_MAX);
     kb->keys[kb->n] = xmalloc(len ? len : 1);
     memcpy(kb->keys[kb->n], key, len);
     kb->lens[kb->n++] = len;
+}
+
+void sm_keys_free(sm_keys *kb) {
+    for (size_t i = 0; i < kb->n; i++) free(kb->keys[i]);
+    kb->n = 0;
+}
+
+int sm_parse_ranges(client *c, int first, uint8_t *slots) {
+    memset(slots, 0, KEYSLOT_COUNT / 8);
+    for (int i = first; i + 1 < c->argc; i += 2) {
+        long long a, b;
+        if (!arg_ll(c, &c->argv[i], &a) || !arg_ll(c, &c->argv[i + 1], &b)) return -1;
+        if (a < 0 || b >= KEYSLOT_COUNT || a > b) {
+            reply_error(c, "ERR Invalid or out of range slot");
+            return -1;
+        }
+        for (long long s = a; s <= b; s++) sm_add_slot(slots, (unsigned)s);
+    }
+    return 0;
 }
 
 /* ---- staged slots: the keys an import loads, known to the replicas ---- */
@@ -208,14 +219,14 @@ void sm_staged_cron(void) {
 void sm_drop_step(void) {
     if (!D.on) return;
     db *d = db_get(0);
-    key_batch kb = {.n = 0};
+    sm_keys kb = {.n = 0};
     uint8_t drained[KEYSLOT_COUNT / 8];
     memset(drained, 0, sizeof drained);
     int ndrained = 0;
     for (unsigned i = 0; i < KEYSLOT_COUNT && kb.n < SM_DROP_BATCH; i++) {
         if (!sm_has_slot(D.set, i)) continue;
         size_t want = SM_DROP_BATCH - kb.n, before = kb.n;
-        if (cl.slots[i] != cl.myself && !importing(i)) db_slot_keys(d, i, want, collect_key, &kb);
+        if (cl.slots[i] != cl.myself && !importing(i)) db_slot_keys(d, i, want, sm_keys_add, &kb);
         if (kb.n - before < want) { /* all taken */
             D.set[i >> 3] &= (uint8_t)~(1u << (i & 7));
             if (sm_has_slot(staged, i)) {
@@ -230,8 +241,8 @@ void sm_drop_step(void) {
             arg argv[2] = {{"DEL", 3}, {kb.keys[j], kb.lens[j]}};
             cmd_propagate_raw(0, 2, argv);
         }
-        free(kb.keys[j]);
     }
+    sm_keys_free(&kb);
     if (ndrained) sm_stage(drained, 0, 1);
     int any = 0;
     for (size_t i = 0; i < sizeof D.set && !any; i++) any = D.set[i] != 0;

@@ -102,6 +102,22 @@ static inline void sm_add_slot(uint8_t *set, unsigned slot) {
 /* "0-10 20-30" for the set (GETSLOTMIGRATIONS' slot_ranges); buf of cap. */
 void sm_slots_text(const uint8_t *set, char *buf, size_t cap);
 
+/* Key names copied out of a slot's walk (db_slot_keys forbids changes
+ * during it): db_slot_keys(d, slot, max, sm_keys_add, &batch), max at most
+ * SM_KEYS_MAX - batch.n; sm_keys_free frees the names. */
+#define SM_KEYS_MAX 256
+typedef struct sm_keys {
+    char *keys[SM_KEYS_MAX];
+    size_t lens[SM_KEYS_MAX];
+    size_t n;
+} sm_keys;
+void sm_keys_add(void *priv, const char *key, size_t len);
+void sm_keys_free(sm_keys *kb);
+
+/* Parses "start end [start end ...]" at argv[first..argc) into slots
+ * (zeroed first); 0, or -1 with the error replied. */
+int sm_parse_ranges(client *c, int first, uint8_t *slots);
+
 /* The keys of slots (KEYSLOT_COUNT bits) are deleted a batch per loop
  * iteration (sm_drop_step), each DEL propagated, except while the slot is
  * this node's or an import brings it. */

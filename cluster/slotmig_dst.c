@@ -82,24 +82,16 @@ static void syncslots_establish(client *c) {
         return;
     }
     uint8_t slots[KEYSLOT_COUNT / 8];
-    memset(slots, 0, sizeof slots);
-    for (int i = 5; i < c->argc; i += 2) {
-        long long a, b;
-        if (!arg_ll(c, &c->argv[i], &a) || !arg_ll(c, &c->argv[i + 1], &b)) return;
-        if (a < 0 || b >= KEYSLOT_COUNT || a > b) {
-            reply_error(c, "ERR Invalid or out of range slot");
+    if (sm_parse_ranges(c, 5, slots)) return;
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++) {
+        if (!sm_has_slot(slots, s)) continue;
+        if (cl.slots[s] != src) {
+            reply_errorf(c, "ERR Slot %u is not served by the source", s);
             return;
         }
-        for (long long s = a; s <= b; s++) {
-            if (cl.slots[s] != src) {
-                reply_errorf(c, "ERR Slot %lld is not served by the source", s);
-                return;
-            }
-            if (sm_dropping((unsigned)s)) {
-                reply_errorf(c, "ERR Slot %lld still holds keys of an earlier import", s);
-                return;
-            }
-            sm_add_slot(slots, (unsigned)s);
+        if (sm_dropping(s)) {
+            reply_errorf(c, "ERR Slot %u still holds keys of an earlier import", s);
+            return;
         }
     }
     for (sm_job *j = sm_jobs(); j; j = j->next) {
@@ -234,16 +226,7 @@ static void syncslots_stage(client *c, int on) {
         return;
     }
     uint8_t slots[KEYSLOT_COUNT / 8];
-    memset(slots, 0, sizeof slots);
-    for (int i = 3; i < c->argc; i += 2) {
-        long long a, b;
-        if (!arg_ll(c, &c->argv[i], &a) || !arg_ll(c, &c->argv[i + 1], &b)) return;
-        if (a < 0 || b >= KEYSLOT_COUNT || a > b) {
-            reply_error(c, "ERR Invalid or out of range slot");
-            return;
-        }
-        for (long long s = a; s <= b; s++) sm_add_slot(slots, (unsigned)s);
-    }
+    if (sm_parse_ranges(c, 3, slots)) return;
     for (unsigned s = 0; on && s < KEYSLOT_COUNT; s++)
         if (sm_has_slot(slots, s) && db_slot_count(db_get(0), s)) db_slot_delete(db_get(0), s);
     sm_stage(slots, on, 0);

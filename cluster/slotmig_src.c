@@ -112,10 +112,8 @@ typedef struct sm_src {
     int legacy;               /* on */
     int lstep;                /* enum legacy_step: what the replies answer */
     unsigned lslot;           /* the slot being moved */
-    char *lkeys[SM_LEGACY_BATCH]; /* the batch in flight: names... */
-    size_t llens[SM_LEGACY_BATCH];
-    obj *lvals[SM_LEGACY_BATCH];  /* ...and the values sent (a reference) */
-    size_t nl;
+    sm_keys lk;               /* the batch in flight: names... */
+    obj *lvals[SM_LEGACY_BATCH]; /* ...and the values sent (a reference) */
 } sm_src;
 
 static struct {
@@ -584,11 +582,8 @@ static void legacy_fail(sm_src *s, const char *why) { src_fail(s, SM_FAILED, why
 /* src_fail's part for the fallback: the batch's references go; why gets
  * the slot the failure may have split. */
 static const char *legacy_end(sm_src *s, const char *why, char *buf, size_t cap) {
-    for (size_t i = 0; i < s->nl; i++) {
-        free(s->lkeys[i]);
-        lazyfree_drop(s->lvals[i], 1);
-    }
-    s->nl = 0;
+    for (size_t i = 0; i < s->lk.n; i++) lazyfree_drop(s->lvals[i], 1);
+    sm_keys_free(&s->lk);
     snprintf(buf, cap,
              "%s (legacy protocol; slot %u may be split between the nodes: redis-cli --cluster "
              "fix)", why, s->lslot);
@@ -620,27 +615,19 @@ static void legacy_next(sm_src *s) {
     legacy_send(s, 5, argv);
 }
 
-static void legacy_collect(void *priv, const char *key, size_t len) {
-    sm_src *s = priv;
-    assert(s->nl < SM_LEGACY_BATCH);
-    s->lkeys[s->nl] = xmalloc(len ? len : 1);
-    memcpy(s->lkeys[s->nl], key, len);
-    s->llens[s->nl++] = len;
-}
-
 /* The next batch of the slot's keys; none left: SETSLOT NODE there. */
 static void legacy_batch(sm_src *s) {
     db *d = db_get(0);
-    s->nl = 0;
-    db_slot_keys(d, s->lslot, SM_LEGACY_BATCH, legacy_collect, s);
+    assert(s->lk.n == 0);
+    db_slot_keys(d, s->lslot, SM_LEGACY_BATCH, sm_keys_add, &s->lk);
     int64_t now = wall_ms();
     size_t kept = 0;
-    for (size_t i = 0; i < s->nl; i++) {
-        vt_entry *e = db_lookup_notouch(d, s->lkeys[i], s->llens[i]);
+    for (size_t i = 0; i < s->lk.n; i++) {
+        vt_entry *e = db_lookup_notouch(d, s->lk.keys[i], s->lk.lens[i]);
         char err[256];
         sink *out = e ? dump_payload_of(e->val, err, sizeof err) : NULL;
         if (!out) {
-            free(s->lkeys[i]);
+            free(s->lk.keys[i]);
             continue;
         }
         long long ttl = 0;
@@ -651,7 +638,7 @@ static void legacy_batch(sm_src *s) {
         vbuf_init(&b);
         resp_add_array(&b, 5);
         resp_add_bulk_str(&b, "RESTORE-ASKING");
-        resp_add_bulk(&b, s->lkeys[i], s->llens[i]);
+        resp_add_bulk(&b, s->lk.keys[i], s->lk.lens[i]);
         resp_add_bulk_ll(&b, ttl);
         resp_add_bulk(&b, (const char *)p, plen);
         resp_add_bulk_str(&b, "REPLACE");
@@ -659,11 +646,11 @@ static void legacy_batch(sm_src *s) {
         sink_free(out);
         s->expect++;
         obj_incref(e->val);
-        s->lkeys[kept] = s->lkeys[i];
-        s->llens[kept] = s->llens[i];
+        s->lk.keys[kept] = s->lk.keys[i];
+        s->lk.lens[kept] = s->lk.lens[i];
         s->lvals[kept++] = e->val;
     }
-    s->nl = kept;
+    s->lk.n = kept;
     if (kept) {
         s->lstep = L_BATCH;
         return;
@@ -686,13 +673,13 @@ static void legacy_batch(sm_src *s) {
  * the value sent), one DEL propagated. */
 static void legacy_batch_done(sm_src *s) {
     db *d = db_get(0);
-    arg *del = xmalloc(sizeof *del * (s->nl + 1));
+    arg *del = xmalloc(sizeof *del * (s->lk.n + 1));
     int ndel = 0;
-    for (size_t i = 0; i < s->nl; i++) {
-        vt_entry *e = db_lookup_notouch(d, s->lkeys[i], s->llens[i]);
+    for (size_t i = 0; i < s->lk.n; i++) {
+        vt_entry *e = db_lookup_notouch(d, s->lk.keys[i], s->lk.lens[i]);
         if (e && e->val == s->lvals[i]) {
-            db_delete(d, s->lkeys[i], s->llens[i]);
-            del[++ndel] = (arg){s->lkeys[i], s->llens[i]};
+            db_delete(d, s->lk.keys[i], s->lk.lens[i]);
+            del[++ndel] = (arg){s->lk.keys[i], s->lk.lens[i]};
         }
     }
     if (ndel) {
@@ -702,11 +689,8 @@ static void legacy_batch_done(sm_src *s) {
     }
     free(del);
     s->job->keys += (uint64_t)ndel;
-    for (size_t i = 0; i < s->nl; i++) {
-        free(s->lkeys[i]);
-        lazyfree_drop(s->lvals[i], 1);
-    }
-    s->nl = 0;
+    for (size_t i = 0; i < s->lk.n; i++) lazyfree_drop(s->lvals[i], 1);
+    sm_keys_free(&s->lk);
     resume_parked(s); /* they get -ASK now */
 }
 

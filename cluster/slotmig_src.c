@@ -572,8 +572,16 @@ static void handoff_done(sm_src *s) {
  * there and here. A failure leaves the slot being moved split between
  * the nodes, as a failed reshard does. */
 
-static void legacy_send(sm_src *s, int argc, const char **argv) {
-    link_send_cmd(s, argc, argv);
+/* CLUSTER SETSLOT <the slot> action node (a name of CL_NAMELEN) to the
+ * target; its reply ends step. */
+static void setslot(sm_src *s, int step, const char *action, const char *node) {
+    char slot[16], name[CL_NAMELEN + 1];
+    snprintf(slot, sizeof slot, "%u", s->lslot);
+    memcpy(name, node, CL_NAMELEN);
+    name[CL_NAMELEN] = '\0';
+    const char *argv[] = {"CLUSTER", "SETSLOT", slot, action, name};
+    s->lstep = step;
+    link_send_cmd(s, 5, argv);
     s->expect++;
 }
 
@@ -605,14 +613,7 @@ static void legacy_next(sm_src *s) {
         maybe_free(s);
         return;
     }
-    char slot[16];
-    snprintf(slot, sizeof slot, "%u", s->lslot);
-    char me[CL_NAMELEN + 1];
-    memcpy(me, cl.myself->name, CL_NAMELEN);
-    me[CL_NAMELEN] = '\0';
-    const char *argv[] = {"CLUSTER", "SETSLOT", slot, "IMPORTING", me};
-    s->lstep = L_IMPORTING;
-    legacy_send(s, 5, argv);
+    setslot(s, L_IMPORTING, "IMPORTING", cl.myself->name);
 }
 
 /* The next batch of the slot's keys; none left: SETSLOT NODE there. */
@@ -659,14 +660,7 @@ static void legacy_batch(sm_src *s) {
         legacy_fail(s, "a key of the slot could not be serialized");
         return;
     }
-    char slot[16];
-    snprintf(slot, sizeof slot, "%u", s->lslot);
-    char target[CL_NAMELEN + 1];
-    memcpy(target, s->job->target, CL_NAMELEN);
-    target[CL_NAMELEN] = '\0';
-    const char *argv[] = {"CLUSTER", "SETSLOT", slot, "NODE", target};
-    s->lstep = L_NODE;
-    legacy_send(s, 5, argv);
+    setslot(s, L_NODE, "NODE", s->job->target);
 }
 
 /* The target took the batch: its keys leave here (those still holding

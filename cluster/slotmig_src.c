@@ -15,8 +15,9 @@
  *             propagated, in blocks while the link's queue is short; a
  *             CLUSTER SYNCSLOTS PING at a time measures how far behind the
  *             target is (its +PONG: everything sent before it is applied)
- *   handoff   once the target is less than SM_HANDOFF_LAG behind (or the
- *             streaming took SM_HANDOFF_MAX_MS), writes to the slots are
+ *   handoff   once the target is less than SM_HANDOFF_LAG behind (or no
+ *             closer for SM_CATCHUP_MS but under SM_HANDOFF_FORCE_LAG;
+ *             further behind, the migration fails), writes to the slots are
  *             parked (before_command: this node's clients only wait, for
  *             those slots only), FINISH goes after the last buffered write;
  *             its +OK says the target owns the slots: they are given to the
@@ -60,8 +61,12 @@
 /* The handoff starts when the target is this close behind: the bytes
  * sent since the last PING it answered, and those queued here. */
 #define SM_HANDOFF_LAG (64 * 1024)
-/* ...or, when it never gets that close, after this long streaming. */
-#define SM_HANDOFF_MAX_MS 5000
+/* When the lag has not reached a new low for this long, the handoff
+ * starts anyway if less than SM_HANDOFF_FORCE_LAG is unapplied (a pause
+ * of a few tens of ms), else the migration fails: the target does not
+ * keep up with the writes to the slots. */
+#define SM_CATCHUP_MS 10000
+#define SM_HANDOFF_FORCE_LAG (1024 * 1024)
 /* Buffered writes are kept in blocks of this size, handed to the link
  * without a copy, while less than SM_QUEUE_HIGH waits in its queue: the
  * loop never copies nor writes megabytes at once. */
@@ -100,7 +105,8 @@ typedef struct sm_src {
     uint64_t acked;           /* ...of which the target applied (PONG) */
     uint64_t ping_at;         /* sent when the PING awaited went */
     int ping_out;             /* a PING awaits its PONG */
-    long long stream_start_ms;
+    uint64_t min_lag;         /* the lowest lag a PONG showed */
+    long long progress_ms;    /* when it was reached (mono_ms) */
     int in_multi;             /* a MULTI was propagated, not yet its EXEC */
     int multi_sent;           /* ...and went into pending */
     long long pause_start_us; /* the handoff's start */
@@ -451,7 +457,8 @@ static void save_done(void *priv, const snap_result *r) {
     log_notice("Slot migration %.40s: %llu keys sent, streaming the writes since",
                s->job->name, (unsigned long long)r->keys);
     sm_job_set_state(s->job, SM_STREAMING, NULL);
-    s->stream_start_ms = mono_ms();
+    s->min_lag = UINT64_MAX;
+    s->progress_ms = mono_ms();
     s->acked = s->sent; /* the snapshot: sent whole, as far as it tells */
     flush_pending(s, 0);
 }
@@ -807,24 +814,38 @@ int sm_src_start(const uint8_t *slots, cluster_node *target, char *err, size_t e
 
 /* ---- the loop ---- */
 
-/* The target is close behind: what it has not applied (sent since the
- * last PING it answered, and still here) is short; or the streaming took
- * too long to get there. */
+/* After a PONG: 1 when the target is close behind (what it has not
+ * applied, sent since the PING it answered or still here, is short), or
+ * has stopped getting closer but is less than SM_HANDOFF_FORCE_LAG
+ * behind; -1 when it stopped getting closer further behind (the
+ * migration failed); else 0. */
 static int caught_up(sm_src *s) {
-    if (s->in_multi || !s->open) return 0;
-    if (mono_ms() - s->stream_start_ms > SM_HANDOFF_MAX_MS) return 1;
-    size_t here = s->pending.len;
-    for (const sm_block *b = s->full; b; b = b->next) here += b->len;
-    return !s->ping_out && s->sent - s->acked + here < SM_HANDOFF_LAG;
+    if (s->in_multi || !s->open || s->ping_out) return 0;
+    uint64_t lag = s->sent - s->acked + s->pending.len;
+    for (const sm_block *b = s->full; b; b = b->next) lag += b->len;
+    if (lag < SM_HANDOFF_LAG) return 1;
+    long long now = mono_ms();
+    if (lag < s->min_lag) {
+        s->min_lag = lag;
+        s->progress_ms = now;
+    }
+    if (now - s->progress_ms <= SM_CATCHUP_MS) return 0;
+    if (lag < SM_HANDOFF_FORCE_LAG) return 1;
+    char why[160];
+    snprintf(why, sizeof why, "the target does not catch up with the writes to the slots "
+             "(%llu bytes behind)", (unsigned long long)lag);
+    src_fail(s, SM_FAILED, why);
+    return -1;
 }
 
 static void src_before_sleep(void) {
     sm_src *s = X.cur;
     if (s && !s->legacy && s->job->state == SM_STREAMING) {
         flush_pending(s, 0);
-        if (caught_up(s)) {
+        int up = caught_up(s);
+        if (up > 0) {
             handoff_start(s);
-        } else if (!s->ping_out && s->open) {
+        } else if (up == 0 && !s->ping_out && s->open) {
             s->ping_at = s->sent; /* its PONG: the target applied this much */
             s->ping_out = 1;
             const char *argv[] = {"CLUSTER", "SYNCSLOTS", "PING"};

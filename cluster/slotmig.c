@@ -175,8 +175,12 @@ static void propagate_stage(const char *verb, const uint8_t *set) {
 }
 
 void sm_stage(const uint8_t *slots, int on, int propagate) {
-    for (size_t i = 0; i < sizeof staged; i++)
+    int any = 0;
+    for (size_t i = 0; i < sizeof staged; i++) {
         staged[i] = on ? staged[i] | slots[i] : staged[i] & (uint8_t)~slots[i];
+        any |= staged[i] != 0;
+    }
+    db_hide_slots(any ? staged : NULL); /* no client sees the staging area */
     if (propagate) propagate_stage(on ? "STAGE" : "UNSTAGE", slots);
 }
 

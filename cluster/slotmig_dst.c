@@ -293,9 +293,22 @@ static void dst_client_closed(client *c) {
     if (j) import_end(j, SM_FAILED, "the source closed the link");
 }
 
+/* A FLUSHALL or FLUSHDB here emptied what the imports loaded: each fails
+ * (the source, its link closed, keeps the slots). */
+static void dst_after_flush(int all) {
+    (void)all;
+    for (sm_job *j = sm_jobs(); j; j = j->next) {
+        if (j->op != SM_IMPORT || !sm_job_active(j)) continue;
+        client *link = j->priv;
+        import_end(j, SM_FAILED, "FLUSHALL or FLUSHDB on the target");
+        net_close_asap(link);
+    }
+}
+
 void sm_dst_init(void) {
     static const hooks h = {.name = "slotmig-import",
                             .cron = sm_staged_cron,
+                            .after_flush = dst_after_flush,
                             .before_command = dst_before_command,
                             .after_command = dst_after_command,
                             .reply_held = dst_reply_held,

@@ -89,3 +89,30 @@ size_t db_slot_delete(db *d, unsigned slot) {
     free(l.lens);
     return deleted;
 }
+
+/* ---- slots no client sees ---- */
+
+static const uint8_t *hidden; /* NULL: none (db_hide_slots) */
+
+void db_hide_slots(const uint8_t *map) { hidden = map; }
+
+static int slot_hidden(unsigned slot) { return (hidden[slot >> 3] >> (slot & 7)) & 1; }
+
+int db_key_hidden(const db *d, const char *key, size_t len) {
+    return hidden && d->id == 0 && slot_hidden(key_hash_slot(key, len));
+}
+
+int db_entry_hidden(const db *d, const vt_entry *e) {
+    if (!hidden) return 0;
+    size_t klen;
+    const char *key = vt_key(e, &klen);
+    return db_key_hidden(d, key, klen);
+}
+
+size_t db_visible_size(db *d) {
+    size_t n = db_size(d);
+    if (!hidden || d->id != 0) return n;
+    for (unsigned s = 0; s < KEYSLOT_COUNT; s++)
+        if (slot_hidden(s)) n -= db_slot_count(d, s);
+    return n;
+}

@@ -9,6 +9,7 @@
 #define VERSO_DB_SLOTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "server.h"
 
@@ -23,5 +24,22 @@ size_t db_slot_keys(db *d, unsigned slot, size_t max, db_slot_key_fn fn, void *p
  * and client caches told, values freed per lazyfree-lazy-server-del);
  * nothing is propagated here. Returns how many were deleted. */
 size_t db_slot_delete(db *d, unsigned slot);
+
+/* ---- slots no client sees ---- */
+
+/* Hides the keys of the slots in map (a KEYSLOT_COUNT-bit set, bit s & 7
+ * of byte s >> 3, that the caller keeps alive and updates; NULL: none)
+ * from what lists or counts the keyspace: DBSIZE, KEYS, SCAN, RANDOMKEY,
+ * INFO keyspace; eviction never picks them. Database 0 only (cluster
+ * mode has no other): an atomic slot import's staging area
+ * (cluster/slotmig.c). CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT and the
+ * commands on named keys (which the cluster routes) are not affected. */
+void db_hide_slots(const uint8_t *map);
+/* 1 when key is in a hidden slot of d (0 at once when none is hidden). */
+int db_key_hidden(const db *d, const char *key, size_t len);
+/* The same for a table entry of d. */
+int db_entry_hidden(const db *d, const vt_entry *e);
+/* db_size less the hidden slots' keys. */
+size_t db_visible_size(db *d);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "db_slots.h"
 #include "hooks.h"
 #include "info.h"
 #include "introspect.h"
@@ -233,7 +234,9 @@ static size_t sample(vt *t, size_t k, int vol, vt_entry **out) {
     return n || saved ? n : vt_sample(t, k, flags, SIZE_MAX, out);
 }
 
-/* Samples one database into the pool. */
+/* Samples one database into the pool. A key no client sees (an import's
+ * staging area, db_slots.h) is never a candidate: an import that fills
+ * the memory fails instead of evicting what it loaded. */
 static void pool_populate(int dbid, int p) {
     vt *t = db_get(dbid)->t;
     size_t k = (size_t)server.cfg.maxmemory_samples;
@@ -242,7 +245,9 @@ static void pool_populate(int dbid, int p) {
         E.sample_cap = k;
     }
     size_t n = sample(t, k, !policy_allkeys(p), E.samples);
-    for (size_t i = 0; i < n; i++) pool_insert(dbid, E.samples[i], score(p, E.samples[i]));
+    for (size_t i = 0; i < n; i++)
+        if (!db_entry_hidden(db_get(dbid), E.samples[i]))
+            pool_insert(dbid, E.samples[i], score(p, E.samples[i]));
 }
 
 /* Deletes the key as DEL does (handing it to a running save first) and
@@ -279,7 +284,8 @@ static int evict_pool(int p) {
             vt_entry *e = vt_find(t, pe->key, pe->len);
             /* a key pooled before a save started may be one it still owes */
             int ok = e && (allkeys || vt_expire(e) != VT_NO_EXPIRE) &&
-                     !(only_saved(t) && vt_owed_to_save(t, pe->key, pe->len));
+                     !(only_saved(t) && vt_owed_to_save(t, pe->key, pe->len)) &&
+                     !db_key_hidden(db_get(pe->db), pe->key, pe->len);
             if (ok) evict_key(pe->db, pe->key, pe->len);
             pool_drop(pe);
             if (ok) return 1;
@@ -297,6 +303,7 @@ static int evict_random(int p) {
         vt_entry *e = NULL;
         if (allkeys && !only_saved(t)) {
             e = vt_random(t);
+            if (e && db_entry_hidden(db_get(j), e)) e = NULL; /* another time */
         } else if (allkeys ? vt_size(t) : vt_expires(t)) {
             /* one of a few found from a random place (less biased towards
              * keys that follow a long run without an expire, or of keys
@@ -304,6 +311,7 @@ static int evict_random(int p) {
             vt_entry *s[16];
             size_t n = sample(t, 16, !allkeys, s);
             e = n ? s[(size_t)(rand01() * (double)n) % n] : NULL;
+            if (e && db_entry_hidden(db_get(j), e)) e = NULL;
         }
         if (e) {
             size_t klen;

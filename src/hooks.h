@@ -59,7 +59,8 @@
  *                  handoff, before_sleep, cron, client_closed) and
  *                  "slotmig-import" (before_command, after_command: the
  *                  import link's replies; reply_held: FINISH's; cron:
- *                  staged slots of an ended import; client_closed)
+ *                  staged slots of an ended import; after_flush:
+ *                  a flush fails the imports; client_closed)
  *                  (cluster/slotmig*.c); pubsub's cluster hook
  *                  (PUBLISH and SPUBLISH over the bus); INFO's
  *                  cluster_connections and mem_cluster_links

@@ -7,6 +7,7 @@
  * they collect names first, then act. Relative expiries are propagated as
  * PEXPIREAT, an expiry already past as DEL, as Redis 7 does.
  * Main thread only. */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "db_slots.h"
 #include "hooks.h"
 #include "notify.h"
 #include "util.h"
@@ -62,6 +64,7 @@ typedef struct key_list {
     size_t n, cap;
     const arg *pat;   /* KEYS: filter in the walk; NULL for SCAN */
     int64_t now;
+    const db *d;      /* KEYS: its hidden slots' keys are left out */
 } key_list;
 
 static void key_list_push(key_list *l, obj *k) {
@@ -83,6 +86,7 @@ static void keys_visit(void *priv, vt_entry *e) {
     const char *key = vt_key(e, &klen);
     if (!pattern_all(l->pat) && !glob_match(l->pat->p, l->pat->len, key, klen, 0))
         return;
+    if (db_key_hidden(l->d, key, klen)) return;
     key_list_push(l, e->val);
 }
 
@@ -94,7 +98,7 @@ static void reply_key_of(client *c, const obj *kv) {
 
 void cmd_keys(client *c) {
     vt *t = cur_db(c)->t;
-    key_list l = {NULL, 0, 0, &c->argv[1], db_now()};
+    key_list l = {NULL, 0, 0, &c->argv[1], db_now(), cur_db(c)};
     uint64_t cursor = 0;
     do {
         cursor = vt_scan(t, cursor, 1024, keys_visit, &l);
@@ -145,11 +149,13 @@ static int parse_scan_opts(client *c, scan_opts *o) {
 
 /* Redis's filter order: pattern, then type (a lookup that counts a hit or a
  * miss and deletes an expired key, which then has type "none"), then expiry
- * (a lookup that deletes an expired key). */
+ * (a lookup that deletes an expired key). A hidden slot's key is never
+ * kept (db_slots.h). */
 static int scan_keep(db *d, const scan_opts *o, const obj *kv) {
     size_t klen;
     const char *key = obj_kv_key(kv, &klen); /* kv is ours: alive if deleted */
     if (o->pat && !glob_match(o->pat->p, o->pat->len, key, klen, 0)) return 0;
+    if (db_key_hidden(d, key, klen)) return 0;
     if (o->type) {
         vt_entry *e = db_lookup_read_notouch(d, key, klen);
         return arg_is(o->type, e ? obj_type_name(e->val->type) : "none");
@@ -162,7 +168,7 @@ void cmd_scan(client *c) {
     scan_opts o;
     if (!arg_scan_cursor(c, &c->argv[1], &cursor) || !parse_scan_opts(c, &o)) return;
     db *d = cur_db(c);
-    key_list l = {NULL, 0, 0, NULL, 0};
+    key_list l = {NULL, 0, 0, NULL, 0, d};
     /* Up to ten steps when the table is sparse, as Redis bounds its walk at
      * ten times COUNT buckets. */
     size_t want = o.count > (long long)(SIZE_MAX / 2) ? SIZE_MAX / 2 : (size_t)o.count;
@@ -187,12 +193,40 @@ void cmd_scan(client *c) {
     free(l.v);
 }
 
+/* RANDOMKEY drew a key of a hidden slot RANDOM_HIDDEN_TRIES times: the
+ * first visible key of the table instead. */
+#define RANDOM_HIDDEN_TRIES 64
+
+typedef struct visible_walk {
+    const db *d;
+    vt_entry *found;
+} visible_walk;
+
+static void first_visible(void *priv, vt_entry *e) {
+    visible_walk *w = priv;
+    if (!w->found && !db_entry_hidden(w->d, e)) w->found = e;
+}
+
+static vt_entry *random_visible(db *d) {
+    for (int i = 0; i < RANDOM_HIDDEN_TRIES; i++) {
+        vt_entry *e = vt_random(d->t);
+        if (!e || !db_entry_hidden(d, e)) return e;
+    }
+    if (!db_visible_size(d)) return NULL;
+    visible_walk w = {d, NULL};
+    uint64_t cursor = 0;
+    do cursor = vt_scan(d->t, cursor, 1024, first_visible, &w);
+    while (!w.found && cursor != 0);
+    assert(w.found); /* db_visible_size counted one */
+    return w.found;
+}
+
 /* As Redis's dbRandomKey: an expired key drawn is deleted and another drawn;
  * every retry removes a key, so the loop ends. */
 void cmd_randomkey(client *c) {
     db *d = cur_db(c);
     for (;;) {
-        vt_entry *e = vt_random(d->t);
+        vt_entry *e = random_visible(d);
         if (!e) {
             reply_nil(c);
             return;
@@ -397,7 +431,7 @@ void cmd_persist(client *c) {
 
 /* ---- databases --------------------------------------------------------- */
 
-void cmd_dbsize(client *c) { reply_int(c, (long long)db_size(cur_db(c))); }
+void cmd_dbsize(client *c) { reply_int(c, (long long)db_visible_size(cur_db(c))); }
 
 void cmd_select(client *c) {
     long long id;

@@ -15,6 +15,7 @@
 
 #include "blocking.h"
 #include "cmd.h"
+#include "db_slots.h"
 #include "db.h"
 #include "evict.h"
 #include "function.h"
@@ -352,10 +353,11 @@ static void section_keyspace(vbuf *b) {
     addf(b, "# Keyspace\r\n");
     for (int i = 0; i < server.cfg.databases; i++) {
         db *d = db_get(i);
-        size_t keys = vt_size(d->t);
+        size_t keys = db_visible_size(d), expires = vt_expires(d->t);
         if (!keys) continue;
-        addf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys, vt_expires(d->t),
-             d->avg_ttl);
+        /* the hidden slots' expires are not told apart: at most keys */
+        addf(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys,
+             expires < keys ? expires : keys, d->avg_ttl);
     }
 }
 

@@ -27,7 +27,13 @@
  *                      legacy protocol and says so
  *   target_restarts    B (AOF on) killed during the import and restarted:
  *                      the replay brings the STAGE mark, B drops the
- *                      import's keys; A keeps everything */
+ *                      import's keys; A keeps everything
+ *   staging_hidden     during the import B's DBSIZE, KEYS, SCAN, RANDOMKEY
+ *                      and INFO keyspace show none of the keys it loaded;
+ *                      a FLUSHALL on B fails the migration, A keeps
+ *                      everything
+ *   target_evicting_fails_safe  as target_oom_fails_safe with allkeys-lru:
+ *                      B evicts none of what it loaded, the job fails */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
@@ -674,9 +680,69 @@ START_TEST(legacy_fallback) {
 }
 END_TEST
 
+/* The keys B holds (staged or not), as MEMORY STATS counts them. */
+static long long keys_held(redisContext *c) {
+    redisReply *r = cmd(c, "MEMORY STATS");
+    ck_assert_int_eq(r->type, REDIS_REPLY_ARRAY);
+    long long n = -1;
+    for (size_t i = 0; i + 1 < r->elements; i += 2)
+        if (r->element[i]->type == REDIS_REPLY_STRING && !strcmp(r->element[i]->str, "keys.count"))
+            n = r->element[i + 1]->integer;
+    freeReplyObject(r);
+    ck_assert_int_ge(n, 0);
+    return n;
+}
+
+/* B owns no slot before the handoff, so every key it holds during the
+ * import is staged: no command that lists or counts the keyspace shows
+ * one. A FLUSHALL there empties the staging area: the import fails, A
+ * keeps the slots and every key. */
+START_TEST(staging_hidden) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    long long moving;
+    start_big(&p, a, b, &moving);
+    freeReplyObject(h_next_reply(b)); /* the sleep's +OK */
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    while (keys_held(b) == 0) ck_assert_msg(h_now_ms() < deadline, "B got none of the import");
+    /* the import link's writes wait (B's reads go on): the import holds */
+    expect_status(b, "OK", "CLIENT PAUSE 60000 WRITE");
+    expect_int(b, 0, "DBSIZE");
+    expect_array(b, 0, "KEYS *");
+    redisReply *r = cmd(b, "SCAN 0 COUNT 100000");
+    ck_assert(r->type == REDIS_REPLY_ARRAY && r->elements == 2);
+    ck_assert_uint_eq(r->element[1]->elements, 0);
+    freeReplyObject(r);
+    r = cmd(b, "RANDOMKEY");
+    ck_assert_int_eq(r->type, REDIS_REPLY_NIL);
+    freeReplyObject(r);
+    char *info = h_info(b, "keyspace");
+    ck_assert_msg(!strstr(info, "db0:"), "%s", info);
+    free(info);
+    char state[256];
+    job_field(a, "state", state, sizeof state);
+    ck_assert_msg(strcmp(state, "success") && strcmp(state, "failed"), "state %s", state);
+    expect_status(b, "OK", "CLIENT UNPAUSE");
+    expect_status(b, "OK", "FLUSHALL");
+    wait_job_end(a, state, sizeof state, 20000);
+    ck_assert_str_eq(state, "failed");
+    wait_job_end(b, state, sizeof state, 10000);
+    ck_assert_str_eq(state, "failed");
+    job_field(b, "message", state, sizeof state);
+    ck_assert_msg(strstr(state, "FLUSHALL"), "message: %s", state);
+    expect_int(a, 300000, "DBSIZE");
+    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    wait_count(b, 0, HALF, 0, 20000);
+    redisFree(a);
+    redisFree(b);
+}
+END_TEST
+
 /* B runs out of memory during the import: the migration fails with B's
- * -OOM, A keeps everything, B drops what it loaded. */
-START_TEST(target_oom_fails_safe) {
+ * -OOM, A keeps everything, B drops what it loaded. With an allkeys
+ * policy B evicts none of the import's keys (only its own). */
+static void oom_fails_safe(const char *policy) {
     pair p;
     two_nodes(&p);
     redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
@@ -684,7 +750,7 @@ START_TEST(target_oom_fails_safe) {
     long long moving = count_slots(a, 0, HALF);
     long long used = h_info_int(b, "memory", "used_memory");
     expect_status(b, "OK", "CONFIG SET maxmemory %lld", used + 1024 * 1024);
-    expect_status(b, "OK", "CONFIG SET maxmemory-policy noeviction");
+    expect_status(b, "OK", "CONFIG SET maxmemory-policy %s", policy);
     expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p.bid);
     char state[256];
     wait_job_end(a, state, sizeof state, 20000);
@@ -696,9 +762,15 @@ START_TEST(target_oom_fails_safe) {
     wait_count(b, 0, HALF, 0, 20000);
     expect_int(a, 50000, "DBSIZE");
     ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    ck_assert_int_eq(h_info_int(b, "stats", "evicted_keys"), 0);
     redisFree(a);
     redisFree(b);
 }
+
+START_TEST(target_oom_fails_safe) { oom_fails_safe("noeviction"); }
+END_TEST
+
+START_TEST(target_evicting_fails_safe) { oom_fails_safe("allkeys-lru"); }
 END_TEST
 
 int main(void) {
@@ -711,5 +783,7 @@ int main(void) {
     h_add_dropall(s, "target_oom_fails_safe", target_oom_fails_safe, 90);
     h_add_dropall(s, "target_restarts", target_restarts, 120);
     h_add_dropall(s, "legacy_fallback", legacy_fallback, 120);
+    h_add_dropall(s, "staging_hidden", staging_hidden, 120);
+    h_add_dropall(s, "target_evicting_fails_safe", target_evicting_fails_safe, 90);
     return h_main(s);
 }

@@ -173,6 +173,12 @@ static int walk(ser_job *job, rdb_writer *w) {
     for (int d = 0; d < job->ndb; d++) {
         ser_db *sd = &job->dbs[d];
         for (size_t s = 0; s < sd->nsegs; s++) {
+            if (sd->want && !sd->want[s]) { /* none of the job's slots there */
+                if (atomic_load_explicit(&job->abort, memory_order_relaxed)) return 1;
+                for (unsigned b = 0; b < VT_SEG_BUCKETS; b++)
+                    vt_skip_bucket(vt_seg_bucket(sd->segs[s], b), job->epoch);
+                continue;
+            }
             for (unsigned b = 0; b < VT_SEG_BUCKETS; b++) {
                 if (atomic_load_explicit(&job->abort, memory_order_relaxed)) return 1;
                 if ((b & (SER_YIELD_BUCKETS - 1)) == 0) sched_yield();

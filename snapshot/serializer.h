@@ -42,6 +42,8 @@ typedef struct ser_db {
     vt *table;                /* main thread only (vt_save_end) */
     vt_seg **segs;            /* set up by main before start */
     size_t nsegs;
+    uint8_t *want;            /* a slots job's: segs[i] holds keys of its
+                                 slots (vt_save_slot_segs); NULL: all do */
     uint64_t keys, expires;   /* at E */
 } ser_db;
 

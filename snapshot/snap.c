@@ -158,7 +158,10 @@ static void release_aux(rdb_aux *aux) {
 static void on_job_closed(uv_handle_t *h) {
     ser_job *job = h->data;
     release_aux(&job->aux);
-    for (int i = 0; i < job->ndb; i++) free(job->dbs[i].segs);
+    for (int i = 0; i < job->ndb; i++) {
+        free(job->dbs[i].segs);
+        free(job->dbs[i].want);
+    }
     free(job->dbs);
     free(job);
 }
@@ -268,6 +271,10 @@ static int start_forkless(const snap_target *t, char *err, size_t errlen) {
         d->expires = vt_expires(d->table);
         job->keys_total += d->keys;
         vt_save_begin(d->table, job->epoch, ser_capture, d, &d->segs, &d->nsegs);
+        if (job->slots) { /* only the slots' segments are walked */
+            d->want = xmalloc(d->nsegs ? d->nsegs : 1);
+            vt_save_slot_segs(d->table, d->segs, d->nsegs, job->slots, d->want);
+        }
     }
     pt_retained_peak_reset();
     if (ser_start(job, server.loop, on_forkless_done, err, errlen) != 0) {

@@ -839,7 +839,53 @@ void vt_save_end(vt *t) {
     t->capture_priv = NULL;
 }
 
+static int seg_ptr_cmp(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)*(vt_seg *const *)a, y = (uintptr_t)*(vt_seg *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The directory index i's slots: lo..hi (one slot, or several while the
+ * directory has fewer than 2^14 slots). */
+static int dir_has_slot_of(const vt *t, size_t i, const uint8_t *set) {
+    unsigned lo, hi;
+    if (t->gd >= VT_SLOT_BITS) {
+        lo = hi = (unsigned)(i >> (t->gd - VT_SLOT_BITS));
+    } else {
+        lo = (unsigned)(i << (VT_SLOT_BITS - t->gd));
+        hi = lo + (1u << (VT_SLOT_BITS - t->gd)) - 1;
+    }
+    for (unsigned s = lo; s <= hi; s++)
+        if (set[s >> 3] >> (s & 7) & 1) return 1;
+    return 0;
+}
+
+void vt_save_slot_segs(const vt *t, vt_seg *const *segs, size_t n, const uint8_t *set,
+                       uint8_t *want) {
+    assert(t->save_epoch && n == t->nsegs);
+    if (!t->slotted) {
+        memset(want, 1, n);
+        return;
+    }
+    size_t nd = (size_t)1 << t->gd, nw = 0;
+    vt_seg **w = xmalloc(nd * sizeof *w);
+    for (size_t i = 0; i < nd; i++) /* a segment fills consecutive directory slots */
+        if ((!nw || w[nw - 1] != t->dir[i]) && dir_has_slot_of(t, i, set)) w[nw++] = t->dir[i];
+    qsort(w, nw, sizeof *w, seg_ptr_cmp);
+    for (size_t j = 0; j < n; j++)
+        want[j] = bsearch(&segs[j], w, nw, sizeof *w, seg_ptr_cmp) != NULL;
+    free(w);
+}
+
 vt_bucket *vt_seg_bucket(vt_seg *s, unsigned i) { return &s->buckets[i]; }
+
+void vt_skip_bucket(vt_bucket *b, uint64_t epoch) {
+    if (atomic_load_explicit(&b->version, memory_order_acquire) >= epoch) return;
+    bucket_lock(b);
+    /* no entry is marked: bucket_prepare resets the marks at the next
+     * epoch that touches the bucket, whatever this one left */
+    atomic_store_explicit(&b->version, epoch, memory_order_release);
+    bucket_unlock(b);
+}
 
 size_t vt_capture_bucket(vt_bucket *b, uint64_t epoch, vt_captured *out) {
     if (atomic_load_explicit(&b->version, memory_order_acquire) >= epoch) return 0;

@@ -252,9 +252,23 @@ void vt_save_begin(vt *t, uint64_t epoch, vt_capture_fn fn, void *priv,
  * segments: the main thread stops locking and capturing. */
 void vt_save_end(vt *t);
 
+/* A save of some slots of t (a slot migration's): want[i] = 1 when
+ * segs[i], of the n segments vt_save_begin returned, may hold a key of a
+ * slot in set (KEYSLOT_COUNT bits, bit s & 7 of byte s >> 3), else 0:
+ * the save has nothing to write there. Every want[i] is 1 for a table
+ * that is not slotted. Main thread, right after vt_save_begin (the
+ * directory as it was at E). O(directory + segments log segments). */
+void vt_save_slot_segs(const vt *t, vt_seg *const *segs, size_t n, const uint8_t *set,
+                       uint8_t *want);
+
 /* ---- serializer thread ---------------------------------------------- */
 
 vt_bucket *vt_seg_bucket(vt_seg *s, unsigned i);
+/* Marks bucket b saved for `epoch` without capturing its entries (a
+ * bucket of a segment vt_save_slot_segs said holds nothing the save
+ * writes): the main thread stops locking it for the save. Holds the
+ * bucket lock only inside. */
+void vt_skip_bucket(vt_bucket *b, uint64_t epoch);
 /* Captures every entry of the bucket not yet saved for `epoch` into out
  * (room for VT_BUCKET_SLOTS), taking a reference to key and value, and sets
  * the bucket's version to `epoch`. Returns how many were captured (0 when

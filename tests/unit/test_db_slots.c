@@ -236,12 +236,19 @@ typedef struct got {
     long long *at;  /* value per id at E, -1 absent */
     uint8_t *seen;
     size_t n, errors;
+    const uint8_t *slots; /* a save of these slots only (NULL: all) */
 } got;
+
+static int in_set(const uint8_t *set, uint32_t slot) { return set[slot >> 3] >> (slot & 7) & 1; }
 
 static void take(got *g, obj *v) {
     size_t len;
     const char *k = obj_kv_key(v, &len);
     uint32_t id = id_of_key(k, len);
+    if (g->slots && !in_set(g->slots, slot_of_id(id))) { /* the serializer skips it */
+        obj_decref(v);
+        return;
+    }
     long long x = -1;
     obj_get_ll(v, &x);
     if (g->at[id] != x || g->seen[id]) g->errors++;
@@ -298,6 +305,72 @@ START_TEST(test_save_point_in_time) {
 }
 END_TEST
 
+/* A save of a third of the slots (a range and two of the tagged slots),
+ * as a slot migration's: vt_save_slot_segs names the segments that may
+ * hold their keys, the others are skipped bucket by bucket (no capture)
+ * while keys are written. Every key of those slots is written once with
+ * its value at E, and most segments were skipped. */
+START_TEST(test_save_of_slots) {
+    vt_index_slots(1);
+    vt *t = vt_create();
+    vt_index_slots(0);
+    long long *cur = xmalloc(NIDS * sizeof *cur);
+    for (uint32_t i = 0; i < NIDS; i++) cur[i] = -1;
+    for (uint32_t i = 0; i < 60000; i++) {
+        uint32_t id = (uint32_t)rnd_below(NIDS);
+        put(t, id, i);
+        cur[id] = i;
+    }
+    uint8_t set[KEYSLOT_COUNT / 8] = {0};
+    for (uint32_t s = 6000; s < 11461; s++) set[s >> 3] |= (uint8_t)(1u << (s & 7));
+    for (uint32_t id = 8; id <= 12; id += 4) { /* the slots of {t0} and {t4} */
+        uint32_t s = slot_of_id(id);
+        set[s >> 3] |= (uint8_t)(1u << (s & 7));
+    }
+    for (uint64_t E = 1; E <= 3; E++) {
+        got g = {.at = xmalloc(NIDS * sizeof(long long)), .seen = xcalloc(NIDS, 1),
+                 .slots = set};
+        memcpy(g.at, cur, NIDS * sizeof *cur);
+        size_t expect = 0;
+        for (uint32_t id = 0; id < NIDS; id++) expect += cur[id] >= 0 && in_set(set, slot_of_id(id));
+        vt_seg **segs;
+        size_t nsegs;
+        vt_save_begin(t, E, take_cb, &g, &segs, &nsegs);
+        uint8_t *want = xmalloc(nsegs);
+        vt_save_slot_segs(t, segs, nsegs, set, want);
+        size_t nwant = 0;
+        for (size_t i = 0; i < nsegs; i++) nwant += want[i];
+        ck_assert_msg(nwant > 0 && nwant < nsegs * 2 / 3, "%zu of %zu segments walked", nwant, nsegs);
+        vt_captured out[VT_BUCKET_SLOTS];
+        for (size_t i = 0; i < nsegs * VT_SEG_BUCKETS; i++) {
+            for (int j = (int)rnd_below(6); j > 0; j--) { /* splits too */
+                uint32_t id = (uint32_t)rnd_below(NIDS);
+                long long v = 1000000 * (long long)E + (long long)i;
+                if (rnd_below(4) == 0) { del(t, id); cur[id] = -1; }
+                else { put(t, id, v); cur[id] = v; }
+            }
+            vt_bucket *b = vt_seg_bucket(segs[i / VT_SEG_BUCKETS], (unsigned)(i % VT_SEG_BUCKETS));
+            if (!want[i / VT_SEG_BUCKETS]) {
+                vt_skip_bucket(b, E);
+                continue;
+            }
+            size_t n = vt_capture_bucket(b, E, out);
+            for (size_t j = 0; j < n; j++) take(&g, out[j].val);
+        }
+        vt_save_end(t);
+        REQ_EQ(g.errors, 0);
+        REQ_EQ(g.n, expect);
+        free(want);
+        free(segs);
+        free(g.at);
+        free(g.seen);
+    }
+    check_slots(t);
+    free(cur);
+    vt_free(t);
+}
+END_TEST
+
 int main(void) {
     rnd_seed_env("test_db_slots", "DB_SLOTS_TEST_SEED");
     vt_index_slots(1); /* as server.c with cluster-enabled yes */
@@ -310,6 +383,7 @@ int main(void) {
     tcase_add_test(tc, test_mode_fixed_at_create);
     tcase_add_test(tc, test_db_slots_interface);
     tcase_add_test(tc, test_save_point_in_time);
+    tcase_add_test(tc, test_save_of_slots);
     suite_add_tcase(s, tc);
     return inproc_run(s);
 }

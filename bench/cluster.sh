@@ -11,7 +11,10 @@
 #                 (all of node 1's) to node 2;
 #   leg "bigkey": the same, plus one sorted set of ZMEMBERS members in slot
 #                 1584 ({3}z), which the reshard moves: how long do the
-#                 source's other clients stall (PING every 2 ms to node 1).
+#                 source's other clients stall (PING every 2 ms to node 1);
+#   leg "oneslot": the same data as "keys", one slot (0) moves: the cost of
+#                 a small move on a big node (the snapshot of one slot
+#                 walks only the segments that hold it).
 #
 # Figures per run: reshard time, client errors (MOVED/ASK are redirects a
 # client follows; errors are replies it could not), write p50/p99/max, the
@@ -95,10 +98,10 @@ job_field() {
     redis-cli -p "$P1" cluster getslotmigrations | awk -v f="$1" 'p {print; exit} $0 == f {p = 1}'
 }
 
-# migrate_slots TARGET-ID: node 1's slots (0-5460) to the target with
+# migrate_slots TARGET-ID LAST: node 1's slots 0-LAST to the target with
 # CLUSTER MIGRATESLOTS, waiting for the job to end; 0 on success.
 migrate_slots() {
-    redis-cli -p "$P1" cluster migrateslots slotsrange 0 5460 node "$1" >"$WORK/reshard.log" 2>&1
+    redis-cli -p "$P1" cluster migrateslots slotsrange 0 "$2" node "$1" >"$WORK/reshard.log" 2>&1
     grep -q '^OK' "$WORK/reshard.log" || return 1
     local st
     while :; do
@@ -107,7 +110,7 @@ migrate_slots() {
         success) return 0 ;;
         failed | cancelled) echo "$st: $(job_field message)" >>"$WORK/reshard.log"; return 1 ;;
         esac
-        sleep 0.05
+        sleep 0.01
     done
 }
 
@@ -126,14 +129,15 @@ run_leg() { # KIND LEG RUN
         --stop "$WORK/stop" --ping-port "$P1" --pids "${PIDS[0]},${PIDS[1]}" >"$WORK/load.out" 2>"$WORK/load.err" &
     local lpid=$!
     sleep 2
-    local t0 t1 extra=""
+    local t0 t1 extra="" nslots=5461
+    [ "$leg" = oneslot ] && nslots=1
     t0=$(date +%s.%N)
     if [ "$kind" = verso-asm ]; then
-        migrate_slots "$id2" || echo "migration failed ($kind $leg): $(cat "$WORK/reshard.log")"
+        migrate_slots "$id2" $((nslots - 1)) || echo "migration failed ($kind $leg): $(cat "$WORK/reshard.log")"
         extra=$'\t'"pause_us=$(job_field write_pause_us)"
     else
         taskset -c 1 redis-cli --cluster reshard "127.0.0.1:$P1" --cluster-from "$id1" --cluster-to "$id2" \
-            --cluster-slots 5461 --cluster-yes --cluster-pipeline 100 --cluster-timeout 60000 \
+            --cluster-slots "$nslots" --cluster-yes --cluster-pipeline 100 --cluster-timeout 60000 \
             >"$WORK/reshard.log" 2>&1 || { echo "reshard failed ($kind $leg):"; tail -5 "$WORK/reshard.log"; }
     fi
     t1=$(date +%s.%N)

@@ -111,16 +111,46 @@ void sm_drop_keys(const uint8_t *slots) {
 
 int sm_dropping(unsigned slot) { return sm_has_slot(D.set, slot); }
 
+/* The names go back to back into blocks of SM_KEYS_BLOCK bytes (a longer
+ * name gets a block of its own), not one allocation each: besides 255
+ * fewer mallocs per batch, a request this size makes glibc sort what the
+ * batch's deletions freed at once, a batch's worth each time. With one
+ * small allocation per name nothing did until the next big request (the
+ * bus's PING, once a second), which then sorted ~300,000 chunks: a 35 ms
+ * stall of the loop while the dropper ran (measured with perf). */
+#define SM_KEYS_BLOCK 16384
+
+struct sm_keys_block {
+    struct sm_keys_block *next;
+    char data[];
+};
+
 void sm_keys_add(void *priv, const char *key, size_t len) {
     sm_keys *kb = priv;
     assert(kb->n < SM_KEYS_MAX);
-    kb->keys[kb->n] = xmalloc(len ? len : 1);
-    memcpy(kb->keys[kb->n], key, len);
+    if (!kb->blocks || len > kb->room) {
+        size_t cap = len > SM_KEYS_BLOCK ? len : SM_KEYS_BLOCK;
+        sm_keys_block *b = xmalloc(sizeof *b + cap);
+        b->next = kb->blocks;
+        kb->blocks = b;
+        kb->at = b->data;
+        kb->room = cap;
+    }
+    memcpy(kb->at, key, len);
+    kb->keys[kb->n] = kb->at;
     kb->lens[kb->n++] = len;
+    kb->at += len;
+    kb->room -= len;
 }
 
 void sm_keys_free(sm_keys *kb) {
-    for (size_t i = 0; i < kb->n; i++) free(kb->keys[i]);
+    while (kb->blocks) {
+        sm_keys_block *next = kb->blocks->next;
+        free(kb->blocks);
+        kb->blocks = next;
+    }
+    kb->at = NULL;
+    kb->room = 0;
     kb->n = 0;
 }
 

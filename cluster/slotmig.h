@@ -104,12 +104,17 @@ void sm_slots_text(const uint8_t *set, char *buf, size_t cap);
 
 /* Key names copied out of a slot's walk (db_slot_keys forbids changes
  * during it): db_slot_keys(d, slot, max, sm_keys_add, &batch), max at most
- * SM_KEYS_MAX - batch.n; sm_keys_free frees the names. */
+ * SM_KEYS_MAX - batch.n; sm_keys_free frees the names (all at once: they
+ * live in the batch's blocks). Start from {.n = 0} or zeroed memory. */
 #define SM_KEYS_MAX 256
+typedef struct sm_keys_block sm_keys_block;
 typedef struct sm_keys {
     char *keys[SM_KEYS_MAX];
     size_t lens[SM_KEYS_MAX];
     size_t n;
+    sm_keys_block *blocks;    /* where the names are, newest first */
+    char *at;                 /* the free part of the newest block */
+    size_t room;
 } sm_keys;
 void sm_keys_add(void *priv, const char *key, size_t len);
 void sm_keys_free(sm_keys *kb);

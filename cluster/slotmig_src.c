@@ -634,10 +634,7 @@ static void legacy_batch(sm_src *s) {
         vt_entry *e = db_lookup_notouch(d, s->lk.keys[i], s->lk.lens[i]);
         char err[256];
         sink *out = e ? dump_payload_of(e->val, err, sizeof err) : NULL;
-        if (!out) {
-            free(s->lk.keys[i]);
-            continue;
-        }
+        if (!out) continue; /* its name stays in the batch's blocks */
         long long ttl = 0;
         if (vt_expire(e) != VT_NO_EXPIRE) ttl = vt_expire(e) - now > 0 ? vt_expire(e) - now : 1;
         size_t plen;
@@ -663,6 +660,7 @@ static void legacy_batch(sm_src *s) {
         s->lstep = L_BATCH;
         return;
     }
+    sm_keys_free(&s->lk);
     if (db_slot_count(d, s->lslot)) { /* only keys that could not be sent */
         legacy_fail(s, "a key of the slot could not be serialized");
         return;

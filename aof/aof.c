@@ -918,7 +918,7 @@ static int create_at_startup(char *err, size_t errlen) {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "temp-rewriteaof-%d.aof", (int)getpid());
     char *tmp_path = aof_path(tmp);
-    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1, preamble ? NULL : aofrw_key, {0}, NULL, 0};
+    rdb_aux aux = {VERSO_REDIS_VERSION, wall_ms() / 1000, 0, 1, preamble ? NULL : aofrw_key, {0}, NULL, 0, NULL};
     aux.functions = function_codes(&aux.nfunctions); /* libraries loaded at startup */
     uint64_t keys;
     int rc = syncsave_write(tmp_path, base_path, snap_rdb_flags(1), &aux, &keys, err, errlen);

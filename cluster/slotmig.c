@@ -14,6 +14,7 @@
 #include "db.h"
 #include "db_slots.h"
 #include "log.h"
+#include "snap.h"
 #include "util.h"
 
 /* Ended jobs kept (Valkey's cluster-slot-migration-log-max-len default);
@@ -283,7 +284,37 @@ void sm_drop_step(void) {
     D.on = any;
 }
 
+/* The staged slots as a save records them (snap.h's verso-staged-slots):
+ * "a-b,c-d", NULL when none. */
+static char *staged_text(void) {
+    int any = 0;
+    for (size_t i = 0; i < sizeof staged && !any; i++) any = staged[i] != 0;
+    if (!any) return NULL;
+    size_t cap = KEYSLOT_COUNT / 2 * 12 + 1; /* every other slot, "16382-16382 " */
+    char *t = xmalloc(cap);
+    sm_slots_text(staged, t, cap);
+    for (char *p = t; *p; p++)
+        if (*p == ' ') *p = ',';
+    return t;
+}
+
+/* A load replaced the dataset: its staged slots are the node's now (the
+ * cron drops their keys on a primary no import brings them to). */
+static void staged_loaded(const uint8_t *set) {
+    uint8_t none[KEYSLOT_COUNT / 8];
+    memset(none, 0, sizeof none);
+    memset(staged, 0, sizeof staged);
+    sm_stage(set ? set : none, 1, 0);
+    if (set) {
+        char text[128];
+        sm_slots_text(set, text, sizeof text);
+        log_notice("The data loaded holds slots %s an import was loading", text);
+    }
+}
+
 void slotmig_init(void) {
+    static const snap_staged_fns staged_fns = {staged_text, staged_loaded};
+    snap_set_staged(&staged_fns);
     sm_src_init();
     sm_dst_init();
 }

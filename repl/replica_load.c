@@ -21,6 +21,7 @@
 
 #include "rdb_io.h"
 #include "restore.h"
+#include "snap.h"
 #include "db.h"
 #include "evict.h"
 #include "function.h"
@@ -290,6 +291,7 @@ int payload_swap(rl_payload *p) {
     function_codes_free(p->st.functions, p->st.nfunctions);
     p->st.functions = NULL;
     p->st.nfunctions = 0;
+    snap_loaded_staged(&p->st); /* the master's staged slots replace ours */
     maybe_free(p);
     return stream_db;
 }

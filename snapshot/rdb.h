@@ -93,6 +93,9 @@ typedef struct rdb_aux {
                                 took (function_codes) and releases after
                                 the writer's opening, which writes them */
     size_t nfunctions;
+    char *staged_slots;      /* AUX verso-staged-slots ("a-b,c-d", the slots
+                                an import was loading at the cut), NULL:
+                                none; the filler's, freed with the aux */
 } rdb_aux;
 
 /* Settings the writers opened from now on take (each keeps what it found
@@ -198,6 +201,8 @@ typedef struct rdb_load_stats {
                                 libraries' codes it read (references the
                                 caller takes: function_codes_free) */
     size_t nfunctions;
+    int has_staged;          /* 1: AUX verso-staged-slots was read ... */
+    uint8_t staged[16384 / 8]; /* ... these slots (bit s & 7 of byte s >> 3) */
 } rdb_load_stats;
 
 /* Loads a snapshot: detects plain RDB or LZ4 frame by the magic, verifies

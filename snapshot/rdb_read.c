@@ -487,16 +487,36 @@ static int aux_is(const rstr *k, const char *name) {
     return !k->is_int && k->len == strlen(name) && !memcmp(k->p, name, k->len);
 }
 
+/* "a-b,c-d,..." (slots, a <= b < 16384) into set; -1 when malformed. */
+static int parse_staged(const char *p, size_t n, uint8_t *set) {
+    memset(set, 0, 16384 / 8);
+    size_t i = 0;
+    while (i < n) {
+        long a = 0, b = 0;
+        int da = 0, db = 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9' && da < 6) a = a * 10 + (p[i++] - '0'), da++;
+        if (!da || i >= n || p[i++] != '-') return -1;
+        while (i < n && p[i] >= '0' && p[i] <= '9' && db < 6) b = b * 10 + (p[i++] - '0'), db++;
+        if (!db || a > b || b >= 16384 || (i < n && p[i++] != ',')) return -1;
+        for (long s = a; s <= b; s++) set[s >> 3] |= (uint8_t)(1u << (s & 7));
+    }
+    return 0;
+}
+
 /* AUX fields are read and ignored, but for the replication ones (a
  * replication payload's, or a replica's own save): repl-stream-db (where
  * the stream goes on), repl-id and repl-offset (the history the data is
- * at, for a partial resync after a restart). */
+ * at, for a partial resync after a restart); and verso-staged-slots, the
+ * slots an atomic slot import was loading at the cut (a malformed one is
+ * ignored as an unknown field: the keys load either way). */
 static int rd_aux(rd *r) {
     rstr k, v;
     if (rd_string(r, &k)) return -1;
     int which = aux_is(&k, "repl-stream-db") ? 1 : aux_is(&k, "repl-id") ? 2
-                : aux_is(&k, "repl-offset") ? 3 : 0;
+                : aux_is(&k, "repl-offset") ? 3 : aux_is(&k, "verso-staged-slots") ? 4 : 0;
     if (rd_string(r, &v)) return -1;
+    if (which == 4 && !v.is_int)
+        r->st->has_staged = parse_staged(v.p, v.len, r->st->staged) == 0;
     long long n = v.v;
     int num = v.is_int || (which != 2 && str_to_ll(v.p, v.len, &n));
     if (which == 1 && num && n >= 0 && n <= INT_MAX) r->st->repl_stream_db = (int)n;

@@ -345,7 +345,7 @@ static int w_header(rdb_writer *w, const rdb_aux *aux) {
     char magic[16];
     snprintf(magic, sizeof magic, "%s%04d", RDB_MAGIC, RDB_VERSION_WRITTEN);
     if (w_bytes(w, magic, strlen(magic))) return -1;
-    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0, NULL, {0}, NULL, 0};
+    rdb_aux def = { "7.0.15", (int64_t)time(NULL), 0, 0, NULL, {0}, NULL, 0, NULL};
     if (!aux) aux = &def;
     if (w_aux(w, "redis-ver", aux->redis_ver ? aux->redis_ver : def.redis_ver, 0) ||
         w_aux(w, "redis-bits", NULL, (long long)(sizeof(void *) * 8)) ||
@@ -356,6 +356,7 @@ static int w_header(rdb_writer *w, const rdb_aux *aux) {
                           w_aux(w, "repl-id", aux->repl.id, 0) ||
                           w_aux(w, "repl-offset", NULL, aux->repl.offset)))
         return -1;
+    if (aux->staged_slots && w_aux(w, "verso-staged-slots", aux->staged_slots, 0)) return -1;
     if (w_aux(w, "aof-base", NULL, aux->aof_base ? 1 : 0)) return -1;
     return w_functions(w, aux->functions, aux->nfunctions);
 }

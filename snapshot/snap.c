@@ -47,6 +47,7 @@ static struct {
     int nretired;
     int save_after_abort;     /* FLUSHALL aborted a save: save when it ends */
     snap_repl_info_fn repl_info; /* the replication history a save records */
+    const snap_staged_fns *staged; /* the import staging marks a save records */
     rdb_repl_aux loaded_repl; /* what the snapshot loaded at startup said */
     /* results */
     int64_t lastsave;         /* unix seconds of the last successful save */
@@ -123,8 +124,10 @@ static void fill_aux(rdb_aux *aux, int measure_mem, const rdb_repl_aux *repl) {
     /* any other save records the history its data is at (a replica's:
      * it resumes from there after a restart) */
     if (!aux->repl.set && S.repl_info) S.repl_info(&aux->repl);
-    /* the libraries as they are now: the snapshot's point in time */
+    /* the libraries and the staged slots as they are now: the snapshot's
+     * point in time */
     aux->functions = function_codes(&aux->nfunctions);
+    aux->staged_slots = S.staged ? S.staged->text() : NULL;
     /* what the writers opened from now on take (see rdb.h) */
     rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
 }
@@ -153,6 +156,8 @@ static void release_aux(rdb_aux *aux) {
     function_codes_free(aux->functions, aux->nfunctions);
     aux->functions = NULL;
     aux->nfunctions = 0;
+    free(aux->staged_slots);
+    aux->staged_slots = NULL;
 }
 
 static void on_job_closed(uv_handle_t *h) {
@@ -528,6 +533,12 @@ static void remove_stale_temps(void) {
 
 void snap_set_repl_info(snap_repl_info_fn fn) { S.repl_info = fn; }
 
+void snap_set_staged(const snap_staged_fns *fns) { S.staged = fns; }
+
+void snap_loaded_staged(const rdb_load_stats *st) {
+    if (S.staged) S.staged->loaded(st->has_staged ? st->staged : NULL);
+}
+
 int snap_loaded_repl_info(rdb_repl_aux *out) {
     *out = S.loaded_repl;
     return out->set;
@@ -544,6 +555,7 @@ int snap_load_startup(char *err, size_t errlen) {
     if (rc != 0) return -1;
     S.load_keys = st.keys_loaded;
     S.load_expired = st.keys_expired;
+    snap_loaded_staged(&st);
     /* all three, as Redis 7.0 asks of a history it takes back */
     if (st.repl_id[0] && st.repl_offset >= 0 && st.repl_stream_db >= 0) {
         S.loaded_repl.set = 1;
@@ -657,6 +669,7 @@ static int debug_reload(int flags, char *err, size_t errlen) {
         snprintf(err, errlen, "ERR Error trying to load the RDB dump");
         return -1;
     }
+    snap_loaded_staged(&st);
     log_warning("DB reloaded by DEBUG RELOAD (%llu keys)", (unsigned long long)st.keys_loaded);
     return 0;
 }

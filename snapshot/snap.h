@@ -59,6 +59,19 @@ int snap_bgsave(int schedule, char *err, size_t errlen);
  * an AOF base. */
 typedef void (*snap_repl_info_fn)(rdb_repl_aux *out);
 void snap_set_repl_info(snap_repl_info_fn fn);
+/* The slots an atomic slot import is loading (staged: cluster/slotmig.c),
+ * recorded by every save at its cut as the AUX field verso-staged-slots
+ * and given back after a load, so that a node restarted from the file, or
+ * a replica that synced in the middle of an import, knows which keys an
+ * ended import left. Registered by the cluster at startup; main thread. */
+typedef struct snap_staged_fns {
+    char *(*text)(void);                 /* "a-b,c-d" (malloc'd) or NULL */
+    void (*loaded)(const uint8_t *set);  /* the file's set, NULL: none */
+} snap_staged_fns;
+void snap_set_staged(const snap_staged_fns *fns);
+/* After a load into the databases (startup, DEBUG RELOAD, a replica's
+ * full sync): the file's staged slots replace the node's. */
+void snap_loaded_staged(const rdb_load_stats *st);
 /* What the snapshot loaded at startup recorded: 1 and *out filled, or 0. */
 int snap_loaded_repl_info(rdb_repl_aux *out);
 /* SAVE: a synchronous save on the main thread (blocks clients, as Redis);

@@ -34,6 +34,12 @@
  *                      everything
  *   target_evicting_fails_safe  as target_oom_fails_safe with allkeys-lru:
  *                      B evicts none of what it loaded, the job fails
+ *   target_restarts_rdb  B saves an RDB in the middle of the import, is
+ *                      killed and restarted from it: the file's
+ *                      verso-staged-slots field says which slots an import
+ *                      was loading, B drops their keys; A keeps everything
+ *   replica_syncs_mid_import  a replica of B full-syncs during the import:
+ *                      it hides the staged keys too, until the handoff
  *   drop_no_stall      A drops the ~500,000 keys it gave away in the
  *                      background: a client of A that PINGs meanwhile is
  *                      never stalled 20 ms */
@@ -430,6 +436,7 @@ typedef struct pinger {
     const char *key;             /* a key A keeps */
     atomic_int *stop;
     long long max_us, n;
+    long long over_20ms;         /* replies that took over 20 ms */
     int errors;
 } pinger;
 
@@ -450,6 +457,7 @@ static void *ping_loop(void *arg) {
         if (r) freeReplyObject(r);
         if (!r) break;
         if (dt > p->max_us) p->max_us = dt;
+        if (dt > 20000) p->over_20ms++;
         p->n++;
         usleep(1000);
     }
@@ -614,6 +622,21 @@ START_TEST(target_killed) {
 }
 END_TEST
 
+/* B, killed in the middle of an import, restarts with args and drops
+ * the keys the ended import left; A (whose migration failed) keeps its
+ * 300,000 keys and the slots. Frees a. */
+static void restart_b_drops(pair *p, redisContext *a, const char *args, long long moving) {
+    srv *b2 = h_srv_start_on(p->b, "%s", args);
+    redisContext *b = srv_connect(b2);
+    wait_count(b, 0, HALF, 0, 20000);
+    expect_int(b, 0, "DBSIZE");
+    ck_assert(srv_log_wait(b2, "an ended import loaded", 1000));
+    expect_int(a, 300000, "DBSIZE");
+    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    redisFree(a);
+    redisFree(b);
+}
+
 /* B, with an AOF, killed during the import and restarted: its AOF's
  * replay loads part of the import and the CLUSTER SYNCSLOTS STAGE mark
  * before it; B drops those keys, A keeps everything. */
@@ -632,13 +655,84 @@ START_TEST(target_restarts) {
     char state[64];
     wait_job_end(a, state, sizeof state, 20000);
     ck_assert_str_eq(state, "failed");
-    srv *b2 = h_srv_start_on(p.b, NODE_ARGS " --appendonly yes");
-    b = srv_connect(b2);
-    wait_count(b, 0, HALF, 0, 20000);
+    restart_b_drops(&p, a, NODE_ARGS " --appendonly yes", moving);
+}
+END_TEST
+
+static long long keys_held(redisContext *c);
+
+/* 300,000 keys on A, half of them moving to B: once B holds some of the
+ * import, B's CLIENT PAUSE WRITE holds it (B's reads go on). Returns the
+ * number of keys moving. */
+static long long start_held(pair *p, redisContext *a, redisContext *b) {
+    expect_status(a, "OK", "DEBUG POPULATE 300000 key 1000");
+    long long moving = count_slots(a, 0, HALF);
+    expect_status(a, "OK", "CLUSTER MIGRATESLOTS SLOTSRANGE 0 %d NODE %s", HALF, p->bid);
+    long long deadline = h_now_ms() + h_scaled_ms(10000);
+    while (keys_held(b) < 1000) ck_assert_msg(h_now_ms() < deadline, "B got none of the import");
+    expect_status(b, "OK", "CLIENT PAUSE 60000 WRITE");
+    return moving;
+}
+
+/* B, without an AOF, saves an RDB while the import is held (CLIENT PAUSE
+ * WRITE), is killed and restarted from it: the file records the staged
+ * slots (AUX verso-staged-slots), so B drops the keys the ended import
+ * left; A keeps everything. */
+START_TEST(target_restarts_rdb) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    long long moving = start_held(&p, a, b);
     expect_int(b, 0, "DBSIZE");
-    ck_assert(srv_log_wait(b2, "an ended import loaded", 1000));
-    expect_int(a, 300000, "DBSIZE");
-    ck_assert_int_eq(count_slots(a, 0, HALF), moving);
+    expect_status(b, "OK", "SAVE");
+    redisFree(b);
+    srv_kill9(p.b);
+    char state[64];
+    wait_job_end(a, state, sizeof state, 20000);
+    ck_assert_str_eq(state, "failed");
+    restart_b_drops(&p, a, NODE_ARGS, moving);
+}
+END_TEST
+
+/* A replica of B that full-syncs while the import is held gets the
+ * staged slots with the payload (AUX verso-staged-slots): it shows none of
+ * the import's keys either, until B's UNSTAGE after the handoff. */
+START_TEST(replica_syncs_mid_import) {
+    pair p;
+    two_nodes(&p);
+    redisContext *a = srv_connect(p.a), *b = srv_connect(p.b);
+    long long moving = start_held(&p, a, b);
+    long long held = keys_held(b);
+    srv *r1 = h_srv_start(NODE_ARGS);
+    redisContext *r = srv_connect(r1);
+    expect_status(r, "OK", "CLUSTER MEET 127.0.0.1 %d", p.b->port);
+    long long deadline = h_now_ms() + h_scaled_ms(15000);
+    while (!nodes_has(r, p.bid)) {
+        ck_assert_msg(h_now_ms() < deadline, "the replica does not know B");
+        h_sleep_ms(50);
+    }
+    expect_status(r, "OK", "CLUSTER REPLICATE %s", p.bid);
+    h_wait_info_str(r, "replication", "master_link_status", "up", h_scaled_ms(20000));
+    ck_assert_int_eq(keys_held(r), held); /* the payload of the paused B */
+    expect_int(r, 0, "DBSIZE");
+    redisReply *sc = cmd(r, "SCAN 0 COUNT 100000");
+    ck_assert_uint_eq(sc->element[1]->elements, 0);
+    freeReplyObject(sc);
+    expect_status(b, "OK", "CLIENT UNPAUSE");
+    char state[64];
+    wait_job_end(a, state, sizeof state, 30000);
+    ck_assert_str_eq(state, "success");
+    /* B's UNSTAGE reaches the replica: the keys are its primary's now */
+    deadline = h_now_ms() + h_scaled_ms(20000);
+    for (;;) {
+        redisReply *n = cmd(r, "DBSIZE");
+        long long got = n->integer;
+        freeReplyObject(n);
+        if (got == moving) break;
+        ck_assert_msg(h_now_ms() < deadline, "the replica shows %lld keys of %lld", got, moving);
+        h_sleep_ms(50);
+    }
+    redisFree(r);
     redisFree(a);
     redisFree(b);
 }
@@ -691,7 +785,7 @@ START_TEST(drop_no_stall) {
     pair p;
     two_nodes(&p);
     redisContext *a = srv_connect(p.a);
-    long long n = h_time_scale() == 1 ? 1000000 : 200000;
+    long long n = h_time_scale() == 1 ? 2000000 : 200000;
     expect_status(a, "OK", "DEBUG POPULATE %lld key 300", n);
     long long moving = count_slots(a, 0, HALF);
     atomic_int stop = 0;
@@ -717,9 +811,13 @@ START_TEST(drop_no_stall) {
     h_sleep_ms(1200); /* one more bus PING after the drop */
     atomic_store(&stop, 1);
     pthread_join(tp, NULL);
-    fprintf(stderr, "drop_no_stall: %lld keys, %lld PINGs, max %lld us\n", n, pg.n, pg.max_us);
+    fprintf(stderr, "drop_no_stall: %lld keys, %lld PINGs, max %lld us, %lld over 20 ms\n", n,
+            pg.n, pg.max_us, pg.over_20ms);
     ck_assert_int_eq(pg.errors, 0);
-    ck_assert_msg(pg.max_us < h_scaled_ms(20) * 1000LL, "a PING to A took %lld us", pg.max_us);
+    /* before the fix: one stall of 35-80 ms per second of the drop (3 or
+     * more); a test running beside this one may take the CPU once */
+    ck_assert_msg(pg.over_20ms <= 1, "%lld PINGs to A took over 20 ms (max %lld us)", pg.over_20ms,
+                  pg.max_us);
     redisFree(a);
 }
 END_TEST
@@ -828,5 +926,7 @@ int main(void) {
     h_add_dropall(s, "staging_hidden", staging_hidden, 120);
     h_add_dropall(s, "target_evicting_fails_safe", target_evicting_fails_safe, 90);
     h_add_dropall(s, "drop_no_stall", drop_no_stall, 120);
+    h_add_dropall(s, "target_restarts_rdb", target_restarts_rdb, 120);
+    h_add_dropall(s, "replica_syncs_mid_import", replica_syncs_mid_import, 120);
     return h_main(s);
 }

@@ -264,7 +264,7 @@ END_TEST
 
 static void write_dup_rdb(const char *path, int compress)
 {
-    rdb_aux aux = { "7.0.15", 0, 0, 0, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", 0, 0, 0, NULL, {0}, NULL, 0, NULL};
     char err[RDB_ERRLEN];
     rdb_writer *w = rdb_writer_open(path, compress, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);

@@ -249,7 +249,7 @@ static void put_file(const char *dir, const char *name, const void *p, size_t n)
 static void write_base(const char *adir) {
     char path[256], err[RDB_ERRLEN];
     snprintf(path, sizeof path, "%s/appendonly.aof.1.base.rdb", adir);
-    rdb_aux aux = { "7.0.15", wall_ms() / 1000, 0, 1, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", wall_ms() / 1000, 0, 1, NULL, {0}, NULL, 0, NULL};
     rdb_writer *w = rdb_writer_open(path, RDB_COMPRESS_NONE, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     static const char *kv[][3] = { { "0", "base:a", "1" }, { "0", "base:int", "12345" },

@@ -109,7 +109,7 @@ static void cmd(vbuf *b, ...) {
 static void write_base_rdb(const char *name, int compress) {
     char path[256], err[RDB_ERRLEN];
     apath(path, sizeof path, name);
-    rdb_aux aux = { "7.0.15", NOW_MS / 1000, 0, 1, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", NOW_MS / 1000, 0, 1, NULL, {0}, NULL, 0, NULL};
     rdb_writer *w = rdb_writer_open(path, compress, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     static const char *kv[][2] = { { "a", "1" }, { "b", "hello" }, { "gone", "x" } };

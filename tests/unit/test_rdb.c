@@ -176,7 +176,7 @@ static void make_dataset(recs *d, int n, int64_t now, int big) {
 
 static int write_dataset(const char *path, int compress, const recs *d, int declare) {
     char err[RDB_ERRLEN];
-    rdb_aux aux = { "7.0.15", 1700000000, 123456789, 0, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", 1700000000, 123456789, 0, NULL, {0}, NULL, 0, NULL};
     rdb_writer *w = rdb_writer_open(path, compress, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     if (declare) {
@@ -292,7 +292,7 @@ END_TEST
 /* The exact bytes of a tiny file, as Redis 7.0 would write them. */
 START_TEST(test_writer_bytes_exact) {
     char err[RDB_ERRLEN];
-    rdb_aux aux = { "7.0.15", 1700000000, 5000000000LL, 1, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", 1700000000, 5000000000LL, 1, NULL, {0}, NULL, 0, NULL};
     rdb_writer *w = rdb_writer_open(tpath, RDB_COMPRESS_NONE, &aux, err, sizeof err);
     ck_assert_ptr_nonnull(w);
     rdb_writer_dbsize(w, 2, 1, 1);

@@ -59,7 +59,7 @@ static void seen_free(seen *s) {
 }
 
 static void write_file_with(int compress, obj **codes, size_t n) {
-    rdb_aux aux = { "7.0.15", 1700000000, 0, 0, NULL, {0}, codes, n };
+    rdb_aux aux = { "7.0.15", 1700000000, 0, 0, NULL, {0}, codes, n, NULL};
     char err[RDB_ERRLEN];
     rdb_writer *w = rdb_writer_open(g_path, compress, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
@@ -149,7 +149,7 @@ static int cmds_key(const char *key, size_t klen, const obj *val, int64_t expire
 
 START_TEST(as_commands) {
     obj *code = obj_new_raw(CODE1, strlen(CODE1));
-    rdb_aux aux = { "7.0.15", 0, 0, 1, cmds_key, {0}, &code, 1 };
+    rdb_aux aux = { "7.0.15", 0, 0, 1, cmds_key, {0}, &code, 1, NULL};
     char err[RDB_ERRLEN];
     rdb_writer *w = rdb_writer_open(g_path, 0, &aux, err, sizeof err);
     ck_assert_ptr_nonnull(w);

@@ -174,7 +174,7 @@ static void make_model_a(model *m, int64_t now) {
 
 static void write_model(const model *m, const char *path, int compress) {
     char err[RDB_ERRLEN];
-    rdb_aux aux = { "7.0.15", wall_ms() / 1000, 1 << 20, 0, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", wall_ms() / 1000, 1 << 20, 0, NULL, {0}, NULL, 0, NULL};
     rdb_writer *w = rdb_writer_open(path, compress, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     uint64_t keys[16] = {0}, exp[16] = {0};

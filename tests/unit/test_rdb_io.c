@@ -324,7 +324,7 @@ static void put_dataset(rdb_writer *w) {
     }
 }
 
-static const rdb_aux AUX = { "7.0.15", 1700000000, 12345, 0, NULL, {0}, NULL, 0 };
+static const rdb_aux AUX = { "7.0.15", 1700000000, 12345, 0, NULL, {0}, NULL, 0, NULL };
 
 static void write_to(sink *s, int compress) {
     char err[RDB_ERRLEN];

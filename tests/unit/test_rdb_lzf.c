@@ -55,7 +55,7 @@ static int cb_key(void *priv, int db, obj *k, obj *v, int64_t expire, char *err,
 
 static void write_recs(const char *path, int flags, const recs *d) {
     char err[RDB_ERRLEN];
-    rdb_aux aux = { "7.0.15", 1700000000, 123456789, 0, NULL, {0}, NULL, 0};
+    rdb_aux aux = { "7.0.15", 1700000000, 123456789, 0, NULL, {0}, NULL, 0, NULL};
     rdb_writer *w = rdb_writer_open(path, flags, &aux, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     for (size_t i = 0; i < d->n; i++)

@@ -442,6 +442,9 @@ static void unblock(client *c) {
     free(b);
     c->bstate = NULL;
     c->flags &= ~CLIENT_BLOCKED;
+    /* it was waiting on us, not idle: the idle timeout counts from now, so
+     * the clients cron cannot close it before its reply is written */
+    c->last_ms = mono_ms();
     B.nblocked--;
 }
 
@@ -543,6 +546,7 @@ static void serve_client(client *c, bkey *k) {
     c->argv = argv;
     c->argc = argc;
     c->flags &= ~CLIENT_BLOCKED;
+    c->last_ms = mono_ms(); /* as unblock: not idle */
     B.rerun = c;
     B.served = k;
     /* Redis counts a blocking command once, when it first runs: its run

@@ -587,6 +587,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 
 void net_resume_parked(client *c) {
     c->flags &= ~CLIENT_BLOCKED;
+    c->last_ms = mono_ms(); /* it waited on us: not idle (net_clients_cron) */
     net_process_input(c);
     net_update_reading(c);
     net_want_write(c);

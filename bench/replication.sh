@@ -33,6 +33,9 @@
 #   VERSO=path REDIS=path SPIKE=path OUT=dir REPL_TMP=dir (the servers' dirs;
 #   the replica writes the received RDB there: a real disk, not tmpfs)
 #   WAIT_IDLE=0 (s to wait before each leg for the machine to be < 10% busy).
+#   TLS=0 (1: the replica syncs over TLS, tls-replication yes, from the
+#   primary's tls-port with the certificates in TLS_DIR, made by bench/tls.sh;
+#   the load stays on the plain port)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -115,8 +118,16 @@ free_port() {
 
 # start_primary METHOD DIR PORT; start_replica DIR PORT: set *_PID, 0 if it
 # answers PING.
+TLS=${TLS:-0}
+# tls_args PORT: a TLS server's arguments (none unless TLS=1).
+tls_args() {
+    [ "$TLS" = 1 ] || return 0
+    echo --tls-port "$1" --tls-replication yes --tls-cert-file "$TLS_DIR/server.crt" \
+        --tls-key-file "$TLS_DIR/server.key" --tls-ca-cert-file "$TLS_DIR/ca.crt"
+}
 start_primary() {
     local m=$1 d=$2 p=$3 repl=(--repl-diskless-sync yes --repl-diskless-sync-delay 0)
+    [ "$TLS" = 1 ] && repl+=($(tls_args "$((p + 1))"))
     [ -n "$OBUF_LIMIT" ] && repl+=(--client-output-buffer-limit $OBUF_LIMIT)
     case $m in
     forkless|fork)
@@ -133,6 +144,7 @@ start_primary() {
 start_replica() {
     taskset -c 1 "$REDIS" --port "$2" --dir "$1" --save "" --appendonly no \
         --daemonize no --bind 127.0.0.1 --repl-diskless-load "$REPLICA_LOAD" \
+        $(tls_args "$(( $2 + 1 ))") \
         >"$1/server.log" 2>&1 &
     REPLICA_PID=$!
     SERVER_PID=$REPLICA_PID wait_ready "$2"
@@ -176,6 +188,7 @@ one_leg() {
     bound=$(( SYNC_TIMEOUT + 60 + 120 * mil ))
     timeout -k 5 "$bound" taskset -c 1 "$WORK/spike" --port "$pp" --pid "$PRIMARY_PID" \
         --replica-port "$rp" --log "$d/primary/server.log" \
+        $([ "$TLS" = 1 ] && echo --master-port $((pp + 1))) \
         --max-save-s "$SYNC_TIMEOUT" --handshake-s "$HANDSHAKE_S" \
         --method "$m" --run "$r" --keys "$KEYS" --value "$VALUE" --conns "$CONNS" \
         --seed "$SEED" --sample-ms "$SAMPLE_MS" --obuf-ms "$OBUF_MS" --workload "$WORKLOAD" \
@@ -347,7 +360,7 @@ load            $CONNS connections of random SETs on existing keys, one in fligh
 EOC
 fi)
                 + 1 connection PING every 2 ms (SCHED_FIFO thread where permitted)
-sync            at t=2 s REPLICAOF 127.0.0.1 <primary> to an empty redis-server replica; replica's INFO
+sync            at t=2 s REPLICAOF 127.0.0.1 <primary> to an empty redis-server replica$([ "$TLS" = 1 ] && echo ", over TLS (tls-replication yes, the primary's tls-port, ECDSA P-256 certificates)"); replica's INFO
                 replication polled every 20 ms until master_link_status:up (= end of the sync window);
                 primary's INFO memory every $SAMPLE_MS ms (mem_total_replication_buffers / mem_clients_slaves)
 primary         repl-diskless-sync yes, repl-diskless-sync-delay 0, client-output-buffer-limit ${OBUF_LIMIT:-"(default)"}, --save ""

@@ -64,6 +64,8 @@ struct opts {
     int obuf_ms;      /* period of the primary's INFO memory poll (0: never) */
     int max_save_s;
     int replica_port;           /* --replica-port: the replication leg (below) */
+    int master_port;            /* --master-port: the port REPLICAOF names (the
+                                   primary's TLS port under bench-tls), else --port */
     int handshake_s;            /* --handshake-s: no transfer by then = fail */
     const char *log;            /* --log: the server's log ("took N us") */
 };
@@ -760,7 +762,7 @@ static long long primary_obuf(redisContext *c)
 static int run_sync(redisContext *c, struct save_result *sr)
 {
     char port[16], link[64] = "-";
-    snprintf(port, sizeof port, "%d", G.o.port);
+    snprintf(port, sizeof port, "%d", G.o.master_port ? G.o.master_port : G.o.port);
     sleep_until(G.t0_ns + (int64_t)G.o.bgsave_at_ms * 1000000LL);
     atomic_store(&G.saving, 1);
     cpu_snap_take(&sr->cpu_send);
@@ -1260,6 +1262,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(k, "--coll-elems")) o->coll_elems = atol(v);
         else if (!strcmp(k, "--fill-only")) o->fill_only = atoi(v);
         else if (!strcmp(k, "--replica-port")) o->replica_port = atoi(v);
+        else if (!strcmp(k, "--master-port")) o->master_port = atoi(v);
         else if (!strcmp(k, "--handshake-s")) o->handshake_s = atoi(v);
         else if (!strcmp(k, "--log")) o->log = v;
         else usage();

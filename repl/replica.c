@@ -539,7 +539,7 @@ static void become_connected(const char *pre, size_t n, int dbid) {
     RP.have_history = 1;
     RP.multi.len = 0;
     char err[256];
-    client *c = net_adopt_fd(fd, CLIENT_MASTER, NULL, 0, err, sizeof err);
+    client *c = net_adopt_fd(fd, CLIENT_MASTER, NULL, 0, NULL, err, sizeof err);
     if (!c) {
         log_warning("Unable to make a client of the MASTER link: %s", err);
         close(fd);

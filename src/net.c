@@ -6,6 +6,8 @@
 #include <assert.h>
 #include <errno.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "log.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "tls.h"
 #include "util.h"
 
 #define NET_READ_CHUNK (64u * 1024)
@@ -31,6 +34,11 @@
 static void on_close(uv_handle_t *h);
 static void client_flush(client *c);
 static int over_output_limit(client *c);
+static void tls_pump(client *c);
+
+/* A TLS client's ciphertext is read here, then decrypted into its query
+ * buffer (the loop reads one client at a time). */
+static char tls_rbuf[64 * 1024];
 
 /* ---- connection set-up ---- */
 
@@ -73,6 +81,11 @@ static uv_buf_t net_buf(char *p, size_t n) {
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     client *c = h->data;
     (void)suggested;
+    if (c->tls) {
+        buf->base = tls_rbuf;
+        buf->len = sizeof tls_rbuf;
+        return;
+    }
     size_t want = NET_READ_CHUNK;
     if (c->req.kind == '*' && c->req.bulklen >= (long long)NET_BIG_ARG) {
         /* the rest of a big bulk (and its CRLF), in one allocation */
@@ -87,9 +100,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 }
 
 static void reject(client *c, const char *msg) {
-    /* Best effort: the socket is new, its send buffer is empty. */
+    /* Best effort: the socket is new, its send buffer is empty. A TLS
+     * client is closed without it, as Redis: no session to write in. */
     uv_buf_t b = net_buf((char *)msg, strlen(msg));
-    uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (!c->tls) uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
     c->flags |= CLIENT_CLOSING;
     uv_close((uv_handle_t *)&c->tcp, on_close);
 }
@@ -136,21 +150,23 @@ static client *client_alloc(void) {
     return c;
 }
 
-client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
-                     size_t errlen) {
+client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, struct tls_conn *tls,
+                     char *err, size_t errlen) {
     client *c = client_alloc();
     int rc = uv_tcp_open(&c->tcp, fd);
     if (rc != 0) {
         snprintf(err, errlen, "uv_tcp_open: %s", uv_strerror(rc));
-        uv_close((uv_handle_t *)&c->tcp, on_close); /* frees c; fd stays the caller's */
+        uv_close((uv_handle_t *)&c->tcp, on_close); /* frees c; fd and tls stay the caller's */
         return NULL;
     }
     addrs_of(c);
     c->fd = fd;
+    c->tls = tls;
     c->flags = flags | CLIENT_AUTHED;
     if (prelen) vbuf_append(&c->in, pre, prelen);
     client_link(c);
     if (prelen) net_process_input(c);
+    if (tls) tls_pump(c); /* what the session queued before */
     return c;
 }
 
@@ -180,35 +196,56 @@ static void accepted(client *c) {
     client_link(c);
 }
 
+/* A TLS listener's handle has data == &tls_mark. */
+static char tls_mark;
+
+/* c accepted on a TLS listener gets its session (the handshake runs as
+ * its bytes come, net.c's on_read). 0, or -1 when none can be made. */
+static int start_tls(client *c) {
+    char err[256];
+    c->tls = tls_accept_new(server.cfg.compat.tls_auth_clients, err, sizeof err);
+    if (c->tls) return 0;
+    log_warning("Error accepting a TLS client connection: %s", err);
+    return -1;
+}
+
 static void on_connection(uv_stream_t *listener, int status) {
     if (status < 0) {
         log_warning("Accepting client connection: %s", uv_strerror(status));
         return;
     }
     client *c = client_alloc();
-    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0 ||
+        (listener->data == &tls_mark && start_tls(c) != 0)) {
         uv_close((uv_handle_t *)&c->tcp, on_close);
         return;
     }
     accepted(c);
 }
 
-void net_accept_now(void) {
-    for (int i = 0; i < server.nlisteners; i++) {
-        uv_os_fd_t lfd;
-        if (uv_fileno((uv_handle_t *)server.listeners[i], &lfd) != 0) continue;
-        for (int k = 0; k < 16; k++) { /* a few per call, as Redis's accept handler */
-            int fd = accept(lfd, NULL, NULL);
-            if (fd < 0) break;
-            client *c = client_alloc();
-            if (uv_tcp_open(&c->tcp, fd) != 0) {
-                close(fd);
-                uv_close((uv_handle_t *)&c->tcp, on_close);
-                continue;
-            }
-            accepted(c);
+static void accept_now(uv_tcp_t *l) {
+    uv_os_fd_t lfd;
+    if (uv_fileno((uv_handle_t *)l, &lfd) != 0) return;
+    for (int k = 0; k < 16; k++) { /* a few per call, as Redis's accept handler */
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0) break;
+        client *c = client_alloc();
+        if (uv_tcp_open(&c->tcp, fd) != 0) {
+            close(fd);
+            uv_close((uv_handle_t *)&c->tcp, on_close);
+            continue;
         }
+        if (l->data == &tls_mark && start_tls(c) != 0) {
+            uv_close((uv_handle_t *)&c->tcp, on_close);
+            continue;
+        }
+        accepted(c);
     }
+}
+
+void net_accept_now(void) {
+    for (int i = 0; i < server.nlisteners; i++) accept_now(server.listeners[i]);
+    for (int i = 0; i < server.ntls_listeners; i++) accept_now(server.tls_listeners[i]);
 }
 
 /* ---- open files ---- */
@@ -282,7 +319,7 @@ static void on_listener_closed(uv_handle_t *h) { free(h); }
 /* Listens on every bind address at port: the handles in out[], their count
  * returned; -1 with err when a required address fails (those opened are
  * closed again). An address written "-addr" is optional, as in Redis. */
-static int open_listeners(int port, uv_tcp_t **out, char *err, size_t errlen) {
+static int open_listeners(int port, int tls, uv_tcp_t **out, char *err, size_t errlen) {
     int n = 0;
     for (int i = 0; i < server.cfg.nbind; i++) {
         const char *host = server.cfg.bind[i];
@@ -296,6 +333,7 @@ static int open_listeners(int port, uv_tcp_t **out, char *err, size_t errlen) {
         }
         uv_tcp_t *l = xmalloc(sizeof *l);
         uv_tcp_init(server.loop, l);
+        l->data = tls ? &tls_mark : NULL;
         int rc = uv_tcp_bind(l, (struct sockaddr *)&ss,
                              ss.ss_family == AF_INET6 ? UV_TCP_IPV6ONLY : 0);
         if (rc == 0) rc = uv_listen((uv_stream_t *)l, server.cfg.tcp_backlog, on_connection);
@@ -315,18 +353,26 @@ fail:
 }
 
 int net_listen(char *err, size_t errlen) {
-    int n = open_listeners(server.cfg.port, server.listeners, err, errlen);
+    int n = server.cfg.port ? open_listeners(server.cfg.port, 0, server.listeners, err, errlen)
+                            : 0;
     if (n < 0) return -1;
     server.nlisteners = n;
+    int port = server.cfg.compat.tls_port;
+    n = port ? open_listeners(port, 1, server.tls_listeners, err, errlen) : 0;
+    if (n < 0) return -1;
+    server.ntls_listeners = n;
     return 0;
 }
 
-int net_set_port(int port, char *err, size_t errlen) {
+/* net_set_port and net_set_tls_port: the listeners in ls[*nls] move to
+ * port. */
+static int move_listeners(int port, int tls, uv_tcp_t **ls, int *nls, char *err,
+                          size_t errlen) {
     uv_tcp_t *fresh[CONF_MAX_BIND];
     int n = 0;
     if (port != 0) {
         char why[256];
-        n = open_listeners(port, fresh, why, sizeof why);
+        n = open_listeners(port, tls, fresh, why, sizeof why);
         if (n < 0) {
             log_warning("Warning: %s", why);
             log_warning("Failed applying new configuration. Possibly related to new port "
@@ -335,18 +381,28 @@ int net_set_port(int port, char *err, size_t errlen) {
             return -1;
         }
     }
-    for (int i = 0; i < server.nlisteners; i++)
-        uv_close((uv_handle_t *)server.listeners[i], on_listener_closed);
-    memcpy(server.listeners, fresh, (size_t)n * sizeof fresh[0]);
-    server.nlisteners = n;
+    for (int i = 0; i < *nls; i++) uv_close((uv_handle_t *)ls[i], on_listener_closed);
+    memcpy(ls, fresh, (size_t)n * sizeof fresh[0]);
+    *nls = n;
     return 0;
+}
+
+int net_set_port(int port, char *err, size_t errlen) {
+    return move_listeners(port, 0, server.listeners, &server.nlisteners, err, errlen);
+}
+
+int net_set_tls_port(int port, char *err, size_t errlen) {
+    return move_listeners(port, 1, server.tls_listeners, &server.ntls_listeners, err, errlen);
 }
 
 /* ---- closing ---- */
 
+static void hs_orphan(client *c);
+
 static void on_close(uv_handle_t *h) {
     client *c = h->data;
     if (!c) return;
+    hs_orphan(c); /* a handshake on the pool keeps the session till it ends */
     multi_client_free(c);
     vbuf_free(&c->in);
     vbuf_free(&c->reply);
@@ -354,6 +410,7 @@ static void on_close(uv_handle_t *h) {
     resp_req_free(&c->req);
     free(c->argv);
     free(c->name);
+    tls_free(c->tls);
     free(c);
 }
 
@@ -563,9 +620,163 @@ static int over_query_limit(client *c) {
     return 1;
 }
 
+/* n bytes of ciphertext from a TLS client: decrypted onto its query
+ * buffer (the handshake first), what the session answers sent. The
+ * plaintext's length, or -1 when the session ended (c is closing). */
+static ssize_t tls_input(client *c, const char *p, size_t n) {
+    tls_feed(c->tls, p, n);
+    size_t got = 0;
+    for (;;) {
+        vbuf_reserve(&c->in, 16 * 1024);
+        ssize_t r = tls_read(c->tls, c->in.data + c->in.len, c->in.cap - c->in.len);
+        if (r == 0) break;
+        if (r < 0) {
+            const char *why = tls_error(c->tls);
+            if (why[0] && !tls_handshake_done(c->tls))
+                log_warning("Error accepting a client connection: %s (addr=%s)", why, c->addr);
+            else if (why[0])
+                log_verbose("Reading from client: %s", why);
+            net_close_client(c);
+            return -1;
+        }
+        c->in.len += (size_t)r;
+        got += (size_t)r;
+    }
+    tls_pump(c);
+    return (ssize_t)got;
+}
+
+static void input_arrived(client *c, size_t nread);
+
+/* ---- TLS handshakes on the thread pool ----
+ *
+ * A handshake's steps (the key exchange and signature after the
+ * ClientHello, the check of the client's chain after its Finished) run as
+ * uv_queue_work jobs: the worker owns c->tls from uv_queue_work until
+ * hs_after runs on the main thread, and ciphertext that arrives meanwhile
+ * waits in hs->backlog. Nothing else touches the session while a job runs
+ * (tls_busy guards the output paths). */
+typedef struct tls_hs {
+    uv_work_t req;
+    client *c;          /* NULL once the client closed during the job */
+    tls_conn *t;        /* the session the job works on */
+    int running;        /* main thread only */
+    int rc;             /* the step's result: written by the worker,
+                           read in hs_after (uv's queue orders them) */
+    vbuf backlog;       /* ciphertext that came during the job */
+} tls_hs;
+
+static int tls_busy(const client *c) { return c->tls_hs && c->tls_hs->running; }
+
+static void hs_free(tls_hs *hs) {
+    vbuf_free(&hs->backlog);
+    free(hs);
+}
+
+static void hs_work(uv_work_t *req) {
+    tls_hs *hs = req->data; /* worker thread: hs->t is ours until hs_after */
+    /* below the main thread when they share a core (a pinned server):
+     * handshakes wait, commands do not */
+    static _Thread_local int niced;
+    if (!niced) {
+        niced = 1;
+        if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) != 0) {
+            /* not permitted: the worker keeps the main thread's share */
+        }
+    }
+    hs->rc = tls_handshake_step(hs->t);
+}
+
+static void hs_after(uv_work_t *req, int status);
+
+/* The next step of c's handshake over what was fed: on the pool, or here
+ * when the pool refuses the job. */
+static void hs_start(client *c) {
+    tls_hs *hs = c->tls_hs;
+    hs->running = 1;
+    hs->t = c->tls;
+    hs->req.data = hs;
+    if (uv_queue_work(server.loop, &hs->req, hs_work, hs_after) != 0) {
+        hs_work(&hs->req);
+        hs_after(&hs->req, 0);
+    }
+}
+
+/* Ciphertext for a client whose handshake has not completed. */
+static void hs_input(client *c, const char *p, size_t n) {
+    if (!c->tls_hs) c->tls_hs = xcalloc(1, sizeof *c->tls_hs);
+    tls_hs *hs = c->tls_hs;
+    hs->c = c;
+    if (hs->running) {
+        vbuf_append(&hs->backlog, p, n);
+        return;
+    }
+    tls_feed(c->tls, p, n);
+    hs_start(c);
+}
+
+/* A failed handshake's alert (unknown CA, bad certificate...), so that
+ * the peer can tell why: one non-blocking write before the close. */
+static void send_alert(client *c) {
+    char buf[1024];
+    size_t n = c->writing ? 0 : tls_out_take(c->tls, buf, sizeof buf);
+    if (n == 0) return;
+    uv_buf_t b = net_buf(buf, n);
+    (void)uv_try_write((uv_stream_t *)&c->tcp, &b, 1); /* best effort, as the close follows */
+}
+
+static void hs_after(uv_work_t *req, int status) {
+    tls_hs *hs = req->data;
+    (void)status;
+    hs->running = 0;
+    client *c = hs->c;
+    if (!c) { /* closed meanwhile: on_close left us the session */
+        tls_free(hs->t);
+        hs_free(hs);
+        return;
+    }
+    if (c->flags & CLIENT_CLOSING) return;
+    if (hs->rc != 0) {
+        log_warning("Error accepting a client connection: %s (addr=%s)", tls_error(c->tls),
+                    c->addr);
+        send_alert(c);
+        net_close_client(c);
+        return;
+    }
+    tls_pump(c); /* the step's answer */
+    if (c->flags & CLIENT_CLOSING) return;
+    vbuf more = hs->backlog;
+    hs->backlog = (vbuf){0};
+    if (!tls_handshake_done(c->tls)) {
+        if (more.len) {
+            tls_feed(c->tls, more.data, more.len);
+            hs_start(c);
+        }
+        vbuf_free(&more);
+        return;
+    }
+    /* done: what came with the client's Finished (its first commands) */
+    ssize_t got = tls_input(c, more.data, more.len);
+    vbuf_free(&more);
+    if (got > 0) input_arrived(c, (size_t)got);
+}
+
+/* on_close of a client whose handshake job still runs: the job keeps the
+ * session, freed in hs_after. */
+static void hs_orphan(client *c) {
+    tls_hs *hs = c->tls_hs;
+    c->tls_hs = NULL;
+    if (!hs) return;
+    if (hs->running) {
+        hs->c = NULL;
+        c->tls = NULL;
+        return;
+    }
+    hs_free(hs);
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     client *c = s->data;
-    (void)buf;
     if (nread < 0) {
         if (nread != UV_EOF)
             log_verbose("Reading from client: %s", uv_strerror((int)nread));
@@ -573,7 +784,21 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         return;
     }
     if (nread == 0) return;
-    c->in.len += (size_t)nread;
+    if (c->tls && (tls_busy(c) || !tls_handshake_done(c->tls))) {
+        hs_input(c, buf->base, (size_t)nread);
+        return;
+    }
+    if (c->tls) {
+        nread = tls_input(c, buf->base, (size_t)nread);
+        if (nread <= 0) return; /* closed, or only the session's own bytes */
+    } else {
+        c->in.len += (size_t)nread;
+    }
+    input_arrived(c, (size_t)nread);
+}
+
+/* nread bytes of input were added to c->in. */
+static void input_arrived(client *c, size_t nread) {
     c->last_ms = mono_ms();
     server.stat.net_input_bytes += (uint64_t)nread;
     server.stat.reads_processed++;
@@ -609,7 +834,9 @@ void net_update_reading(client *c) {
 
 /* ---- output ---- */
 
-size_t net_pending_output(const client *c) { return c->reply.len + c->inflight.len; }
+size_t net_pending_output(const client *c) {
+    return c->reply.len + c->inflight.len + (c->tls && !tls_busy(c) ? tls_buffered(c->tls) : 0);
+}
 
 void net_want_write(client *c) {
     if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSING)) return;
@@ -677,6 +904,10 @@ static void on_write(uv_write_t *req, int status) {
     }
     c->inflight.len = 0;
     shrink_output(&c->inflight);
+    if (c->tls && tls_out_pending(c->tls)) {
+        tls_pump(c); /* sealed while this write was out */
+        return;
+    }
     resume_if_drained(c);
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
 }
@@ -685,6 +916,7 @@ static void on_write(uv_write_t *req, int status) {
  * (libuv copies the array of buffers, not the bytes). */
 static int write_rest(client *c, char *p, size_t len) {
     uv_buf_t one[1];
+    memset(one, 0, sizeof one); /* gcc cannot tell nbufs >= 1 */
     size_t nbufs = (len + NET_WRITE_CHUNK - 1) / NET_WRITE_CHUNK;
     uv_buf_t *bufs = nbufs > 1 ? xmalloc(nbufs * sizeof *bufs) : one;
     for (size_t i = 0; i < nbufs; i++) {
@@ -695,6 +927,132 @@ static int write_rest(client *c, char *p, size_t len) {
     int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, bufs, (unsigned)nbufs, on_write);
     if (bufs != one) free(bufs);
     return rc;
+}
+
+/* ---- TLS output: replies are sealed at once, the ciphertext goes out in
+ * the order the session made it (one uv_write at a time, from inflight) */
+
+/* Sends the session's ciphertext: what the kernel takes now, the rest by
+ * uv_write (on_write pumps again). Closes c after its last reply. */
+static void tls_pump(client *c) {
+    if (c->writing || (c->flags & CLIENT_CLOSING) || tls_busy(c)) return;
+    size_t n = tls_out_pending(c->tls);
+    if (n == 0) {
+        if ((c->flags & CLIENT_CLOSE_AFTER_REPLY) && c->reply.len == 0) net_close_client(c);
+        else resume_if_drained(c);
+        return;
+    }
+    vbuf_reserve(&c->inflight, n);
+    c->inflight.len = tls_out_take(c->tls, c->inflight.data, n);
+    uv_buf_t b = net_buf(c->inflight.data,
+                         c->inflight.len < NET_WRITE_CHUNK ? c->inflight.len : NET_WRITE_CHUNK);
+    int w = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (w == UV_EAGAIN || w == UV_ENOSYS) w = 0;
+    if (w < 0) {
+        net_close_client(c);
+        return;
+    }
+    if ((size_t)w == c->inflight.len) {
+        c->inflight.len = 0;
+        shrink_output(&c->inflight);
+        tls_pump(c); /* nothing left: closes or resumes */
+        return;
+    }
+    c->wreq.data = c;
+    c->writing = 1;
+    if (write_rest(c, c->inflight.data + w, c->inflight.len - (size_t)w) != 0) {
+        c->writing = 0;
+        net_close_client(c);
+    }
+}
+
+/* client_flush for a TLS client: its replies sealed, then sent. */
+static void tls_flush(client *c) {
+    if (tls_busy(c)) return; /* hs_after pumps */
+    if (c->reply.len > 0) {
+        if (over_output_limit(c)) {
+            net_close_client(c);
+            return;
+        }
+        if (c->reply.cap > c->reply_cap && c->reply.cap > 16 * 1024)
+            server.stat.reply_buffer_expands++;
+        server.stat.writes_processed++;
+        if (tls_write(c->tls, c->reply.data, c->reply.len) != 0) {
+            net_close_client(c);
+            return;
+        }
+        count_output(c, c->reply.len);
+        c->reply.len = 0;
+        shrink_output(&c->reply);
+        c->reply_cap = c->reply.cap;
+    }
+    tls_pump(c);
+}
+
+typedef struct direct_write {
+    uv_write_t req;
+    char data[];
+} direct_write;
+
+static void on_direct_written(uv_write_t *req, int status) {
+    (void)status; /* a failed write shows on the client's reads */
+    free(req);
+}
+
+int net_write_direct(client *c, const void *p, size_t n) {
+    if (c->flags & CLIENT_CLOSING) return -1;
+    count_output(c, n);
+    if (c->tls) {
+        if (tls_busy(c) || tls_write(c->tls, p, n) != 0) {
+            net_close_asap(c);
+            return -1;
+        }
+        tls_pump(c);
+        return 0;
+    }
+    assert(n <= NET_WRITE_CHUNK);
+    direct_write *w = xmalloc(sizeof *w + n);
+    memcpy(w->data, p, n);
+    uv_buf_t b = net_buf(w->data, n);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_direct_written) != 0) {
+        free(w);
+        return -1;
+    }
+    return 0;
+}
+
+int net_read_now(client *c) {
+    if (c->tls) {
+        ssize_t n;
+        do n = recv(c->fd, tls_rbuf, sizeof tls_rbuf, MSG_DONTWAIT);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (n <= 0) {
+            net_close_client(c);
+            return -1;
+        }
+        if (tls_busy(c) || !tls_handshake_done(c->tls)) {
+            hs_input(c, tls_rbuf, (size_t)n);
+            return 0;
+        }
+        n = tls_input(c, tls_rbuf, (size_t)n);
+        if (n < 0) return -1;
+        if (n == 0) return 0;
+        c->last_ms = mono_ms();
+        server.stat.net_input_bytes += (uint64_t)n;
+        return 1;
+    }
+    vbuf_reserve(&c->in, 16 * 1024);
+    ssize_t n = recv(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        net_close_client(c);
+        return -1;
+    }
+    if (n < 0) return 0;
+    c->in.len += (size_t)n;
+    c->last_ms = mono_ms();
+    server.stat.net_input_bytes += (uint64_t)n;
+    return 1;
 }
 
 static void client_flush(client *c) {
@@ -708,6 +1066,10 @@ static void client_flush(client *c) {
     }
     if (hooks_reply_held(c)) {
         c->flags |= CLIENT_REPLY_HELD; /* the holder queues it again (net_want_write) */
+        return;
+    }
+    if (c->tls) {
+        tls_flush(c);
         return;
     }
     if (c->reply.len == 0) {

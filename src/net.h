@@ -37,14 +37,27 @@ int net_listen(char *err, size_t errlen);
  * stay and err is Redis's "Unable to listen on this port. Check server
  * logs." (the reason logged). */
 int net_set_port(int port, char *err, size_t errlen);
+/* CONFIG SET tls-port: as net_set_port, for the TLS listeners. */
+int net_set_tls_port(int port, char *err, size_t errlen);
 
 /* Makes a client of an already connected socket fd (our connection to a
- * master, repl/): libuv takes fd over (closed with the client). flags are
+ * master, repl/): libuv takes fd over (closed with the client), and tls,
+ * the session on it when it has one (freed with the client). flags are
  * or-ed in (CLIENT_MASTER); the client is authenticated. pre[0..prelen)
- * are bytes already read from fd, processed at once as its first input.
- * NULL with err when libuv refuses fd (which then stays the caller's). */
-client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, char *err,
-                     size_t errlen);
+ * are bytes already read from fd (decrypted), processed at once as its
+ * first input. NULL with err when libuv refuses fd (which then stays the
+ * caller's, with tls). */
+struct tls_conn;
+client *net_adopt_fd(int fd, int flags, const char *pre, size_t prelen, struct tls_conn *tls,
+                     char *err, size_t errlen);
+/* Writes p[0..n) to c's connection now, ahead of replies held back
+ * (hooks reply_held) and after what is already on its way: a replica's
+ * keepalives and payload, the master link's REPLCONF ACK. Sealed first on
+ * a TLS connection. 0, or -1 when c is closing or the write failed. */
+int net_write_direct(client *c, const void *p, size_t n);
+/* Reads what c's socket has without the loop (serving clients from a busy
+ * script): 1 when input was added, 0 when none came, -1 when c closed. */
+int net_read_now(client *c);
 
 /* Accepts the connections waiting on the listeners without the loop
  * (a script past busy-reply-threshold serves clients from a Lua hook:

@@ -36,6 +36,7 @@
 #include "net.h"
 #include "pause.h"
 #include "shutdown.h"
+#include "tls.h"
 #include "pubsub.h"
 #include "replica_keys.h"
 #include "script_lua.h"
@@ -71,6 +72,18 @@ static int enter_dir(const char *dir, char *err, size_t errlen) {
     return 0;
 }
 
+/* CONFIG SET tls-port, as Redis 7.0's applyTLSPort: the contexts built
+ * first if they were not, then the listeners moved. */
+static int set_tls_port(const conf *now, char *err, size_t errlen) {
+    char why[512];
+    if (now->compat.tls_port && !tls_ready() && tls_configure(now, why, sizeof why) != 0) {
+        log_warning("%s", why);
+        snprintf(err, errlen, "Unable to update TLS configuration. Check server logs.");
+        return -1;
+    }
+    return net_set_tls_port(now->compat.tls_port, err, errlen);
+}
+
 static int conf_hook(const conf *old, const conf *now, const char *name, char *err,
                      size_t errlen) {
     if (!strcmp(name, "loglevel")) log_set_level(now->loglevel);
@@ -79,6 +92,8 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
         return net_set_maxclients(now->maxclients, err, errlen);
     if (!strcmp(name, "maxmemory")) evict_limit_changed();
     if (!strcmp(name, "port") && server.loop) return net_set_port(now->port, err, errlen);
+    if (!strcmp(name, "tls-port") && server.loop) return set_tls_port(now, err, errlen);
+    if (tls_config_changed(old, now, name, err, errlen) != 0) return -1;
     return hooks_config_changed(old, now, name, err, errlen);
 }
 
@@ -243,6 +258,11 @@ int server_setup(int argc, char **argv) {
         log_warning("%s", err);
         return 1;
     }
+    if (tls_wanted(&server.cfg) && tls_configure(&server.cfg, err, sizeof err) != 0) {
+        log_warning("%s", err);
+        log_warning("Failed to configure TLS. Check logs for more info.");
+        return 1;
+    }
     conf_set_hook(conf_hook);
     conf_log_noeffect(&server.cfg);
     server.loop = uv_default_loop();
@@ -287,7 +307,9 @@ int server_serve(void) {
     shorten_main_slice();
     start_loop_handles();
     log_notice("Server initialized");
-    log_notice("Ready to accept connections tcp");
+    /* as Redis 7.0: one line per kind of listener */
+    if (server.nlisteners) log_notice("Ready to accept connections tcp");
+    if (server.ntls_listeners) log_notice("Ready to accept connections tls");
     uv_run(server.loop, UV_RUN_DEFAULT);
     return 0;
 }

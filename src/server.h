@@ -103,6 +103,10 @@ typedef struct client {
     char addr[64];                /* peer ip:port */
     char laddr[64];               /* local ip:port */
     int fd;
+    struct tls_conn *tls;         /* its TLS session (tls.h), NULL when the
+                                     connection is plaintext */
+    struct tls_hs *tls_hs;        /* net.c: its handshake on the thread pool
+                                     (NULL when none has run) */
     /* input */
     vbuf in;                      /* query buffer */
     size_t qpos;                  /* start of the unparsed part of `in` */
@@ -191,6 +195,8 @@ typedef struct server_t {
     uv_loop_t *loop;
     uv_tcp_t *listeners[CONF_MAX_BIND]; /* net.c's (allocated, freed once closed) */
     int nlisteners;
+    uv_tcp_t *tls_listeners[CONF_MAX_BIND]; /* on tls-port, as listeners */
+    int ntls_listeners;
     uv_timer_t cron;              /* runs on_cron (server.c) at cfg.hz */
     uv_prepare_t before_sleep;    /* flushes replies once per iteration */
     uv_signal_t sig_term, sig_int;

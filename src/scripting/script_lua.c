@@ -696,16 +696,7 @@ static void serve_while_busy(void) {
             (c->flags & (CLIENT_CLOSING | CLIENT_READ_PAUSED | CLIENT_INPUT_PARKED | CLIENT_BLOCKED |
                          CLIENT_MASTER | CLIENT_REPLICA | CLIENT_CLOSE_AFTER_REPLY)))
             continue;
-        vbuf_reserve(&c->in, 16 * 1024);
-        ssize_t n = recv(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len, MSG_DONTWAIT);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-            net_close_client(c);
-            continue;
-        }
-        if (n < 0) continue;
-        c->in.len += (size_t)n;
-        c->last_ms = mono_ms();
-        server.stat.net_input_bytes += (uint64_t)n;
+        if (net_read_now(c) <= 0) continue;
         net_process_input(c);
         net_update_reading(c);
     }

@@ -615,8 +615,8 @@ START_TEST(noeffect_logged_once)
 {
     srv *s = h_srv_start("--io-threads 2");
     redisContext *c = srv_connect(s);
-    expect_status(c, "OK", "CONFIG SET tls-session-cache-size 10");
-    expect_status(c, "OK", "CONFIG SET tls-session-cache-size 11 activerehashing no");
+    expect_status(c, "OK", "CONFIG SET active-defrag-cycle-min 10");
+    expect_status(c, "OK", "CONFIG SET active-defrag-cycle-min 11 activerehashing no");
     expect_status(c, "OK", "CONFIG SET cluster-announce-tls-port 1");
     expect_status(c, "OK", "CONFIG SET cluster-announce-tls-port 2");
     expect_status(c, "OK", "CONFIG SET maxmemory 10mb");
@@ -624,7 +624,7 @@ START_TEST(noeffect_logged_once)
     if (!srv_is_reference()) {
         const char *tail = "' is accepted for compatibility with Redis but has no effect in verso";
         char needle[256];
-        const char *once[] = {"io-threads", "tls-session-cache-size", "activerehashing",
+        const char *once[] = {"io-threads", "active-defrag-cycle-min", "activerehashing",
                               "cluster-announce-tls-port"};
         for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
             snprintf(needle, sizeof needle, "'%s%s", once[i], tail);

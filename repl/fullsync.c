@@ -30,6 +30,15 @@
  * shuts its socket down (fullsync_drop), so the thread's write on the dup
  * fails.
  *
+ * A TLS replica (c->tls) cannot be written by those threads (a session is
+ * main thread only): its target fd is the writer's end of a relay
+ * (tls_relay.h) instead of a dup, and the relay moves the bytes into the
+ * session on the loop. Its primary_sync_done waits for the relay to have
+ * handed over the last byte (end of file on the socketpair, after the
+ * save closed the writer's end), so the stream released after it follows
+ * the payload; the target outlives the save until then (t->finished).
+ * Keepalives to a TLS replica go through net_write_direct.
+ *
  * Threads: the serializer (or the fork child) owns F.out between
  * sync_begin and on_save_done; the sender thread owns its
  * fan-out sink between its start and F.sent (uv_async_t); the main thread
@@ -54,10 +63,15 @@
 #include "util.h"
 #include "fullsync_priv.h"
 #include "repl_int.h"
+#include "tls_relay.h"
 
 struct fs_target {
     replica_link *rl;         /* NULL once its client closed */
-    int fd;                   /* dup of its socket while a save serves it */
+    int fd;                   /* dup of its socket (or the relay's writer
+                                 end) while a save serves it */
+    tls_relay *relay;         /* a TLS replica's relay, else NULL */
+    int finished;             /* the save is over, ok: the relay still
+                                 drains (t is no longer in F.cur) */
     int eof;                  /* EOF-marked payload (else $<len>) */
     int sending;              /* the sender thread writes its payload */
     size_t idx;               /* its index in the save's fan-out sink */
@@ -125,8 +139,57 @@ void fullsync_drop(replica_link *rl) {
         if (!F.nwait) snap_withdraw(&F.req);
         return;
     }
-    /* in the running save: the thread's next write on the dup fails */
+    /* in the running save: the thread's next write on the dup fails (on a
+     * relay's socketpair, once its reading end is closed) */
+    tls_relay_free(t->relay);
+    t->relay = NULL;
     if (t->fd >= 0) shutdown(t->fd, SHUT_RDWR);
+    if (t->finished) free(t); /* the save is over: nobody else has it */
+}
+
+/* A relay ended (main thread): after the save, its replica's sync is
+ * done now (ok: every byte went to the session); during it, the relay
+ * failed: the replica fails at once and the save's writes to it fail
+ * (EPIPE on the socketpair), finish_targets then frees t. */
+static void on_relay_done(void *priv, int ok, const char *why) {
+    fs_target *t = priv;
+    tls_relay_free(t->relay);
+    t->relay = NULL;
+    replica_link *rl = t->rl;
+    if (!t->finished) {
+        if (ok) return; /* the writer's end was shut down: the save's error follows */
+        if (t->fd >= 0) shutdown(t->fd, SHUT_RDWR);
+        if (rl) {
+            t->rl = NULL;
+            primary_sync_done(rl, 0, why); /* clears rl->target, closes the client */
+        }
+        return;
+    }
+    if (rl) {
+        t->rl = NULL;
+        primary_sync_done(rl, ok, why); /* reads t (eof) before it goes */
+    }
+    free(t);
+}
+
+/* The target fd of a save for rl: a dup of its socket, or for a TLS
+ * replica the writer's end of a new relay; -1 logged (the target then
+ * fails at its first write). */
+static int target_fd(fs_target *t) {
+    client *c = t->rl->c;
+    if (!c->tls) {
+        int fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) log_warning("Full sync: dup of a replica's socket: %s", strerror(errno));
+        return fd;
+    }
+    char err[256];
+    int fd = -1;
+    t->relay = tls_relay_start(c, &fd, on_relay_done, t, err, sizeof err);
+    if (!t->relay) {
+        log_warning("Full sync: relay to a TLS replica: %s", err);
+        return -1;
+    }
+    return fd;
 }
 
 /* Ends the running save for every replica it served: done (ok), or failed
@@ -135,12 +198,19 @@ void fullsync_drop(replica_link *rl) {
 static void finish_targets(int ok, const char *why, const sink *fan) {
     for (size_t i = 0; i < F.ncur; i++) {
         fs_target *t = F.cur[i];
-        if (t->fd >= 0) close(t->fd);
+        if (t->fd >= 0) close(t->fd); /* a relay reads its end of file */
         t->fd = -1;
         t->sending = 0;
         replica_link *rl = t->rl;
+        const char *own = rl && fan ? sink_fanout_error(fan, t->idx) : "";
+        if (rl && ok && !own[0] && t->relay) {
+            t->finished = 1; /* done once the relay drained (on_relay_done) */
+            continue;
+        }
+        tls_relay_free(t->relay);
+        t->relay = NULL;
         if (rl) {
-            const char *own = fan ? sink_fanout_error(fan, t->idx) : "";
+            t->rl = NULL;
             if (!ok) primary_sync_done(rl, 0, why);
             else if (own[0]) primary_sync_done(rl, 0, own);
             else primary_sync_done(rl, 1, NULL);
@@ -329,8 +399,7 @@ static int sync_begin(void *priv, snap_target *t, char *err, size_t errlen) {
         replica_link *rl = ft->rl;
         ft->eof = eof;
         ft->idx = i;
-        ft->fd = fcntl(rl->c->fd, F_DUPFD_CLOEXEC, 0);
-        if (ft->fd < 0) log_warning("Full sync: dup of a replica's socket: %s", strerror(errno));
+        ft->fd = target_fd(ft);
         primary_sync_cut(rl);
         if (rl->old_sync) ft->prefix[0] = '\0';
         else snprintf(ft->prefix, sizeof ft->prefix, "+FULLRESYNC %s %lld\r\n", R.replid, R.offset);
@@ -360,20 +429,26 @@ static int sync_begin(void *priv, snap_target *t, char *err, size_t errlen) {
     return 0;
 }
 
-/* "\n" to the replicas waiting for their payload, as Redis: one
- * non-blocking write each, skipped when the socket is busy. */
-static void keepalive(void) {
-    for (size_t i = 0; i < F.nwait; i++) {
-        client *c = F.wait[i]->rl->c;
-        if (drained(c) && write(c->fd, "\n", 1) < 0) {
-            /* EAGAIN: the next second; a dead peer shows on its reads */
-        }
+/* One "\n" to c, skipped while its output is busy: a TLS replica's
+ * through its session (net_write_direct), a plain one's as one
+ * non-blocking write on fd (its socket, or its dup; check 0: written even
+ * when c is not drained, the disk save's replicas as before). */
+static void keepalive_one(client *c, int fd, int check) {
+    if (c->tls) {
+        if (drained(c)) (void)net_write_direct(c, "\n", 1); /* a failure closes c */
+    } else if ((!check || drained(c)) && fd >= 0 && write(fd, "\n", 1) < 0) {
+        /* EAGAIN: the next second; a dead peer shows on its reads */
     }
+}
+
+/* "\n" to the replicas waiting for their payload, as Redis. While a disk
+ * save runs no thread writes to its replicas yet (a relay carries
+ * nothing), so theirs go the same way. */
+static void keepalive(void) {
+    for (size_t i = 0; i < F.nwait; i++) keepalive_one(F.wait[i]->rl->c, F.wait[i]->rl->c->fd, 1);
     if (F.state != FS_DISK_SAVE) return;
     for (size_t i = 0; i < F.ncur; i++)
-        if (F.cur[i]->rl && F.cur[i]->fd >= 0 && write(F.cur[i]->fd, "\n", 1) < 0) {
-            /* as above */
-        }
+        if (F.cur[i]->rl && F.cur[i]->fd >= 0) keepalive_one(F.cur[i]->rl->c, F.cur[i]->fd, 0);
 }
 
 void fullsync_cron(void) {

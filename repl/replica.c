@@ -14,6 +14,14 @@
  * and on GETACK; a link lost or silent for repl-timeout is retried every
  * second with PSYNC replid offset+1. Log lines are worded as Redis 7.0's.
  *
+ * With tls-replication the link is a TLS session (tls.h) on the same raw
+ * socket: the handshake runs once the connect completed, every byte sent
+ * before the master client exists is sealed (tls_write, tls_fd_flush,
+ * UV_WRITABLE watched while ciphertext is unsent), every byte read is
+ * opened (tls_fd_read) into RP.in, so the handshake lines and the payload
+ * see plaintext as on a plain link; the master client takes the session
+ * with the socket (net_adopt_fd).
+ *
  * Main thread only (the loader thread is replica_load.c's). */
 #include <assert.h>
 #include <errno.h>
@@ -28,6 +36,7 @@
 
 #include "snap.h"
 #include "cmd.h"
+#include "tls.h"
 #include "hooks.h"
 #include "log.h"
 #include "multi.h"
@@ -57,51 +66,67 @@ static void append_cmd(vbuf *b, int argc, const char **argv, const size_t *lens)
     }
 }
 
-/* A handshake command on the raw socket: small, into an empty send
- * buffer, so a full write is expected; 0 or -1 (the caller drops the
- * link). lens as append_cmd's. */
-static int send_raw_len(int argc, const char **argv, const size_t *lens) {
-    vbuf b = {0};
-    append_cmd(&b, argc, argv, lens);
+static void watch(int events);
+
+/* Sends the TLS session's ciphertext, and watches the socket for writing
+ * while some is left: 0, or -1 with the reason logged. */
+static int tls_flush(void) {
+    if (tls_fd_flush(RP.tls, RP.fd) != 0) {
+        log_warning("Error writing to MASTER: %s", strerror(errno));
+        return -1;
+    }
+    watch(RP.poll_want);
+    return 0;
+}
+
+/* p[0..n) on the link before it is the master client: sealed on a TLS
+ * link (what the socket does not take now goes when it is writable), else
+ * one full write (small, into an empty send buffer: a full write is
+ * expected). 0, or -1 logged (the caller drops the link). */
+static int send_link(const char *p, size_t n) {
+    if (RP.tls) {
+        if (tls_write(RP.tls, p, n) != 0) {
+            log_warning("Error writing to MASTER: %s", tls_error(RP.tls));
+            return -1;
+        }
+        return tls_flush();
+    }
     size_t off = 0;
-    while (off < b.len) {
-        ssize_t w = write(RP.fd, b.data + off, b.len - off);
+    while (off < n) {
+        ssize_t w = write(RP.fd, p + off, n - off);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             log_warning("Error writing to MASTER: %s", w < 0 ? strerror(errno) : "short write");
-            vbuf_free(&b);
             return -1;
         }
         off += (size_t)w;
     }
-    vbuf_free(&b);
     return 0;
+}
+
+/* A handshake command on the link; 0 or -1 (the caller drops the link).
+ * lens as append_cmd's. */
+static int send_raw_len(int argc, const char **argv, const size_t *lens) {
+    vbuf b = {0};
+    append_cmd(&b, argc, argv, lens);
+    int rc = send_link(b.data, b.len);
+    vbuf_free(&b);
+    return rc;
 }
 
 static int send_raw(int argc, const char **argv) { return send_raw_len(argc, argv, NULL); }
 
-typedef struct ack_write {
-    uv_write_t req;
-    char data[64];
-} ack_write;
-
-static void on_ack_written(uv_write_t *req, int status) {
-    (void)status; /* a lost ACK is sent again in a second */
-    free(req);
-}
-
 /* REPLCONF ACK <offset> to the master client (its replies are dropped by
- * net.c, so this writes on its stream directly). */
+ * net.c, so this writes on its connection directly, sealed on TLS). */
 static void send_ack(void) {
     client *c = RP.master;
     if (!c || (c->flags & CLIENT_CLOSING)) return;
-    char off[32];
+    char off[32], data[96];
     snprintf(off, sizeof off, "%lld", R.offset);
-    ack_write *w = xmalloc(sizeof *w);
-    int n = snprintf(w->data, sizeof w->data, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%zu\r\n%s\r\n",
+    int n = snprintf(data, sizeof data, "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%zu\r\n%s\r\n",
                      strlen(off), off);
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_ack_written) != 0) free(w);
+    /* a lost ACK is sent again in a second; a failed link shows on its reads */
+    (void)net_write_direct(c, data, (size_t)n);
     RP.last_ack_ms = mono_ms();
 }
 
@@ -116,6 +141,7 @@ static void close_poll(void) {
         RP.poll = NULL;
     }
     RP.poll_events = 0;
+    RP.poll_want = 0;
 }
 
 /* Drops whatever link is being set up (not the master client). */
@@ -130,6 +156,8 @@ static void cancel_link(void) {
         RP.payload = NULL;
     }
     close_poll();
+    if (RP.tls) tls_free(RP.tls);
+    RP.tls = NULL;
     if (RP.fd >= 0) close(RP.fd);
     RP.fd = -1;
     RP.in.len = 0;
@@ -142,7 +170,11 @@ static void link_failed(void) {
     RP.state = RC_CONNECT;
 }
 
+/* Watches the link for events, plus UV_WRITABLE while the TLS session
+ * has ciphertext the socket did not take. */
 static void watch(int events) {
+    RP.poll_want = events;
+    if (RP.tls && tls_fd_unsent(RP.tls) > 0) events |= UV_WRITABLE;
     if (!RP.poll || RP.poll_events == events) return;
     RP.poll_events = events;
     if (events) uv_poll_start(RP.poll, events, on_poll);
@@ -220,9 +252,13 @@ static char *next_line(size_t *consumed) {
 }
 
 static int send_port(void) {
+    /* as Redis 7.0: a TLS replica announces its tls-port */
+    int announce = server.cfg.replica_announce_port;
+    if (!announce && server.cfg.compat.tls_replication && server.cfg.compat.tls_port)
+        announce = server.cfg.compat.tls_port;
+    if (!announce) announce = server.cfg.port;
     char port[16];
-    snprintf(port, sizeof port, "%d",
-             server.cfg.replica_announce_port ? server.cfg.replica_announce_port : server.cfg.port);
+    snprintf(port, sizeof port, "%d", announce);
     const char *argv[] = {"REPLCONF", "listening-port", port};
     RP.hs = HS_PORT;
     return send_raw(3, argv);
@@ -453,6 +489,16 @@ static void on_connected_socket(int status) {
         link_failed();
         return;
     }
+    if (server.cfg.compat.tls_replication) {
+        /* the TLS handshake runs as the PING goes (sealed once it is done) */
+        char why[256];
+        RP.tls = tls_connect_new(why, sizeof why);
+        if (!RP.tls) {
+            log_warning("Unable to connect to MASTER: %s", why);
+            link_failed();
+            return;
+        }
+    }
     log_notice("Non blocking connect for SYNC fired the event.");
     RP.state = RC_HANDSHAKE;
     RP.hs = HS_PONG;
@@ -461,28 +507,78 @@ static void on_connected_socket(int status) {
     if (send_raw(1, argv) != 0) link_failed();
 }
 
-static void on_poll(uv_poll_t *h, int status, int events) {
-    (void)h;
-    if (RP.state == RC_CONNECTING) {
-        if (status < 0 || (events & UV_WRITABLE)) on_connected_socket(status);
-        return;
-    }
-    for (int i = 0; i < 16 && RP.fd >= 0 && RP.poll_events; i++) {
-        vbuf_reserve(&RP.in, 64 * 1024);
-        ssize_t n = read(RP.fd, RP.in.data + RP.in.len, 64 * 1024);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+/* One read of the link into RP.in: bytes added (> 0), 0 when none is
+ * there now, -1 when the link failed (errno set, or 0: the peer closed;
+ * *why then says how, for the log). A TLS link's plaintext is taken out
+ * of the session in full, so none waits there for a socket event that
+ * may never come. */
+static ssize_t read_link(const char **why) {
+    vbuf_reserve(&RP.in, 64 * 1024);
+    if (!RP.tls) {
+        ssize_t n;
+        do n = read(RP.fd, RP.in.data + RP.in.len, 64 * 1024);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
         if (n <= 0) {
-            if (RP.state == RC_TRANSFER)
-                log_warning("I/O error trying to sync with MASTER: %s",
-                            n == 0 ? "connection lost" : strerror(errno));
-            else
-                log_warning("Master closed the connection during the handshake%s%s",
-                            n == 0 ? "" : ": ", n == 0 ? "" : strerror(errno));
-            link_failed();
-            return;
+            *why = n == 0 ? "" : strerror(errno);
+            return -1;
         }
         RP.in.len += (size_t)n;
+        return n;
+    }
+    ssize_t n = tls_fd_read(RP.tls, RP.fd, RP.in.data + RP.in.len, 64 * 1024);
+    if (n < 0) {
+        *why = errno ? strerror(errno) : tls_error(RP.tls);
+        return -1;
+    }
+    RP.in.len += (size_t)n;
+    while (n > 0) { /* what the session still holds */
+        vbuf_reserve(&RP.in, 16 * 1024);
+        ssize_t r = tls_read(RP.tls, RP.in.data + RP.in.len, 16 * 1024);
+        if (r <= 0) break; /* a failure shows on the next read */
+        RP.in.len += (size_t)r;
+        n += r;
+    }
+    /* the handshake's (and a renegotiation's) own records */
+    if (tls_fd_flush(RP.tls, RP.fd) != 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    watch(RP.poll_want);
+    return n;
+}
+
+/* The link failed while it was read (why from read_link), in Redis
+ * 7.0's words: a TLS session that failed before its handshake completed
+ * is a failed connect; one that fails during the replication handshake
+ * (under TLS 1.3 a master refuses our certificate after our side of the
+ * handshake completed) a handshake command without a reply. */
+static void read_failed(const char *why) {
+    if (RP.tls && !tls_handshake_done(RP.tls)) {
+        log_warning("Error condition on socket for SYNC: %s", why[0] ? why : "connection lost");
+    } else if (RP.tls && RP.state == RC_HANDSHAKE) {
+        log_warning("Failed to read response from the server: %s",
+                    why[0] ? why : "connection lost");
+        log_warning("Master did not respond to command during SYNC handshake");
+    } else if (RP.state == RC_TRANSFER) {
+        log_warning("I/O error trying to sync with MASTER: %s", why[0] ? why : "connection lost");
+    } else {
+        log_warning("Master closed the connection during the handshake%s%s", why[0] ? ": " : "",
+                    why);
+    }
+    link_failed();
+}
+
+/* Reads the link (up to 16 reads a turn) and runs what came. */
+static void read_some(void) {
+    for (int i = 0; i < 16 && RP.fd >= 0 && (RP.poll_want & UV_READABLE); i++) {
+        const char *why = "";
+        ssize_t n = read_link(&why);
+        if (n == 0) break;
+        if (n < 0) {
+            read_failed(why);
+            return;
+        }
         RP.last_io_ms = mono_ms();
         server.stat.net_repl_input_bytes += (uint64_t)n; /* apart, as Redis 7.0 */
         server.stat.reads_processed++;
@@ -492,12 +588,28 @@ static void on_poll(uv_poll_t *h, int status, int events) {
     }
 }
 
+static void on_poll(uv_poll_t *h, int status, int events) {
+    (void)h;
+    if (RP.state == RC_CONNECTING) {
+        if (status < 0 || (events & UV_WRITABLE)) on_connected_socket(status);
+        return;
+    }
+    if (RP.tls && (events & UV_WRITABLE) && tls_flush() != 0) {
+        link_failed();
+        return;
+    }
+    if (status < 0 || (events & UV_READABLE)) read_some();
+}
+
 /* ---- the payload ---- */
 
 static void on_payload_resume(void) {
     if (RP.state == RC_TRANSFER && RP.hs == HS_PAYLOAD) {
         watch(UV_READABLE);
+        uint64_t gen = RP.gen;
         process_in(); /* bytes already read may be waiting */
+        /* and a TLS session may hold records the socket will not announce */
+        if (gen == RP.gen && RP.tls && (RP.poll_want & UV_READABLE)) read_some();
     }
 }
 
@@ -532,16 +644,19 @@ static void on_payload_done(int ok, const char *why) {
  * stream starts with SELECT; the old link's after +CONTINUE). */
 static void become_connected(const char *pre, size_t n, int dbid) {
     int fd = RP.fd;
+    tls_conn *tls = RP.tls; /* what it did not send yet, the master client sends first */
     close_poll(); /* libuv forgets fd before the master client takes it */
     RP.fd = -1;
+    RP.tls = NULL;
     RP.hs = 0;
     RP.state = RC_CONNECTED;
     RP.have_history = 1;
     RP.multi.len = 0;
     char err[256];
-    client *c = net_adopt_fd(fd, CLIENT_MASTER, NULL, 0, NULL, err, sizeof err);
+    client *c = net_adopt_fd(fd, CLIENT_MASTER, NULL, 0, tls, err, sizeof err);
     if (!c) {
         log_warning("Unable to make a client of the MASTER link: %s", err);
+        if (tls) tls_free(tls);
         close(fd);
         RP.state = RC_CONNECT;
         return;
@@ -660,7 +775,11 @@ static void replica_cron(void) {
     if (RP.state == RC_TRANSFER && now - RP.last_nl_ms >= 1000) {
         /* as Redis while it loads: the master sees the link alive */
         RP.last_nl_ms = now;
-        if (RP.fd >= 0 && write(RP.fd, "\n", 1) < 0 && errno != EAGAIN) {
+        if (RP.fd >= 0 && RP.tls) {
+            if (tls_write(RP.tls, "\n", 1) != 0 || tls_flush() != 0) {
+                /* the read side reports the error */
+            }
+        } else if (RP.fd >= 0 && write(RP.fd, "\n", 1) < 0 && errno != EAGAIN) {
             /* the read side reports the error */
         }
     }

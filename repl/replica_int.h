@@ -78,7 +78,12 @@ typedef struct replica_state {
     /* the link until it becomes the master client */
     int fd;
     uv_poll_t *poll;
-    int poll_events;
+    int poll_events;         /* what RP.poll watches now */
+    int poll_want;           /* what the state machine asked for (watch):
+                                UV_WRITABLE is added while tls has unsent
+                                ciphertext */
+    struct tls_conn *tls;    /* tls-replication: the session on fd (tls.h),
+                                handed to the master client with fd */
     uv_getaddrinfo_t *gai;
     int hs;                  /* HS_*: the handshake step */
     vbuf in;                 /* bytes read, not consumed */

@@ -22,7 +22,17 @@
  * by uv_close's callback, so a link being read from stays valid while
  * gossip.c runs, even when gossip frees it (link->closing tells).
  *
- * Main thread only. */
+ * With tls-cluster, every link carries a TLS session (tls.h) as Redis
+ * 7.0's TLS connections: an inbound link requires a certificate the CA
+ * signed (whatever tls-auth-clients says), an outbound one starts its
+ * handshake at connect and counts as connected (its first PING or MEET
+ * goes) when the handshake completes. The ciphertext read is fed to the
+ * session and its plaintext to the message parser; a message is sealed
+ * and its ciphertext handed to uv_write, counted in the send buffer. A
+ * handshake that fails closes the link (logged as Redis's connection
+ * errors).
+ *
+ * Main thread only (the TLS sessions included). */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +43,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "server.h"
+#include "tls.h"
 #include "util.h"
 
 #define BUS_READ_CHUNK 16384
@@ -44,6 +55,7 @@ struct cl_link {
     int inbound;
     int connected;                /* outbound: connect completed */
     int closing;                  /* freed: waiting for uv_close */
+    tls_conn *tls;                /* tls-cluster: the link's session, else NULL */
     long long ctime;              /* ms */
     uint8_t *rbuf;                /* the message being read */
     size_t rlen, rcap;
@@ -81,6 +93,7 @@ static cl_link *link_new(cluster_node *node, int inbound) {
 
 static void on_link_closed(uv_handle_t *h) {
     cl_link *l = h->data;
+    tls_free(l->tls);
     free(l->rbuf);
     free(l);
 }
@@ -177,6 +190,61 @@ static size_t encoded_cap(const bus_out *m) {
     return cap;
 }
 
+/* Hands w (w->len bytes) to uv_write, counted in snd_used: 0, or -1
+ * (w freed, the link freed). */
+static int link_write(cl_link *l, bus_write *w) {
+    w->link = l;
+    uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)w->len);
+    int rc = uv_write(&w->req, (uv_stream_t *)&l->tcp, &b, 1, on_written);
+    if (rc != 0) {
+        free(w);
+        log_verbose("I/O error writing to node link: %s", uv_strerror(rc));
+        cl_bus_free_link(l);
+        return -1;
+    }
+    l->snd_used += w->len;
+    if (l->snd_used > l->snd_peak) l->snd_peak = l->snd_used;
+    return 0;
+}
+
+/* A TLS link: the ciphertext its session produced goes to uv_write. 0, or
+ * -1 (the link freed). */
+static int tls_pump(cl_link *l) {
+    size_t n = tls_out_pending(l->tls);
+    while (n > 0 && !l->closing) {
+        size_t chunk = n < UINT32_MAX ? n : UINT32_MAX;
+        bus_write *w = xmalloc(sizeof *w + chunk);
+        w->len = tls_out_take(l->tls, (char *)w->data, chunk);
+        if (w->len == 0) {
+            free(w);
+            break;
+        }
+        if (link_write(l, w) != 0) return -1;
+        n = tls_out_pending(l->tls);
+    }
+    return l->closing ? -1 : 0;
+}
+
+/* What the link holds unsent: handed to uv_write, and for TLS what the
+ * session keeps until its handshake completes. */
+static size_t link_queued(const cl_link *l) {
+    return l->snd_used + (l->tls ? tls_buffered(l->tls) : 0);
+}
+
+/* The encoded message w (plaintext) onto l: as is, or sealed. 0 or -1
+ * (the link freed). */
+static int link_send_msg(cl_link *l, bus_write *w) {
+    if (!l->tls) return link_write(l, w);
+    int rc = tls_write(l->tls, w->data, w->len);
+    free(w);
+    if (rc != 0) {
+        log_verbose("I/O error writing to node link: %s", tls_error(l->tls));
+        cl_bus_free_link(l);
+        return -1;
+    }
+    return tls_pump(l);
+}
+
 /* clusterSendMessage: queues m on l, counts it; a link over the send
  * buffer limit is freed. */
 void cl_bus_send_link(cl_link *l, const bus_out *m) {
@@ -185,23 +253,15 @@ void cl_bus_send_link(cl_link *l, const bus_out *m) {
     bus_write *w = xmalloc(sizeof *w + cap);
     w->len = bus_encode(m, w->data, cap);
     assert(w->len > 0);
-    w->link = l;
-    uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)w->len);
-    int rc = uv_write(&w->req, (uv_stream_t *)&l->tcp, &b, 1, on_written);
-    if (rc != 0) {
-        free(w);
-        log_verbose("I/O error writing to node link: %s", uv_strerror(rc));
-        cl_bus_free_link(l);
-        return;
-    }
+    if (link_send_msg(l, w) != 0) return;
     if (m->hdr.type < BUS_TYPE_COUNT) cl.stats_sent[m->hdr.type]++;
-    l->snd_used += w->len;
-    if (l->snd_used > l->snd_peak) l->snd_peak = l->snd_used;
+    size_t used = link_queued(l);
+    if (used > l->snd_peak) l->snd_peak = used;
     long long limit = server.cfg.compat.cluster_link_sendbuf_limit;
-    if (limit > 0 && l->snd_used > (size_t)limit) {
+    if (limit > 0 && used > (size_t)limit) {
         log_warning("Freeing cluster link(%s node %.40s, used memory: %zu) due to exceeding "
                     "send buffer memory limit.", l->inbound ? "from" : "to",
-                    l->node ? l->node->name : "", l->snd_used);
+                    l->node ? l->node->name : "", used);
         cl.stats_links_limit_exceeded++;
         cl_bus_free_link(l);
     }
@@ -273,17 +333,9 @@ static void deliver(cl_link *l) {
     cl_gossip_process(l, l->inbound ? NULL : l->node, &v);
 }
 
-static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
-    cl_link *l = s->data;
-    if (l->closing) return;
-    if (nread < 0) {
-        if (nread != UV_EOF) log_verbose("I/O error reading from node link: %s",
-                                         uv_strerror((int)nread));
-        cl_bus_free_link(l);
-        return;
-    }
-    const uint8_t *p = (const uint8_t *)buf->base;
-    size_t left = (size_t)nread;
+/* n bytes of the byte stream (plaintext): into the message being read,
+ * each whole message delivered. */
+static void parse_input(cl_link *l, const uint8_t *p, size_t left) {
     while (left > 0 && !l->closing) {
         if (l->rcap < 8) {
             l->rbuf = xrealloc(l->rbuf, 8);
@@ -306,6 +358,69 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
             }
         }
     }
+}
+
+static void on_connected_tls(cl_link *l);
+
+/* The session ended or failed while reading: logged as Redis logs a
+ * failed accept or connect (the handshake) or a read error, then freed. */
+static void tls_read_failed(cl_link *l) {
+    const char *why = tls_error(l->tls);
+    if (!tls_handshake_done(l->tls)) {
+        if (l->inbound) {
+            log_verbose("Error accepting cluster node connection: %s", why[0] ? why : "closed");
+        } else if (l->node) {
+            cluster_node *n = l->node;
+            log_verbose("Connection with Node %.40s at %s:%d failed: %s", n->name, n->ip,
+                        n->cport, why[0] ? why : "closed");
+            if (n->ping_sent == 0) n->ping_sent = cl_now_ms();
+        }
+    } else if (why[0]) {
+        log_verbose("I/O error reading from node link: %s", why);
+    }
+    cl_bus_free_link(l);
+}
+
+/* Ciphertext read on a TLS link: the handshake progresses, the plaintext
+ * goes to the parser, what the session answers is sent. */
+static void tls_input(cl_link *l, const char *p, size_t n) {
+    static char plain[BUS_READ_CHUNK];
+    int was_done = tls_handshake_done(l->tls);
+    if (n) tls_feed(l->tls, p, n);
+    for (;;) {
+        ssize_t r = tls_read(l->tls, plain, sizeof plain);
+        if (r == 0) break;
+        if (r < 0) {
+            tls_read_failed(l);
+            return;
+        }
+        if (!was_done && !l->inbound) { /* the first plaintext: up */
+            was_done = 1;
+            on_connected_tls(l);
+            if (l->closing) return;
+        }
+        parse_input(l, (const uint8_t *)plain, (size_t)r);
+        if (l->closing) return;
+    }
+    if (tls_pump(l) != 0) return;
+    if (!was_done && tls_handshake_done(l->tls) && !l->inbound) on_connected_tls(l);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+    cl_link *l = s->data;
+    if (l->closing) return;
+    if (nread < 0) {
+        if (nread != UV_EOF) log_verbose("I/O error reading from node link: %s",
+                                         uv_strerror((int)nread));
+        if (l->tls && !tls_handshake_done(l->tls)) {
+            tls_read_failed(l); /* the peer refused the handshake */
+            return;
+        }
+        cl_bus_free_link(l);
+        return;
+    }
+    if (l->tls) tls_input(l, buf->base, (size_t)nread);
+    else parse_input(l, (const uint8_t *)buf->base, (size_t)nread);
 }
 
 static void start_reading(cl_link *l) {
@@ -334,9 +449,33 @@ static void on_connected(uv_connect_t *req, int status) {
         cl_bus_free_link(l);
         return;
     }
+    if (l->tls) { /* connected once the handshake completes */
+        start_reading(l);
+        if (!l->closing) tls_input(l, NULL, 0); /* the client hello */
+        return;
+    }
     l->connected = 1;
     start_reading(l);
     if (!l->closing) cl_gossip_link_connected(n);
+}
+
+/* An outbound TLS link's handshake completed. */
+static void on_connected_tls(cl_link *l) {
+    if (l->connected || !l->node) return;
+    l->connected = 1;
+    cl_gossip_link_connected(l->node);
+}
+
+/* tls-cluster: a link's session (accepting: a CA-signed certificate
+ * required, as Redis 7.0 for the bus). 0, or -1 logged. */
+static int link_tls(cl_link *l) {
+    if (!server.cfg.compat.tls_cluster) return 0;
+    char err[256];
+    l->tls = l->inbound ? tls_accept_new(TLS_AUTH_YES, err, sizeof err)
+                        : tls_connect_new(err, sizeof err);
+    if (l->tls) return 0;
+    log_warning("Error creating a TLS session for a cluster link: %s", err);
+    return -1;
 }
 
 /* createClusterLink + connConnect: a link to n, connecting; 0, or -1 when
@@ -348,6 +487,7 @@ int cl_bus_connect(cluster_node *n) {
     cl_link *l = link_new(n, 0);
     n->link = l;
     l->conn_req.data = l;
+    if (rc == 0 && link_tls(l) != 0) rc = UV_EINVAL;
     if (rc == 0) rc = uv_tcp_connect(&l->conn_req, &l->tcp, (struct sockaddr *)&ss, on_connected);
     if (rc != 0) {
         if (n->ping_sent == 0) n->ping_sent = cl_now_ms();
@@ -367,7 +507,7 @@ static void on_accept(uv_stream_t *server_handle, int status) {
         return;
     }
     cl_link *l = link_new(NULL, 1);
-    if (uv_accept(server_handle, (uv_stream_t *)&l->tcp) != 0) {
+    if (uv_accept(server_handle, (uv_stream_t *)&l->tcp) != 0 || link_tls(l) != 0) {
         cl_bus_free_link(l);
         return;
     }
@@ -379,9 +519,11 @@ static void on_accept(uv_stream_t *server_handle, int status) {
 
 static void on_listener_closed(uv_handle_t *h) { free(h); }
 
+/* As Redis 7.0's clusterInit: cluster-port, else the client port (the
+ * TLS one with tls-cluster) + 10000. */
 static int bus_port(void) {
-    return server.cfg.compat.cluster_port ? server.cfg.compat.cluster_port
-                                          : server.cfg.port + 10000;
+    int port = server.cfg.compat.tls_cluster ? server.cfg.compat.tls_port : server.cfg.port;
+    return server.cfg.compat.cluster_port ? server.cfg.compat.cluster_port : port + 10000;
 }
 
 int cl_bus_listen(char *err, size_t errlen) {
@@ -463,6 +605,6 @@ size_t cl_bus_links_count(void) { return cl.numnodes > 0 ? (size_t)(cl.numnodes 
 
 size_t cl_bus_links_mem(void) {
     size_t mem = 0;
-    for (const cl_link *l = links; l; l = l->next) mem += sizeof *l + l->rcap + l->snd_used;
+    for (const cl_link *l = links; l; l = l->next) mem += sizeof *l + l->rcap + link_queued(l);
     return mem;
 }

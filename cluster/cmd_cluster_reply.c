@@ -19,9 +19,10 @@ static const char *const type_names[BUS_TYPE_COUNT] = {
     "auth-ack", "update", "mfstart", "module", "publishshard",
 };
 
-/* A plain client of a TLS cluster is told the plain ports (verso has no
- * TLS listener: every client is plain). */
-static int use_pport(void) { return server.cfg.compat.tls_cluster != 0; }
+/* A plain client of a TLS cluster is told the plain ports (pport), a TLS
+ * client the TLS ones, as Redis 7.0's use_pport (server.tls_cluster and a
+ * connection that is not TLS). */
+static int use_pport(const client *c) { return server.cfg.compat.tls_cluster && !c->tls; }
 
 static int is_replica(const cluster_node *n) { return (n->flags & CL_NODE_REPLICA) != 0; }
 
@@ -71,7 +72,7 @@ void cl_reply_info(client *c) {
 void cl_reply_nodes(client *c) {
     vbuf b;
     vbuf_init(&b);
-    cl_conf_nodes_text(&b, 0, use_pport());
+    cl_conf_nodes_text(&b, 0, use_pport(c));
     reply_verbatim(c, b.data ? b.data : "", b.len, "txt");
     vbuf_free(&b);
 }
@@ -90,7 +91,7 @@ void cl_reply_replicas(client *c) {
     for (int i = 0; i < n->numreplicas; i++) {
         vbuf b;
         vbuf_init(&b);
-        cl_conf_node_line(&b, n->replicas[i], use_pport());
+        cl_conf_node_line(&b, n->replicas[i], use_pport(c));
         reply_bulk(c, b.data, b.len);
         vbuf_free(&b);
     }
@@ -111,7 +112,7 @@ static void reply_slot_node(client *c, const cluster_node *n) {
         reply_bulk_str(c, has_hostname(n) ? n->hostname : "?");
     else
         reply_null(c);
-    reply_int(c, use_pport() && n->pport ? n->pport : n->port);
+    reply_int(c, use_pport(c) && n->pport ? n->pport : n->port);
     reply_bulk(c, n->name, CL_NAMELEN);
     int ip = type != 0, host = type != 1 && has_hostname(n);
     reply_map(c, ip + host);

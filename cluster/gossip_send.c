@@ -89,9 +89,7 @@ void cl_build_header(bus_out *m, int type) {
     const char *aip = server.cfg.compat.cluster_announce_ip;
     if (aip && aip[0]) snprintf(h->myip, sizeof h->myip, "%s", aip);
     h->port = (uint16_t)me->port;     /* cl_conf_update_myself keeps these */
-    h->pport = (uint16_t)(server.cfg.compat.cluster_announce_tls_port
-                              ? server.cfg.compat.cluster_announce_tls_port
-                              : server.cfg.compat.tls_port); /* the other port: TLS's */
+    h->pport = (uint16_t)me->pport;   /* tls-cluster: the plain port, else 0 */
     h->cport = (uint16_t)me->cport;
     memcpy(h->myslots, primary->slots, sizeof h->myslots);
     if (me->primary) memcpy(h->slaveof, me->primary->name, CL_NAMELEN);

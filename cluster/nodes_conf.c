@@ -364,14 +364,32 @@ int cl_conf_parse(const char *text, size_t len, char *err, size_t errlen) {
 
 /* ---- myself's address ---- */
 
+/* Redis 7.0's deriveAnnouncedPorts: with tls-cluster the client port is
+ * the TLS one (and pport the plain one), the bus port follows it; the
+ * cluster-announce-* parameters override. */
+static void derive_ports(int *port, int *pport, int *cport) {
+    const conf_compat *cc = &server.cfg.compat;
+    int base = cc->tls_cluster ? cc->tls_port : server.cfg.port;
+    *port = base;
+    *pport = cc->tls_cluster ? server.cfg.port : 0;
+    *cport = cc->cluster_port ? cc->cluster_port : base + 10000;
+    if (cc->tls_cluster && cc->cluster_announce_tls_port) {
+        *port = cc->cluster_announce_tls_port;
+        *pport = cc->cluster_announce_port;
+    } else if (cc->cluster_announce_port) {
+        *port = cc->cluster_announce_port;
+    }
+    if (cc->cluster_announce_bus_port) *cport = cc->cluster_announce_bus_port;
+}
+
 int cl_conf_update_myself(void) {
     cluster_node *me = cl.myself;
     const conf_compat *cc = &server.cfg.compat;
-    int port = cc->cluster_announce_port ? cc->cluster_announce_port : server.cfg.port;
-    int cport = cc->cluster_port ? cc->cluster_port : server.cfg.port + 10000;
-    if (cc->cluster_announce_bus_port) cport = cc->cluster_announce_bus_port;
-    int changed = port != me->port || cport != me->cport;
+    int port, pport, cport;
+    derive_ports(&port, &pport, &cport);
+    int changed = port != me->port || cport != me->cport || pport != me->pport;
     me->port = port;
+    me->pport = pport;
     me->cport = cport;
     /* the announced ip replaces the one the bus learnt; without one, the
      * bus's (or the file's) stays */

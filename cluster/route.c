@@ -187,7 +187,7 @@ static const char *route_gate(const client *c, const cmd_def *d) {
     route_verdict v = route_decide(&q, &slot, &n);
     free(qu.v);
     if (v == ROUTE_OK) return NULL;
-    route_error_text(v, slot, n, 0, err, sizeof err);
+    route_error_text(v, slot, n, c->tls != NULL, err, sizeof err);
     return err;
 }
 
@@ -292,7 +292,8 @@ static void route_blocked_cron(void) {
         if ((c->flags & CLIENT_READONLY) && !writes && owner && cluster_node_primary(me) == owner)
             owner = me;
         if (owner == me || cluster_slot_importing_from(slot)) continue;
-        route_error_text(owner ? ROUTE_MOVED : ROUTE_DOWN_UNBOUND, slot, owner, 0, err, sizeof err);
+        route_error_text(owner ? ROUTE_MOVED : ROUTE_DOWN_UNBOUND, slot, owner, c->tls != NULL, err,
+                         sizeof err);
         block_unblock_error(c, err);
     }
 }

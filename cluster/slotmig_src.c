@@ -30,8 +30,20 @@
  * through the bus for cluster-node-timeout before it counts as a failure,
  * writes still parked: the target may own the slots already.
  *
- * Thread boundary: the serializer thread writes the link's socket through
- * the sink between begin and done; the main thread only reads it then. */
+ * With tls-cluster the link is TLS (a tls.h session, main thread only):
+ * every command is sealed into it and its ciphertext handed to libuv. The
+ * serializer thread must not touch the session, so a TLS export's
+ * snapshot goes through a socketpair (the relay): the thread's sink
+ * writes one end, the main thread reads the other and seals what it reads
+ * into the link, and stops reading while the link's queue is over
+ * SM_QUEUE_HIGH (the socketpair then fills and the thread's writes wait,
+ * as on a slow TCP link), so memory stays bounded. At the save's done the
+ * rest of the socketpair (its buffer at most) is read at once, before the
+ * buffered writes follow.
+ *
+ * Thread boundary: the serializer thread writes the link's socket (or,
+ * TLS, the relay's end) through the sink between begin and done; the main
+ * thread only reads the link then (and the relay's other end). */
 #include "slotmig.h"
 
 #include <assert.h>
@@ -39,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -56,6 +69,7 @@
 #include "rewrite.h"
 #include "rdb_io.h"
 #include "savequeue.h"
+#include "tls.h"
 #include "util.h"
 
 /* The handoff starts when the target is this close behind: the bytes
@@ -92,6 +106,11 @@ typedef struct sm_src {
     int saving;               /* the save request was submitted, its done
                                  not yet called */
     int fd;                   /* the socket (uv_fileno) */
+    tls_conn *tls;            /* tls-cluster: the link's session, else NULL */
+    uv_pipe_t relay;          /* TLS: the main thread's end of the snapshot's
+                                 socketpair (the thread writes the other) */
+    int relay_state;          /* 0 none, 1 open, 2 closing */
+    int relay_paused;         /* its reading stopped: the link's queue is long */
     vbuf in;                  /* replies not yet parsed */
     int expect;               /* replies awaited: AUTH, ESTABLISH, FINISH */
     snap_req req;
@@ -130,10 +149,37 @@ static void src_fail(sm_src *s, int state, const char *why);
 
 /* ---- the link ---- */
 
+static size_t link_queued(sm_src *s);
+static void relay_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b);
+static void relay_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b);
+
 static void on_write(uv_write_t *w, int status) {
     (void)status; /* a failed write closes the link: on_read sees it */
+    sm_src *s = w->handle->data;
     free(w->data);
     free(w);
+    if (s->relay_paused && s->relay_state == 1 && link_queued(s) < SM_QUEUE_HIGH / 2) {
+        s->relay_paused = 0; /* the link drained: the snapshot flows again */
+        if (uv_read_start((uv_stream_t *)&s->relay, relay_alloc, relay_read) != 0)
+            src_fail(s, SM_FAILED, "the snapshot relay could not read");
+    }
+}
+
+static void link_write_raw(sm_src *s, char *p, size_t n);
+
+/* A TLS link: the session's ciphertext goes to libuv. */
+static void tls_pump(sm_src *s) {
+    size_t n;
+    while (s->open && (n = tls_out_pending(s->tls)) > 0) {
+        size_t chunk = n < UINT32_MAX ? n : UINT32_MAX;
+        char *c = xmalloc(chunk);
+        size_t got = tls_out_take(s->tls, c, chunk);
+        if (!got) {
+            free(c);
+            return;
+        }
+        link_write_raw(s, c, got);
+    }
 }
 
 /* Hands n bytes at p (malloc'd: the link frees them) to the link. */
@@ -142,6 +188,20 @@ static void link_send_owned(sm_src *s, char *p, size_t n) {
         free(p);
         return;
     }
+    s->job->bytes += n;
+    s->sent += n;
+    if (!s->tls) {
+        link_write_raw(s, p, n);
+        return;
+    }
+    int rc = tls_write(s->tls, p, n);
+    free(p);
+    if (rc == 0) tls_pump(s);
+    /* a failed session shows on the link's reads (tls_read fails) */
+}
+
+/* p[0..n) (malloc'd) to uv_write as it is. */
+static void link_write_raw(sm_src *s, char *p, size_t n) {
     uv_write_t *w = xmalloc(sizeof *w);
     w->data = p;
     uv_buf_t b = uv_buf_init(p, (unsigned)n);
@@ -149,8 +209,6 @@ static void link_send_owned(sm_src *s, char *p, size_t n) {
         free(p);
         free(w);
     }
-    s->job->bytes += n;
-    s->sent += n;
 }
 
 /* Hands n bytes at p to the link (copied). */
@@ -173,8 +231,9 @@ static void link_send_cmd(sm_src *s, int argc, const char **argv) {
 /* s goes once nothing refers to it: the export ended, the link closed,
  * the save's done called. */
 static void maybe_free(sm_src *s) {
-    if (X.cur == s || !s->closed || s->saving) return;
+    if (X.cur == s || !s->closed || s->saving || s->relay_state) return;
     assert(!s->buffering && !s->nparked && !s->out);
+    tls_free(s->tls);
     vbuf_free(&s->in);
     vbuf_free(&s->pending);
     while (s->full) {
@@ -209,6 +268,7 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b) {
 static void save_submit(sm_src *s);
 static void handoff_done(sm_src *s);
 static void legacy_start(sm_src *s);
+static void legacy_begin(sm_src *s, const char *why);
 static void legacy_step_done(sm_src *s);
 static void legacy_fail(sm_src *s, const char *why);
 
@@ -240,13 +300,38 @@ static void on_reply(sm_src *s, const char *line) {
     else if (s->job->state == SM_PAUSED) handoff_done(s);
 }
 
+/* A TLS link's ciphertext: its plaintext onto s->in. 0, or -1 (failed). */
+static int tls_input(sm_src *s, const char *p, size_t n) {
+    if (n) tls_feed(s->tls, p, n);
+    for (;;) {
+        vbuf_reserve(&s->in, 16 * 1024);
+        ssize_t r = tls_read(s->tls, s->in.data + s->in.len, s->in.cap - s->in.len);
+        if (r == 0) break;
+        if (r < 0) {
+            char why[300];
+            snprintf(why, sizeof why, "TLS: %s",
+                     tls_error(s->tls)[0] ? tls_error(s->tls) : "the target closed the link");
+            src_fail(s, SM_FAILED, why);
+            return -1;
+        }
+        s->in.len += (size_t)r;
+    }
+    tls_pump(s);
+    return 0;
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b) {
     sm_src *s = st->data;
+    if (X.cur != s) return;
     if (n < 0) {
         src_fail(s, SM_FAILED, n == UV_EOF ? "the target closed the link" : uv_strerror((int)n));
         return;
     }
-    vbuf_append(&s->in, b->base, (size_t)n);
+    if (s->tls) {
+        if (tls_input(s, b->base, (size_t)n) != 0) return;
+    } else {
+        vbuf_append(&s->in, b->base, (size_t)n);
+    }
     char *nl;
     while (X.cur == s && (nl = memchr(s->in.data, '\n', s->in.len))) {
         size_t len = (size_t)(nl - s->in.data) + 1;
@@ -272,6 +357,15 @@ static void on_connect(uv_connect_t *c, int status) {
     uv_fileno((uv_handle_t *)&s->tcp, &fd);
     s->fd = fd;
     uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+    if (server.cfg.compat.tls_cluster) {
+        char err[256];
+        s->tls = tls_connect_new(err, sizeof err);
+        if (!s->tls) {
+            src_fail(s, SM_FAILED, err);
+            return;
+        }
+        if (tls_input(s, NULL, 0) != 0) return; /* the client hello */
+    }
     const conf *cf = &server.cfg;
     if (cf->masterauth && cf->masterauth_len) {
         vbuf b;
@@ -384,8 +478,12 @@ static void buffering(sm_src *s, int on) {
     else prop_remove(on_propagate, s);
 }
 
+/* What waits to go out on the link: libuv's queue, and what its TLS
+ * session holds. */
 static size_t link_queued(sm_src *s) {
-    return s->open ? uv_stream_get_write_queue_size((uv_stream_t *)&s->tcp) : 0;
+    if (!s->open) return 0;
+    return uv_stream_get_write_queue_size((uv_stream_t *)&s->tcp) +
+           (s->tls ? tls_buffered(s->tls) : 0);
 }
 
 /* Hands pending blocks to the link (after the save, and while streaming):
@@ -408,6 +506,93 @@ static void flush_pending(sm_src *s, int all) {
 }
 
 
+/* ---- the snapshot relay (TLS) ---- */
+
+static void relay_closed(uv_handle_t *h) {
+    sm_src *s = h->data;
+    s->relay_state = 0;
+    maybe_free(s);
+}
+
+static void relay_close(sm_src *s) {
+    if (s->relay_state != 1) return;
+    s->relay_state = 2;
+    s->relay_paused = 0;
+    uv_close((uv_handle_t *)&s->relay, relay_closed);
+}
+
+static void relay_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b) {
+    (void)h;
+    (void)hint;
+    static char buf[64 * 1024];
+    *b = uv_buf_init(buf, sizeof buf);
+}
+
+/* Snapshot bytes from the relay, sealed into the link (sink_bytes counts
+ * them in the job at done). */
+static void relay_send(sm_src *s, const char *p, size_t n) {
+    if (!s->open) return;
+    if (tls_write(s->tls, p, n) != 0) return; /* the failure shows on the link's reads */
+    s->sent += n;
+    tls_pump(s);
+}
+
+static void relay_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b) {
+    sm_src *s = st->data;
+    if (n < 0) { /* the thread's end closed: save_done reads the rest */
+        uv_read_stop(st);
+        return;
+    }
+    relay_send(s, b->base, (size_t)n);
+    if (link_queued(s) >= SM_QUEUE_HIGH) {
+        uv_read_stop(st);
+        s->relay_paused = 1;
+    }
+}
+
+/* The socketpair: the thread's end (non-blocking, as the link's socket:
+ * the sink polls, its timeout applies) into s->dupfd, the other read
+ * here. 0, or -1 with err. */
+static int relay_open(sm_src *s, char *err, size_t errlen) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) {
+        snprintf(err, errlen, "socketpair: %s", strerror(errno));
+        return -1;
+    }
+    uv_pipe_init(server.loop, &s->relay, 0);
+    s->relay.data = s;
+    s->relay_state = 1;
+    int rc = uv_pipe_open(&s->relay, sv[1]);
+    if (rc != 0) close(sv[1]);
+    else rc = uv_read_start((uv_stream_t *)&s->relay, relay_alloc, relay_read);
+    if (rc != 0) {
+        close(sv[0]);
+        relay_close(s);
+        snprintf(err, errlen, "the snapshot relay: %s", uv_strerror(rc));
+        return -1;
+    }
+    s->dupfd = sv[0];
+    return 0;
+}
+
+/* At the save's done (the thread's end closed): what the socketpair still
+ * holds goes to the link now, before the buffered writes; the relay
+ * closes. */
+static void relay_finish(sm_src *s, int drain) {
+    if (s->relay_state != 1) return;
+    uv_os_fd_t fd;
+    if (drain && uv_fileno((uv_handle_t *)&s->relay, &fd) == 0) {
+        static char buf[64 * 1024];
+        for (;;) {
+            ssize_t n = read(fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            relay_send(s, buf, (size_t)n);
+        }
+    }
+    relay_close(s);
+}
+
 /* ---- the snapshot ---- */
 
 static int save_begin(void *priv, snap_target *t, char *err, size_t errlen) {
@@ -416,8 +601,9 @@ static int save_begin(void *priv, snap_target *t, char *err, size_t errlen) {
         snprintf(err, errlen, "the migration ended");
         return -1;
     }
-    s->dupfd = dup(s->fd);
-    if (s->dupfd < 0) {
+    if (s->tls) {
+        if (relay_open(s, err, errlen) != 0) return -1;
+    } else if ((s->dupfd = dup(s->fd)) < 0) {
         snprintf(err, errlen, "dup: %s", strerror(errno));
         return -1;
     }
@@ -443,6 +629,7 @@ static void save_done(void *priv, const snap_result *r) {
         close(s->dupfd);
         s->dupfd = -1;
     }
+    relay_finish(s, X.cur == s && r->started && r->status == 0);
     s->saving = 0;
     if (X.cur != s) { /* cancelled or failed meanwhile */
         maybe_free(s);
@@ -722,17 +909,22 @@ static void legacy_step_done(sm_src *s) {
     }
 }
 
-static void legacy_start(sm_src *s) {
-    log_notice("Slot migration %.40s: the target has no atomic slot migration (redis-server "
-               "7.0?): moving the slots with the legacy protocol (SETSLOT, RESTORE-ASKING), "
-               "one at a time",
-               s->job->name);
+/* The legacy protocol from now on (replies still awaited, AUTH's, are
+ * counted with the first step's). */
+static void legacy_begin(sm_src *s, const char *why) {
+    char note[200];
+    snprintf(note, sizeof note, "legacy protocol: %s", why);
+    log_notice("Slot migration %.40s: %s: moving the slots with the legacy protocol (SETSLOT, "
+               "RESTORE-ASKING), one at a time", s->job->name, why);
     s->legacy = 1;
-    s->expect = 0;
-    sm_job_set_state(s->job, SM_STREAMING,
-                     "legacy protocol: the target has no CLUSTER SYNCSLOTS");
+    sm_job_set_state(s->job, SM_STREAMING, note);
     s->lslot = 0;
     legacy_next(s);
+}
+
+static void legacy_start(sm_src *s) {
+    s->expect = 0; /* ESTABLISH's error was its reply */
+    legacy_begin(s, "the target has no atomic slot migration (redis-server 7.0?)");
 }
 
 /* ---- failure, cancel ---- */
@@ -764,6 +956,7 @@ static void src_fail(sm_src *s, int state, const char *why) {
         shutdown(s->dupfd, SHUT_RDWR);
         snap_cancel(&s->req, why);
     }
+    relay_close(s);
     link_close(s); /* the target drops what it loaded */
     maybe_free(s);
 }

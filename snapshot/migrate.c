@@ -67,6 +67,7 @@
 typedef struct cached_conn {
     char *name;         /* "host:port" as given; NULL: a free slot */
     int fd;
+    tls_conn *tls;      /* its TLS session (tls-cluster), else NULL */
     long long last_db;  /* the target's selected db, -1 unknown */
     int64_t last_use_ms;
 } cached_conn;
@@ -81,6 +82,7 @@ static size_t cache_count(void) {
 
 static void cache_drop(cached_conn *cc) {
     close(cc->fd);
+    tls_free(cc->tls);
     free(cc->name);
     *cc = (cached_conn){0};
 }
@@ -92,12 +94,20 @@ static cached_conn *cache_find(const char *name) {
 }
 
 /* Takes name's connection out of the cache for a job (it is the job's
- * until the job ends): its fd and db, or -1. */
-static int cache_take(const char *name, long long *last_db) {
+ * until the job ends): its fd, session and db, or -1. A connection made
+ * with TLS serves only a TLS job, and a plain one a plain job (tls-cluster
+ * changed meanwhile): the other kind is dropped. */
+static int cache_take(const char *name, int tls, tls_conn **sess, long long *last_db) {
     cached_conn *cc = cache_find(name);
     *last_db = -1;
+    *sess = NULL;
     if (!cc) return -1;
+    if ((cc->tls != NULL) != (tls != 0)) {
+        cache_drop(cc);
+        return -1;
+    }
     int fd = cc->fd;
+    *sess = cc->tls;
     *last_db = cc->last_db;
     free(cc->name);
     *cc = (cached_conn){0};
@@ -107,15 +117,16 @@ static int cache_take(const char *name, long long *last_db) {
 /* A job's connection comes back (a full cache drops one at random, as
  * Redis; a job to the same target that ended first keeps its place, this
  * one is closed). */
-static void cache_put(const char *name, int fd, long long last_db) {
+static void cache_put(const char *name, int fd, tls_conn *tls, long long last_db) {
     if (cache_find(name)) {
         close(fd);
+        tls_free(tls);
         return;
     }
     if (cache_count() == MIGRATE_CACHE) cache_drop(&cache[random() % MIGRATE_CACHE]);
     cached_conn *cc = cache;
     while (cc->name) cc++;
-    *cc = (cached_conn){xstrdup(name), fd, last_db, mono_ms()};
+    *cc = (cached_conn){xstrdup(name), fd, tls, last_db, mono_ms()};
 }
 
 /* Cron: connections unused for MIGRATE_IDLE_S seconds are closed. */
@@ -344,6 +355,7 @@ static mig_op *op_new(client *c, const migrate_opts *o) {
     op->db = c->db;
     op->copy = o->copy;
     j->restore = server.cfg.compat.cluster_enabled ? "RESTORE-ASKING" : "RESTORE";
+    j->tls_wanted = server.cfg.compat.tls_cluster != 0; /* as Redis 7.0's migrateGetSocket */
     j->replace = o->replace;
     /* the writer's options are atomics the worker's rdb_writer reads */
     rdb_set_writer_opts(server.cfg.list_max_listpack_size, server.cfg.rdb_key_save_delay);
@@ -377,11 +389,11 @@ static mig_op *op_new(client *c, const migrate_opts *o) {
         obj_incref(e->val);
         mk->val = e->val;
         mk->ttl = ttl;
-        mk->stream = is_big(e->val);
+        mk->stream = is_big(e->val) && !j->tls_wanted; /* TLS: built in memory */
         uint64_t bit = MIG_FILTER_BIT(vt_hash(k->p, k->len));
         op->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
     }
-    j->fd = cache_take(op->name, &j->last_db);
+    j->fd = cache_take(op->name, j->tls_wanted, &j->tls, &j->last_db);
     return op;
 }
 
@@ -447,7 +459,10 @@ static void reply_to(client *c, const mig_job *j) {
 static void op_finish(mig_op *op, client *runner) {
     for (int i = 0; i < op->job.nkeys; i++) M.streamed_total += op->job.keys[i].streamed != 0;
     delete_acked(op, runner);
-    if (op->job.fd >= 0) cache_put(op->name, op->job.fd, op->job.last_db);
+    if (op->job.fd >= 0) cache_put(op->name, op->job.fd, op->job.tls, op->job.last_db);
+    op->job.fd = -1;
+    op->job.tls = NULL; /* the cache's now */
+    vbuf_free(&op->job.tls_in);
     if (op->c) reply_to(op->c, &op->job);
 }
 
@@ -527,8 +542,10 @@ void cmd_migrate(client *c) {
     }
     mig_op *op = op_new(c, &o);
     /* the caller waits unless it cannot (inside EXEC or a script, as
-     * Redis; the master link, whose stream must not stop) */
-    if (block_allowed(c) && !(c->flags & CLIENT_MASTER) && start_worker(op) == 0) {
+     * Redis; the master link, whose stream must not stop); a TLS MIGRATE
+     * runs here, blocking, as Redis's (TLS sessions are main thread only) */
+    if (block_allowed(c) && !(c->flags & CLIENT_MASTER) && !op->job.tls_wanted &&
+        start_worker(op) == 0) {
         c->flags |= CLIENT_BLOCKED; /* its further input waits (net.c) */
         return;
     }

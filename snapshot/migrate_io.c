@@ -1,6 +1,7 @@
 /* migrate_io: a MIGRATE's talk with its target (see migrate_io.h). Every
  * function here runs on the thread that runs mig_run and touches only the
- * job it was given: no table, client or configuration. */
+ * job it was given: no table, client or configuration (but the TLS
+ * contexts in force, when a TLS job, main thread only, connects). */
 #include "migrate_io.h"
 
 #include <errno.h>
@@ -125,6 +126,107 @@ static ssize_t read_line(int fd, char *buf, size_t cap, long timeout_ms) {
     return (ssize_t)n;
 }
 
+/* ---- the same over TLS (main thread only) ---- */
+
+/* Sends the ciphertext the session holds, waiting for the socket up to
+ * deadline: 0 or -1. */
+static int tls_drain(mig_job *j, int64_t deadline) {
+    for (;;) {
+        if (tls_fd_flush(j->tls, j->fd) != 0) return -1;
+        if (tls_fd_unsent(j->tls) == 0 && tls_out_pending(j->tls) == 0) return 0;
+        if (wait_fd(j->fd, POLLOUT, deadline) != 1) return -1;
+    }
+}
+
+/* Reads what the socket has into j->tls_in (the handshake progressing):
+ * 0, or -1 (errno ECONNRESET when the session ended). */
+static int tls_fill(mig_job *j, int64_t deadline) {
+    int was_done = tls_handshake_done(j->tls);
+    vbuf_reserve(&j->tls_in, 16 * 1024);
+    ssize_t r = tls_fd_read(j->tls, j->fd, j->tls_in.data + j->tls_in.len,
+                            j->tls_in.cap - j->tls_in.len);
+    if (r < 0) {
+        if (errno == 0) errno = ECONNRESET;
+        return -1;
+    }
+    j->tls_in.len += (size_t)r;
+    if (tls_drain(j, deadline) != 0) return -1; /* the handshake's answers */
+    if (r == 0 && was_done == tls_handshake_done(j->tls) &&
+        wait_fd(j->fd, POLLIN, deadline) != 1)
+        return -1;
+    return 0;
+}
+
+/* The handshake, within timeout_ms: 0 or -1. */
+static int tls_handshake(mig_job *j, long timeout_ms) {
+    int64_t deadline = mono_ms() + timeout_ms;
+    char none[1];
+    if (tls_read(j->tls, none, 0) < 0 || tls_drain(j, deadline) != 0) return -1; /* hello */
+    while (!tls_handshake_done(j->tls))
+        if (tls_fill(j, deadline) != 0) return -1;
+    return 0;
+}
+
+static int tls_write_all(mig_job *j, const void *buf, size_t n, long timeout_ms) {
+    const char *p = buf;
+    while (n > 0) { /* sealed and sent per MIG_CHUNK, each within the timeout */
+        size_t chunk = n < MIG_CHUNK ? n : MIG_CHUNK;
+        if (tls_write(j->tls, p, chunk) != 0) return -1;
+        if (tls_drain(j, mono_ms() + timeout_ms) != 0) return -1;
+        p += chunk;
+        n -= chunk;
+    }
+    return 0;
+}
+
+static ssize_t tls_read_line(mig_job *j, char *buf, size_t cap, long timeout_ms) {
+    int64_t deadline = mono_ms() + timeout_ms;
+    char *nl;
+    while (!(nl = j->tls_in.len ? memchr(j->tls_in.data, '\n', j->tls_in.len) : NULL) &&
+           j->tls_in.len + 1 < cap)
+        if (tls_fill(j, deadline) != 0) return -1;
+    size_t len = nl ? (size_t)(nl - j->tls_in.data) : j->tls_in.len;
+    if (len + 1 > cap) len = cap - 1;
+    memcpy(buf, j->tls_in.data, len);
+    vbuf_consume(&j->tls_in, nl && len == (size_t)(nl - j->tls_in.data) ? len + 1 : len);
+    if (len > 0 && buf[len - 1] == '\r') len--;
+    buf[len] = '\0';
+    return (ssize_t)len;
+}
+
+/* The job's connection, TLS or not. */
+static int job_write(mig_job *j, const void *p, size_t n) {
+    return j->tls ? tls_write_all(j, p, n, j->timeout_ms) : write_all(j->fd, p, n, j->timeout_ms);
+}
+
+static ssize_t job_read_line(mig_job *j, char *buf, size_t cap) {
+    return j->tls ? tls_read_line(j, buf, cap, j->timeout_ms)
+                  : read_line(j->fd, buf, cap, j->timeout_ms);
+}
+
+void mig_close(mig_job *j) {
+    if (j->fd >= 0) close(j->fd);
+    j->fd = -1;
+    tls_free(j->tls);
+    j->tls = NULL;
+    vbuf_free(&j->tls_in);
+}
+
+/* A new connection (TLS when wanted, its handshake done): 0, or -1
+ * (j->fd -1 when it could not even connect). */
+static int job_connect(mig_job *j) {
+    j->fd = connect_to(j->host, j->port, j->timeout_ms);
+    if (j->fd < 0 || !j->tls_wanted) return j->fd < 0 ? -1 : 0;
+    char err[256];
+    j->tls = tls_connect_new(err, sizeof err);
+    vbuf_init(&j->tls_in);
+    if (!j->tls || tls_handshake(j, j->timeout_ms) != 0) {
+        mig_close(j);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the request ---- */
 
 static void bulk(vbuf *b, const char *p, size_t n) {
@@ -135,7 +237,7 @@ static void bulk(vbuf *b, const char *p, size_t n) {
 
 /* Sends what is in out (then empties it): 0 or -1. */
 static int flush(mig_job *j, vbuf *out) {
-    int rc = out->len ? write_all(j->fd, out->data, out->len, j->timeout_ms) : 0;
+    int rc = out->len ? job_write(j, out->data, out->len) : 0;
     vbuf_reset(out);
     return rc;
 }
@@ -187,7 +289,7 @@ static int send_streamed(mig_job *j, mig_key *k, vbuf *out) {
  * batched), 0 not (the value could not be serialized: the key is skipped,
  * as a memory sink does not fail), -1 a write failed. */
 static int send_restore(mig_job *j, mig_key *k, vbuf *out) {
-    if (k->stream) {
+    if (k->stream && !j->tls) { /* streaming writes the socket itself */
         int r = send_streamed(j, k, out);
         if (r != 0) return r;
     }
@@ -204,7 +306,7 @@ static int send_restore(mig_job *j, mig_key *k, vbuf *out) {
     int rc = 0;
     if (plen < MIG_CHUNK) {
         vbuf_append(out, p, plen);
-    } else if (flush(j, out) != 0 || write_all(j->fd, p, plen, j->timeout_ms) != 0) {
+    } else if (flush(j, out) != 0 || job_write(j, p, plen) != 0) {
         rc = -1;
     }
     int saved = errno; /* a write's timeout, for attempt */
@@ -260,8 +362,8 @@ static int attempt(mig_job *j, int *sent, int *timed_out) {
         return 0;
     }
     char auth_line[1024] = "", sel_line[1024] = "", line[1024];
-    if ((j->pass && read_line(j->fd, auth_line, sizeof auth_line, j->timeout_ms) <= 0) ||
-        (sel && read_line(j->fd, sel_line, sizeof sel_line, j->timeout_ms) <= 0)) {
+    if ((j->pass && job_read_line(j, auth_line, sizeof auth_line) <= 0) ||
+        (sel && job_read_line(j, sel_line, sizeof sel_line) <= 0)) {
         *timed_out = errno == ETIMEDOUT;
         j->status = MIG_ERR_READ;
         return 0;
@@ -269,7 +371,7 @@ static int attempt(mig_job *j, int *sent, int *timed_out) {
     /* the RESTOREs' replies; an error of AUTH or SELECT stands for each */
     int target_error = 0, socket_error = 0, got;
     for (got = 0; got < n; got++) {
-        if (read_line(j->fd, line, sizeof line, j->timeout_ms) <= 0) {
+        if (job_read_line(j, line, sizeof line) <= 0) {
             socket_error = 1;
             *timed_out = errno == ETIMEDOUT;
             break;
@@ -298,10 +400,7 @@ static int attempt(mig_job *j, int *sent, int *timed_out) {
         j->status = MIG_OK;
         j->last_db = j->dbid;
     }
-    if (socket_error) {
-        close(j->fd);
-        j->fd = -1;
-    }
+    if (socket_error) mig_close(j);
     return 1;
 }
 
@@ -311,16 +410,15 @@ void mig_run(mig_job *j) {
     for (;;) {
         if (j->fd < 0) {
             j->last_db = -1;
-            j->fd = connect_to(j->host, j->port, j->timeout_ms);
-            if (j->fd < 0) {
-                j->status = MIG_ERR_CONNECT;
+            if (job_connect(j) != 0) {
+                j->status = MIG_ERR_CONNECT; /* TLS: the handshake included, as Redis */
+                mig_close(j);
                 break;
             }
         }
         int timed_out = 0;
         if (attempt(j, sent, &timed_out)) break;
-        close(j->fd);
-        j->fd = -1;
+        mig_close(j);
         if (timed_out || !may_retry) break;
         may_retry = 0; /* a cached connection the target had closed */
     }

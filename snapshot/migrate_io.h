@@ -16,13 +16,22 @@
  * references the job holds (obj.h: a value is immutable while shared, a
  * write to it makes a new one), so expiry, eviction or a write elsewhere
  * never change what it reads; it does not drop them (the main thread
- * does, when it finishes the job). */
+ * does, when it finishes the job).
+ *
+ * With tls-cluster (j->tls_wanted), as Redis 7.0's MIGRATE, the connection
+ * is TLS: a session (tls.h) on the socket, made at connect and kept with
+ * the cached connection. TLS sessions are main thread only, so such a job
+ * runs on the main thread (migrate.c does not hand it to a worker), its
+ * big values' payloads built in memory rather than streamed to the
+ * socket. */
 #ifndef VERSO_MIGRATE_IO_H
 #define VERSO_MIGRATE_IO_H
 
 #include <stddef.h>
 
 #include "obj.h"
+#include "tls.h"
+#include "vbuf.h"
 
 typedef struct mig_key {
     char *name;       /* the key's bytes (the job's copy) */
@@ -61,6 +70,12 @@ typedef struct mig_job {
      * keep, or -1 when it was closed */
     int fd;
     long long last_db;
+    /* TLS (main thread only): wanted for a new connection; the session
+     * on fd (a cached one's, or made at connect), kept with fd; the
+     * plaintext read and not yet taken */
+    int tls_wanted;
+    tls_conn *tls;
+    vbuf tls_in;
     /* out */
     int status;                   /* MIG_* */
     char error[512];              /* MIG_ERR_TARGET: the target's error
@@ -71,5 +86,7 @@ typedef struct mig_job {
  * to, reading the values. Fills j->status, j->error, each key's acked,
  * j->fd and j->last_db. */
 void mig_run(mig_job *j);
+/* Closes j's connection (its TLS session too): j->fd -1. */
+void mig_close(mig_job *j);
 
 #endif

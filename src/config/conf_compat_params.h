@@ -119,7 +119,7 @@
      .max = 65535, .def = 0},
     {"cluster-announce-bus-port", P_INT, 0, FIELD(compat.cluster_announce_bus_port), .min = 0,
      .max = 65535, .def = 0},
-    {"cluster-announce-tls-port", P_INT, NE, FIELD(compat.cluster_announce_tls_port), .min = 0,
+    {"cluster-announce-tls-port", P_INT, 0, FIELD(compat.cluster_announce_tls_port), .min = 0,
      .max = 65535, .def = 0},
     {"cluster-preferred-endpoint-type", P_ENUM, NE,
      FIELD(compat.cluster_preferred_endpoint_type), .def = 0, .enums = conf_endpoint_type_enum},

@@ -617,15 +617,15 @@ START_TEST(noeffect_logged_once)
     redisContext *c = srv_connect(s);
     expect_status(c, "OK", "CONFIG SET active-defrag-cycle-min 10");
     expect_status(c, "OK", "CONFIG SET active-defrag-cycle-min 11 activerehashing no");
-    expect_status(c, "OK", "CONFIG SET cluster-announce-tls-port 1");
-    expect_status(c, "OK", "CONFIG SET cluster-announce-tls-port 2");
+    expect_status(c, "OK", "CONFIG SET stream-node-max-entries 1");
+    expect_status(c, "OK", "CONFIG SET stream-node-max-entries 2");
     expect_status(c, "OK", "CONFIG SET maxmemory 10mb");
     expect_error_prefix(c, "ERR CONFIG SET failed", "CONFIG SET tls-replication yes timeout x");
     if (!srv_is_reference()) {
         const char *tail = "' is accepted for compatibility with Redis but has no effect in verso";
         char needle[256];
         const char *once[] = {"io-threads", "active-defrag-cycle-min", "activerehashing",
-                              "cluster-announce-tls-port"};
+                              "stream-node-max-entries"};
         for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
             snprintf(needle, sizeof needle, "'%s%s", once[i], tail);
             ck_assert_msg(srv_log_count(s, needle) == 1, "%d lines for %s",

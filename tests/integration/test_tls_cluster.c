@@ -87,9 +87,19 @@ static int connected_lines(const char *nodes) {
     return n;
 }
 
-/* Every node in ts[0..n) (TLS) says cluster_state:ok and sees n nodes
+/* A node's answer to cmd as text, over TLS or plain (conns is a tlsc **
+ * or a redisContext **). */
+typedef char *(*fetch_fn)(void *conns, int i, const char *cmd);
+static char *fetch_tls(void *conns, int i, const char *cmd) {
+    return tstr(((tlsc **)conns)[i], cmd);
+}
+static char *fetch_plain(void *conns, int i, const char *cmd) {
+    return plain_str(((redisContext **)conns)[i], cmd);
+}
+
+/* Every node of conns[0..n) says cluster_state:ok and sees n nodes
  * connected, within ms. */
-static void wait_ok_tls(tlsc **ts, int n, int ms) {
+static void wait_ok(fetch_fn fetch, void *conns, int n, int ms) {
     long long end = h_now_ms() + h_scaled_ms(ms);
     for (;;) {
         int good = 0;
@@ -97,8 +107,8 @@ static void wait_ok_tls(tlsc **ts, int n, int ms) {
         for (int i = 0; i < n; i++) {
             free(info);
             free(nodes);
-            info = tstr(ts[i], "CLUSTER INFO");
-            nodes = tstr(ts[i], "CLUSTER NODES");
+            info = fetch(conns, i, "CLUSTER INFO");
+            nodes = fetch(conns, i, "CLUSTER NODES");
             good += strstr(info, "cluster_state:ok") && connected_lines(nodes) == n;
         }
         if (good == n) {
@@ -113,29 +123,8 @@ static void wait_ok_tls(tlsc **ts, int n, int ms) {
     }
 }
 
-static void wait_ok_plain(redisContext **cs, int n, int ms) {
-    long long end = h_now_ms() + h_scaled_ms(ms);
-    for (;;) {
-        int good = 0;
-        char *info = NULL, *nodes = NULL;
-        for (int i = 0; i < n; i++) {
-            free(info);
-            free(nodes);
-            info = plain_str(cs[i], "CLUSTER INFO");
-            nodes = plain_str(cs[i], "CLUSTER NODES");
-            good += strstr(info, "cluster_state:ok") && connected_lines(nodes) == n;
-        }
-        if (good == n) {
-            free(info);
-            free(nodes);
-            return;
-        }
-        ck_assert_msg(h_now_ms() < end, "the cluster never became ok:\n%s\n%s", info, nodes);
-        free(info);
-        free(nodes);
-        h_sleep_ms(50);
-    }
-}
+static void wait_ok_tls(tlsc **ts, int n, int ms) { wait_ok(fetch_tls, ts, n, ms); }
+static void wait_ok_plain(redisContext **cs, int n, int ms) { wait_ok(fetch_plain, cs, n, ms); }
 
 /* ---- ports ---- */
 

@@ -1072,7 +1072,8 @@ START_TEST(test_protected_configs)
     ck_assert_str_eq(err, "ERR CONFIG SET failed (possibly related to argument "
                           "'enable-protected-configs') - can't set immutable config");
     ck_assert_int_eq(conf_has_effect("enable-protected-configs"), 1);
-    ck_assert_int_eq(conf_has_effect("tls-port"), 0);
+    ck_assert_int_eq(conf_has_effect("tls-port"), 1);
+    ck_assert_int_eq(conf_has_effect("io-threads"), 0);
     ck_assert_int_eq(conf_has_effect("maxmemory"), 1);
     ck_assert_int_eq(conf_has_effect("nosuch"), 0);
     conf_free(&c);
@@ -1102,18 +1103,23 @@ START_TEST(test_noeffect_logged_once)
     unlink(path);
     ck_assert_int_eq(log_open(path, LOG_NOTICE), 0);
     conf c;
-    ck_assert_int_eq(load(&c, "io-threads 4\ntls-port 0\n", err), 0);
+    ck_assert_int_eq(load(&c, "io-threads 4\nactive-defrag-cycle-min 1\n", err), 0);
     conf_log_noeffect(&c);
     conf_log_noeffect(&c);
     ck_assert_int_eq(count_lines_with(path, "'io-threads'"), 1);
-    ck_assert_int_eq(count_lines_with(path, "'tls-port'"), 0); /* default: not logged */
+    /* default: not logged */
+    ck_assert_int_eq(count_lines_with(path, "'active-defrag-cycle-min'"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "active-defrag-cycle-min", "10"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "active-defrag-cycle-min", "11"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "active-defrag-cycle-min", "x"), -1);
+    ck_assert_int_eq(count_lines_with(path, "'active-defrag-cycle-min'"), 1);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "stream-node-max-entries", "1"), 0);
+    ck_assert_int_eq(set_pairs(&c, err, 1, "stream-node-max-entries", "2"), 0);
+    ck_assert_int_eq(count_lines_with(path, "'stream-node-max-entries'"), 1);
+    /* TLS has an effect now */
     ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "6380"), 0);
-    ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "6381"), 0);
-    ck_assert_int_eq(set_pairs(&c, err, 1, "tls-port", "x"), -1);
-    ck_assert_int_eq(count_lines_with(path, "'tls-port'"), 1);
     ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-announce-tls-port", "1"), 0);
-    ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-announce-tls-port", "2"), 0);
-    ck_assert_int_eq(count_lines_with(path, "'cluster-announce-tls-port'"), 1);
+    ck_assert_int_eq(count_lines_with(path, "tls-port"), 0);
     /* the cluster's parameters have an effect now (aliases included) */
     ck_assert_int_eq(set_pairs(&c, err, 1, "cluster-slave-validity-factor", "1"), 0);
     ck_assert_int_eq(count_lines_with(path, "validity-factor"), 0);

@@ -92,6 +92,7 @@ START_TEST(replica_of_redis_primary) {
     follow(r, tls[0]);
     writer_wait_progress(w, 5000, 20000); /* the stream, after the sync */
     writer_stop(w);
+    h_sleep_ms(300); /* the writer's ms TTLs are over (e:* keys, PX 1-50) */
     expect_status(p, "OK", "SET after:sync done");
     ru_wait_caught_up(p, r, 20000);
     expect_bulk(r, "done", "GET after:sync");
@@ -130,6 +131,7 @@ START_TEST(redis_replicas_of_primary) {
     if (!srv_is_reference()) ck_assert(srv_log_wait(n[0], "Replication save started by pid", 1000));
     writer_wait_progress(w, 3000, 20000);
     writer_stop(w);
+    h_sleep_ms(300); /* the writer's ms TTLs are over (e:* keys, PX 1-50) */
     for (int i = 0; i < 3; i++) {
         ru_wait_caught_up(p, r[i], 20000);
         ck_assert_uint_gt(ru_same_data(p, r[i], h_scaled_ms(5000)), 20000);
@@ -158,6 +160,7 @@ START_TEST(verso_to_verso_200k_under_writes) {
     follow(r, tls[0]);
     writer_wait_progress(w, 5000, 20000);
     writer_stop(w);
+    h_sleep_ms(300); /* the writer's ms TTLs are over (e:* keys, PX 1-50) */
     ru_wait_caught_up(p, r, 30000);
     expect_status(p, "OK", "SELECT 9");
     expect_status(r, "OK", "SELECT 9");

@@ -30,6 +30,9 @@
 /* A bulk argument at least this long gets a query buffer of exactly its
  * size (Redis's PROTO_MBULK_BIG_ARG), not one grown by 1.5x steps. */
 #define NET_BIG_ARG ((size_t)32 * 1024)
+/* Ciphertext kept for a TLS client while a step of its handshake runs on
+ * the thread pool, at most. */
+#define NET_HS_BACKLOG_MAX ((size_t)1 << 20)
 
 static void on_close(uv_handle_t *h);
 static void client_flush(client *c);
@@ -708,6 +711,14 @@ static void hs_input(client *c, const char *p, size_t n) {
     tls_hs *hs = c->tls_hs;
     hs->c = c;
     if (hs->running) {
+        /* a handshake's messages are a few KB: a peer that sends more
+         * before it completes is not making one */
+        if (hs->backlog.len + n > NET_HS_BACKLOG_MAX) {
+            log_warning("Error accepting a client connection: %zu bytes before the TLS "
+                        "handshake completed (addr=%s)", hs->backlog.len + n, c->addr);
+            net_close_client(c);
+            return;
+        }
         vbuf_append(&hs->backlog, p, n);
         return;
     }

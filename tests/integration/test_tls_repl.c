@@ -243,7 +243,7 @@ START_TEST(stalled_tls_replica_is_bounded_then_dropped) {
                           NULL};
     start_nodes(2, redis, more, tls, n);
     redisContext *p = srv_connect(n[0]), *r = srv_connect(n[1]);
-    expect_status(p, "OK", "DEBUG POPULATE 500000 key 400"); /* a 200 MB payload */
+    expect_status(p, "OK", "DEBUG POPULATE 250000 key 400"); /* a 100 MB payload */
     char err[256];
     tlsc *stalled =
         tlsc_connect(tls[0], tls_cert("client.crt"), tls_cert("client.key"), err, sizeof err);
@@ -264,7 +264,7 @@ START_TEST(stalled_tls_replica_is_bounded_then_dropped) {
     tlsc_close(stalled);
     h_wait_info(p, "replication", "connected_slaves", 0, 20000);
     follow(r, tls[0]);
-    expect_int(r, 500000, "DBSIZE");
+    expect_int(r, 250000, "DBSIZE");
     redisFree(p);
     redisFree(r);
 }

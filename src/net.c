@@ -1,5 +1,6 @@
 /* net: listeners, client lifecycle, input processing and reply flushing on
- * the libuv loop (see net.h). Main thread only. */
+ * the libuv loop (see net.h). Main thread only, but for a TLS handshake's
+ * steps, which run on libuv's thread pool (hs_*, below). */
 #include "net.h"
 
 #include <arpa/inet.h>
@@ -623,9 +624,10 @@ static int over_query_limit(client *c) {
     return 1;
 }
 
-/* n bytes of ciphertext from a TLS client: decrypted onto its query
- * buffer (the handshake first), what the session answers sent. The
- * plaintext's length, or -1 when the session ended (c is closing). */
+/* n bytes of ciphertext from a TLS client whose handshake completed
+ * (hs_input takes them before): decrypted onto its query buffer, what the
+ * session answers sent. The plaintext's length, or -1 when the session
+ * ended (c is closing). */
 static ssize_t tls_input(client *c, const char *p, size_t n) {
     tls_feed(c->tls, p, n);
     size_t got = 0;
@@ -635,10 +637,7 @@ static ssize_t tls_input(client *c, const char *p, size_t n) {
         if (r == 0) break;
         if (r < 0) {
             const char *why = tls_error(c->tls);
-            if (why[0] && !tls_handshake_done(c->tls))
-                log_warning("Error accepting a client connection: %s (addr=%s)", why, c->addr);
-            else if (why[0])
-                log_verbose("Reading from client: %s", why);
+            if (why[0]) log_verbose("Reading from client: %s", why);
             net_close_client(c);
             return -1;
         }

@@ -7,7 +7,10 @@
  * uv_write. A client whose unsent output passes NET_OBUF_PAUSE stops being
  * read until it drains (back-pressure for pipelining clients), and one that
  * passes client-output-buffer-limit is disconnected. Protocol errors get
- * Redis's error reply and close the connection. Main thread only. */
+ * Redis's error reply and close the connection. Clients on tls-port speak
+ * TLS (src/tls): their input is decrypted into the same query buffer and
+ * their replies sealed at flush. Main thread only, but for a TLS
+ * handshake's steps, which run on libuv's thread pool (net.c, hs_*). */
 #ifndef VERSO_NET_H
 #define VERSO_NET_H
 
@@ -29,7 +32,8 @@ int net_adjust_fd_limit(char *err, size_t errlen);
  * limit (raising it if needed), else -1 with Redis's error text. */
 int net_set_maxclients(int maxclients, char *err, size_t errlen);
 
-/* Opens every `bind` address on cfg.port. 0, or -1 with err. */
+/* Opens every `bind` address on cfg.port (none when it is 0) and, when
+ * tls-port is set, on it for TLS. 0, or -1 with err. */
 int net_listen(char *err, size_t errlen);
 /* CONFIG SET port, as Redis 7.0's changeListenPort: listens on the bind
  * addresses at the new port, then closes the old listeners (connected

@@ -1,6 +1,8 @@
-/* conf_compat: the values of the Redis 7.0 parameters that verso accepts
- * for compatibility but does not act on (cluster, TLS, threads, syslog,
- * active defrag, jemalloc, OOM score, process title, ...).
+/* conf_compat: the values of the Redis 7.0 parameters that verso first
+ * accepted for compatibility without acting on them (threads, syslog,
+ * active defrag, jemalloc, OOM score, process title, ...). Some act now
+ * (cluster: cluster/, TLS: src/tls and src/net.c, ACL: src/acl); their
+ * rows in conf_compat_params.h have no PF_NOEFFECT.
  *
  * Redis tools, client test suites and config files set them; verso takes
  * each with Redis's type, range and error texts (conf_compat.c and the rows
@@ -95,7 +97,7 @@ typedef struct conf_compat {
     int cluster_allow_pubsubshard_when_down; /* yes */
     int cluster_allow_replica_migration;/* yes */
     long long cluster_link_sendbuf_limit; /* 0 */
-    /* TLS */
+    /* TLS (honoured: src/tls, src/net.c, repl/, cluster/) */
     int tls_port;                       /* 0 */
     char *tls_cert_file, *tls_key_file, *tls_key_file_pass, *tls_client_cert_file,
         *tls_client_key_file, *tls_client_key_file_pass, *tls_dh_params_file,

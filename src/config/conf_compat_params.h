@@ -2,8 +2,9 @@
  * accepts without acting on them, included inside conf.c's `params` table
  * (one table, one lookup). Types, ranges, defaults, immutability and
  * aliases are redis-server 7.0.15's (CONFIG GET * and config.c); values in
- * struct conf_compat (conf_compat.h), checks in conf_compat.c. Every row
- * has PF_NOEFFECT: conf.c logs once that setting it does nothing. Keep the
+ * struct conf_compat (conf_compat.h), checks in conf_compat.c. A row with
+ * PF_NOEFFECT is accepted without effect (conf.c logs once that setting it
+ * does nothing); the others are honoured where their comment says. Keep the
  * CONFIG GET * list of tests/integration/test_config.c and the
  * compatibility section of verso.conf in step with these rows. */
 #define NE PF_NOEFFECT

@@ -337,7 +337,10 @@ static size_t edit_value(db *d, const arg *k, int append, size_t off,
     vt_wr w;
     int created;
     vt_entry *e = db_write(d, k->p, k->len, 1, &w, &created);
-    obj *o = created ? vt_set_val(&w, e, obj_new_raw("", 0)) : e->val;
+    /* a new value is as long as written, no room to grow (Redis's SETRANGE
+     * of a missing key: sdsnewlen) */
+    obj *o = created ? vt_set_val(&w, e, obj_kv_new_zeroed(k->p, k->len, append ? 0 : off + n))
+                     : e->val;
     size_t len = obj_strlen(o);
     if (append) off = len;
     o = obj_writable(o, off + n > len ? off + n : len);

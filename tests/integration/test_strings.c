@@ -375,6 +375,22 @@ START_TEST(getrange_setrange)
 }
 END_TEST
 
+/* SETRANGE of a missing key makes a value as long as written, as Redis's
+ * (sdsnewlen): no room to grow, which doubled the memory of values made
+ * this way; a later SETRANGE past the end grows it. */
+START_TEST(setrange_new_key_exact)
+{
+    redisContext *c = h_c;
+    expect_int(c, 100001, "SETRANGE big 100000 x");
+    redisReply *r = cmd(c, "MEMORY USAGE big");
+    ck_assert_int_eq(r->type, REDIS_REPLY_INTEGER);
+    ck_assert_msg(r->integer > 100001 && r->integer < 120000, "MEMORY USAGE %lld", r->integer);
+    freeReplyObject(r);
+    expect_int(c, 100003, "SETRANGE big 100001 yz");
+    expect_bulk(c, "xyz", "GETRANGE big 100000 -1");
+}
+END_TEST
+
 START_TEST(size_limit_follows_config)
 {
     redisContext *c = h_c;
@@ -471,6 +487,7 @@ int main(void)
     tcase_add_test(tc, incr_decr);
     tcase_add_test(tc, incrbyfloat);
     tcase_add_test(tc, getrange_setrange);
+    tcase_add_test(tc, setrange_new_key_exact);
     tcase_add_test(tc, size_limit_follows_config);
     tcase_add_test(tc, big_values_reuse_memory);
     suite_add_tcase(s, tc);

@@ -811,7 +811,7 @@ static void set_master(const char *host, int port) {
     RP.host = xstrdup(host);
     RP.port = port;
     set_config(host, port);
-    server.upstream = 1;
+    server_set_upstream(1);
     if (was_master) {
         primary_drop_replicas();
         /* Redis 7.0 tries a partial resync with its own history */
@@ -831,7 +831,7 @@ static void unset_master(void) {
     RP.host = NULL;
     set_config(NULL, 0);
     RP.state = RC_NONE;
-    server.upstream = 0;
+    server_set_upstream(0);
     repl_shift_id();
     log_notice("Setting secondary replication ID to %s, valid up to offset: %lld. New "
                "replication ID is %s", R.replid2, R.second_offset, R.replid);
@@ -930,6 +930,6 @@ void replica_init(void) {
         RP.state = RC_CONNECT;
         RP.last_try_ms = mono_ms() - 1000;
         RP.adopt_pending = 1;
-        server.upstream = 1;
+        server_set_upstream(1);
     }
 }

@@ -29,6 +29,7 @@ void hooks_input_applied(client *c, const char *p, size_t n) { EACH(input_applie
 void hooks_before_flush(void) { EACH(before_flush); }
 void hooks_after_flush(int all) { EACH(after_flush, all); }
 void hooks_dataset_replaced(void) { EACH(dataset_replaced); }
+void hooks_role_changed(void) { EACH(role_changed); }
 void hooks_info(const char *section, vbuf *b) { EACH(info, section, b); }
 void hooks_shutdown(void) { EACH(shutdown); }
 

@@ -32,6 +32,8 @@
  *                  lazyfree_init  "lazyfree": shutdown
  *                  rkeys_init     "replica keys": after_flush,
  *                                 dataset_replaced (replica_keys.h)
+ *                  oom_score_init "oom score": config_changed
+ *                                 (oom-score-adj, -values), role_changed
  *   route_init:    ASKING READONLY READWRITE; "cluster route":
  *                  client_gate (MOVED, ASK, CROSSSLOT, TRYAGAIN,
  *                  CLUSTERDOWN; cluster mode only), script_call_gate (a
@@ -155,6 +157,17 @@ typedef struct hooks {
      * maxmemory-include-save), as Redis does not count a fork child's
      * copy-on-write (doc/eviction.md). */
     size_t (*not_counted_memory)(void);
+    /* Bytes of this subsystem's buffers of kind HOOKS_MEM_* (0 for a kind
+     * it has none of): MEMORY STATS replication.backlog and aof.buffer,
+     * both part of used_memory_overhead; under glibc used_memory adds
+     * them too, its base being taken at startup (info.c). Main thread. */
+    size_t (*buffer_memory)(int kind);
+    /* ---- the server's role ---- */
+    /* server.upstream changed (server_set_upstream): the server began or
+     * stopped replicating a master (REPLICAOF, a failover, a cluster or
+     * sentinel promotion). A replica that only changes master is no
+     * change. */
+    void (*role_changed)(void);
     /* ---- the operator's surface ---- */
     /* INFO: append this subsystem's fields to section `section` (lower
      * case, e.g. "persistence"), in INFO's "name:value\r\n" form. */
@@ -209,6 +222,7 @@ void hooks_retire_table(vt *t);                          /* frees t if none keep
 int hooks_keep_retired_table(vt *t);                     /* 1: a subsystem took t */
 void hooks_after_flush(int all);
 void hooks_dataset_replaced(void);
+void hooks_role_changed(void);
 void hooks_info(const char *section, vbuf *b);
 size_t hooks_not_counted_memory(void);                   /* sum over subsystems */
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,

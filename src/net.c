@@ -1,5 +1,5 @@
-/* net: listeners, client lifecycle, input processing and reply flushing on
- * the libuv loop (see net.h). Main thread only, but for a TLS handshake's
+/* net: client lifecycle, input processing and reply flushing on the libuv
+ * loop (see net.h; the listeners are listen.c's). Main thread only, but for a TLS handshake's
  * steps, which run on libuv's thread pool (hs_*, below). */
 #include "net.h"
 
@@ -17,6 +17,7 @@
 #include "blocking.h"
 #include "cmd.h"
 #include "hooks.h"
+#include "listen.h"
 #include "log.h"
 #include "multi.h"
 #include "pubsub.h"
@@ -200,9 +201,6 @@ static void accepted(client *c) {
     client_link(c);
 }
 
-/* A TLS listener's handle has data == &tls_mark. */
-static char tls_mark;
-
 /* c accepted on a TLS listener gets its session (the handshake runs as
  * its bytes come, net.c's on_read). 0, or -1 when none can be made. */
 static int start_tls(client *c) {
@@ -213,14 +211,14 @@ static int start_tls(client *c) {
     return -1;
 }
 
-static void on_connection(uv_stream_t *listener, int status) {
+void net_on_connection(uv_stream_t *listener, int status) {
     if (status < 0) {
         log_warning("Accepting client connection: %s", uv_strerror(status));
         return;
     }
     client *c = client_alloc();
     if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0 ||
-        (listener->data == &tls_mark && start_tls(c) != 0)) {
+        (listen_is_tls((uv_tcp_t *)listener) && start_tls(c) != 0)) {
         uv_close((uv_handle_t *)&c->tcp, on_close);
         return;
     }
@@ -239,7 +237,7 @@ static void accept_now(uv_tcp_t *l) {
             uv_close((uv_handle_t *)&c->tcp, on_close);
             continue;
         }
-        if (l->data == &tls_mark && start_tls(c) != 0) {
+        if (listen_is_tls(l) && start_tls(c) != 0) {
             uv_close((uv_handle_t *)&c->tcp, on_close);
             continue;
         }
@@ -316,87 +314,6 @@ int net_set_maxclients(int maxclients, char *err, size_t errlen) {
     snprintf(err, errlen, "The operating system is not able to handle the specified number "
              "of clients, try with %lld", (long long)got - NET_RESERVED_FDS);
     return -1;
-}
-
-static void on_listener_closed(uv_handle_t *h) { free(h); }
-
-/* Listens on every bind address at port: the handles in out[], their count
- * returned; -1 with err when a required address fails (those opened are
- * closed again). An address written "-addr" is optional, as in Redis. */
-static int open_listeners(int port, int tls, uv_tcp_t **out, char *err, size_t errlen) {
-    int n = 0;
-    for (int i = 0; i < server.cfg.nbind; i++) {
-        const char *host = server.cfg.bind[i];
-        if (host[0] == '-') host++; /* "-::1": optional address, as Redis */
-        struct sockaddr_storage ss;
-        int optional = server.cfg.bind[i][0] == '-';
-        if (uv_ip4_addr(host, port, (struct sockaddr_in *)&ss) != 0 &&
-            uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss) != 0) {
-            snprintf(err, errlen, "Invalid bind address '%s'", host);
-            goto fail;
-        }
-        uv_tcp_t *l = xmalloc(sizeof *l);
-        uv_tcp_init(server.loop, l);
-        l->data = tls ? &tls_mark : NULL;
-        int rc = uv_tcp_bind(l, (struct sockaddr *)&ss,
-                             ss.ss_family == AF_INET6 ? UV_TCP_IPV6ONLY : 0);
-        if (rc == 0) rc = uv_listen((uv_stream_t *)l, server.cfg.tcp_backlog, on_connection);
-        if (rc != 0) {
-            uv_close((uv_handle_t *)l, on_listener_closed);
-            if (optional) continue;
-            snprintf(err, errlen, "Could not create server TCP listening socket %s:%d: %s",
-                     host, port, uv_strerror(rc));
-            goto fail;
-        }
-        out[n++] = l;
-    }
-    return n;
-fail:
-    while (n > 0) uv_close((uv_handle_t *)out[--n], on_listener_closed);
-    return -1;
-}
-
-int net_listen(char *err, size_t errlen) {
-    int n = server.cfg.port ? open_listeners(server.cfg.port, 0, server.listeners, err, errlen)
-                            : 0;
-    if (n < 0) return -1;
-    server.nlisteners = n;
-    int port = server.cfg.compat.tls_port;
-    n = port ? open_listeners(port, 1, server.tls_listeners, err, errlen) : 0;
-    if (n < 0) return -1;
-    server.ntls_listeners = n;
-    return 0;
-}
-
-/* net_set_port and net_set_tls_port: the listeners in ls[*nls] move to
- * port. */
-static int move_listeners(int port, int tls, uv_tcp_t **ls, int *nls, char *err,
-                          size_t errlen) {
-    uv_tcp_t *fresh[CONF_MAX_BIND];
-    int n = 0;
-    if (port != 0) {
-        char why[256];
-        n = open_listeners(port, tls, fresh, why, sizeof why);
-        if (n < 0) {
-            log_warning("Warning: %s", why);
-            log_warning("Failed applying new configuration. Possibly related to new port "
-                        "setting. Restoring previous settings.");
-            snprintf(err, errlen, "Unable to listen on this port. Check server logs.");
-            return -1;
-        }
-    }
-    for (int i = 0; i < *nls; i++) uv_close((uv_handle_t *)ls[i], on_listener_closed);
-    memcpy(ls, fresh, (size_t)n * sizeof fresh[0]);
-    *nls = n;
-    return 0;
-}
-
-int net_set_port(int port, char *err, size_t errlen) {
-    return move_listeners(port, 0, server.listeners, &server.nlisteners, err, errlen);
-}
-
-int net_set_tls_port(int port, char *err, size_t errlen) {
-    return move_listeners(port, 1, server.tls_listeners, &server.ntls_listeners, err, errlen);
 }
 
 /* ---- closing ---- */

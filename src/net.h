@@ -1,4 +1,5 @@
-/* net: listening sockets and client connections on the libuv loop.
+/* net: client connections on the libuv loop (the listening sockets are
+ * listen.h's).
  *
  * Accepts clients, reads into their query buffers, runs every complete
  * command (pipelines of thousands per read), and writes replies without ever
@@ -32,17 +33,9 @@ int net_adjust_fd_limit(char *err, size_t errlen);
  * limit (raising it if needed), else -1 with Redis's error text. */
 int net_set_maxclients(int maxclients, char *err, size_t errlen);
 
-/* Opens every `bind` address on cfg.port (none when it is 0) and, when
- * tls-port is set, on it for TLS. 0, or -1 with err. */
-int net_listen(char *err, size_t errlen);
-/* CONFIG SET port, as Redis 7.0's changeListenPort: listens on the bind
- * addresses at the new port, then closes the old listeners (connected
- * clients stay); port 0 only closes them. On failure the old listeners
- * stay and err is Redis's "Unable to listen on this port. Check server
- * logs." (the reason logged). */
-int net_set_port(int port, char *err, size_t errlen);
-/* CONFIG SET tls-port: as net_set_port, for the TLS listeners. */
-int net_set_tls_port(int port, char *err, size_t errlen);
+/* A listener's (listen.h) connection callback: the new client, TLS on a
+ * TLS listener. */
+void net_on_connection(uv_stream_t *listener, int status);
 
 /* Makes a client of an already connected socket fd (our connection to a
  * master, repl/): libuv takes fd over (closed with the client), and tls,

@@ -32,8 +32,10 @@
 #include "info.h"
 #include "introspect.h"
 #include "lazyfree.h"
+#include "listen.h"
 #include "log.h"
 #include "net.h"
+#include "oom_score.h"
 #include "pause.h"
 #include "shutdown.h"
 #include "tls.h"
@@ -81,7 +83,7 @@ static int set_tls_port(const conf *now, char *err, size_t errlen) {
         snprintf(err, errlen, "Unable to update TLS configuration. Check server logs.");
         return -1;
     }
-    return net_set_tls_port(now->compat.tls_port, err, errlen);
+    return listen_set_tls_port(now->compat.tls_port, err, errlen);
 }
 
 static int conf_hook(const conf *old, const conf *now, const char *name, char *err,
@@ -91,8 +93,9 @@ static int conf_hook(const conf *old, const conf *now, const char *name, char *e
     if (!strcmp(name, "maxclients") && now->maxclients > old->maxclients)
         return net_set_maxclients(now->maxclients, err, errlen);
     if (!strcmp(name, "maxmemory")) evict_limit_changed();
-    if (!strcmp(name, "port") && server.loop) return net_set_port(now->port, err, errlen);
+    if (!strcmp(name, "port") && server.loop) return listen_set_port(now->port, err, errlen);
     if (!strcmp(name, "tls-port") && server.loop) return set_tls_port(now, err, errlen);
+    if (!strcmp(name, "bind") && server.loop) return listen_set_bind(err, errlen);
     if (tls_config_changed(old, now, name, err, errlen) != 0) return -1;
     return hooks_config_changed(old, now, name, err, errlen);
 }
@@ -275,6 +278,7 @@ int server_setup(int argc, char **argv) {
     shutdown_init();
     lazyfree_init();
     rkeys_init();
+    oom_score_init();
     if (lazyfree_start(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;
@@ -294,7 +298,7 @@ void server_setup_done(void) {
 
 int server_listen(void) {
     char err[512];
-    if (net_listen(err, sizeof err) != 0) {
+    if (listen_open(err, sizeof err) != 0) {
         log_warning("%s", err);
         return 1;
     }
@@ -304,7 +308,9 @@ int server_listen(void) {
 }
 
 int server_serve(void) {
+    char err[128];
     shorten_main_slice();
+    (void)oom_score_apply(err, sizeof err); /* logged; as Redis, it starts anyway */
     start_loop_handles();
     log_notice("Server initialized");
     /* as Redis 7.0: one line per kind of listener */
@@ -312,6 +318,12 @@ int server_serve(void) {
     if (server.ntls_listeners) log_notice("Ready to accept connections tls");
     uv_run(server.loop, UV_RUN_DEFAULT);
     return 0;
+}
+
+void server_set_upstream(int on) {
+    if (server.upstream == on) return;
+    server.upstream = on;
+    hooks_role_changed();
 }
 
 /* ---- loading ---- */

@@ -193,7 +193,7 @@ typedef struct server_t {
     char *config_file;            /* absolute path, or NULL */
     char *executable;             /* absolute path of argv[0] */
     uv_loop_t *loop;
-    uv_tcp_t *listeners[CONF_MAX_BIND]; /* net.c's (allocated, freed once closed) */
+    uv_tcp_t *listeners[CONF_MAX_BIND]; /* listen.c's (allocated, freed once closed) */
     int nlisteners;
     uv_tcp_t *tls_listeners[CONF_MAX_BIND]; /* on tls-port, as listeners */
     int ntls_listeners;
@@ -228,7 +228,8 @@ typedef struct server_t {
                                      master's DEL (reads by other clients see
                                      an expired key as missing, nothing is
                                      deleted), no active expiry, HELLO and
-                                     INFO say role replica */
+                                     INFO say role replica; set by
+                                     server_set_upstream */
     client *current_client;       /* the client whose command runs (NULL
                                      outside commands) */
     char runid[41];
@@ -236,6 +237,11 @@ typedef struct server_t {
 } server_t;
 
 extern server_t server;
+
+/* The role changes (repl/: REPLICAOF, a failover, a promotion): sets
+ * server.upstream and, when it changed, tells the subsystems
+ * (hooks_role_changed). */
+void server_set_upstream(int on);
 
 /* Called for every change to a key (the dirty counter of save points). */
 static inline void server_dirty(long long n) { server.dirty += n; }

@@ -351,8 +351,8 @@ static char *get_percentiles(const conf *c)
 
 static const conf_param params[] = {
     /* network */
-    {"port", P_INT, 0, FIELD(port), .min = 0, .max = 65535, .def = 6379}, /* net_set_port */
-    {"bind", P_SPECIAL, PF_IMMUTABLE | PF_MULTI, .sdef = "127.0.0.1", .set = set_bind,
+    {"port", P_INT, 0, FIELD(port), .min = 0, .max = 65535, .def = 6379}, /* listen_set_port */
+    {"bind", P_SPECIAL, PF_MULTI, .sdef = "127.0.0.1", .set = set_bind, /* listen_set_bind */
      .get = get_bind},
     {"tcp-backlog", P_INT, PF_IMMUTABLE, FIELD(tcp_backlog), .min = 0, .max = INT_MAX,
      .def = 511},
@@ -883,6 +883,19 @@ static int apply_len(conf *c, int argc, char **argv, const size_t *lens, char *e
     if ((p->flags & PF_BYTES) && lens) {
         set_bytes(c, p, argv[1], lens[1]);
         return 0;
+    }
+    if ((p->flags & PF_MULTI) && argc == 2 && strchr(argv[1], ' ')) {
+        /* several words as one ("--bind '127.0.0.1 ::1'", a quoted file
+         * value): its words, as Redis 7.0 splits a multi-argument
+         * parameter's only argument */
+        int n;
+        size_t *wl = NULL;
+        char **w = split_args_len(argv[1], &n, &wl);
+        if (!w) return fail(err, errlen, "Unbalanced quotes in configuration line");
+        int rc = param_set(c, p, n, w, 1, err, errlen);
+        free_args(w, n);
+        free(wl);
+        return rc;
     }
     return param_set(c, p, argc - 1, argv + 1, 1, err, errlen);
 }

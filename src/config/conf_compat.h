@@ -32,8 +32,8 @@ typedef struct conf_compat {
     int crash_log_enabled;              /* yes */
     int crash_memcheck_enabled;         /* yes */
     char *server_cpulist, *bio_cpulist, *aof_rewrite_cpulist, *bgsave_cpulist; /* "" */
-    int oom_score_adj;                  /* no */
-    char *oom_score_adj_values;         /* "0 200 800" */
+    int oom_score_adj;                  /* no (honoured: src/oom_score.c) */
+    char *oom_score_adj_values;         /* "0 200 800" (master replica child) */
     char *ignore_warnings;              /* "" */
     int shutdown_on_sigint, shutdown_on_sigterm; /* default: SHUTDOWN_FLAG_* */
     int shutdown_timeout;               /* 10 s (honoured: src/shutdown.c) */

@@ -28,9 +28,10 @@
     {"bio_cpulist", P_STR, NE_IMM, FIELD(compat.bio_cpulist), .sdef = ""},
     {"aof_rewrite_cpulist", P_STR, NE_IMM, FIELD(compat.aof_rewrite_cpulist), .sdef = ""},
     {"bgsave_cpulist", P_STR, NE_IMM, FIELD(compat.bgsave_cpulist), .sdef = ""},
-    {"oom-score-adj", P_ENUM, NE, FIELD(compat.oom_score_adj), .def = 0,
+    /* honoured: src/oom_score.c writes /proc/self/oom_score_adj */
+    {"oom-score-adj", P_ENUM, 0, FIELD(compat.oom_score_adj), .def = 0,
      .enums = conf_oom_score_adj_enum},
-    {"oom-score-adj-values", P_STR, NE | PF_MULTI, FIELD(compat.oom_score_adj_values),
+    {"oom-score-adj-values", P_STR, PF_MULTI, FIELD(compat.oom_score_adj_values),
      .sdef = "0 200 800", .norm = conf_norm_oom_values},
     {"ignore-warnings", P_STR, NE, FIELD(compat.ignore_warnings), .sdef = ""},
     {"shutdown-on-sigint", P_ENUM, NE | PF_MULTI | PF_FLAGS, FIELD(compat.shutdown_on_sigint),

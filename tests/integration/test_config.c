@@ -497,14 +497,6 @@ START_TEST(set_several_is_atomic)
 }
 END_TEST
 
-static int has_line(const char *text, const char *line)
-{
-    size_t n = strlen(line);
-    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
-        if ((p == text || p[-1] == '\n') && p[n] == '\n') return 1;
-    return 0;
-}
-
 /* CONFIG REWRITE writes the new parameters as Redis does (replacing their
  * lines in place, appending the others), and the file starts a server
  * with the same values. */
@@ -542,7 +534,7 @@ START_TEST(rewrite_round_trip)
                           "tls-ciphers \"DEFAULT:!MEDIUM\"",
                           "masterauth \"m\\x00n\\xff\"", NULL};
     for (int i = 0; want[i]; i++)
-        ck_assert_msg(has_line(text, want[i]), "no '%s' in:\n%s", want[i], text);
+        ck_assert_msg(h_has_line(text, want[i]), "no '%s' in:\n%s", want[i], text);
     ck_assert_msg(!strstr(text, "cluster-slave-validity-factor"), "alias kept in:\n%s", text);
     /* defaults not in the file are not written */
     ck_assert_msg(!strstr(text, "\ntls-port ") && !strstr(text, "\nactiverehashing "),
@@ -688,31 +680,6 @@ START_TEST(resetstat)
 }
 END_TEST
 
-/* 1 when something accepts TCP connections on 127.0.0.1:port. */
-static int port_answers(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    ck_assert_int_ge(fd, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-    close(fd);
-    return ok;
-}
-
-/* A socket listening on 127.0.0.1:port (the test's, to make the port busy). */
-static int listen_on(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(listen(fd, 4), 0);
-    return fd;
-}
-
 /* CONFIG SET port rebinds as Redis 7.0 does: the new port listens, the
  * old one stops, connected clients stay; a port in use is refused and the
  * old listener stays; port 0 closes the listener. */
@@ -722,8 +689,8 @@ START_TEST(set_port_rebinds)
     redisContext *c = srv_connect(s);
     int old = s->port, fresh = h_free_port();
     expect_status(c, "OK", "CONFIG SET port %d", fresh);
-    ck_assert(port_answers(fresh));
-    ck_assert(!port_answers(old));
+    ck_assert(h_accepts("127.0.0.1", fresh));
+    ck_assert(!h_accepts("127.0.0.1", old));
     expect_status(c, "PONG", "PING");                  /* the client stays */
     redisReply *r = expect_array(c, 2, "CONFIG GET port");
     char want[16];
@@ -736,23 +703,24 @@ START_TEST(set_port_rebinds)
     expect_status(c2, "PONG", "PING");
     /* a port in use: refused, nothing changes */
     int busy = h_free_port();
-    int fd = listen_on(busy);
+    int fd = h_listen_on("127.0.0.1", busy);
+    ck_assert_int_ge(fd, 0);
     expect_error(c, "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to "
                     "listen on this port. Check server logs.",
                  "CONFIG SET port %d", busy);
     r = expect_array(c, 2, "CONFIG GET port");
     check_bulk(r->element[1], want);
     freeReplyObject(r);
-    ck_assert(port_answers(fresh));
+    ck_assert(h_accepts("127.0.0.1", fresh));
     ck_assert(srv_log_wait(s, "Failed applying new configuration. Possibly related to new port "
                               "setting. Restoring previous settings.", 5000));
     close(fd);
     /* port 0: no listener, the clients stay */
     expect_status(c, "OK", "CONFIG SET port 0");
-    ck_assert(!port_answers(fresh));
+    ck_assert(!h_accepts("127.0.0.1", fresh));
     expect_status(c2, "PONG", "PING");
     expect_status(c, "OK", "CONFIG SET port %d", old);
-    ck_assert(port_answers(old));
+    ck_assert(h_accepts("127.0.0.1", old));
     redisFree(c2);
     redisFree(c);
 }

@@ -242,6 +242,47 @@ int h_free_port(void)
     return pick_port();
 }
 
+static socklen_t sockaddr_of(const char *ip, int port, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *a = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, ip, &a->sin_addr) == 1) {
+        a->sin_family = AF_INET;
+        a->sin_port = htons((uint16_t)port);
+        return sizeof *a;
+    }
+    ck_assert_msg(inet_pton(AF_INET6, ip, &a6->sin6_addr) == 1, "not an address: %s", ip);
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons((uint16_t)port);
+    return sizeof *a6;
+}
+
+int h_accepts(const char *ip, int port)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sockaddr_of(ip, port, &ss);
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    int ok = connect(fd, (struct sockaddr *)&ss, len) == 0;
+    close(fd);
+    return ok;
+}
+
+int h_listen_on(const char *ip, int port)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sockaddr_of(ip, port, &ss);
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0), one = 1;
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), 0);
+    if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 4) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static int pick_port(void)
 {
     static int seeded;
@@ -536,6 +577,14 @@ char *h_slurp(const char *path, size_t *len, int must_exist)
     buf[n] = '\0';
     *len = (size_t)n;
     return buf;
+}
+
+int h_has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+        if ((p == text || p[-1] == '\n') && p[n] == '\n') return 1;
+    return 0;
 }
 
 srv *srv_start_conf(const char *conf_text, const char *extra_fmt, ...)

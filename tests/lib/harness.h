@@ -90,6 +90,11 @@ srv *srv_start_redis(const char *extra_fmt, ...) __attribute__((format(printf, 1
 /* A port of 127.0.0.1 free now (20000-32000), for a process started by
  * other means (h_run). */
 int h_free_port(void);
+/* 1 when something accepts TCP connections on ip:port (IPv4 or IPv6). */
+int h_accepts(const char *ip, int port);
+/* A socket of the test's listening on ip:port (port 0: any; SO_REUSEADDR,
+ * as a server's), to make an address busy; -1 when it cannot be bound. */
+int h_listen_on(const char *ip, int port);
 
 /* ---- connections ---- */
 redisContext *srv_connect(const srv *s);   /* fails the test on error */
@@ -107,6 +112,8 @@ srv *h_srv_start_on(const srv *owner, const char *extra_fmt, ...)
 /* A whole file, NUL-terminated, its length in *len. NULL when it cannot be
  * opened, or the test fails then when must_exist. */
 char *h_slurp(const char *path, size_t *len, int must_exist);
+/* 1 when text (a file's) holds line as one whole line ('\n' ended). */
+int h_has_line(const char *text, const char *line);
 /* Raw TCP socket to the server (blocking), for protocol tests. */
 int raw_connect(int port);
 /* raw_connect with the socket's receive buffer set to rcvbuf bytes before

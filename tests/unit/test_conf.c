@@ -585,6 +585,15 @@ START_TEST(test_args_forms)
     ck_assert_int_eq(load_args(&c, err, 2, "--requirepass", "--secret"), 0);
     ck_assert_str_eq(c.requirepass, "--secret");
     conf_free(&c);
+    /* a multi-word parameter's words as one argument, as Redis splits them */
+    conf_init(&c);
+    ck_assert_int_eq(load_args(&c, err, 6, "--bind", "127.0.0.1 -::1", "--oom-score-adj-values",
+                               "10 20 30", "--shutdown-on-sigint", "nosave now"), 0);
+    ck_assert_int_eq(c.nbind, 2);
+    ck_assert_str_eq(c.bind[1], "-::1");
+    ck_assert_str_eq(get1(&c, "oom-score-adj-values"), "10 20 30");
+    ck_assert_str_eq(get1(&c, "shutdown-on-sigint"), "nosave now");
+    conf_free(&c);
     /* a bare --save, last or followed by an option, means save "" */
     conf_init(&c);
     ck_assert_int_eq(load_args(&c, err, 3, "--save", "--port", "7001"), 0);
@@ -706,7 +715,7 @@ START_TEST(test_set_errors)
     expect_set_error("Databases", "3", "Databases", imm); /* the name as given */
     expect_set_error("daemonize", "no", "daemonize", imm);
     expect_set_error("appenddirname", "x", "appenddirname", imm);
-    expect_set_error("bind", "0.0.0.0", "bind", imm);
+    expect_set_error("tcp-backlog", "10", "tcp-backlog", imm);
     expect_set_error("dir", "/tmp", "dir", "can't set protected config");
     expect_set_error("maxclients", "0", "maxclients",
                      "argument must be between 1 and 4294967295 inclusive");
@@ -1044,6 +1053,9 @@ START_TEST(test_compat_set_all_or_nothing)
     ck_assert_str_eq(get1(&c, "tls-port"), "6380");
     ck_assert_str_eq(get1(&c, "maxmemory-clients"), "5%");
     ck_assert_str_eq(get1(&c, "shutdown-on-sigterm"), "nosave");
+    /* bind changes at runtime (the server's hook moves the listeners) */
+    ck_assert_int_eq(set_pairs(&c, err, 1, "bind", "127.0.0.1 -::1"), 0);
+    ck_assert_str_eq(get1(&c, "bind"), "127.0.0.1 -::1");
     conf_free(&c);
 }
 END_TEST
@@ -1074,6 +1086,8 @@ START_TEST(test_protected_configs)
     ck_assert_int_eq(conf_has_effect("enable-protected-configs"), 1);
     ck_assert_int_eq(conf_has_effect("tls-port"), 1);
     ck_assert_int_eq(conf_has_effect("io-threads"), 0);
+    ck_assert_int_eq(conf_has_effect("oom-score-adj"), 1);
+    ck_assert_int_eq(conf_has_effect("oom-score-adj-values"), 1);
     ck_assert_int_eq(conf_has_effect("maxmemory"), 1);
     ck_assert_int_eq(conf_has_effect("nosuch"), 0);
     conf_free(&c);

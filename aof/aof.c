@@ -1038,11 +1038,16 @@ void aof_info(vbuf *b) {
 
 /* ---- registration with the core (hooks.h) ---- */
 
+/* Redis's aof_buf: the buffer of commands not yet handed to the writer,
+ * and here also the bytes handed over and not yet written (Redis writes
+ * its buffer before it sleeps, so it has no such queue). */
+static size_t buffer_bytes(void) { return A.buf.cap + (A.w ? (size_t)aofw_backlog(A.w) : 0); }
+
+static size_t buffer_memory(int kind) { return kind == HOOKS_MEM_AOF ? buffer_bytes() : 0; }
+
 static void info_hook(const char *section, vbuf *b) {
     if (!strcmp(section, "persistence")) aof_info(b);
-    /* the buffer of commands not yet handed to the writer, as Redis's
-     * aof_buf */
-    else if (!strcmp(section, "memory")) vbuf_appendf(b, "mem_aof_buffer:%zu\r\n", A.buf.cap);
+    else if (!strcmp(section, "memory")) vbuf_appendf(b, "mem_aof_buffer:%zu\r\n", buffer_bytes());
 }
 
 static int config_hook(const conf *old, const conf *now, const char *name, char *err,
@@ -1124,6 +1129,7 @@ static const hooks aof_hooks = {
     .reply_held = aof_reply_held,
     .client_closed = aof_client_closed,
     .info = info_hook,
+    .buffer_memory = buffer_memory,
     .config_changed = config_hook,
     .shutdown = aof_shutdown,
     .debug_loadaof = debug_loadaof,

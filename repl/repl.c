@@ -54,11 +54,18 @@ static void repl_info(vbuf *b) {
     backlog_info(b);
 }
 
+/* The backlog's ring, allocated whole (repl-backlog-size). */
+static size_t backlog_bytes(void) {
+    return backlog_exists() ? (size_t)server.cfg.repl_backlog_size : 0;
+}
+
+static size_t buffer_memory(int kind) { return kind == HOOKS_MEM_BACKLOG ? backlog_bytes() : 0; }
+
 /* INFO memory: what replication holds, as Redis 7.0 names it (the backlog
  * counts in the total). */
 static void memory_info(vbuf *b) {
     size_t replicas = primary_buffered_bytes();
-    size_t backlog = backlog_exists() ? (size_t)server.cfg.repl_backlog_size : 0;
+    size_t backlog = backlog_bytes();
     vbuf_appendf(b, "mem_replication_backlog:%zu\r\nmem_clients_slaves:%zu\r\n"
                     "mem_total_replication_buffers:%zu\r\n",
                  backlog, replicas, replicas + backlog);
@@ -80,7 +87,8 @@ static void change_repl_id(void) {
 }
 
 static const hooks repl_hooks = {
-    .name = "replication", .info = info_hook, .debug_change_repl_id = change_repl_id};
+    .name = "replication", .info = info_hook, .buffer_memory = buffer_memory,
+    .debug_change_repl_id = change_repl_id};
 
 void cmd_role(client *c) {
     if (replica_active()) replica_role(c);

@@ -207,8 +207,11 @@ static void *ser_main(void *arg) {
      * (atomic counters). Not mallinfo2: it holds malloc's arena lock while
      * it walks every free chunk (~100 ms on a big fragmented heap), and the
      * main thread's allocations would wait for it. */
-    if (job->aux.used_mem < 0)
-        job->aux.used_mem = (int64_t)(obj_mem_total() + vt_mapped_bytes());
+    if (job->aux.used_mem < 0) {
+        vt_memstat vm;
+        vt_mem_totals(&vm);
+        job->aux.used_mem = (int64_t)(obj_mem_total() + vm.heap + vm.slab);
+    }
     char err[RDB_ERRLEN];
     /* tmp, renamed to path when the writer finishes, removed on abort */
     sink *file = job->out ? job->out : sink_file_open(job->tmp, job->path, err, sizeof err);

@@ -11,6 +11,9 @@
  * command that passed its checks goes on: nothing after it (a hook, a
  * consumer, a gate's key lookup) sees a refused command or its keys.
  *
+ *  0. maxmemory-clients (client_mem.h): the biggest clients are evicted
+ *     while the clients' memory is over it; an evicted client's request
+ *     ends here, unanswered (it is closing).
  *  1. Lookup: the command, or a container's subcommand. Unknown: the error
  *     (not counted as a command), and a transaction in progress fails at
  *     EXEC.
@@ -64,6 +67,7 @@
 
 #include "acl.h"
 #include "blocking.h"
+#include "client_mem.h"
 #include "db.h"
 #include "evict.h"
 #include "hooks.h"
@@ -645,6 +649,10 @@ static int dispatch(client *c) {
 }
 
 int cmd_dispatch(client *c) {
+    /* 0. maxmemory-clients: the biggest clients go first, and a client that
+     * goes itself runs nothing more (as Redis's processCommand) */
+    client_mem_evict();
+    if (c->flags & CLIENT_CLOSE_ASAP) return CMD_RAN;
     size_t reply_at = c->reply.len;
     int rc = dispatch(c);
     if (rc == CMD_RAN) client_command_done(c, reply_at); /* 9: CLIENT REPLY, tracking */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client_mem.h"
 #include "cmd.h"
 #include "db.h"
 #include "db_slots.h"
@@ -138,7 +139,10 @@ static size_t tables_mem(void) {
 static int include_save(void) { return server.cfg.maxmemory_include_save; }
 
 size_t evict_counted_memory(void) {
-    size_t used = E.base + obj_mem_total() + tables_mem();
+    /* clients and the replication backlog count as Redis counts them; the
+     * replicas' own buffers and the AOF's do not */
+    size_t used = E.base + obj_mem_total() + tables_mem() + client_mem_normal() +
+                  hooks_buffer_memory(HOOKS_MEM_BACKLOG);
     if (include_save()) return used;
     size_t retained = hooks_not_counted_memory();
     return used > retained ? used - retained : 0;

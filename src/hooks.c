@@ -84,6 +84,13 @@ size_t hooks_not_counted_memory(void) {
     return n;
 }
 
+size_t hooks_buffer_memory(int kind) {
+    size_t n = 0;
+    for (size_t i = 0; i < nreg; i++)
+        if (reg[i]->buffer_memory) n += reg[i]->buffer_memory(kind);
+    return n;
+}
+
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
                          size_t errlen) {
     for (size_t i = 0; i < nreg; i++)

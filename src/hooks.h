@@ -225,6 +225,8 @@ void hooks_dataset_replaced(void);
 void hooks_role_changed(void);
 void hooks_info(const char *section, vbuf *b);
 size_t hooks_not_counted_memory(void);                   /* sum over subsystems */
+enum { HOOKS_MEM_BACKLOG, HOOKS_MEM_AOF };
+size_t hooks_buffer_memory(int kind);                    /* sum over subsystems */
 int hooks_config_changed(const conf *old, const conf *now, const char *name, char *err,
                          size_t errlen);
 /* DEBUG RELOAD's options. */

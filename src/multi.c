@@ -51,6 +51,7 @@ struct multi_state {
     int flags;              /* the union of the queued commands' cmd_flags_of */
     int inv_flags;          /* the union of their complements */
     int ran;                /* cmds are what the last EXEC ran */
+    size_t argbytes;        /* the queued commands' argv copies */
     watched *w;
     size_t nw, wcap;
 };
@@ -125,6 +126,7 @@ static void free_queue(struct multi_state *ms) {
     free(ms->cmds);
     ms->cmds = NULL;
     ms->n = ms->cap = 0;
+    ms->argbytes = 0;
     ms->flags = ms->inv_flags = 0;
     ms->ran = 0;
 }
@@ -170,6 +172,8 @@ void multi_queue(client *c, const cmd_def *d) {
             ms->cmds = xrealloc(ms->cmds, ms->cap * sizeof *ms->cmds);
         }
         ms->cmds[ms->n++] = (mcmd){d, c->argc, argv, 0};
+        ms->argbytes += (size_t)c->argc * sizeof(arg);
+        for (int i = 0; i < c->argc; i++) ms->argbytes += c->argv[i].len;
         int flags = cmd_flags_of(d, c->argc, c->argv);
         ms->flags |= flags;
         ms->inv_flags |= ~flags;
@@ -219,6 +223,12 @@ int multi_exec_writes(const client *c, const cmd_def *d) {
 int multi_exec_lacks(const client *c, const cmd_def *d, int flag) {
     if (d->proc != cmd_exec || !(c->flags & CLIENT_MULTI) || !c->mstate) return 0;
     return (c->mstate->inv_flags & flag) != 0;
+}
+
+size_t multi_mem(const client *c) {
+    const struct multi_state *ms = c->mstate;
+    if (!ms) return 0;
+    return sizeof *ms + ms->argbytes + ms->cap * sizeof(mcmd) + ms->wcap * sizeof(watched);
 }
 
 long long multi_queued(const client *c) {

@@ -74,6 +74,9 @@ void multi_touch_flush(db *d);
  * touchAllWatchedKeysInDb). */
 void multi_touch_swap(int dbid, vt *emptied, vt *with);
 
+/* Bytes c's transaction holds: its queue (the argv copies) and its
+ * watched keys (client_mem.h, CLIENT LIST multi-mem). */
+size_t multi_mem(const client *c);
 /* CLIENT LIST's multi=: the number of queued commands inside MULTI, else
  * -1. */
 long long multi_queued(const client *c);

@@ -15,6 +15,7 @@
 
 #include "acl.h"
 #include "blocking.h"
+#include "client_mem.h"
 #include "cmd.h"
 #include "hooks.h"
 #include "listen.h"
@@ -97,8 +98,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
         size_t need = c->qpos + c->req.pos + (size_t)c->req.bulklen + 2;
         if (need > c->in.len) want = need - c->in.len;
         vbuf_reserve_exact(&c->in, want);
-    } else {
-        vbuf_reserve(&c->in, want);
+    } else if (c->in.cap - c->in.len < want) {
+        /* a request of many arguments still arriving: a quarter more room
+         * rather than twice (the query buffer counts in used_memory) */
+        vbuf_reserve_exact(&c->in, c->in.len / 4 > want ? c->in.len / 4 : want);
     }
     buf->base = c->in.data + c->in.len;
     buf->len = c->in.cap - c->in.len;
@@ -152,6 +155,7 @@ static client *client_alloc(void) {
     client *c = xcalloc(1, sizeof *c);
     uv_tcp_init(server.loop, &c->tcp);
     c->tcp.data = c;
+    client_mem_init(c);
     return c;
 }
 
@@ -380,6 +384,7 @@ void net_close_client(client *c) {
         }
     }
     c->flags |= CLIENT_CLOSING;
+    client_mem_forget(c);
     pending_unlink(c);
     slice_unlist(c);
     block_client_closed(c);
@@ -479,8 +484,8 @@ void net_process_input(client *c) {
     };
     int64_t slice_start = (c->flags & CLIENT_SLICED) ? mono_us() : 0;
     unsigned ncmds = 0;
-    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_INPUT_PARKED |
-                         CLIENT_BLOCKED)) &&
+    while (!(c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSING | CLIENT_CLOSE_ASAP |
+                         CLIENT_INPUT_PARKED | CLIENT_BLOCKED)) &&
            (c->req_ready || c->qpos < c->in.len)) {
         if (slice_start && (++ncmds & 15) == 0 && mono_us() - slice_start > NET_SLICE_US) {
             slice_defer(c); /* the rest next iteration */
@@ -516,6 +521,7 @@ void net_process_input(client *c) {
             net_close_client(c);
             break;
         }
+        client_mem_update(c); /* the next command's eviction sees this one's reply */
         if (net_pending_output(c) > NET_OBUF_PAUSE) break;
     }
     if (c->qpos > 0) {
@@ -524,6 +530,7 @@ void net_process_input(client *c) {
     }
     if (c->in.len == 0) vbuf_shrink(&c->in, 256 * 1024);
     if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) net_want_write(c);
+    client_mem_update(c); /* its query buffer, consumed */
 }
 
 void net_skip_pending(client *c) {
@@ -733,6 +740,7 @@ static void input_arrived(client *c, size_t nread) {
         net_close_client(c);
         return;
     }
+    client_mem_update(c); /* its query buffer grew, whatever runs of it */
     net_process_input(c);
     net_update_reading(c);
 }
@@ -766,6 +774,7 @@ size_t net_pending_output(const client *c) {
 }
 
 void net_want_write(client *c) {
+    client_mem_update(c); /* replies were added */
     if (c->flags & (CLIENT_PENDING_WRITE | CLIENT_CLOSING)) return;
     c->flags |= CLIENT_PENDING_WRITE;
     c->pw_next = server.pending_writes;
@@ -833,10 +842,11 @@ static void on_write(uv_write_t *req, int status) {
     shrink_output(&c->inflight);
     if (c->tls && tls_out_pending(c->tls)) {
         tls_pump(c); /* sealed while this write was out */
-        return;
+    } else {
+        resume_if_drained(c);
+        if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
     }
-    resume_if_drained(c);
-    if (c->reply.len > 0 || (c->flags & CLIENT_CLOSE_AFTER_REPLY)) client_flush(c);
+    client_mem_update(c); /* the kernel took its output */
 }
 
 /* uv_write of p[0..len) as buffers of at most NET_WRITE_CHUNK bytes
@@ -979,6 +989,7 @@ int net_read_now(client *c) {
     c->in.len += (size_t)n;
     c->last_ms = mono_ms();
     server.stat.net_input_bytes += (uint64_t)n;
+    client_mem_update(c);
     return 1;
 }
 
@@ -1057,6 +1068,7 @@ void net_flush_all(void) {
         server.pending_writes = c->pw_next;
         c->flags &= ~CLIENT_PENDING_WRITE;
         client_flush(c);
+        client_mem_update(c);
     }
 }
 
@@ -1072,5 +1084,6 @@ void net_clients_cron(void) {
             continue;
         }
         if (net_pending_output(c) > 0 && over_output_limit(c)) net_close_client(c);
+        else client_mem_update(c); /* what no event recounted (a subscription) */
     }
 }

@@ -24,6 +24,7 @@
 
 #include "blocking.h"
 #include "acl.h"
+#include "client_mem.h"
 #include "cmd.h"
 #include "db.h"
 #include "evict.h"
@@ -120,6 +121,7 @@ static void on_before_sleep(uv_prepare_t *p) {
     (void)p;
     block_handle_ready(); /* keys created outside a dispatched command */
     hooks_before_sleep();
+    client_mem_evict(); /* maxmemory-clients, after the iteration's input and replies */
     net_flush_all();
 }
 

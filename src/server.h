@@ -150,7 +150,27 @@ typedef struct client {
     /* times (monotonic ms) */
     int64_t ctime_ms;
     int64_t last_ms;
+    /* client_mem.c: its memory as last counted in the clients' totals, and
+     * its place among the clients maxmemory-clients may evict */
+    size_t mem;                   /* tot-mem when last counted */
+    int mem_type;                 /* the total it counts in (CLIENT_TYPE_*),
+                                     -1 while counted in none */
+    int mem_bucket;               /* its eviction bucket, -1 when it is in
+                                     none (not evictable) */
+    struct client *mb_prev, *mb_next; /* its bucket's list */
 } client;
+
+/* Redis's client types (getClientType): the master link, a replica, a
+ * subscriber, every other client. */
+enum { CLIENT_TYPE_NORMAL, CLIENT_TYPE_REPLICA, CLIENT_TYPE_PUBSUB, CLIENT_TYPE_MASTER,
+       CLIENT_TYPES };
+
+static inline int client_type(const client *c) {
+    if (c->flags & CLIENT_MASTER) return CLIENT_TYPE_MASTER;
+    if (c->flags & CLIENT_REPLICA) return CLIENT_TYPE_REPLICA;
+    if (c->flags & CLIENT_PUBSUB) return CLIENT_TYPE_PUBSUB;
+    return CLIENT_TYPE_NORMAL;
+}
 
 typedef struct db {
     vt *t;
@@ -173,6 +193,7 @@ typedef struct stats {
     uint64_t qbuf_disconnects;    /* client_query_buffer_limit_disconnections */
     uint64_t expire_cycle_us;     /* expire_cycle_cpu_milliseconds * 1000 */
     uint64_t evicted_keys;        /* evict.c */
+    uint64_t evicted_clients;     /* client_mem.c: maxmemory-clients */
     uint64_t sync_full;           /* repl/: full resyncs served */
     uint64_t sync_partial_ok;     /* repl/: partial resyncs accepted */
     uint64_t sync_partial_err;    /* repl/: partial resyncs refused */

@@ -89,6 +89,7 @@ struct vt {                  /* main thread only */
     void *capture_priv;
     uint64_t rng;            /* xorshift state for vt_random */
     vt_slab *slabs;          /* newest first */
+    size_t mem;              /* vt_mem: bytes held (see "memory" below) */
     int slotted;             /* keys placed by slot (vt_index_slots) */
     uint32_t *slot_keys;     /* slotted: keys per slot, KEYSLOT_COUNT,
                                 allocated with the first key */
@@ -209,15 +210,56 @@ static void capture_entry(vt *t, vt_entry *e) {
     meta->epoch = m;
 }
 
-/* ---- segments and directory ----------------------------------------- */
+/* ---- memory ------------------------------------------------------------
+ *
+ * vt_mem(t) counts what the table holds as INFO used_memory counts memory:
+ * each heap block (the header, directory, segment list, slot counts, slab
+ * records and the first VT_SLAB_AFTER segments) at the allocator's cost
+ * (obj_block_bytes), each segment carved from a slab at its size. A slab
+ * is mapped whole when its first segment is carved, but its uncarved rest
+ * holds nothing yet: it is reserved, as the pages an allocator keeps
+ * beyond what it handed out (vt_memstat.mapped tells it apart). Counting
+ * whole mappings made a table of 10,000 keys (16 segments, 8 in a slab)
+ * cost 290 B per key, 2 MiB of it the slab's empty rest. */
 
-/* atomic (relaxed): bytes of every table's slabs, which the allocator's
- * statistics (INFO used_memory) do not see; read from any thread. */
-static _Atomic size_t vt_slab_total;
+/* atomic (relaxed), read from any thread: the tables alive (a retired one
+ * until its vt_free, which may run on lazyfree's thread) */
+static _Atomic size_t vt_heap_total;   /* heap blocks */
+static _Atomic size_t vt_carved_total; /* segments carved from slabs */
+static _Atomic size_t vt_slab_total;   /* slabs as mapped */
+static _Atomic size_t vt_created_mem;  /* vt_mem_empty (any thread) */
 
-size_t vt_mapped_bytes(void) {
-    return atomic_load_explicit(&vt_slab_total, memory_order_relaxed);
+void vt_mem_totals(vt_memstat *m) {
+    m->heap = atomic_load_explicit(&vt_heap_total, memory_order_relaxed);
+    m->slab = atomic_load_explicit(&vt_carved_total, memory_order_relaxed);
+    m->mapped = atomic_load_explicit(&vt_slab_total, memory_order_relaxed);
 }
+
+/* n bytes more (add) or fewer in vt_mem(t) and in *total. */
+static void mem_count(vt *t, _Atomic size_t *total, size_t n, int add) {
+    if (add) {
+        t->mem += n;
+        atomic_fetch_add_explicit(total, n, memory_order_relaxed);
+    } else {
+        assert(t->mem >= n);
+        t->mem -= n;
+        atomic_fetch_sub_explicit(total, n, memory_order_relaxed);
+    }
+}
+
+/* p, just allocated for t, counts in vt_mem(t). */
+static void heap_charge(vt *t, void *p) { mem_count(t, &vt_heap_total, obj_block_bytes(p), 1); }
+
+/* p is about to be freed or reallocated: it no longer counts. */
+static void heap_credit(vt *t, void *p) { mem_count(t, &vt_heap_total, obj_block_bytes(p), 0); }
+
+static void heap_free(vt *t, void *p) {
+    if (!p) return;
+    heap_credit(t, p);
+    free(p);
+}
+
+/* ---- segments and directory ----------------------------------------- */
 
 /* LeakSanitizer does not scan mmap'd memory: slabs are registered as roots
  * so that the keys and values they point to are not reported as leaks. */
@@ -239,13 +281,21 @@ static char *slab_map(void) {
     return base;
 }
 
+/* A segment on the heap (the first ones, or when no slab can be mapped). */
+static vt_seg *seg_heap(vt *t) {
+    vt_seg *s = xcalloc(1, sizeof(vt_seg));
+    heap_charge(t, s);
+    return s;
+}
+
 static vt_seg *seg_alloc(vt *t) {
-    if (t->nsegs < VT_SLAB_AFTER) return xcalloc(1, sizeof(vt_seg));
+    if (t->nsegs < VT_SLAB_AFTER) return seg_heap(t);
     vt_slab *sl = t->slabs;
     if (!sl || sl->used + sizeof(vt_seg) > VT_SLAB_BYTES) {
         char *base = slab_map();
-        if (!base) return xcalloc(1, sizeof(vt_seg));
+        if (!base) return seg_heap(t);
         sl = xmalloc(sizeof *sl);
+        heap_charge(t, sl);
         sl->base = base;
         sl->used = 0;
         sl->next = t->slabs;
@@ -254,6 +304,7 @@ static vt_seg *seg_alloc(vt *t) {
     vt_seg *s = (vt_seg *)(sl->base + sl->used);
     sl->used += sizeof(vt_seg);
     s->in_slab = 1;
+    mem_count(t, &vt_carved_total, sizeof(vt_seg), 1);
     return s;
 }
 
@@ -273,7 +324,9 @@ static vt_seg *seg_new(vt *t, uint32_t depth, uint64_t version) {
 static void seg_register(vt *t, vt_seg *s) {
     if (t->nsegs == t->segs_cap) {
         t->segs_cap = t->segs_cap ? 2 * t->segs_cap : 16;
+        if (t->segs) heap_credit(t, t->segs);
         t->segs = xrealloc(t->segs, t->segs_cap * sizeof *t->segs);
+        heap_charge(t, t->segs);
     }
     t->segs[t->nsegs++] = s;
 }
@@ -299,8 +352,9 @@ static void dir_double(vt *t) {
     }
     size_t n = (size_t)1 << t->gd;
     vt_seg **nd = xmalloc(2 * n * sizeof *nd);
+    heap_charge(t, nd);
     for (size_t i = 0; i < n; i++) nd[2 * i] = nd[2 * i + 1] = t->dir[i];
-    free(t->dir);
+    heap_free(t, t->dir);
     t->dir = nd;
     t->gd++;
 }
@@ -432,14 +486,19 @@ vt_entry *vt_find(vt *t, const char *key, size_t len) {
 
 vt *vt_create(void) {
     vt *t = xcalloc(1, sizeof *t);
+    heap_charge(t, t);
     t->dir = xmalloc(sizeof *t->dir);
+    heap_charge(t, t->dir);
     t->dir[0] = seg_new(t, 0, 0);
     seg_register(t, t->dir[0]);
     random_bytes(&t->rng, sizeof t->rng);
     t->rng |= 1; /* xorshift state must not be 0 */
     t->slotted = vt_slots_default;
+    atomic_store_explicit(&vt_created_mem, t->mem, memory_order_relaxed);
     return t;
 }
+
+size_t vt_mem_empty(void) { return atomic_load_explicit(&vt_created_mem, memory_order_relaxed); }
 
 /* Frees every segment and the references its entries hold. */
 static void segs_drop(vt *t) {
@@ -447,7 +506,8 @@ static void segs_drop(vt *t) {
     for (size_t i = 0; i < t->nsegs; i++) {
         vt_seg *s = t->segs[i];
         seg_free_entries(s);
-        if (!s->in_slab) free(s);
+        if (s->in_slab) mem_count(t, &vt_carved_total, sizeof(vt_seg), 0);
+        else heap_free(t, s);
     }
     t->nsegs = 0;
 }
@@ -459,7 +519,7 @@ static void slabs_free(vt *t) {
             __lsan_unregister_root_region(t->slabs->base, VT_SLAB_BYTES);
         munmap(t->slabs->base, VT_SLAB_BYTES);
         atomic_fetch_sub_explicit(&vt_slab_total, VT_SLAB_BYTES, memory_order_relaxed);
-        free(t->slabs);
+        heap_free(t, t->slabs);
         t->slabs = next;
     }
 }
@@ -468,19 +528,18 @@ void vt_free(vt *t) {
     if (!t) return;
     segs_drop(t);
     slabs_free(t);
-    free(t->segs);
-    free(t->dir);
-    free(t->slot_keys);
+    heap_free(t, t->segs);
+    heap_free(t, t->dir);
+    heap_free(t, t->slot_keys);
+    heap_credit(t, t);
+    assert(t->mem == 0); /* every block charged was credited */
     free(t);
 }
 
 size_t vt_size(const vt *t) { return t->size; }
 size_t vt_expires(const vt *t) { return t->expires; }
 
-size_t vt_mem(const vt *t) {
-    return sizeof *t + t->nsegs * sizeof(vt_seg) +
-           ((size_t)1 << t->gd) * sizeof *t->dir;
-}
+size_t vt_mem(const vt *t) { return t->mem; }
 
 void vt_reserve(vt *t, size_t n) { vt_reserve_ticked(t, n, NULL, NULL); }
 
@@ -492,9 +551,10 @@ void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg) {
     if (gd <= t->gd) return;
     segs_drop(t);
     slabs_free(t);
-    free(t->dir);
+    heap_free(t, t->dir);
     size_t nd = (size_t)1 << gd;
     t->dir = xmalloc(nd * sizeof *t->dir);
+    heap_charge(t, t->dir);
     for (size_t i = 0; i < nd; i++) {
         t->dir[i] = seg_new(t, gd, 0);
         seg_register(t, t->dir[i]);
@@ -514,7 +574,10 @@ static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h) {
     b->used++;
     t->size++;
     if (t->slotted) {
-        if (!t->slot_keys) t->slot_keys = xcalloc(KEYSLOT_COUNT, sizeof *t->slot_keys);
+        if (!t->slot_keys) {
+            t->slot_keys = xcalloc(KEYSLOT_COUNT, sizeof *t->slot_keys);
+            heap_charge(t, t->slot_keys);
+        }
         t->slot_keys[hash_slot_of(h)]++;
     }
     return e;

@@ -123,11 +123,26 @@ void vt_free(vt *t);
 size_t vt_size(const vt *t);
 /* Keys with an expire set (maintained by vt_set_expire and deletions). */
 size_t vt_expires(const vt *t);
-/* Approximate bytes used by the table structure (not the objects). */
+/* Bytes the table structure holds (not the objects), as INFO used_memory
+ * counts them: its heap blocks (header, directory, segment list, slot
+ * counts, its first segments) at the allocator's cost (obj_block_bytes),
+ * the segments carved from its slabs at their size; kept at every
+ * allocation and free. A slab's uncarved rest is not counted (mapped). */
 size_t vt_mem(const vt *t);
-/* Bytes of all tables' segment slabs (mmap'd, so outside the allocator's
- * statistics). Any thread. */
-size_t vt_mapped_bytes(void);
+/* vt_mem of the table vt_create made last (what an empty one holds; two
+ * differ by the allocator's rounding at most, a few bytes). */
+size_t vt_mem_empty(void);
+/* Every table's memory: vt_mem's two parts summed over the tables alive,
+ * those a flush retired included until freed. */
+typedef struct vt_memstat {
+    size_t heap;   /* heap blocks: the allocator's own figures see them */
+    size_t slab;   /* segments carved from slabs: mmap'd, so outside the
+                      allocator's figures (INFO adds them) */
+    size_t mapped; /* the slabs as mapped, >= slab: a slab (2 MiB) is mapped
+                      whole with its first segment, its rest reserved */
+} vt_memstat;
+/* Any thread (each figure read atomically, the three not at one instant). */
+void vt_mem_totals(vt_memstat *m);
 uint64_t vt_hash(const char *key, size_t len);
 
 /* ---- the per-slot index (cluster mode) --------------------------------

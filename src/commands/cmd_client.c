@@ -12,6 +12,7 @@
 
 #include "acl.h"
 #include "blocking.h"
+#include "client_mem.h"
 #include "cmd.h"
 #include "introspect.h"
 #include "multi.h"
@@ -76,13 +77,13 @@ void client_info_line(vbuf *b, const client *c) {
     vbuf_appendf(b,
              "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
              "sub=%zu psub=%zu ssub=%zu multi=%lld qbuf=%zu qbuf-free=%zu argv-mem=%zu "
-             "multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s "
+             "multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s "
              "user=%s redir=%lld resp=%d\n",
              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
              flags, c->db, sub, psub, ssub, multi_queued(c), c->in.len, c->in.cap - c->in.len,
-             argv_mem(c), c->reply.cap, c->reply.cap, c->reply.len, c->inflight.len,
-             c->in.cap + c->reply.cap + c->inflight.cap + sizeof *c, events,
+             argv_mem(c), client_mem_multi(c), c->reply.cap, c->reply.cap, c->reply.len,
+             client_mem_output(c), client_mem_usage(c), events,
              c->lastcmd ? c->lastcmd->fullname : "NULL", acl_user_name(c->user), tracking_redir(c),
              c->resp);
 }
@@ -90,20 +91,13 @@ void client_info_line(vbuf *b, const client *c) {
 /* CLIENT KILL's types (TYPE normal|master|replica|slave|pubsub), as
  * Redis's getClientType: a master link is "master", a replica "slave",
  * then a subscriber "pubsub". */
-enum { KILL_ANY = -1, KILL_NORMAL, KILL_REPLICA, KILL_PUBSUB, KILL_MASTER };
-
-static int client_type(const client *c) {
-    if (c->flags & CLIENT_MASTER) return KILL_MASTER;
-    if (c->flags & CLIENT_REPLICA) return KILL_REPLICA;
-    if (c->flags & CLIENT_PUBSUB) return KILL_PUBSUB;
-    return KILL_NORMAL;
-}
+enum { KILL_ANY = -1 };
 
 static int client_type_by_name(const arg *a) {
-    if (arg_is(a, "normal")) return KILL_NORMAL;
-    if (arg_is(a, "slave") || arg_is(a, "replica")) return KILL_REPLICA;
-    if (arg_is(a, "pubsub")) return KILL_PUBSUB;
-    if (arg_is(a, "master")) return KILL_MASTER;
+    if (arg_is(a, "normal")) return CLIENT_TYPE_NORMAL;
+    if (arg_is(a, "slave") || arg_is(a, "replica")) return CLIENT_TYPE_REPLICA;
+    if (arg_is(a, "pubsub")) return CLIENT_TYPE_PUBSUB;
+    if (arg_is(a, "master")) return CLIENT_TYPE_MASTER;
     return -2;
 }
 
@@ -279,8 +273,8 @@ static void client_reply(client *c) {
     }
 }
 
-/* CLIENT NO-EVICT ON|OFF: the flag only (verso has no client eviction,
- * maxmemory-clients). */
+/* CLIENT NO-EVICT ON|OFF: whether maxmemory-clients may evict c (its
+ * bucket follows when net.c counts it after this command). */
 static void client_no_evict(client *c) {
     if (arg_is(&c->argv[2], "on")) c->flags |= CLIENT_NO_EVICT;
     else if (arg_is(&c->argv[2], "off")) c->flags &= ~CLIENT_NO_EVICT;

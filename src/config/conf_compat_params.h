@@ -77,7 +77,7 @@
     {"active-defrag-max-scan-fields", P_INT, NE, FIELD(compat.active_defrag_max_scan_fields),
      .min = 1, .max = LONG_MAX, .def = 1000},
     {"jemalloc-bg-thread", P_BOOL, NE, FIELD(compat.jemalloc_bg_thread), .def = 1},
-    {"maxmemory-clients", P_MEM, NE | PF_PERCENT, FIELD(compat.maxmemory_clients), .min = -100,
+    {"maxmemory-clients", P_MEM, PF_PERCENT, FIELD(compat.maxmemory_clients), .min = -100,
      .max = LLONG_MAX, .def = 0},
     {"activerehashing", P_BOOL, NE, FIELD(compat.activerehashing), .def = 1},
     {"dynamic-hz", P_BOOL, NE, FIELD(compat.dynamic_hz), .def = 1},

@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client_mem.h"
 #include "cmd.h"
 #include "db.h"
+#include "hooks.h"
 #include "info.h"
 #include "introspect.h"
 #include "net.h"
@@ -79,30 +81,43 @@ static void memory_usage(client *c) {
 
 /* Redis's struct redisMemOverhead, the part verso can fill. */
 typedef struct mem_overhead {
-    size_t peak, total, startup, clients, overhead, keys, per_key, dataset;
+    size_t peak, total, startup, clients, replicas, overhead, keys, per_key, dataset;
     size_t alloc, active, resident, rss;
     double dataset_pct, peak_pct, alloc_frag, alloc_rss, rss_extra, frag;
     long long alloc_frag_bytes, alloc_rss_bytes, rss_extra_bytes, frag_bytes;
     size_t nclients;
+    size_t backlog, aof; /* replication.backlog, aof.buffer (hooks.h) */
 } mem_overhead;
 
 static double ratio(size_t a, size_t b) { return b ? (double)a / (double)b : 0.0; }
 
-static void overhead_get(mem_overhead *m) {
+/* A database's overhead.hashtable.main: its table's bytes beyond an empty
+ * table's, which startup.allocated holds (Redis's dict allocates its
+ * buckets with the first key; verso's table its first segment at once). */
+static size_t table_overhead(const vt *t) {
+    size_t empty = vt_mem_empty();
+    return vt_mem(t) > empty ? vt_mem(t) - empty : 0;
+}
+
+/* total: used_memory as the caller reports it (INFO's own reading, so that
+ * its dataset and overhead add up to it). */
+static void overhead_get(mem_overhead *m, size_t total) {
     memset(m, 0, sizeof *m);
-    m->total = info_used_memory();
+    m->total = total;
     m->peak = info_peak_memory();
     m->startup = info_startup_memory();
     m->rss = info_rss();
-    for (client *cl = server.clients; cl; cl = cl->next) {
-        m->clients += sizeof(client) + cl->in.cap + net_pending_output(cl);
-        m->nclients++;
-    }
-    m->overhead = m->startup + m->clients;
+    m->clients = client_mem_normal(); /* client_mem.h */
+    m->replicas = client_mem_replicas();
+    m->nclients = server.nclients;
+    m->backlog = hooks_buffer_memory(HOOKS_MEM_BACKLOG);
+    m->aof = hooks_buffer_memory(HOOKS_MEM_AOF);
+    /* Redis 7.0's overhead.total; its dataset is the rest of used_memory */
+    m->overhead = m->startup + m->clients + m->replicas + m->backlog + m->aof;
     for (int i = 0; i < server.cfg.databases; i++) {
         vt *t = db_get(i)->t;
         m->keys += vt_size(t);
-        if (vt_size(t)) m->overhead += vt_mem(t);
+        if (vt_size(t)) m->overhead += table_overhead(t);
     }
     size_t net = m->total > m->startup ? m->total - m->startup : 0;
     m->per_key = m->keys ? net / m->keys : 0;
@@ -124,9 +139,9 @@ static void overhead_get(mem_overhead *m) {
     m->frag_bytes = (long long)m->rss - (long long)m->total;
 }
 
-void memory_info_fields(vbuf *b) {
+void memory_info_fields(vbuf *b, size_t used_memory) {
     mem_overhead m;
-    overhead_get(&m);
+    overhead_get(&m, used_memory);
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     size_t sysmem = pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : 0;
     char hs[32];
@@ -158,18 +173,18 @@ static void pair_double(client *c, const char *name, double v) {
 
 static void memory_stats(client *c) {
     mem_overhead m;
-    overhead_get(&m);
+    overhead_get(&m, info_used_memory());
     int ndbs = 0;
     for (int i = 0; i < server.cfg.databases; i++) ndbs += vt_size(db_get(i)->t) > 0;
     reply_map(c, 27 + ndbs);
     pair_int(c, "peak.allocated", (long long)m.peak);
     pair_int(c, "total.allocated", (long long)m.total);
     pair_int(c, "startup.allocated", (long long)m.startup);
-    pair_int(c, "replication.backlog", 0);
-    pair_int(c, "clients.slaves", 0);
+    pair_int(c, "replication.backlog", (long long)m.backlog);
+    pair_int(c, "clients.slaves", (long long)m.replicas);
     pair_int(c, "clients.normal", (long long)m.clients);
     pair_int(c, "cluster.links", 0);
-    pair_int(c, "aof.buffer", 0);
+    pair_int(c, "aof.buffer", (long long)m.aof);
     pair_int(c, "lua.caches", 0);
     pair_int(c, "functions.caches", 0);
     for (int i = 0; i < server.cfg.databases; i++) {
@@ -179,7 +194,7 @@ static void memory_stats(client *c) {
         snprintf(name, sizeof name, "db.%d", i);
         reply_bulk_str(c, name);
         reply_map(c, 3);
-        pair_int(c, "overhead.hashtable.main", (long long)vt_mem(t));
+        pair_int(c, "overhead.hashtable.main", (long long)table_overhead(t));
         pair_int(c, "overhead.hashtable.expires", 0); /* expires live in the entries */
         pair_int(c, "overhead.hashtable.slot-to-keys", 0);
     }
@@ -208,7 +223,7 @@ static void memory_stats(client *c) {
  * replica checks have nothing to look at here). */
 static void memory_doctor(client *c) {
     mem_overhead m;
-    overhead_get(&m);
+    overhead_get(&m, info_used_memory());
     int big_peak = 0, high_frag = 0, high_alloc_frag = 0, high_alloc_rss = 0,
         high_proc_rss = 0, big_client_buf = 0;
     int empty = m.total < (5u << 20);

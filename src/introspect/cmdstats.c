@@ -330,12 +330,11 @@ void introspect_info_stats(vbuf *b) {
                  (unsigned long long)s->reads_processed, (unsigned long long)s->writes_processed,
                  (unsigned long long)s->reply_buffer_shrinks,
                  (unsigned long long)s->reply_buffer_expands);
-    /* Redis's counters of mechanisms verso does not have (client eviction,
-     * writable-replica expiry, active defrag, I/O threads, deep
+    /* Redis's counters of mechanisms verso does not have (writable-replica
+     * expiry, active defrag, I/O threads, deep
      * sanitization of DUMP payloads): zero is what happened here.
      * migrate_cached_sockets is snapshot/migrate.c's (hooks_info). */
-    vbuf_append_str(b, "evicted_clients:0\r\n"
-                       "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\n"
+    vbuf_append_str(b, "slave_expires_tracked_keys:0\r\nactive_defrag_hits:0\r\n"
                        "active_defrag_misses:0\r\nactive_defrag_key_hits:0\r\n"
                        "active_defrag_key_misses:0\r\ntotal_active_defrag_time:0\r\n"
                        "current_active_defrag_time:0\r\nio_threaded_reads_processed:0\r\n"

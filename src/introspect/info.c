@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "blocking.h"
+#include "client_mem.h"
 #include "cmd.h"
 #include "db_slots.h"
 #include "db.h"
@@ -58,9 +59,19 @@ static void je_refresh(void) {
  * under their locks (~200 ms on a big fragmented heap), so it runs once,
  * on the nearly empty heap at startup; from then on the figure is that
  * base plus the counted objects (obj_mem_total: keys, values, collection
- * nodes). Client buffers, scripts and the AOF's buffers are not counted. */
+ * nodes) and the clients' memory (client_mem.h), and the rest of
+ * glibc_tracked. Scripts are not counted. */
 static size_t glibc_base;
 static pthread_once_t glibc_base_once = PTHREAD_ONCE_INIT;
+
+/* Also counted where it is allocated, and added to glibc_base with the
+ * slabs' segments: the tables' heap blocks (vt_mem) and the buffers of
+ * hooks_buffer_memory (the replication backlog, the AOF's). */
+static size_t glibc_tracked(void) {
+    vt_memstat vm;
+    vt_mem_totals(&vm);
+    return vm.heap + hooks_buffer_memory(HOOKS_MEM_BACKLOG) + hooks_buffer_memory(HOOKS_MEM_AOF);
+}
 
 static void glibc_base_init(void) {
 #ifdef HAVE_MALLINFO2
@@ -70,32 +81,40 @@ static void glibc_base_init(void) {
     struct mallinfo mi = mallinfo();
     size_t heap = (size_t)(unsigned)mi.uordblks + (size_t)(unsigned)mi.hblkhd;
 #endif
-    size_t objs = obj_mem_total();
-    glibc_base = heap > objs ? heap - objs : 0;
+    size_t counted = obj_mem_total() + glibc_tracked(); /* added back as they change */
+    glibc_base = heap > counted ? heap - counted : 0;
 }
 #endif
 
 void info_allocator(info_alloc *a) {
-    size_t slabs = vt_mapped_bytes();
+    /* the tables' slabs, mmap'd outside the allocator: the segments carved
+     * are allocated; a slab's uncarved rest is mapped (active) only */
+    vt_memstat vm;
+    vt_mem_totals(&vm);
+    size_t slabs = vm.slab, reserved = vm.mapped > vm.slab ? vm.mapped - vm.slab : 0;
 #ifdef HAVE_JEMALLOC
     je_refresh();
     a->allocated = je_stat("stats.allocated") + slabs;
-    a->active = je_stat("stats.active") + slabs;
-    a->resident = je_stat("stats.resident") + slabs;
+    a->active = je_stat("stats.active") + slabs + reserved;
+    a->resident = je_stat("stats.resident") + slabs + reserved;
 #else
     if (__sanitizer_get_current_allocated_bytes) {
         a->allocated = __sanitizer_get_current_allocated_bytes() + slabs;
     } else {
         pthread_once(&glibc_base_once, glibc_base_init);
-        a->allocated = glibc_base + obj_mem_total() + slabs;
+        slabs += glibc_tracked(); /* with the slabs: what glibc_base leaves out */
+        a->allocated = glibc_base + obj_mem_total() + slabs + client_mem_normal() +
+                       client_mem_replicas();
     }
-    a->active = a->allocated; /* glibc tells neither without a heap walk */
+    /* glibc tells no more without a heap walk */
+    a->active = a->allocated + reserved;
     a->resident = info_rss();
 #endif
     if (a->active < a->allocated) a->active = a->allocated;
 }
 
-/* The allocator's bytes in use, plus the tables' slabs (mmap'd directly). */
+/* The allocator's bytes in use, plus the tables' slab segments (mmap'd
+ * directly). */
 size_t info_allocated(void) {
     info_alloc a;
     info_allocator(&a);
@@ -229,7 +248,7 @@ static void section_memory(vbuf *b) {
             "used_memory_rss_human:%s\r\nused_memory_peak:%zu\r\nused_memory_peak_human:%s\r\n"
             "used_memory_tables:%zu\r\n",
          used, hu, rss, hr, peak_memory, hp, tables);
-    memory_info_fields(b);
+    memory_info_fields(b, used);
     evict_info_memory(b, used);
     script_info_memory(b);
     function_info_memory(b);
@@ -284,7 +303,7 @@ static void section_stats(vbuf *b) {
             "total_net_repl_input_bytes:%llu\r\ntotal_net_repl_output_bytes:%llu\r\n"
             "rejected_connections:%llu\r\nsync_full:%llu\r\nsync_partial_ok:%llu\r\n"
             "sync_partial_err:%llu\r\nexpired_keys:%llu\r\nevicted_keys:%llu\r\n"
-            "total_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
+            "evicted_clients:%llu\r\ntotal_eviction_exceeded_time:%llu\r\ncurrent_eviction_exceeded_time:%llu\r\n"
             "keyspace_hits:%llu\r\nkeyspace_misses:%llu\r\npubsub_channels:%zu\r\n"
             "pubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
             "expire_cycle_cpu_milliseconds:%llu\r\n"
@@ -297,7 +316,8 @@ static void section_stats(vbuf *b) {
          (unsigned long long)s->rejected_conn, (unsigned long long)s->sync_full,
          (unsigned long long)s->sync_partial_ok, (unsigned long long)s->sync_partial_err,
          (unsigned long long)s->expired_keys,
-         (unsigned long long)s->evicted_keys, (unsigned long long)ex_total,
+         (unsigned long long)s->evicted_keys, (unsigned long long)s->evicted_clients,
+         (unsigned long long)ex_total,
          (unsigned long long)ex_cur, (unsigned long long)s->keyspace_hits, (unsigned long long)s->keyspace_misses,
          chans, pats, shards, (unsigned long long)(s->expire_cycle_us / 1000), (unsigned long long)s->errors,
          (unsigned long long)s->qbuf_disconnects, (unsigned long long)s->obuf_disconnects);

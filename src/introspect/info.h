@@ -8,10 +8,10 @@
 
 #include <stddef.h>
 
-/* Bytes allocated by the allocator plus the tables' slabs, which it does
- * not see (used_memory; main thread: it also tracks the peak) and resident
- * set size. info_allocated is the same figure without the peak, for any
- * thread. */
+/* Bytes allocated by the allocator plus the tables' slab segments, which
+ * it does not see (used_memory; it also tracks the peak), and resident set
+ * size. info_allocated is the same figure without the peak. Main thread
+ * (glibc's figure reads subsystems' buffers, hooks_buffer_memory). */
 #include "vbuf.h"
 
 /* INFO everything's text (the crash report). */
@@ -19,12 +19,15 @@ void info_render_all(vbuf *b);
 size_t info_used_memory(void);
 size_t info_allocated(void);
 size_t info_rss(void);
-/* The allocator's own figures, each with the tables' slabs added: bytes
- * allocated, bytes in the pages it has in use (active >= allocated) and
- * bytes resident. jemalloc: its counters (stats.*, refreshed through
- * "epoch"); ASan/TSan: the sanitizer's allocated bytes; glibc: a base taken
- * at startup plus the objects counted by obj.c (no heap walk). Under glibc
- * active is allocated and resident is the process's RSS. Any thread. */
+/* The allocator's own figures, each with the tables' slabs added (their
+ * carved segments to allocated, their whole mappings to active and
+ * resident): bytes allocated, bytes in the pages it has in use (active >=
+ * allocated) and bytes resident. jemalloc: its counters (stats.*,
+ * refreshed through "epoch"); ASan/TSan: the sanitizer's allocated bytes;
+ * glibc: a base taken at startup plus what is counted where it is
+ * allocated (objects, tables, clients, buffers: no heap walk). Under glibc
+ * active is allocated plus the slabs' uncarved rest, and resident is the
+ * process's RSS. Main thread. */
 typedef struct info_alloc {
     size_t allocated, active, resident;
 } info_alloc;

@@ -84,8 +84,9 @@ void introspect_expire_cycle_done(int64_t usec, int capped);
 
 /* ---- cmd_memory.c ---- */
 /* INFO memory's fields from MEMORY STATS' figures (used_memory_overhead,
- * used_memory_dataset, allocator_*, rss_overhead_*, ...). */
-void memory_info_fields(vbuf *b);
+ * used_memory_dataset, allocator_*, rss_overhead_*, ...), the dataset
+ * being what the overhead leaves of used_memory (INFO's reading). */
+void memory_info_fields(vbuf *b, size_t used_memory);
 
 /* ---- monitor.c ---- */
 /* Sends the line of argv (run by c in database dbid) to every MONITOR

@@ -40,6 +40,7 @@ typedef struct ps_node {
 typedef struct ps_map {
     ps_node **b;
     size_t nb, n;
+    size_t bytes; /* of its nodes (names included) */
 } ps_map;
 
 static uint64_t ps_hash(const char *p, size_t len) { return XXH3_64bits(p, len); }
@@ -74,6 +75,7 @@ static ps_node *map_add(ps_map *m, const char *p, size_t len) {
     n->h = ps_hash(p, len);
     n->len = len;
     memcpy(n->name, p, len);
+    m->bytes += sizeof *n + len + 1;
     n->next = m->b[n->h & (m->nb - 1)];
     m->b[n->h & (m->nb - 1)] = n;
     m->n++;
@@ -85,6 +87,7 @@ static void map_del(ps_map *m, ps_node *node) {
     while (*pp != node) pp = &(*pp)->next;
     *pp = node->next;
     m->n--;
+    m->bytes -= sizeof *node + node->len + 1;
     free(node->subs);
     free(node);
     if (m->n == 0) { /* an idle server keeps no buckets */
@@ -130,6 +133,14 @@ void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub) {
     *sub = count_of(c, PS_CHAN);
     *psub = count_of(c, PS_PAT);
     *ssub = count_of(c, PS_SHARD);
+}
+
+size_t pubsub_client_mem(const client *c) {
+    if (!c->pubsub) return 0;
+    size_t n = sizeof *c->pubsub;
+    for (int k = 0; k < PS_KINDS; k++)
+        n += c->pubsub->mine[k].bytes + c->pubsub->mine[k].nb * sizeof(ps_node *);
+    return n;
 }
 
 void pubsub_each_name(const client *c, void (*fn)(void *priv, int pattern, const char *p,

@@ -30,6 +30,8 @@ void pubsub_set_cluster_publish(pubsub_cluster_fn *fn);
  * subscribed to (ACL: a user's subscribers that lose a channel). */
 void pubsub_each_name(const client *c, void (*fn)(void *priv, int pattern, const char *p,
                                                   size_t len), void *priv);
+/* Bytes c's own tables of names hold (client_mem.h). */
+size_t pubsub_client_mem(const client *c);
 /* c's channels, patterns and shard channels (CLIENT LIST's sub= psub= ssub=). */
 void pubsub_counts(const client *c, size_t *sub, size_t *psub, size_t *ssub);
 /* Channels, patterns and shard channels with at least one subscriber

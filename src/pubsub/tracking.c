@@ -775,6 +775,14 @@ void tracking_cmd_caching(client *c) {
     reply_ok(c);
 }
 
+size_t tracking_client_mem(const client *c) {
+    const struct tracking_state *t = c->tracking;
+    if (!t) return 0;
+    size_t n = sizeof *t + t->npfx * (sizeof *t->pfx + sizeof *t->pfxlen);
+    for (size_t i = 0; i < t->npfx; i++) n += t->pfxlen[i] + 1;
+    return n;
+}
+
 long long tracking_redir(const client *c) {
     return c->tracking ? (long long)c->tracking->redirect : -1;
 }

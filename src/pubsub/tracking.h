@@ -75,6 +75,8 @@ void tracking_disable(client *c);
 /* CLIENT LIST's flags and redir=. */
 int tracking_flag_letters(const client *c, char *out); /* "t", "R", "B": count written */
 long long tracking_redir(const client *c);             /* -1 when off */
+/* Bytes c's tracking options hold: its BCAST prefixes (client_mem.h). */
+size_t tracking_client_mem(const client *c);
 
 /* INFO: tracking_clients, and the stats tracking_total_keys/items/prefixes. */
 size_t tracking_clients(void);

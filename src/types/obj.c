@@ -375,6 +375,7 @@ size_t obj_mem_account_add(void *p) {
     return alloc_bytes(p);
 }
 void obj_mem_account_sub(void *p) { count_sub(p); }
+size_t obj_block_bytes(void *p) { return alloc_bytes(p); }
 
 obj *obj_copy(obj *o) {
     switch (o->type) {

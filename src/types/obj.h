@@ -237,6 +237,9 @@ size_t obj_coll_mem(const obj *o);
  * obj_mem_total (add returns it). Any thread. */
 size_t obj_mem_account_add(void *p);
 void obj_mem_account_sub(void *p);
+/* What the allocator charges for heap block p, in obj_mem_total's unit,
+ * without counting it: for memory accounted elsewhere (vt.c's tables). */
+size_t obj_block_bytes(void *p);
 
 /* Copy-on-write for in-place edits (APPEND, SETRANGE): returns `o` itself when
  * it is RAW, unshared and has room for `need` bytes, else a new RAW object with

@@ -610,6 +610,38 @@ START_TEST(test_fill_factor) {
 }
 END_TEST
 
+/* vt_mem counts what the table holds, and the totals follow it: a table of
+ * 10,000 keys has its first slab (2 MiB mapped), of which only the
+ * segments carved count; everything goes when the table is freed. */
+START_TEST(test_mem_accounting) {
+    enum { K = 10000 };
+    vt_memstat a, b, c;
+    vt_mem_totals(&a);
+    vt *t = vt_create();
+    ck_assert_uint_eq(vt_mem(t), vt_mem_empty());
+    vt_mem_totals(&b);
+    ck_assert_uint_eq(b.heap - a.heap, vt_mem(t));
+    model m;
+    model_init(&m, K);
+    for (uint32_t id = 0; id < K; id++) op_set(t, &m, id);
+    uint64_t ep = 0;
+    ck_assert_uint_gt(seg_count(t, &ep), 8); /* past the heap segments: a slab */
+    vt_mem_totals(&b);
+    ck_assert_uint_eq((b.heap + b.slab) - (a.heap + a.slab), vt_mem(t));
+    size_t mapped = b.mapped - a.mapped, carved = b.slab - a.slab;
+    ck_assert_uint_eq(mapped, (size_t)2 << 20);
+    ck_assert_msg(carved > 0 && carved <= mapped / 8, "%zu bytes carved of %zu mapped", carved,
+                  mapped);
+    ck_assert_msg(vt_mem(t) / K <= 40, "table bytes per key %zu", vt_mem(t) / K);
+    vt_free(t);
+    vt_mem_totals(&c);
+    ck_assert_uint_eq(c.heap, a.heap);
+    ck_assert_uint_eq(c.slab, a.slab);
+    ck_assert_uint_eq(c.mapped, a.mapped);
+    model_free(&m);
+}
+END_TEST
+
 /* vt_insert_hashed creates a key with the hash given (found again by
  * vt_find, which hashes it itself) and finds one already there; a value built
  * for its key (obj_kv_new_value) is stored as it is, not copied. */
@@ -1007,6 +1039,7 @@ static Suite *vt_suite(void) {
     tcase_add_test(ts, test_sample_saved);
     tcase_add_test(ts, test_reserve);
     tcase_add_test(ts, test_fill_factor);
+    tcase_add_test(ts, test_mem_accounting);
     tcase_add_test(ts, test_insert_hashed);
     tcase_add_test(ts, test_kv_layout);
     suite_add_tcase(s, ts);

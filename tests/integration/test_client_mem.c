@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -386,7 +387,7 @@ END_TEST
 START_TEST(output_limit_before_eviction)
 {
     srv *s = h_srv_start("--maxmemory-clients 10mb --client-output-buffer-limit "
-                         "'normal 3mb 0 0'");
+                         "normal 3mb 0 0");
     redisContext *c = srv_connect(s);
     expect_status(c, "OK", "CLIENT NO-EVICT on");
     expect_int(c, 4 * MB + 1, "SETRANGE k %lld v", 4 * MB);
@@ -405,6 +406,48 @@ START_TEST(output_limit_before_eviction)
     close(o1);
     close(o2);
     redisFree(c);
+}
+END_TEST
+
+/* A replica's buffers (Redis's "slave buffer are counted correctly"): with
+ * the replica stopped, 200,000 SETRANGEs that do not grow the data set
+ * pile up for it; mem_clients_slaves shows them, used_memory grows by them
+ * and what maxmemory counts (used_memory - mem_not_counted_for_evict) does
+ * not; CLIENT KILL TYPE replica gives them back. */
+START_TEST(replica_buffers_counted)
+{
+    srv *m = h_srv_start("--repl-backlog-size 10240 --client-output-buffer-limit "
+                         "replica 100000000 100000000 300 --repl-timeout 1200");
+    srv *r = h_srv_start(NULL);
+    redisContext *mc = srv_connect(m), *rc = srv_connect(r);
+    for (int j = 0; j < 100; j++) expect_int(mc, 100004, "SETRANGE key:%d 100000 asdf", j);
+    expect_status(rc, "OK", "REPLICAOF 127.0.0.1 %d", m->port);
+    h_wait_info_str(rc, "replication", "master_link_status", "up", 20000);
+    h_sleep_ms(200);
+    long long used0 = mem_info(mc, "used_memory");
+    long long counted0 = used0 - mem_info(mc, "mem_not_counted_for_evict");
+    ck_assert_int_eq(kill(r->pid, SIGSTOP), 0);
+    for (int k = 0; k < 200000; k += 1000) {
+        for (int i = 0; i < 1000; i++) h_send(mc, "SETRANGE key:0 0 AAAAAAAAAA");
+        for (int i = 0; i < 1000; i++) freeReplyObject(h_next_reply(mc));
+    }
+    long long slaves = mem_info(mc, "mem_clients_slaves");
+    long long used1 = mem_info(mc, "used_memory");
+    long long counted1 = used1 - mem_info(mc, "mem_not_counted_for_evict");
+    ck_assert_msg(slaves > 2 * MB, "mem_clients_slaves %lld", slaves); /* ~9 MB sent */
+    ck_assert_msg(used1 - used0 > slaves / 2, "used_memory %lld -> %lld with %lld for replicas",
+                  used0, used1, slaves);
+    ck_assert_msg(llabs(counted1 - counted0) < MB, "counted for maxmemory %lld -> %lld", counted0,
+                  counted1);
+    expect_int(mc, 1, "CLIENT KILL TYPE replica");
+    h_wait_info_at(__FILE__, __LINE__, mc, "memory", "mem_clients_slaves", H_LE, 0, 5000);
+    long long used2 = mem_info(mc, "used_memory");
+    ck_assert_msg(used2 < used1 - slaves / 2, "used_memory after the kill %lld (was %lld)", used2,
+                  used1);
+    ck_assert_int_eq(kill(r->pid, SIGCONT), 0);
+    expect_int(mc, 100, "DBSIZE");
+    redisFree(rc);
+    redisFree(mc);
 }
 END_TEST
 
@@ -550,6 +593,7 @@ static Suite *suite(void)
     tcase_add_test(tc, output_and_pubsub_evicted);
     tcase_add_loop_test(tc, state_counted, 0, 6);
     tcase_add_test(tc, output_limit_before_eviction);
+    tcase_add_test(tc, replica_buffers_counted);
     tcase_add_loop_test(tc, mget_readers, 0, 2);
     tcase_add_loop_test(tc, dead_client_input, 0, 2);
     tcase_add_loop_test(tc, pubsub_fanout, 0, 2);

@@ -29,17 +29,18 @@ static struct {
 
 /* ---- one client's memory ---- */
 
-size_t client_mem_output(const client *c) {
-    size_t held = (c->reply.len ? c->reply.cap : 0) + (c->inflight.len ? c->inflight.cap : 0);
-    /* the TLS session's ciphertext not yet taken (net_pending_output's rest) */
-    return held + net_pending_output(c) - c->reply.len - c->inflight.len;
+/* The TLS session's ciphertext not yet taken (net_pending_output's rest). */
+static size_t tls_held(const client *c) {
+    return net_pending_output(c) - c->reply.len - c->inflight.len;
 }
 
-size_t client_mem_multi(const client *c) { return multi_mem(c); }
+size_t client_mem_output(const client *c) {
+    return (c->reply.len ? c->reply.cap : 0) + (c->inflight.len ? c->inflight.cap : 0) +
+           tls_held(c);
+}
 
 size_t client_mem_usage(const client *c) {
-    size_t tls = net_pending_output(c) - c->reply.len - c->inflight.len;
-    return sizeof *c + c->in.cap + c->reply.cap + c->inflight.cap + tls +
+    return sizeof *c + c->in.cap + c->reply.cap + c->inflight.cap + tls_held(c) +
            (size_t)c->argv_cap * sizeof(arg) + multi_mem(c) + pubsub_client_mem(c) +
            tracking_client_mem(c);
 }

@@ -23,8 +23,6 @@
 
 /* CLIENT LIST's omem: output buffers holding unsent replies. */
 size_t client_mem_output(const client *c);
-/* CLIENT LIST's multi-mem: the queued commands and watched keys. */
-size_t client_mem_multi(const client *c);
 /* CLIENT LIST's tot-mem, computed now. */
 size_t client_mem_usage(const client *c);
 

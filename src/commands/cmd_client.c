@@ -82,7 +82,7 @@ void client_info_line(vbuf *b, const client *c) {
              (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
              (long long)((now - c->ctime_ms) / 1000), (long long)((now - c->last_ms) / 1000),
              flags, c->db, sub, psub, ssub, multi_queued(c), c->in.len, c->in.cap - c->in.len,
-             argv_mem(c), client_mem_multi(c), c->reply.cap, c->reply.cap, c->reply.len,
+             argv_mem(c), multi_mem(c), c->reply.cap, c->reply.cap, c->reply.len,
              client_mem_output(c), client_mem_usage(c), events,
              c->lastcmd ? c->lastcmd->fullname : "NULL", acl_user_name(c->user), tracking_redir(c),
              c->resp);

@@ -280,10 +280,11 @@ static void expire_visit(void *priv, vt_entry *e) {
     s->nkeys++;
 }
 
-/* One step over a database: returns the keys expired. */
+/* One step over a database (the buckets that may hold a key with an
+ * expire: vt_scan_volatile): returns the keys expired. */
 static size_t expire_step(db *d, expire_scan *s) {
     s->nkeys = 0;
-    d->expire_cursor = vt_scan(d->t, d->expire_cursor, 256, expire_visit, s);
+    d->expire_cursor = vt_scan_volatile(d->t, d->expire_cursor, 256, expire_visit, s);
     for (size_t i = 0; i < s->nkeys; i++) {
         vt_entry *e = vt_find(d->t, s->keys[i].p, s->keys[i].len);
         if (e && db_expired(e, s->now)) expire_now(d, s->keys[i].p, s->keys[i].len);
@@ -304,12 +305,12 @@ int db_expire_if_due(db *d, const char *key, size_t len, int64_t now_ms) {
     return 0;
 }
 
-void db_active_expire(int64_t budget_us) {
-    if (pause_keys_frozen()) return; /* CLIENT PAUSE keeps the dataset as it is */
-    if (!active_expire_on) return;
+int db_active_expire(int64_t budget_us) {
+    if (pause_keys_frozen()) return 0; /* CLIENT PAUSE keeps the dataset as it is */
+    if (!active_expire_on) return 0;
     if (server.upstream) { /* the master's keys expire by its DEL, as Redis 7.0 */
         rkeys_expire_cycle(budget_us);
-        return;
+        return 0;
     }
     int64_t start = mono_us();
     expire_scan s = {0};
@@ -342,4 +343,11 @@ void db_active_expire(int64_t budget_us) {
     int64_t took = mono_us() - start;
     server.stat.expire_cycle_us += (uint64_t)took;
     introspect_expire_cycle_done(took, took >= budget_us); /* latency, time cap */
+    /* more to do: the budget ran out while over 10 % of the keys with a TTL
+     * seen had expired (Redis's "acceptable stale" at effort 1) */
+    return took >= budget_us && total_expired * 10 > total_sampled;
+}
+
+void db_tables_cron(void) {
+    for (int i = 0; i < server.cfg.databases; i++) vt_shrink(server.dbs[i].t, 64);
 }

@@ -120,8 +120,14 @@ int64_t db_time_snapshot(void);
 void db_time_release(int64_t prev);
 
 /* Active expiry: called by the cron; spends at most budget_us. On a
- * replica only the keys its own clients gave an expire (replica_keys.h). */
-void db_active_expire(int64_t budget_us);
+ * replica only the keys its own clients gave an expire (replica_keys.h).
+ * Returns 1 when it ran out of time with many expired keys still found
+ * (over 10 % of the keys with a TTL it read): the caller runs it again
+ * soon (server.c's fast expiry). */
+int db_active_expire(int64_t budget_us);
+/* Cron: tables merge what deletes during a save left sparse (vt_shrink),
+ * a bounded step each. */
+void db_tables_cron(void);
 /* A writable replica's own key (replica_keys.h): deleted as expired (a DEL
  * propagated) when its time passed at now_ms. 1 while key has an expire
  * still to come, 0 when it is gone, has no expire, or was expired now. */

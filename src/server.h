@@ -219,6 +219,8 @@ typedef struct server_t {
     uv_tcp_t *tls_listeners[CONF_MAX_BIND]; /* on tls-port, as listeners */
     int ntls_listeners;
     uv_timer_t cron;              /* runs on_cron (server.c) at cfg.hz */
+    uv_timer_t expire_fast;       /* active expiry between cron ticks while
+                                     expired keys pile up (server.c) */
     uv_prepare_t before_sleep;    /* flushes replies once per iteration */
     uv_signal_t sig_term, sig_int;
     db *dbs;                      /* cfg.databases of them */

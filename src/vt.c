@@ -8,7 +8,8 @@
  *     byte each in fp[]; when both candidates are full the segment splits;
  *   - the save protocol on the main thread (lock + capture before a change to
  *     an unsaved bucket) and on the serializer (vt_capture_bucket);
- *   - SCAN cursors that survive splits and directory doublings;
+ *   - SCAN cursors that survive splits, merges and directory changes;
+ *   - shrinking: sparse buddy segments merge, the directory halves;
  *   - the per-slot index of a slotted table (vt.h): the slot in the hash's
  *     top 14 bits and a count per slot.
  *
@@ -53,19 +54,28 @@ _Static_assert(KEYSLOT_COUNT == 1 << VT_SLOT_BITS, "VT_SLOT_BITS");
 _Static_assert(VT_SEG_BUCKETS == 1 << VT_SEG_SHIFT, "VT_SEG_SHIFT");
 _Static_assert(VT_BUCKET_SLOTS <= 255, "used is a byte");
 
+/* The header fields are main thread only: the serializer reads nothing
+ * but the buckets. */
 struct vt_seg {
-    uint32_t depth; /* local depth; main thread only (the serializer reads
-                       nothing but the buckets) */
-    uint32_t in_slab; /* carved from a slab (freed with it) */
+    uint32_t depth;   /* local depth */
+    uint32_t in_slab; /* carved from a slab (freed with it, or kept spare) */
+    uint32_t prefix;  /* the first 32-bit hash prefix of its directory run */
+    uint32_t count;   /* entries in its buckets */
+    uint64_t ttl;     /* bit i set: bucket i may hold an entry with an expire
+                         (set by vt_set_expire, cleared by a volatile walk
+                         that finds none there; never wrongly clear) */
+    size_t pos;       /* its index in t->segs */
     vt_bucket buckets[VT_SEG_BUCKETS];
 };
 
 /* Segments of large tables come from 2 MiB slabs backed by transparent huge
  * pages: a lookup touches a random bucket of a ~100 MB table, and with 4 KiB
- * pages nearly every one is a TLB miss as well as a cache miss. Segments are
- * never freed one by one (no merging), so a slab lives as long as its table.
- * The first segments of a table come from malloc, so that the 16 mostly
- * empty databases of a server cost no slab each. */
+ * pages nearly every one is a TLB miss as well as a cache miss. A slab
+ * segment a merge frees (see "shrinking") goes to the table's spare list,
+ * its whole pages returned to the kernel, and the next split takes it
+ * back; a slab lives as long as its table. The first segments of a table
+ * come from malloc, so that the 16 mostly empty databases of a server cost
+ * no slab each. */
 #define VT_SLAB_BYTES ((size_t)2 << 20)
 #define VT_SLAB_AFTER 8 /* segments before a table starts using slabs */
 
@@ -78,8 +88,10 @@ typedef struct vt_slab {
 struct vt {                  /* main thread only */
     vt_seg **dir;            /* 2^gd slots */
     uint32_t gd;             /* global depth */
+    uint32_t deep;           /* segments of depth gd: the directory halves
+                                when none is left (shrinking) */
     size_t nsegs;
-    vt_seg **segs;           /* every segment, in creation order (nsegs) */
+    vt_seg **segs;           /* every segment (nsegs); s->pos is its index */
     size_t segs_cap;
     size_t size;
     size_t expires;
@@ -89,6 +101,11 @@ struct vt {                  /* main thread only */
     void *capture_priv;
     uint64_t rng;            /* xorshift state for vt_random */
     vt_slab *slabs;          /* newest first */
+    vt_seg *spare;           /* slab segments merges freed, linked through
+                                their first bytes (seg_release) */
+    int shrink_owed;         /* a delete during a save left a segment a
+                                merge wanted: vt_shrink sweeps */
+    size_t shrink_pos;       /* vt_shrink's place in segs */
     size_t mem;              /* vt_mem: bytes held (see "memory" below) */
     int slotted;             /* keys placed by slot (vt_index_slots) */
     uint32_t *slot_keys;     /* slotted: keys per slot, KEYSLOT_COUNT,
@@ -289,6 +306,14 @@ static vt_seg *seg_heap(vt *t) {
 }
 
 static vt_seg *seg_alloc(vt *t) {
+    if (t->spare) { /* its pages were released or never touched: zero */
+        vt_seg *s = t->spare;
+        memcpy(&t->spare, s, sizeof t->spare);
+        memset((void *)s, 0, sizeof(vt_seg *)); /* the link */
+        s->in_slab = 1;
+        mem_count(t, &vt_carved_total, sizeof(vt_seg), 1);
+        return s;
+    }
     if (t->nsegs < VT_SLAB_AFTER) return seg_heap(t);
     vt_slab *sl = t->slabs;
     if (!sl || sl->used + sizeof(vt_seg) > VT_SLAB_BYTES) {
@@ -308,9 +333,10 @@ static vt_seg *seg_alloc(vt *t) {
     return s;
 }
 
-static vt_seg *seg_new(vt *t, uint32_t depth, uint64_t version) {
+static vt_seg *seg_new(vt *t, uint32_t depth, uint32_t prefix, uint64_t version) {
     vt_seg *s = seg_alloc(t);
     s->depth = depth;
+    s->prefix = prefix;
     for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
         atomic_init(&s->buckets[i].version, version);
         atomic_flag_clear(&s->buckets[i].lock);
@@ -328,7 +354,41 @@ static void seg_register(vt *t, vt_seg *s) {
         t->segs = xrealloc(t->segs, t->segs_cap * sizeof *t->segs);
         heap_charge(t, t->segs);
     }
+    s->pos = t->nsegs;
     t->segs[t->nsegs++] = s;
+}
+
+/* Takes s out of t->segs (the last one takes its place). */
+static void seg_unregister(vt *t, vt_seg *s) {
+    assert(s->pos < t->nsegs && t->segs[s->pos] == s);
+    vt_seg *last = t->segs[--t->nsegs];
+    t->segs[s->pos] = last;
+    last->pos = s->pos;
+}
+
+/* Frees a segment no directory slot points to any more (no save runs): a
+ * heap one to the allocator, a slab one to the spare list, the whole pages
+ * inside it (all but its first bytes, which link the list) back to the
+ * kernel: they read as zeros when seg_alloc takes it again. */
+static void seg_release(vt *t, vt_seg *s) {
+    assert(!t->save_epoch);
+    if (!s->in_slab) {
+        heap_free(t, s);
+        return;
+    }
+    mem_count(t, &vt_carved_total, sizeof(vt_seg), 0);
+    const uintptr_t page = 4096;
+    char *b = (char *)s, *end = b + sizeof *s;
+    char *lo = (char *)(((uintptr_t)b + sizeof t->spare + page - 1) & ~(page - 1));
+    char *hi = (char *)((uintptr_t)end & ~(page - 1));
+    if (hi > lo && madvise(lo, (size_t)(hi - lo), MADV_DONTNEED) == 0) {
+        memset(b, 0, (size_t)(lo - b));
+        memset(hi, 0, (size_t)(end - hi));
+    } else {
+        memset(b, 0, sizeof *s);
+    }
+    memcpy(s, &t->spare, sizeof t->spare);
+    t->spare = s;
 }
 
 static void seg_free_entries(vt_seg *s) {
@@ -357,6 +417,24 @@ static void dir_double(vt *t) {
     heap_free(t, t->dir);
     t->dir = nd;
     t->gd++;
+    t->deep = 0; /* every segment is now shallower than gd */
+}
+
+/* Halves the directory once no segment is as deep as it (each pair of
+ * slots points to one segment). O(directory + segments). */
+static void dir_halve(vt *t) {
+    assert(t->gd > 0 && t->deep == 0);
+    size_t n = (size_t)1 << (t->gd - 1);
+    vt_seg **nd = xmalloc(n * sizeof *nd);
+    heap_charge(t, nd);
+    for (size_t i = 0; i < n; i++) {
+        assert(t->dir[2 * i] == t->dir[2 * i + 1]);
+        nd[i] = t->dir[2 * i];
+    }
+    heap_free(t, t->dir);
+    t->dir = nd;
+    t->gd--;
+    for (size_t i = 0; i < t->nsegs; i++) t->deep += t->segs[i]->depth == t->gd;
 }
 
 /* The top 32 bits of an entry's hash (the directory's): hashed again from
@@ -369,16 +447,21 @@ static uint32_t entry_hhi(const vt *t, const vt_entry *e) {
 
 /* Moves the entries of ob whose hash has `bit` set into nb (same bucket
  * index in the new segment). During a save an unsaved ob is locked and every
- * unsaved entry that moves is captured first: nb starts out saved. */
-static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
+ * unsaved entry that moves is captured first: nb starts out saved. Returns
+ * how many moved; ttl[0] / ttl[1] tell whether an entry kept / moved has
+ * an expire. */
+static unsigned bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit, int ttl[2]) {
     vt_bucket *lk = wlock(t, ob);
     assert(may_change(t, ob, lk));
     assert(may_change(t, nb, NULL)); /* the new segment starts out saved */
     unsigned keep = 0;
+    ttl[0] = ttl[1] = 0;
     for (unsigned j = 0; j < ob->used; j++) {
         vt_entry *e = &ob->slots[j];
         assert(e->val); /* no created entry waits for its value across calls */
-        if (entry_hhi(t, e) & bit) {
+        int moves = (entry_hhi(t, e) & bit) != 0;
+        ttl[moves] |= vt_expire(e) != VT_NO_EXPIRE; /* the same block as the key */
+        if (moves) {
             if (lk) capture_entry(t, e);
             assert(nb->used < VT_BUCKET_SLOTS);
             nb->fp[nb->used] = ob->fp[j];
@@ -393,8 +476,10 @@ static void bucket_split(vt *t, vt_bucket *ob, vt_bucket *nb, uint32_t bit) {
     }
     for (unsigned j = keep; j < ob->used; j++)
         memset(&ob->slots[j], 0, sizeof ob->slots[j]);
+    unsigned moved = ob->used - keep;
     ob->used = (uint8_t)keep;
     if (lk) bucket_unlock(lk);
+    return moved;
 }
 
 /* Splits the segment at directory slot idx in two by the next hash bit.
@@ -410,15 +495,96 @@ static void seg_split(vt *t, size_t idx) {
     uint32_t d = s->depth;
     assert(d < t->gd && d < VT_MAX_DEPTH);
     uint32_t bit = (uint32_t)1 << (31 - d);
-    vt_seg *ns = seg_new(t, d + 1, t->save_epoch);
-    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++)
-        bucket_split(t, &s->buckets[i], &ns->buckets[i], bit);
+    vt_seg *ns = seg_new(t, d + 1, s->prefix | bit, t->save_epoch);
+    uint64_t kept_ttl = 0;
+    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
+        int ttl[2];
+        ns->count += bucket_split(t, &s->buckets[i], &ns->buckets[i], bit, ttl);
+        kept_ttl |= (uint64_t)ttl[0] << i;
+        ns->ttl |= (uint64_t)ttl[1] << i;
+    }
+    assert(s->count >= ns->count);
+    s->count -= ns->count;
+    s->ttl = kept_ttl; /* exact for both halves now */
     size_t span = seg_span(t, s);
     size_t start = idx & ~(span - 1);
     assert(span >= 2 && t->dir[start] == s && t->dir[start + span - 1] == s);
     for (size_t i = start + span / 2; i < start + span; i++) t->dir[i] = ns;
     s->depth = ns->depth = d + 1;
+    if (d + 1 == t->gd) t->deep += 2;
     seg_register(t, ns);
+}
+
+/* ---- shrinking ----------------------------------------------------------
+ *
+ * A segment whose entries and its buddy's (the other half of the segment
+ * they split from: same depth, prefixes differing in the last bit of it)
+ * fit in one at VT_MERGE_MAX or less merges with it: the entries of bucket
+ * i of both go to bucket i of the survivor (the lower half), so that every
+ * entry keeps its bucket index (what SCAN's guarantee rests on, see
+ * "scan"), which is why a merge also needs each pair of buckets to fit in
+ * one. The merged segment's directory run is both runs; the directory
+ * halves when no segment is as deep as it. Never while a save runs: the
+ * serializer holds the segments it got (vt_save_begin). A merge is
+ * O(segment): a delete that leaves a segment sparse tries one (vt_delete),
+ * and vt_shrink sweeps what deletes during a save left. */
+
+/* 5/8 of a segment's slots. A merged segment ends 31-62 % full (a table
+ * that only grew is 42-85 %); its buckets hold what deletes left, no longer
+ * balanced by the two choices, so above ~60 % some pair of buckets rarely
+ * fits in one (then the merge waits for more deletes). Splits come at
+ * ~85 %: two halves of a split (~42 % each) do not merge again until a
+ * fifth of their keys went. */
+#define VT_MERGE_MAX (VT_SEG_BUCKETS * VT_BUCKET_SLOTS * 5 / 8)
+
+/* Merges the segment holding hash prefix hhi with its buddy when both fit
+ * in one; 1 when merged. */
+static int seg_try_merge(vt *t, uint32_t hhi) {
+    if (t->save_epoch) return 0;
+    size_t idx = dir_index(t, hhi);
+    vt_seg *s = t->dir[idx];
+    if (s->depth == 0 || s->count > VT_MERGE_MAX) return 0;
+    size_t span = seg_span(t, s);
+    size_t start = idx & ~(span - 1);
+    vt_seg *o = t->dir[start ^ span];
+    if (o->depth != s->depth || s->count + o->count > VT_MERGE_MAX) return 0;
+    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++)
+        if (s->buckets[i].used + o->buckets[i].used > VT_BUCKET_SLOTS) return 0;
+    vt_seg *keep = s->prefix < o->prefix ? s : o, *gone = keep == s ? o : s;
+    for (unsigned i = 0; i < VT_SEG_BUCKETS; i++) {
+        vt_bucket *kb = &keep->buckets[i], *gb = &gone->buckets[i];
+        memcpy(&kb->fp[kb->used], gb->fp, gb->used);
+        memcpy(&kb->slots[kb->used], gb->slots, gb->used * sizeof *gb->slots);
+        kb->used = (uint8_t)(kb->used + gb->used);
+    }
+    keep->count += gone->count;
+    keep->ttl |= gone->ttl;
+    if (keep->depth == t->gd) t->deep -= 2;
+    keep->depth--;
+    size_t lo = (start & ~span);
+    for (size_t i = lo; i < lo + 2 * span; i++) t->dir[i] = keep;
+    seg_unregister(t, gone);
+    seg_release(t, gone);
+    while (t->gd > 0 && t->deep == 0) dir_halve(t);
+    return 1;
+}
+
+/* Merges while the segment of hhi and its buddy fit in one. */
+static void seg_merge_all(vt *t, uint32_t hhi) {
+    while (seg_try_merge(t, hhi)) {}
+}
+
+void vt_shrink(vt *t, size_t max_segs) {
+    if (!t->shrink_owed || t->save_epoch) return;
+    for (size_t k = 0; k < max_segs; k++) {
+        if (t->shrink_pos >= t->nsegs) { /* a whole sweep done */
+            t->shrink_pos = 0;
+            t->shrink_owed = 0;
+            return;
+        }
+        vt_seg *s = t->segs[t->shrink_pos];
+        if (!seg_try_merge(t, s->prefix)) t->shrink_pos++; /* else look again */
+    }
 }
 
 /* ---- lookup ----------------------------------------------------------- */
@@ -489,8 +655,9 @@ vt *vt_create(void) {
     heap_charge(t, t);
     t->dir = xmalloc(sizeof *t->dir);
     heap_charge(t, t->dir);
-    t->dir[0] = seg_new(t, 0, 0);
+    t->dir[0] = seg_new(t, 0, 0, 0);
     seg_register(t, t->dir[0]);
+    t->deep = 1;
     random_bytes(&t->rng, sizeof t->rng);
     t->rng |= 1; /* xorshift state must not be 0 */
     t->slotted = vt_slots_default;
@@ -522,6 +689,7 @@ static void slabs_free(vt *t) {
         heap_free(t, t->slabs);
         t->slabs = next;
     }
+    t->spare = NULL; /* they were in the slabs */
 }
 
 void vt_free(vt *t) {
@@ -556,18 +724,20 @@ void vt_reserve_ticked(vt *t, size_t n, void (*tick)(void *), void *arg) {
     t->dir = xmalloc(nd * sizeof *t->dir);
     heap_charge(t, t->dir);
     for (size_t i = 0; i < nd; i++) {
-        t->dir[i] = seg_new(t, gd, 0);
+        t->dir[i] = seg_new(t, gd, (uint32_t)(i << (32 - gd)), 0);
         seg_register(t, t->dir[i]);
         if (tick && i % 64 == 63) tick(arg); /* the table is not usable meanwhile */
     }
     t->gd = gd;
+    t->deep = (uint32_t)nd;
 }
 
 /* ---- writes ----------------------------------------------------------- */
 
 /* Adds a slot for a new key to b; its value comes with vt_set_val. */
-static vt_entry *bucket_add(vt *t, vt_bucket *b, uint64_t h) {
+static vt_entry *bucket_add(vt *t, vt_seg *s, vt_bucket *b, uint64_t h) {
     assert(b->used < VT_BUCKET_SLOTS);
+    s->count++;
     vt_entry *e = &b->slots[b->used];
     b->fp[b->used] = fingerprint(h);
     e->val = NULL;
@@ -592,6 +762,7 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
     w->klen = len;
     w->access = 0;
     w->e = w->made = NULL;
+    w->seg = NULL;
     if (created) *created = 0;
     for (;;) {
         size_t idx;
@@ -604,6 +775,8 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
             if (w->b) capture_entry(t, e);
             /* handed over before the change: marked for the running save */
             assert(!w->b || obj_kv_meta(e->val)->epoch == (uint8_t)t->save_epoch);
+            w->seg = s;
+            w->bi = (unsigned)(b - s->buckets);
             return w->e = e;
         }
         if (!create) return NULL;
@@ -614,7 +787,9 @@ static vt_entry *write_hashed(vt *t, uint64_t h, const char *key, size_t len,
             w->b = wlock(t, b);
             assert(may_change(t, b, w->b));
             if (created) *created = 1;
-            return w->e = w->made = bucket_add(t, b, h);
+            w->seg = s;
+            w->bi = (unsigned)(b - s->buckets);
+            return w->e = w->made = bucket_add(t, s, b, h);
         }
         seg_split(t, idx); /* both candidates are full: split and retry */
     }
@@ -664,6 +839,7 @@ void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire) {
     assert(!w->b || (e >= w->b->slots && e < w->b->slots + w->b->used));
     assert(e->val); /* a created entry gets its value first */
     int64_t cur = vt_expire(e);
+    if (expire != VT_NO_EXPIRE) w->seg->ttl |= (uint64_t)1 << w->bi;
     if (cur == VT_NO_EXPIRE && expire != VT_NO_EXPIRE) w->t->expires++;
     else if (cur != VT_NO_EXPIRE && expire == VT_NO_EXPIRE) {
         assert(w->t->expires > 0);
@@ -687,7 +863,8 @@ int vt_delete(vt *t, const char *key, size_t len) {
     uint64_t h = vt_key_hash(t, key, len);
     size_t idx;
     vt_bucket *b;
-    vt_entry *e = seg_find(home_seg(t, h, &idx), h, key, len, &b);
+    vt_seg *s = home_seg(t, h, &idx);
+    vt_entry *e = seg_find(s, h, key, len, &b);
     if (!e) return 0;
     vt_bucket *lk = wlock(t, b);
     assert(may_change(t, b, lk));
@@ -712,50 +889,112 @@ int vt_delete(vt *t, const char *key, size_t len) {
         assert(t->slot_keys && t->slot_keys[hash_slot_of(h)] > 0);
         t->slot_keys[hash_slot_of(h)]--;
     }
+    assert(s->count > 0);
+    s->count--;
+    if (s->count <= VT_MERGE_MAX) { /* sparse: merge now, or after the save */
+        if (t->save_epoch) t->shrink_owed = 1;
+        else seg_merge_all(t, (uint32_t)(h >> 32));
+    }
     obj_decref(v);
     return 1;
 }
 
 /* ---- scan and random ---------------------------------------------------
  *
- * A SCAN cursor is (p << VT_SEG_SHIFT | bucket) where p is the 32-bit hash
- * prefix at which the current segment starts. Segments only ever split, so a
- * prefix that was a segment start stays one whatever splits and doublings
- * happen. The walk visits segments in prefix order, buckets 0..63 in each.
- * A key present throughout, with hash prefix h and bucket j: let p* be the
- * last cursor prefix <= h; the segment starting at p* contained h at every
- * call made at p* (it only shrinks, and the walk left p* for a prefix > h),
- * and those calls covered buckets 0..63 in order, so bucket j was visited in
- * a segment holding the key. A split of the current segment in between
- * calls only makes its upper half's first buckets be visited twice. */
+ * A SCAN cursor is (bucket << 32 | p): the walk visits bucket 0 of every
+ * segment in hash-prefix order, then bucket 1 of every segment, and so on;
+ * p is the 32-bit hash prefix it visits next. An entry never leaves its
+ * bucket index (splits and merges move it between segments at the same
+ * index), so for a key present throughout, with prefix h and bucket j: in
+ * the pass over bucket j, p moves from <= h to > h at one call, which
+ * visited bucket j of the segment holding p, and that segment covered h
+ * (p is rounded down to its start, it ends beyond h). Splits and merges in
+ * between only make the walk see entries twice (a merge rounds p down to
+ * the merged segment's start). */
+
+/* The values of b's entries into the cache at once: a walk's visitor reads
+ * each (key, expire), and their misses overlap instead of queueing. */
+static void prefetch_values(const vt_bucket *b) {
+    for (unsigned i = 0; i < b->used; i++) __builtin_prefetch(b->slots[i].val, 0, 1);
+}
 
 static size_t scan_bucket(vt_bucket *b, vt_visit_fn fn, void *priv) {
+    prefetch_values(b);
     for (unsigned i = 0; i < b->used; i++) fn(priv, &b->slots[i]);
     return b->used;
 }
 
+/* A volatile walk's bucket (its bit set in s->ttl): its bit cleared when
+ * it holds no expire. Returns the entries visited. */
+static size_t scan_volatile(vt_seg *s, unsigned bi, vt_visit_fn fn, void *priv) {
+    vt_bucket *b = &s->buckets[bi];
+    prefetch_values(b);
+    int any = 0;
+    for (unsigned i = 0; i < b->used; i++) {
+        any |= vt_expire(&b->slots[i]) != VT_NO_EXPIRE;
+        fn(priv, &b->slots[i]);
+    }
+    if (!any) s->ttl &= ~((uint64_t)1 << bi);
+    return b->used;
+}
+
+/* The segment holding hash prefix *p; *p becomes the start of the next one
+ * (beyond UINT32_MAX after the last). *p need not be a segment's start (a
+ * merge since, or a foreign cursor): the walk goes on from the holder's. */
+static vt_seg *seg_step(const vt *t, uint64_t *p) {
+    vt_seg *s = t->dir[dir_index(t, (uint32_t)*p)];
+    uint64_t span = (uint64_t)1 << (32 - s->depth);
+    *p = (*p & ~(span - 1)) + span;
+    return s;
+}
+
 uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv) {
-    uint64_t p = (cursor >> VT_SEG_SHIFT) & UINT32_MAX;
-    unsigned bi = (unsigned)(cursor & (VT_SEG_BUCKETS - 1));
+    uint64_t p = cursor & UINT32_MAX;
+    unsigned bi = (unsigned)((cursor >> 32) & (VT_SEG_BUCKETS - 1));
     if (t->size == 0) return 0; /* nothing to visit: the walk is complete */
     if (count == 0) count = 1;
     size_t max_buckets = 10 * ((count + VT_BUCKET_SLOTS - 1) / VT_BUCKET_SLOTS);
     size_t seen = 0, visited = 0;
     for (;;) {
-        vt_seg *s = t->dir[dir_index(t, (uint32_t)p)];
-        uint64_t span = (uint64_t)1 << (32 - s->depth);
-        p &= ~(span - 1); /* the segment's start (only differs for foreign cursors) */
-        while (bi < VT_SEG_BUCKETS) {
-            seen += scan_bucket(&s->buckets[bi++], fn, priv);
-            if (++visited >= max_buckets || seen >= count) break;
+        vt_seg *s = seg_step(t, &p);
+        if (p <= UINT32_MAX) /* the next segment's bucket, while this one's is read */
+            __builtin_prefetch(&t->dir[dir_index(t, (uint32_t)p)]->buckets[bi], 0, 1);
+        seen += scan_bucket(&s->buckets[bi], fn, priv);
+        visited++;
+        if (p > UINT32_MAX) { /* the pass over bucket bi is done */
+            p = 0;
+            if (++bi == VT_SEG_BUCKETS) return 0;
         }
-        if (bi == VT_SEG_BUCKETS) {
-            bi = 0;
-            p += span;
-            if (p > UINT32_MAX) return 0; /* walked the last segment */
-        }
-        if (visited >= max_buckets || seen >= count)
-            return p << VT_SEG_SHIFT | bi;
+        if (visited >= max_buckets || seen >= count) return (uint64_t)bi << 32 | p;
+    }
+}
+
+void vt_walk(vt *t, vt_visit_fn fn, void *priv) {
+    for (size_t i = 0; i < t->nsegs; i++) {
+        vt_seg *s = t->segs[i];
+        if (i + 1 < t->nsegs) __builtin_prefetch(t->segs[i + 1], 0, 1);
+        for (unsigned bi = 0; bi < VT_SEG_BUCKETS; bi++) scan_bucket(&s->buckets[bi], fn, priv);
+    }
+}
+
+/* Whole segments at a time, in prefix order: a call never stops inside a
+ * segment, so a key present throughout is in the segment visited when the
+ * cursor passes its prefix, whatever moved in between (no bucket order is
+ * needed: one read of a segment's mask serves its 64 buckets). */
+uint64_t vt_scan_volatile(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv) {
+    uint64_t p = cursor & UINT32_MAX;
+    if (t->size == 0 || t->expires == 0) return 0; /* the walk is complete */
+    if (count == 0) count = 1;
+    size_t max_segs = 10 * ((count + VT_BUCKET_SLOTS - 1) / VT_BUCKET_SLOTS);
+    size_t seen = 0, visited = 0;
+    for (;;) {
+        vt_seg *s = seg_step(t, &p);
+        if (p <= UINT32_MAX) __builtin_prefetch(t->dir[dir_index(t, (uint32_t)p)], 0, 1);
+        for (uint64_t m = s->ttl; m; m &= m - 1)
+            seen += scan_volatile(s, (unsigned)__builtin_ctzll(m), fn, priv);
+        visited++;
+        if (p > UINT32_MAX) return 0;
+        if (visited >= max_segs || seen >= count) return p;
     }
 }
 
@@ -811,8 +1050,10 @@ size_t vt_sample(vt *t, size_t k, int flags, size_t max_buckets, vt_entry **out)
     size_t pos = (size_t)(r % total);
     size_t n = 0;
     for (size_t i = 0; i < max_buckets && n < k; i++) {
-        vt_bucket *b = &t->segs[pos / VT_SEG_BUCKETS]->buckets[pos % VT_SEG_BUCKETS];
-        int skip = saved_only && bucket_owed(t, b);
+        vt_seg *s = t->segs[pos / VT_SEG_BUCKETS];
+        unsigned bi = (unsigned)(pos % VT_SEG_BUCKETS);
+        vt_bucket *b = &s->buckets[bi];
+        int skip = (saved_only && bucket_owed(t, b)) || (volatile_only && !(s->ttl >> bi & 1));
         for (unsigned j = 0; !skip && j < b->used && n < k; j++) {
             vt_entry *e = &b->slots[j];
             if (!volatile_only || vt_expire(e) != VT_NO_EXPIRE) out[n++] = e;

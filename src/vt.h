@@ -17,7 +17,8 @@
  *   both are full the segment splits in two (the directory doubles when
  *   needed): no step ever costs O(dataset). Entries keep their bucket index
  *   across a split, so a split moves entries from bucket i of the old segment
- *   to bucket i of the new one.
+ *   to bucket i of the new one. Deletes that leave two halves sparse merge
+ *   them back (the directory halves in turn), outside saves.
  *
  *   Save epoch E (vt_save_begin .. vt_save_end): every bucket carries an
  *   atomic `version` ("all entries here are saved for epochs <= version") and
@@ -204,6 +205,8 @@ typedef struct vt_wr {
                           may set it before vt_set_val) */
     vt_entry *e;       /* the entry returned, or NULL */
     vt_entry *made;    /* the created entry, or NULL */
+    vt_seg *seg;       /* e's segment and bucket index (vt_set_expire) */
+    unsigned bi;
 } vt_wr;
 vt_entry *vt_write(vt *t, const char *key, size_t len, int create,
                    vt_wr *w, int *created);
@@ -221,16 +224,34 @@ obj *vt_set_val(vt_wr *w, vt_entry *e, obj *val);
 void vt_set_expire(vt_wr *w, vt_entry *e, int64_t expire);
 void vt_write_done(vt_wr *w);
 
-/* Deletes a key (capturing it first during a save); 1 if it existed. */
+/* Deletes a key (capturing it first during a save); 1 if it existed. A
+ * segment left sparse merges with its neighbour (vt.c, "shrinking"), at
+ * once or, while a save runs, at vt_shrink after it: the table shrinks as
+ * keys go. Entries found before are invalid after (as after any change). */
 int vt_delete(vt *t, const char *key, size_t len);
+/* Merges up to max_segs segments' worth of what deletes during a save left
+ * sparse (a no-op when none did, or while a save runs). Main thread; cron. */
+void vt_shrink(vt *t, size_t max_segs);
 
 /* Cursor walk as Redis's SCAN: a key present from the first call to the last
- * is visited at least once, whatever splits happen between calls; a key may
- * be visited twice. Calls fn for every entry of whole buckets until about
- * `count` entries were visited (or 10 * count slots' worth of buckets, so a
- * sparse table costs bounded work per call), returns the next cursor, 0 when
- * the walk is complete. fn must not change the table. */
+ * is visited at least once, whatever splits and merges happen between
+ * calls; a key may be visited twice. Calls fn for every entry of whole
+ * buckets until about `count` entries were visited (or 10 * count slots'
+ * worth of buckets, so a sparse table costs bounded work per call), returns
+ * the next cursor, 0 when the walk is complete. fn must not change the
+ * table. */
 uint64_t vt_scan(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv);
+/* Every entry once, segment after segment in memory order (faster than a
+ * vt_scan walk, which reads bucket 0 of every segment, then bucket 1...),
+ * for a walk done within one call: fn must not change the table. */
+void vt_walk(vt *t, vt_visit_fn fn, void *priv);
+/* A walk with the same guarantee over the buckets that may hold a key with
+ * an expire only (a bit per bucket, kept by vt_set_expire and cleared by
+ * this walk where it finds none): with few keys carrying a TTL, active
+ * expiry reads a fraction of the table. fn sees every entry of those
+ * buckets. Its cursors are its own (not vt_scan's): whole segments per
+ * call, up to 10 * count / VT_BUCKET_SLOTS of them. */
+uint64_t vt_scan_volatile(vt *t, uint64_t cursor, size_t count, vt_visit_fn fn, void *priv);
 /* A random entry (NULL if empty). Not uniform, as Redis's RANDOMKEY. */
 vt_entry *vt_random(vt *t);
 /* Up to k entries (pointers into out, valid until the next change to the
@@ -239,7 +260,8 @@ vt_entry *vt_random(vt *t);
  * collected or max_buckets buckets (at most all of them) were walked. As
  * Redis's dictGetSomeKeys: not uniform, O(max_buckets) at worst. Used by
  * eviction (evict.c). Flags:
- *   VT_SAMPLE_VOLATILE: only entries with an expire;
+ *   VT_SAMPLE_VOLATILE: only entries with an expire (buckets that hold
+ *     none, as vt_scan_volatile knows them, are skipped);
  *   VT_SAMPLE_SAVED: while a save runs, only entries of buckets it has
  *     saved (version >= its epoch: walked by the serializer, or in a
  *     segment split off during the save). Deleting one hands nothing to the

@@ -99,10 +99,7 @@ static void reply_key_of(client *c, const obj *kv) {
 void cmd_keys(client *c) {
     vt *t = cur_db(c)->t;
     key_list l = {NULL, 0, 0, &c->argv[1], db_now(), cur_db(c)};
-    uint64_t cursor = 0;
-    do {
-        cursor = vt_scan(t, cursor, 1024, keys_visit, &l);
-    } while (cursor != 0);
+    vt_walk(t, keys_visit, &l);
     reply_array(c, (long long)l.n);
     for (size_t i = 0; i < l.n; i++) reply_key_of(c, l.v[i]);
     free(l.v);

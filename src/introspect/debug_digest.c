@@ -149,10 +149,7 @@ void debug_digest_dataset(uint8_t final[DEBUG_DIGEST_LEN]) {
         if (vt_size(dbp->t) == 0) continue;
         uint32_t id = htonl((uint32_t)i);
         mix_digest(final, &id, sizeof id);
-        uint64_t cursor = 0;
-        do {
-            cursor = vt_scan(dbp->t, cursor, 1024, visit_key, final);
-        } while (cursor != 0);
+        vt_walk(dbp->t, visit_key, final);
     }
 }
 

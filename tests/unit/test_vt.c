@@ -1022,6 +1022,168 @@ START_TEST(test_snapshot_threaded) {
 }
 END_TEST
 
+/* ---- 5. shrinking and the volatile walk ---------------------------------- */
+
+static void drop_capture(void *priv, obj *v, int64_t ex) {
+    (void)priv;
+    (void)ex;
+    obj_decref(v);
+}
+
+/* Table bytes of a fresh table holding the keys of m (set in id order). */
+static size_t fresh_mem(const model *m) {
+    model f;
+    model_init(&f, m->n);
+    vt *t = vt_create();
+    for (uint32_t id = 0; id < m->n; id++)
+        if (m->present[id]) op_set(t, &f, id);
+    size_t mem = vt_mem(t);
+    vt_free(t);
+    model_free(&f);
+    return mem;
+}
+
+/* Deleting 90 % of the keys merges segments and halves the directory: the
+ * table ends within 2.6x of a fresh one holding what is left (merged
+ * segments are 31-62 % full, grown ones 42-85 %; the keys' values, not
+ * counted here, make the server's figure 1.1x: bench-keyspace) where it
+ * kept all of its size before; loading the keys again reuses the merged
+ * segments' memory, and every key reads back. */
+START_TEST(test_shrink_after_deletes) {
+    const uint32_t K = 200000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    uint64_t ep = 0;
+    for (uint32_t id = 0; id < K; id++) op_set(t, &m, id);
+    size_t full = vt_mem(t), segs_full = seg_count(t, &ep);
+    for (uint32_t id = 0; id < K; id++)
+        if (id % 10) op_del(t, &m, id);
+    check_all(t, &m);
+    size_t left = vt_mem(t), fresh = fresh_mem(&m);
+    ck_assert_uint_lt(seg_count(t, &ep), segs_full / 4);
+    ck_assert_uint_le(left, fresh * 26 / 10);
+    ck_assert_uint_le(left, full / 3);
+    for (uint32_t id = 0; id < K; id++) op_set(t, &m, id);
+    check_all(t, &m);
+    ck_assert_uint_le(vt_mem(t), full + full / 10);
+    /* and down to nothing: one segment again */
+    for (uint32_t id = 0; id < K; id++) op_del(t, &m, id);
+    check_all(t, &m);
+    ck_assert_uint_eq(seg_count(t, &ep), 1);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* Deletes during a save free no segment (the serializer holds them); after
+ * it vt_shrink merges what they left. */
+START_TEST(test_shrink_after_save) {
+    const uint32_t K = 100000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    for (uint32_t id = 0; id < K; id++) op_set(t, &m, id);
+    size_t full = vt_mem(t);
+    vt_seg **segs;
+    size_t n;
+    vt_save_begin(t, 1, drop_capture, NULL, &segs, &n);
+    for (uint32_t id = 0; id < K; id++)
+        if (id % 10) op_del(t, &m, id);
+    ck_assert_uint_eq(vt_mem(t), full);
+    vt_save_end(t);
+    free(segs);
+    vt_shrink(t, 16); /* a bounded step: some merges, not all */
+    size_t step = vt_mem(t);
+    ck_assert_uint_lt(step, full);
+    vt_shrink(t, SIZE_MAX);
+    ck_assert_uint_le(vt_mem(t), fresh_mem(&m) * 26 / 10);
+    ck_assert_uint_lt(vt_mem(t), step);
+    check_all(t, &m);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+/* SCAN while deletions merge segments (and inserts split some again): every
+ * key present throughout is visited. */
+START_TEST(test_scan_across_merges) {
+    const uint32_t K = 150000, kept = 4000;
+    model m;
+    model_init(&m, K);
+    vt *t = vt_create();
+    for (uint32_t id = 0; id < K; id++) op_set(t, &m, id);
+    uint64_t ep = 0;
+    size_t segs0 = seg_count(t, &ep);
+    scan_seen s = { &m, calloc(K, 1), 0, 0 };
+    uint32_t next_del = kept;
+    uint64_t cur = 0;
+    do {
+        cur = vt_scan(t, cur, 1 + (uint32_t)rnd_below(12), scan_visit, &s);
+        for (int j = 0; j < 60 && next_del < K; j++) op_del(t, &m, next_del++);
+        if ((uint32_t)rnd_below(8) == 0) /* a deleted key back: a split now and then */
+            op_set(t, &m, kept + (uint32_t)rnd_below(next_del - kept));
+    } while (cur);
+    ck_assert_int_eq(s.bad, 0);
+    for (uint32_t id = 0; id < kept; id++) REQ(s.count[id] >= 1);
+    ck_assert_uint_le(seg_count(t, &ep) * 4, segs0); /* it merged a lot */
+    free(s.count);
+    check_all(t, &m);
+    vt_free(t);
+    model_free(&m);
+}
+END_TEST
+
+static void count_ttl(void *priv, vt_entry *e) {
+    size_t *n = priv;
+    n[0]++;
+    if (vt_expire(e) != VT_NO_EXPIRE) n[1]++;
+}
+
+/* The volatile walk: with 1 % of keys carrying an expire it reads a small
+ * part of the table and sees each of them; buckets left without one are
+ * forgotten after one walk. */
+START_TEST(test_scan_volatile) {
+    const uint32_t K = 60000;
+    vt *t = vt_create();
+    char k[16];
+    for (uint32_t id = 0; id < K; id++) {
+        vt_wr w;
+        size_t kl = key_of(k, id);
+        vt_entry *e = vt_write(t, k, kl, 1, &w, NULL);
+        vt_set_val(&w, e, val_new(id));
+        if (id % 100 == 0) vt_set_expire(&w, e, 1700000000000LL + id);
+        vt_write_done(&w);
+    }
+    size_t n[2] = {0, 0};
+    uint64_t cur = 0;
+    do cur = vt_scan_volatile(t, cur, 1 + (uint32_t)rnd_below(50), count_ttl, n);
+    while (cur);
+    ck_assert_uint_eq(n[1], K / 100);
+    ck_assert_uint_lt(n[0], K / 100 * VT_BUCKET_SLOTS);
+    /* vt_sample's volatile mode finds them too */
+    vt_entry *out[8];
+    ck_assert_uint_eq(vt_sample(t, 8, VT_SAMPLE_VOLATILE, SIZE_MAX, out), 8);
+    for (int i = 0; i < 8; i++) ck_assert(vt_expire(out[i]) != VT_NO_EXPIRE);
+    /* all but key 0 lose their expire: one walk clears their buckets' bits,
+     * the next reads key 0's bucket only */
+    for (uint32_t id = 100; id < K; id += 100) {
+        vt_wr w;
+        vt_entry *e = vt_write(t, k, key_of(k, id), 0, &w, NULL);
+        vt_set_expire(&w, e, VT_NO_EXPIRE);
+        vt_write_done(&w);
+    }
+    for (int walk = 0; walk < 2; walk++) {
+        n[0] = n[1] = 0;
+        do cur = vt_scan_volatile(t, cur, 100, count_ttl, n);
+        while (cur);
+        ck_assert_uint_eq(n[1], 1);
+    }
+    ck_assert_uint_le(n[0], VT_BUCKET_SLOTS);
+    vt_free(t);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------------ */
 
 static Suite *vt_suite(void) {
@@ -1052,6 +1214,13 @@ static Suite *vt_suite(void) {
     tcase_set_timeout(tt, 120);
     tcase_add_test(tt, test_snapshot_threaded);
     suite_add_tcase(s, tt);
+    TCase *tk = tcase_create("shrink");
+    tcase_set_timeout(tk, 120);
+    tcase_add_test(tk, test_shrink_after_deletes);
+    tcase_add_test(tk, test_shrink_after_save);
+    tcase_add_test(tk, test_scan_across_merges);
+    tcase_add_test(tk, test_scan_volatile);
+    suite_add_tcase(s, tk);
     return s;
 }
 

@@ -412,6 +412,18 @@ static void failover_to(srv *p, srv *r)
     ru_preload(pc, 1);
     replicaof(rc, p->port);
     wait_link(rc, "up");
+    /* the link is up on r once it has loaded the snapshot; p counts r as
+     * online (what FAILOVER needs) on r's first REPLCONF ACK, a moment later */
+    long long end = h_now_ms() + h_scaled_ms(LINK_MS);
+    for (;;) {
+        char *info = h_info(pc, "replication");
+        int online = strstr(info, "state=online") != NULL;
+        free(info);
+        if (online)
+            break;
+        ck_assert_msg(h_now_ms() < end, "the replica never got online on the primary");
+        h_sleep_ms(10);
+    }
     expect_status(pc, "OK", "SET before-failover 1");
     expect_status(pc, "OK", "FAILOVER TO 127.0.0.1 %d", r->port);
     h_wait_info_str(rc, "replication", "role", "master", LINK_MS);
@@ -803,6 +815,11 @@ START_TEST(proxy_self_check) {
     freeReplyObject(r);
     free(v);
     ck_assert_uint_gt(proxy_bytes_up(px), big);
+    /* the relay counts a write just after making it: the reply's last bytes
+     * can be here a moment before they are counted */
+    for (long long end = h_now_ms() + h_scaled_ms(2000);
+         proxy_bytes_down(px) <= big && h_now_ms() < end;)
+        h_sleep_ms(1);
     ck_assert_uint_gt(proxy_bytes_down(px), big);
     /* throttled to 4 MB/s, the 8 MB come back in no less than ~1 s
      * (the first second's budget goes at once) */

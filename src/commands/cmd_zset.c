@@ -140,13 +140,13 @@ static int zadd_one(obj *z, int fl, int dry, const arg *m, double s, long long *
         *done = 1;
         *out = s;
         if (s != cur) {
-            if (!dry) zset_set(z, m->p, m->len, s);
+            if (!dry) zset_set_known(z, m->p, m->len, 1, cur, s);
             (*updated)++;
         }
         return 1;
     }
     if (fl & ZA_XX) return 1;
-    if (!dry) zset_set(z, m->p, m->len, s);
+    if (!dry) zset_set_known(z, m->p, m->len, 0, 0, s);
     (*added)++;
     *done = 1;
     *out = s;

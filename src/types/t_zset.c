@@ -221,6 +221,23 @@ int zset_set(obj *z, const char *m, size_t ml, double score) {
     return !found;
 }
 
+void zset_set_known(obj *z, const char *m, size_t ml, int had, double old, double score) {
+    assert(!obj_shared(z) && !isnan(score));
+    if (!had) set_enc_before_add(z, ml);
+    if (z->enc == OBJ_ENC_LISTPACK && score == 0) score = 0.0; /* as zset_set */
+    if (had && memcmp(&old, &score, 8) == 0) return;
+    zkey k;
+    mkey(&k, m, ml);
+    pt_item ni = {k.p, k.len, (const char *)&score, 8};
+    /* by key, one descent: an 8-byte value replaced in place, or inserted */
+    int added = pt_put(obj_tree(z, 1), &ni);
+    assert(added == !had);
+    (void)added;
+    if (had) t0_remove(z, m, ml, old);
+    t0_put(z, m, ml, score);
+    zkey_free(&k);
+}
+
 int zset_rem(obj *z, const char *m, size_t ml) {
     assert(!obj_shared(z));
     zkey k;

@@ -21,6 +21,10 @@ uint64_t zset_len(const obj *z);
 int zset_score(const obj *z, const char *m, size_t ml, double *score);
 /* z unshared: adds or updates a member; 1 when it is new. */
 int zset_set(obj *z, const char *m, size_t ml, double score);
+/* zset_set for a caller that just read the member (zset_score): `had` 1
+ * with its score `old`, or 0 when absent. Saves that lookup (ZADD,
+ * ZINCRBY). */
+void zset_set_known(obj *z, const char *m, size_t ml, int had, double old, double score);
 /* z unshared: 1 when the member was there. */
 int zset_rem(obj *z, const char *m, size_t ml);
 

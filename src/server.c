@@ -116,8 +116,8 @@ static void on_cron(uv_timer_t *t) {
     }
     net_clients_cron();
     /* Active expiry: 1 ms of every cron tick (1% of a tick at hz 10), and
-     * while expired keys pile up 1 ms every 2 ms until they are gone (a
-     * third of the main thread, about what Redis's slow and fast cycles
+     * while expired keys pile up 1 ms every 2 ms until they are gone (up
+     * to half the main thread, about what Redis's slow and fast cycles
      * take together, in slices a command waits 1 ms for at most, where
      * Redis's slow cycle takes up to 25 ms) */
     if (db_active_expire(1000) && !uv_is_active((uv_handle_t *)&server.expire_fast))

@@ -194,31 +194,10 @@ static void t0_remove(obj *z, const char *m, size_t ml, double s) {
 }
 
 int zset_set(obj *z, const char *m, size_t ml, double score) {
-    assert(!obj_shared(z) && !isnan(score));
-    zkey k;
-    mkey(&k, m, ml);
-    ptree *t1 = obj_tree(z, 1);
-    uint64_t r;
-    pt_item it;
-    int found = pt_seek(t1, k.p, k.len, &r, &it);
-    if (!found) set_enc_before_add(z, ml);
-    /* A listpack keeps an integral score as an integer: -0 becomes 0. */
-    if (z->enc == OBJ_ENC_LISTPACK && score == 0) score = 0.0;
-    pt_item ni = {k.p, k.len, (const char *)&score, 8};
-    if (found) {
-        double old;
-        memcpy(&old, it.val, 8);
-        if (memcmp(&old, &score, 8) != 0) {
-            pt_replace(t1, r, &ni);
-            t0_remove(z, m, ml, old);
-            t0_put(z, m, ml, score);
-        }
-    } else {
-        pt_insert(t1, r, &ni);
-        t0_put(z, m, ml, score);
-    }
-    zkey_free(&k);
-    return !found;
+    double old = 0;
+    int had = zset_score(z, m, ml, &old);
+    zset_set_known(z, m, ml, had, old, score);
+    return !had;
 }
 
 void zset_set_known(obj *z, const char *m, size_t ml, int had, double old, double score) {
